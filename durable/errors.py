@@ -1,0 +1,99 @@
+"""Every exception a user of durable can meet, as classes to catch.
+
+Messages are plain sentences that name the file, task, conversation or tool concerned.
+"""
+
+from __future__ import annotations
+
+
+class DurableError(Exception):
+    """Base class of every error raised by durable."""
+
+
+# --------------------------------------------------------------------------- storage
+
+
+class StorageError(DurableError):
+    """The session file (or storage) could not do what was asked. Names the file."""
+
+    def __init__(self, message: str, *, location: str | None = None) -> None:
+        super().__init__(message)
+        self.location = location
+
+
+class SessionLocked(StorageError):
+    """Another process (or another harness in this process) owns the session file."""
+
+    def __init__(self, location: str, pid: int | None) -> None:
+        owner = f"process {pid}" if pid else "another process"
+        super().__init__(f"Session file {location} is already open in {owner}", location=location)
+        self.pid = pid
+
+
+class LockLost(StorageError):
+    """This store no longer owns its file, so it refuses to commit."""
+
+
+class NotASession(StorageError):
+    """The file is not a durable session file (not SQLite, or SQLite of another program)."""
+
+
+class SchemaTooNew(StorageError):
+    """The file was written by a newer version of durable."""
+
+    def __init__(self, location: str, found: int, supported: int) -> None:
+        super().__init__(
+            f"Session file {location} has schema version {found}; this version of durable reads "
+            f"up to version {supported}. Upgrade durable to open it.",
+            location=location,
+        )
+        self.found = found
+        self.supported = supported
+
+
+class CorruptSession(StorageError):
+    """The file, or one record in it, cannot be read."""
+
+
+class CommitFailed(StorageError):
+    """A commit was rolled back as a whole (I/O error, or a record that cannot be stored).
+    Nothing of it is visible; the store keeps working."""
+
+
+class DiskFull(CommitFailed):
+    """A commit was rolled back because the disk (or the file's size limit) is full."""
+
+
+class StorageClosed(StorageError):
+    """The store was closed."""
+
+
+# --------------------------------------------------------------------------- harness
+
+
+class HarnessError(DurableError):
+    pass
+
+
+class HarnessClosed(HarnessError):
+    """The harness was closed (or crashed) and accepts no more work."""
+
+
+class ConversationBusy(HarnessError):
+    """An input was submitted with `when_busy="reject"` while a run was active."""
+
+
+class UnknownTask(HarnessError):
+    pass
+
+
+class UnknownSubmission(HarnessError):
+    pass
+
+
+class ToolResultRejected(HarnessError):
+    """A client tool result was refused: unknown call, already answered, or not a client tool."""
+
+
+class ToolDefinitionError(HarnessError):
+    """A tool was defined with an invalid name, schema or replay policy."""

@@ -1,0 +1,1 @@
+"""Models: the protocol the harness speaks, and the providers behind it."""

@@ -1,0 +1,175 @@
+"""The model protocol: what the harness needs from a language model, and nothing more.
+
+Shaped after the real providers (OpenAI Responses / Chat Completions, Anthropic Messages): a
+streaming call that yields text deltas, finished tool calls and usage, and ends with exactly one
+`FinalMessage`; and, for providers with background or batch jobs, the deferred calls `submit`,
+`fetch` and `cancel`.
+
+Errors are `ModelError`s that carry the provider, the HTTP status, a retry-after and a `kind`;
+the harness decides from `kind` alone whether an attempt is retried (SPEC §3). Providers never
+put credentials in an error message.
+
+A provider module (faux, openai, anthropic) imports this module and `durable.records` only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, Literal, Protocol, Union, runtime_checkable
+
+from attrs import field, frozen
+
+from ..records import Entry, ToolCall, Usage
+
+StopReason = Literal["stop", "tool_use", "length", "error"]
+
+ErrorKind = Literal[
+    "rate_limit",  # 429: retryable, honours retry-after
+    "overloaded",  # 529 / "overloaded_error": retryable
+    "timeout",  # 408, read timeouts, a stream silent past `stream_silence`: retryable
+    "connection",  # dropped or refused connections: retryable
+    "server",  # other 5xx: retryable
+    "auth",  # 401 / 403: not retryable
+    "quota",  # billing / insufficient quota: not retryable
+    "invalid_model",  # unknown model: not retryable
+    "context_overflow",  # prompt too long: not retryable, the harness compacts instead
+    "invalid_request",  # other 4xx: not retryable
+    "unknown",  # anything else: not retryable
+]
+
+RETRYABLE_KINDS: frozenset[str] = frozenset(
+    {"rate_limit", "overloaded", "timeout", "connection", "server"}
+)
+
+
+@frozen
+class ToolSpec:
+    name: str
+    description: str
+    parameters: dict[str, Any] = field(factory=lambda: {"type": "object", "properties": {}})
+
+
+@frozen
+class ModelRequest:
+    """One attempt's request. `messages` is the model's context in order: user entries,
+    assistant entries (never aborted ones), tool results and at most one leading compaction
+    summary. `key` is unique per attempt and stable across restarts: providers send it as
+    request metadata so a deferred job can be found again."""
+
+    system: str
+    messages: tuple[Entry, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    options: dict[str, Any] = field(factory=dict)
+    attempt: int = 1
+    key: str = ""
+
+
+@frozen
+class TextDelta:
+    text: str
+
+
+@frozen
+class ToolCallEvent:
+    """A tool call whose arguments are complete."""
+
+    call: ToolCall
+
+
+@frozen
+class UsageEvent:
+    usage: Usage
+
+
+@frozen
+class FinalMessage:
+    """The end of a response. With stop_reason "error", `error` holds the provider's message."""
+
+    text: str
+    stop_reason: StopReason
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = Usage()
+    error: str | None = None
+
+
+StreamEvent = Union[TextDelta, ToolCallEvent, UsageEvent, FinalMessage]
+
+
+@frozen
+class DeferredHandle:
+    """A background job at the provider; `poll_after` is in seconds from now."""
+
+    id: str
+    poll_after: float = 1.0
+
+
+@frozen
+class StillRunning:
+    poll_after: float = 1.0
+
+
+FetchResult = Union[StillRunning, FinalMessage]
+
+
+class ModelError(Exception):
+    """A provider call failed. `kind` decides whether the attempt is retried."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: ErrorKind = "unknown",
+        provider: str | None = None,
+        status_code: int | None = None,
+        retry_after: float | None = None,
+        raw: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+        self.provider = provider
+        self.status_code = status_code
+        self.retry_after = retry_after
+        self.raw = raw
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in RETRYABLE_KINDS
+
+    def __repr__(self) -> str:
+        return (
+            f"ModelError({self.message!r}, kind={self.kind!r}, provider={self.provider!r}, "
+            f"status_code={self.status_code!r}, retry_after={self.retry_after!r})"
+        )
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A language model. `name` appears in reports; `context_window` (tokens) drives automatic
+    compaction; `deferred` says the model answers through background jobs."""
+
+    name: str
+    context_window: int
+    deferred: bool
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Stream one response. Ends with a `FinalMessage` or raises `ModelError`. If cancelled,
+        the provider connection is closed; nothing is retried by the model itself."""
+        ...
+
+    async def submit(self, request: ModelRequest) -> DeferredHandle:
+        """Start a background job for `request` (deferred models only)."""
+        ...
+
+    async def fetch(self, handle: str) -> FetchResult:
+        """Look at a background job: still running, or its final message."""
+        ...
+
+    async def cancel(self, handle: str) -> None:
+        """Cancel a background job. Cancelling an ended or unknown job is not an error."""
+        ...
+
+
+def estimate_tokens(text: str) -> int:
+    """A provider-neutral token estimate (4 characters a token) for compaction thresholds."""
+    return (len(text) + 3) // 4

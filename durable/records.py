@@ -1,0 +1,401 @@
+"""The durable records of a session: plain, frozen values.
+
+Everything the harness commits is one of these classes: tasks (with their state, outcome and
+kind-specific checkpoint), conversation entries, submissions and the live document. They carry
+no behaviour beyond small derived properties; a change is a new value (`attrs.evolve`). The only
+place that knows their JSON shape is `durable.codec`.
+
+Variants (task states, outcomes, checkpoint phases, entries) are separate classes joined in a
+`Union`; the codec stores them with a tag field and refuses an unknown tag.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
+import attrs
+from attrs import field, frozen
+
+StopReason = Literal["stop", "tool_use", "length", "error", "aborted"]
+Replay = Literal["safe", "unsafe"]
+
+
+# --------------------------------------------------------------------------- conversation entries
+
+
+@frozen
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+
+
+@frozen
+class ToolCall:
+    """One call the model asked for. `arguments` is the raw JSON text the model produced."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@frozen
+class Diagnostic:
+    severity: Literal["error", "warning", "info"]
+    code: str
+    message: str
+
+
+@frozen
+class UserEntry:
+    text: str
+    submission_id: str | None = None
+
+
+@frozen
+class AssistantEntry:
+    """A model message. `stop_reason` "aborted" marks a partial kept after an interruption; such
+    entries stay in the conversation but are never sent to the model again."""
+
+    text: str
+    stop_reason: StopReason
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = Usage()
+    error: str | None = None
+    attempt: int = 1
+
+
+@frozen
+class ToolResultEntry:
+    call_id: str
+    tool_name: str
+    content: str
+    is_error: bool = False
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+@frozen
+class CompactionEntry:
+    """A summary that replaces every entry before `first_kept_seq` in the model's context."""
+
+    summary: str
+    first_kept_seq: int
+    usage: Usage = Usage()
+
+
+Entry = Union[UserEntry, AssistantEntry, ToolResultEntry, CompactionEntry]
+
+
+@frozen
+class StoredEntry:
+    """An entry at its place in a conversation (`seq` counts from 1 per conversation)."""
+
+    conversation_id: str
+    seq: int
+    entry: Entry
+
+
+# --------------------------------------------------------------------------- task states and outcomes
+
+
+@frozen
+class ErrorDetail:
+    reason: str
+
+
+@frozen
+class TaskError:
+    message: str
+    detail: ErrorDetail
+
+
+@frozen
+class Done:
+    result: Any = None
+
+
+@frozen
+class Failed:
+    error: TaskError
+
+
+@frozen
+class Aborted:
+    pass
+
+
+@frozen
+class Faulted:
+    error: TaskError
+
+
+Outcome = Union[Done, Failed, Aborted, Faulted]
+
+
+@frozen
+class Pending:
+    pass
+
+
+@frozen
+class Running:
+    pass
+
+
+@frozen
+class Sleeping:
+    until: float
+
+
+@frozen
+class Waiting:
+    """Waiting on child tasks (`on` lists their ids) or on the host (`on` is empty, `client`)."""
+
+    on: tuple[int, ...] = ()
+    client: bool = False
+
+
+@frozen
+class Terminal:
+    outcome: Outcome
+
+
+State = Union[Pending, Running, Sleeping, Waiting, Terminal]
+
+
+# --------------------------------------------------------------------------- generation phases
+
+
+@frozen
+class RetryError:
+    """Why an attempt failed, as the live document shows it."""
+
+    message: str
+    kind: str
+    provider: str | None = None
+    status_code: int | None = None
+
+
+@frozen
+class DeferredJob:
+    """A background job at the provider. `handle` is empty until the submit returned."""
+
+    key: str
+    handle: str | None = None
+
+
+@frozen
+class Prepare:
+    attempt: int = 1
+
+
+@frozen
+class Request:
+    attempt: int
+    options: dict[str, Any] = field(factory=dict)
+
+
+@frozen
+class Poll:
+    attempt: int
+    job: DeferredJob
+    poll_at: float
+
+
+@frozen
+class Retry:
+    attempt: int
+    until: float
+    error: RetryError
+    job: DeferredJob | None = None
+
+
+@frozen
+class ToolRound:
+    """Waiting on the tool tasks of one assistant message (`assistant_seq`)."""
+
+    assistant_seq: int
+    calls: tuple[ToolCall, ...]
+    pending: tuple[int, ...]
+    round: int = 1
+
+
+Phase = Union[Prepare, Request, Poll, Retry, ToolRound]
+
+
+@frozen
+class GenerationInput:
+    submission_ids: tuple[str, ...]
+
+
+@frozen
+class ToolInput:
+    """The committed intent of one tool call: what runs and whether it may run again."""
+
+    call: ToolCall
+    replay: Replay = "unsafe"
+    client: bool = False
+    deadline: float | None = None
+
+
+@frozen
+class CompactionInput:
+    trigger: Literal["manual", "threshold", "overflow"]
+
+
+TaskInput = Union[GenerationInput, ToolInput, CompactionInput]
+
+
+@frozen
+class ToolProgress:
+    """A tool's committed partial output."""
+
+    output: str = ""
+
+
+Checkpoint = Union[Prepare, Request, Poll, Retry, ToolRound, ToolProgress]
+
+
+@frozen
+class Task:
+    id: int
+    conversation_id: str
+    kind: str
+    input: TaskInput
+    state: State = Pending()
+    checkpoint: Checkpoint | None = None
+    restarts: int = 0
+    parent_id: int | None = None
+    aborting: bool = False
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+    @property
+    def terminal(self) -> bool:
+        return isinstance(self.state, Terminal)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self.state.outcome if isinstance(self.state, Terminal) else None
+
+
+# --------------------------------------------------------------------------- submissions
+
+
+@frozen
+class Queued:
+    pass
+
+
+@frozen
+class Answered:
+    """The run that took this input ended with an answer (`done`)."""
+
+
+@frozen
+class Unanswered:
+    reason: str
+    detail: str
+
+
+SubmissionStatus = Union[Queued, Answered, Unanswered]
+
+
+@frozen
+class Submission:
+    id: str
+    conversation_id: str
+    text: str
+    seq: int
+    status: SubmissionStatus = Queued()
+    task_id: int | None = None
+    created_at: float = 0.0
+
+    @property
+    def settled(self) -> bool:
+        return not isinstance(self.status, Queued)
+
+
+# --------------------------------------------------------------------------- live document
+
+
+@frozen
+class Run:
+    task_id: int
+    inputs: tuple[str, ...]
+
+
+@frozen
+class PartialMessage:
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = Usage()
+
+
+@frozen
+class RetryLive:
+    attempt: int
+    at: float
+    error: str
+    kind: str
+    provider: str | None = None
+    status_code: int | None = None
+
+
+@frozen
+class DeferredLive:
+    poll_at: float
+
+
+@frozen
+class GenerationLive:
+    attempt: int
+    message: PartialMessage = PartialMessage()
+    retry: RetryLive | None = None
+    deferred: DeferredLive | None = None
+
+
+@frozen
+class ToolSlot:
+    call_id: str
+    name: str
+    task_id: int
+    output: str = ""
+    status: Literal["running", "waiting", "done", "error"] = "running"
+
+
+@frozen
+class RunFailure:
+    task_id: int
+    inputs: tuple[str, ...]
+    reason: str
+    detail: str
+    first: str | None = None
+
+
+@frozen
+class CompactionFailure:
+    task_id: int
+    trigger: str
+    error: str
+
+
+@frozen
+class Live:
+    """What a UI renders for one conversation; only committed values ever appear here."""
+
+    run: Run | None = None
+    generation: GenerationLive | None = None
+    tools: tuple[ToolSlot, ...] = ()
+    run_failure: RunFailure | None = None
+    compaction_failure: CompactionFailure | None = None
+    compactions: int = 0
+
+    @property
+    def busy(self) -> bool:
+        return self.run is not None
+
+
+EMPTY_LIVE = Live()

@@ -1,0 +1,40 @@
+"""Waking an async waiter from a foreign thread, on trio and on asyncio.
+
+The SQLite writer thread finishes a job and must wake the task that waits for it without
+blocking itself on the event loop (a blocking hand-off would serialise the writer behind the
+loop and defeat group commit). Both backends have a non-blocking, thread-safe "call soon".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sniffio
+
+
+def thread_safe_caller() -> Callable[[Callable[[], object]], None]:
+    """Return `call(fn)`, usable from any thread, that runs `fn()` soon in the current loop."""
+    library = sniffio.current_async_library()
+    if library == "trio":
+        import trio
+
+        token = trio.lowlevel.current_trio_token()
+
+        def call_trio(fn: Callable[[], object]) -> None:
+            try:
+                token.run_sync_soon(fn)
+            except trio.RunFinishedError:  # the waiter's loop is gone; nobody is left to wake
+                pass
+
+        return call_trio
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+
+    def call_asyncio(fn: Callable[[], object]) -> None:
+        try:
+            loop.call_soon_threadsafe(fn)
+        except RuntimeError:  # loop closed
+            pass
+
+    return call_asyncio

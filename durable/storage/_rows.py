@@ -1,0 +1,38 @@
+"""Decoding stored JSON rows back into records, with errors that name the record and file.
+
+Shared by both backends so that a bad row is refused the same way everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from .. import codec
+from ..errors import CorruptSession
+from ..records import Entry, Live, StoredEntry, Submission, Task
+
+T = TypeVar("T")
+
+
+def _load(body: str, cls: type[T], what: str, location: str) -> T:
+    try:
+        return codec.loads(body, cls)
+    except codec.CodecError as exc:
+        raise CorruptSession(f"{what} in {location} cannot be read: {exc}", location=location) from exc
+
+
+def task(body: str, task_id: int, location: str) -> Task:
+    return _load(body, Task, f"Task {task_id}", location)
+
+
+def entry(conversation_id: str, seq: int, body: str, location: str) -> StoredEntry:
+    value = _load(body, Entry, f"Entry {seq} of conversation {conversation_id!r}", location)  # type: ignore[arg-type]
+    return StoredEntry(conversation_id, seq, value)
+
+
+def submission(body: str, submission_id: str, location: str) -> Submission:
+    return _load(body, Submission, f"Submission {submission_id}", location)
+
+
+def live(body: str, conversation_id: str, location: str) -> Live:
+    return _load(body, Live, f"Live document of conversation {conversation_id!r}", location)

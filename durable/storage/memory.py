@@ -1,0 +1,112 @@
+"""The in-memory store: the storage protocol without a file, for fast tests.
+
+It keeps the same encoded JSON the SQLite store writes and decodes it the same way, so it
+accepts and refuses exactly the same values. One object stands for one "file": it can be closed
+and opened again (what a reopen after a crash does), but only one owner may hold it at a time.
+A commit applies a whole batch or nothing: the batch is encoded (the only step that can fail)
+before anything is changed.
+"""
+
+from __future__ import annotations
+
+import os
+
+import anyio
+
+from .. import codec
+from ..errors import CommitFailed, SessionLocked, StorageClosed
+from ..records import Live, StoredEntry, Submission, Task
+from . import _rows
+from .protocol import Batch, ConversationState, Opened, encode_batch
+
+
+class MemoryStorage:
+    def __init__(self, name: str = "memory") -> None:
+        self.location = f"<memory:{name}>"
+        self._open = False
+        self.commits = 0
+        self._tasks: dict[int, tuple[str, str, str, bool, int | None, str]] = {}
+        self._entries: dict[str, dict[int, tuple[str, str]]] = {}
+        self._subs: dict[str, tuple[str, str, str]] = {}
+        self._docs: dict[str, str] = {}
+
+    async def open(self) -> Opened:
+        if self._open:
+            raise SessionLocked(self.location, os.getpid())
+        self._open = True
+        await anyio.lowlevel.checkpoint()
+        conversations = {}
+        for cid, body in self._docs.items():
+            rows = self._entries.get(cid, {})
+            last = max(rows, default=0)
+            comp = max((seq for seq, (kind, _) in rows.items() if kind == "compaction"), default=None)
+            last_comp = _rows.entry(cid, comp, rows[comp][1], self.location) if comp is not None else None
+            conversations[cid] = ConversationState(last, _rows.live(body, cid, self.location), last_comp)
+        live = [_rows.task(row[5], tid, self.location) for tid, row in sorted(self._tasks.items()) if row[3]]
+        unsettled = [_rows.submission(b, sid, self.location) for sid, (_, status, b) in self._subs.items() if status == "queued"]
+        return Opened(conversations, live, unsettled, max(self._tasks, default=0) + 1)
+
+    async def commit(self, batch: Batch) -> None:
+        self._check()
+        try:
+            enc = encode_batch(batch)
+        except codec.CodecError as exc:
+            raise CommitFailed(f"A commit to {self.location} was refused: {exc}", location=self.location) from exc
+        for cid, seq, _, _ in enc.entries:
+            if seq in self._entries.get(cid, {}):
+                raise CommitFailed(
+                    f"A commit to {self.location} was refused and rolled back: UNIQUE constraint failed: "
+                    f"entries.conversation_id, entries.seq",
+                    location=self.location,
+                )
+        with anyio.CancelScope(shield=True):
+            await anyio.lowlevel.checkpoint()
+        for t in enc.tasks:
+            self._tasks[t.id] = (t.conversation_id, t.kind, t.state, t.live, t.parent_id, t.body)
+        for cid, seq, kind, body in enc.entries:
+            self._entries.setdefault(cid, {})[seq] = (kind, body)
+        for sid, cid, status, body in enc.submissions:
+            self._subs[sid] = (cid, status, body)
+        for cid, body in enc.live:
+            self._docs[cid] = body
+        self.commits += 1
+
+    async def get_task(self, task_id: int) -> Task | None:
+        self._check()
+        row = self._tasks.get(task_id)
+        return None if row is None else _rows.task(row[5], task_id, self.location)
+
+    async def find_tasks(self, *, kind=None, state=None, conversation_id=None, parent_id=None, limit=None) -> list[Task]:
+        self._check()
+        out = []
+        for tid in sorted(self._tasks):
+            cid, k, st, _, parent, body = self._tasks[tid]
+            if (kind is None or k == kind) and (state is None or st == state) and (
+                conversation_id is None or cid == conversation_id) and (parent_id is None or parent == parent_id):
+                out.append(_rows.task(body, tid, self.location))
+                if limit is not None and len(out) >= limit:
+                    break
+        return out
+
+    async def get_entries(self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None) -> list[StoredEntry]:
+        self._check()
+        rows = self._entries.get(conversation_id, {})
+        hi = to_seq if to_seq is not None else max(rows, default=0)
+        return [_rows.entry(conversation_id, s, rows[s][1], self.location) for s in range(from_seq, hi + 1) if s in rows]
+
+    async def get_submission(self, submission_id: str) -> Submission | None:
+        self._check()
+        row = self._subs.get(submission_id)
+        return None if row is None else _rows.submission(row[2], submission_id, self.location)
+
+    async def get_live(self, conversation_id: str) -> Live | None:
+        self._check()
+        body = self._docs.get(conversation_id)
+        return None if body is None else _rows.live(body, conversation_id, self.location)
+
+    async def close(self) -> None:
+        self._open = False
+
+    def _check(self) -> None:
+        if not self._open:
+            raise StorageClosed(f"Storage {self.location} is closed", location=self.location)

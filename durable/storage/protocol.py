@@ -1,0 +1,136 @@
+"""The storage protocol: what the engine needs from a session store, in records, never in SQL.
+
+A store holds four kinds of rows: tasks (by id), conversation entries (by conversation and seq,
+append-only), submissions (by id) and one live document per conversation. A `Batch` is one
+atomic change to any of them: `commit(batch)` makes all of it durable or none of it. Backends may
+group concurrent batches into one transaction, but each batch stays atomic on its own.
+
+Reads the engine makes on its normal path are bounded by what is live, never by history:
+`open()` returns only the non-terminal tasks, the unsettled submissions and, per conversation,
+its last seq, live document and where its model context starts.
+
+Both backends (`SQLiteStorage`, `MemoryStorage`) store the same encoded JSON, so they accept and
+refuse exactly the same values.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from attrs import define, field, frozen
+
+from .. import codec
+from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
+
+
+@define
+class Batch:
+    """One atomic change. Later writes of the same task/submission/live in a batch win."""
+
+    tasks: list[Task] = field(factory=list)
+    entries: list[StoredEntry] = field(factory=list)
+    submissions: list[Submission] = field(factory=list)
+    live: dict[str, Live] = field(factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.tasks or self.entries or self.submissions or self.live)
+
+
+@frozen
+class ConversationState:
+    last_seq: int
+    live: Live
+    last_compaction: StoredEntry | None  # where the model's context starts
+
+
+@frozen
+class Opened:
+    conversations: dict[str, ConversationState]
+    live_tasks: list[Task]
+    unsettled: list[Submission]
+    next_task_id: int
+
+
+@frozen
+class EncodedTask:
+    id: int
+    conversation_id: str
+    kind: str
+    state: str
+    live: bool
+    parent_id: int | None
+    body: str
+
+
+@frozen
+class EncodedBatch:
+    """A batch encoded to JSON once, before it reaches a backend (both store the same text)."""
+
+    tasks: tuple[EncodedTask, ...]
+    entries: tuple[tuple[str, int, str, str], ...]  # conversation_id, seq, kind, body
+    submissions: tuple[tuple[str, str, str, str], ...]  # id, conversation_id, status, body
+    live: tuple[tuple[str, str], ...]  # conversation_id, body
+
+
+def encode_batch(batch: Batch) -> EncodedBatch:
+    """Encode a batch; raises `codec.CodecError` (before anything is written) when a value
+    cannot be stored."""
+    tasks = tuple(
+        EncodedTask(t.id, t.conversation_id, t.kind, codec.tag_of(t.state),
+                    not isinstance(t.state, Terminal), t.parent_id, codec.dumps(t, Task))
+        for t in {t.id: t for t in batch.tasks}.values()
+    )
+    entries = tuple(
+        (e.conversation_id, e.seq, codec.tag_of(e.entry), codec.dumps(e.entry, Entry))
+        for e in batch.entries
+    )
+    subs = tuple(
+        (s.id, s.conversation_id, codec.tag_of(s.status), codec.dumps(s, Submission))
+        for s in {s.id: s for s in batch.submissions}.values()
+    )
+    live = tuple((cid, codec.dumps(doc, Live)) for cid, doc in batch.live.items())
+    return EncodedBatch(tasks, entries, subs, live)
+
+
+class Storage(Protocol):
+    """A session store. `location` names it in every error message.
+
+    Every method may raise `StorageError` subclasses. `commit` is cancellation-safe: once
+    called, the batch is written (or refused) even if the caller is cancelled, and the outcome
+    is visible to the next read.
+    """
+
+    location: str
+
+    async def open(self) -> Opened:
+        """Take ownership (refusing a second owner with `SessionLocked`), check or create the
+        schema, and return what is live."""
+        ...
+
+    async def commit(self, batch: Batch) -> None: ...
+
+    async def get_task(self, task_id: int) -> Task | None: ...
+
+    async def find_tasks(
+        self,
+        *,
+        kind: str | None = None,
+        state: str | None = None,
+        conversation_id: str | None = None,
+        parent_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[Task]:
+        """Tasks matching every given filter, by id. `state` is a state tag ("running")."""
+        ...
+
+    async def get_entries(
+        self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[StoredEntry]: ...
+
+    async def get_submission(self, submission_id: str) -> Submission | None: ...
+
+    async def get_live(self, conversation_id: str) -> Live | None: ...
+
+    async def close(self) -> None:
+        """Release the file. Idempotent."""
+        ...

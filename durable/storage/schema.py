@@ -1,0 +1,49 @@
+"""The SQLite schema of a session file, as numbered migrations.
+
+A session file is recognised by its `application_id` and its `meta.schema_version` row. Every
+table is STRICT. The indexes exist so that nothing on the engine's path scans history:
+
+- `tasks_live`: a partial index over non-terminal tasks (what `open()` loads);
+- `entries` is keyed by (conversation_id, seq): the newest entries and MAX(seq) are index seeks;
+- `entries_compactions`: a partial index to find the last compaction of a conversation;
+- `submissions_open`: a partial index over unsettled submissions.
+"""
+
+from __future__ import annotations
+
+APPLICATION_ID = 0x44524231  # "DRB1"
+SCHEMA_VERSION = 1
+
+MIGRATIONS: dict[int, list[str]] = {
+    1: [
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT",
+        """CREATE TABLE tasks (
+            id INTEGER PRIMARY KEY,
+            conversation_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            state TEXT NOT NULL,
+            live INTEGER NOT NULL,
+            parent_id INTEGER,
+            body TEXT NOT NULL
+        ) STRICT""",
+        "CREATE INDEX tasks_live ON tasks (id) WHERE live = 1",
+        "CREATE INDEX tasks_kind_state ON tasks (kind, state)",
+        "CREATE INDEX tasks_parent ON tasks (parent_id) WHERE parent_id IS NOT NULL",
+        """CREATE TABLE entries (
+            conversation_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (conversation_id, seq)
+        ) STRICT, WITHOUT ROWID""",
+        "CREATE INDEX entries_compactions ON entries (conversation_id, seq) WHERE kind = 'compaction'",
+        """CREATE TABLE submissions (
+            id TEXT PRIMARY KEY,
+            conversation_id TEXT NOT NULL,
+            status TEXT NOT NULL,
+            body TEXT NOT NULL
+        ) STRICT""",
+        "CREATE INDEX submissions_open ON submissions (conversation_id) WHERE status = 'queued'",
+        "CREATE TABLE documents (conversation_id TEXT PRIMARY KEY, body TEXT NOT NULL) STRICT",
+    ],
+}

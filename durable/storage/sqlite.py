@@ -1,0 +1,433 @@
+"""The SQLite store: one file, one owner, one writer thread, group commit.
+
+One dedicated thread owns the `sqlite3` connection; every read and write is a job on its queue,
+so the event loop never blocks on disk and no other thread ever touches the connection. A commit
+job is one `BEGIN IMMEDIATE ... COMMIT`. Commit jobs that queue up while a transaction is being
+written are written together in the next one (group commit: one fsync for many callers), each
+inside its own savepoint. When anything in a group fails, the group is rolled back and its
+batches are written again one transaction each, so a failing batch fails alone and every caller
+learns the outcome of exactly its own batch.
+
+Durability: WAL with `synchronous=FULL` by default (an acknowledged commit survives a power cut).
+`synchronous="NORMAL"` is an opt-in: a power cut may lose the newest acknowledged commits (never
+corrupt the file); a process kill loses nothing in either mode.
+
+Cancellation: a job, once queued, runs to completion; a cancelled caller still waits (shielded)
+for its commit's result, which only takes as long as the write itself.
+
+Opening never modifies a file it refuses: the header is checked in Python first, a foreign or
+newer file is read without writing, and a new file is created with mode 0600.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import sqlite3
+import threading
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
+
+import anyio
+
+from ..errors import (
+    CommitFailed,
+    CorruptSession,
+    DiskFull,
+    NotASession,
+    SchemaTooNew,
+    StorageClosed,
+    StorageError,
+)
+from ..records import Live, StoredEntry, Submission, Task
+from . import _rows
+from ._lock import FileLock
+from ._notify import thread_safe_caller
+from .protocol import Batch, ConversationState, EncodedBatch, Opened, encode_batch
+from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
+
+T = TypeVar("T")
+Synchronous = Literal["FULL", "NORMAL"]
+_HEADER = b"SQLite format 3\x00"
+_MAX_GROUP = 256
+
+
+class _Job:
+    __slots__ = ("fn", "encoded", "result", "error", "_wake")
+
+    def __init__(self, fn: Callable[[sqlite3.Connection], Any] | None, encoded: EncodedBatch | None):
+        self.fn = fn
+        self.encoded = encoded
+        self.result: Any = None
+        self.error: BaseException | None = None
+        event = anyio.Event()
+        call = thread_safe_caller()
+        self._wake = (call, event)
+
+    @property
+    def event(self) -> anyio.Event:
+        return self._wake[1]
+
+    def finish(self) -> None:
+        call, event = self._wake
+        call(event.set)
+
+
+class SQLiteStorage:
+    """A session file on disk. See the module docstring for the guarantees."""
+
+    def __init__(self, path: str | os.PathLike[str], *, synchronous: Synchronous = "FULL") -> None:
+        if synchronous not in ("FULL", "NORMAL"):
+            raise ValueError(f"synchronous must be 'FULL' or 'NORMAL', not {synchronous!r}")
+        self.path = os.fspath(path)
+        self.location = self.path
+        self.synchronous = synchronous
+        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = FileLock(self.path)
+        self._conn: sqlite3.Connection | None = None
+        self._closed = False
+        self.commits = 0  # transactions written (a group counts once)
+
+    # ------------------------------------------------------------------ async API
+
+    async def open(self) -> Opened:
+        if self._thread is not None:
+            raise StorageError(f"Session file {self.path} is already open in this store", location=self.path)
+        self._thread = threading.Thread(target=self._run, name=f"durable-writer:{self.path}", daemon=True)
+        self._thread.start()
+        try:
+            return await self._call(self._open_in_thread)
+        except BaseException:
+            await self._stop()
+            raise
+
+    async def commit(self, batch: Batch) -> None:
+        from .. import codec
+
+        try:
+            encoded = encode_batch(batch)
+        except codec.CodecError as exc:
+            raise CommitFailed(f"A commit to {self.path} was refused: {exc}", location=self.path) from exc
+        job = _Job(None, encoded)
+        await self._submit(job)
+
+    async def get_task(self, task_id: int) -> Task | None:
+        row = await self._call(lambda c: c.execute("SELECT body FROM tasks WHERE id = ?", (task_id,)).fetchone())
+        return None if row is None else _rows.task(row[0], task_id, self.path)
+
+    async def find_tasks(self, *, kind=None, state=None, conversation_id=None, parent_id=None, limit=None) -> list[Task]:
+        where, args = [], []
+        for column, value in (("kind", kind), ("state", state), ("conversation_id", conversation_id), ("parent_id", parent_id)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        sql = "SELECT id, body FROM tasks" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        rows = await self._call(lambda c: c.execute(sql, args).fetchall())
+        return [_rows.task(body, tid, self.path) for tid, body in rows]
+
+    async def get_entries(self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None) -> list[StoredEntry]:
+        hi = to_seq if to_seq is not None else (1 << 62)
+        rows = await self._call(lambda c: c.execute(
+            "SELECT seq, body FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
+            (conversation_id, from_seq, hi)).fetchall())
+        return [_rows.entry(conversation_id, seq, body, self.path) for seq, body in rows]
+
+    async def get_submission(self, submission_id: str) -> Submission | None:
+        row = await self._call(lambda c: c.execute("SELECT body FROM submissions WHERE id = ?", (submission_id,)).fetchone())
+        return None if row is None else _rows.submission(row[0], submission_id, self.path)
+
+    async def get_live(self, conversation_id: str) -> Live | None:
+        row = await self._call(lambda c: c.execute("SELECT body FROM documents WHERE conversation_id = ?", (conversation_id,)).fetchone())
+        return None if row is None else _rows.live(row[0], conversation_id, self.path)
+
+    async def close(self) -> None:
+        if self._closed or self._thread is None:
+            self._closed = True
+            return
+        await self._stop()
+
+    async def call_in_writer(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `fn(connection)` on the writer thread (for tests and fault injection)."""
+        return await self._call(fn)
+
+    # ------------------------------------------------------------------ plumbing
+
+    async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        job = _Job(fn, None)
+        await self._submit(job)
+        return job.result
+
+    async def _submit(self, job: _Job) -> None:
+        if self._closed or self._thread is None:
+            raise StorageClosed(f"Session file {self.path} is closed", location=self.path)
+        self._queue.put(job)
+        # Shielded: once queued, the job runs; a cancelled caller still learns its outcome here.
+        with anyio.CancelScope(shield=True):
+            await job.event.wait()
+        if job.error is not None:
+            raise job.error
+
+    async def _stop(self) -> None:
+        self._closed = True
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        done = _Job(lambda c: self._close_connection(), None)
+        self._queue.put(done)
+        self._queue.put(None)
+        with anyio.CancelScope(shield=True):
+            await done.event.wait()
+        thread.join()
+
+    # ------------------------------------------------------------------ writer thread
+
+    def _run(self) -> None:
+        carry: _Job | None = None
+        try:
+            while True:
+                job = carry if carry is not None else self._queue.get()
+                carry = None
+                if job is None:
+                    return
+                if job.encoded is None:
+                    self._run_call(job)
+                    continue
+                group = [job]
+                while len(group) < _MAX_GROUP:
+                    try:
+                        nxt = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if nxt is None or nxt.encoded is None:
+                        carry = nxt
+                        break
+                    group.append(nxt)
+                self._write_group(group)
+        finally:
+            self._close_connection()
+
+    def _run_call(self, job: _Job) -> None:
+        try:
+            if self._conn is None and job.fn != self._open_in_thread:
+                raise StorageClosed(f"Session file {self.path} is not open", location=self.path)
+            job.result = job.fn(self._conn)  # type: ignore[misc]
+        except sqlite3.Error as exc:
+            job.error = self._translate(exc, "A read from")
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
+            job.error = exc
+        finally:
+            job.finish()
+
+    def _write_group(self, group: list[_Job]) -> None:
+        conn = self._conn
+        if conn is None:
+            for job in group:
+                job.error = StorageClosed(f"Session file {self.path} is not open", location=self.path)
+                job.finish()
+            return
+        try:
+            self._lock.check()
+        except StorageError as exc:
+            for job in group:
+                job.error = exc
+                job.finish()
+            return
+        if len(group) > 1:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                for job in group:
+                    self._apply(conn, job.encoded)
+                conn.execute("COMMIT")
+                self.commits += 1
+                for job in group:
+                    job.finish()
+                return
+            except sqlite3.Error:
+                self._rollback(conn)
+            # Something in the group failed: write each batch alone so that only it fails.
+        for job in group:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                self._apply(conn, job.encoded)
+                conn.execute("COMMIT")
+                self.commits += 1
+            except sqlite3.Error as exc:
+                self._rollback(conn)
+                job.error = self._translate(exc, "A commit to")
+            job.finish()
+
+    @staticmethod
+    def _rollback(conn: sqlite3.Connection) -> None:
+        if conn.in_transaction:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+
+    @staticmethod
+    def _apply(conn: sqlite3.Connection, enc: EncodedBatch | None) -> None:
+        assert enc is not None
+        if enc.tasks:
+            conn.executemany(
+                "INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id, body) VALUES (?,?,?,?,?,?,?) "
+                "ON CONFLICT (id) DO UPDATE SET state = excluded.state, live = excluded.live, body = excluded.body",
+                [(t.id, t.conversation_id, t.kind, t.state, int(t.live), t.parent_id, t.body) for t in enc.tasks],
+            )
+        if enc.entries:
+            conn.executemany("INSERT INTO entries (conversation_id, seq, kind, body) VALUES (?,?,?,?)", enc.entries)
+        if enc.submissions:
+            conn.executemany(
+                "INSERT INTO submissions (id, conversation_id, status, body) VALUES (?,?,?,?) "
+                "ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body",
+                enc.submissions,
+            )
+        if enc.live:
+            conn.executemany(
+                "INSERT INTO documents (conversation_id, body) VALUES (?,?) "
+                "ON CONFLICT (conversation_id) DO UPDATE SET body = excluded.body",
+                enc.live,
+            )
+
+    def _translate(self, exc: sqlite3.Error, what: str) -> StorageError:
+        code = getattr(exc, "sqlite_errorname", "")
+        if code.startswith("SQLITE_FULL") or "full" in str(exc).lower():
+            return DiskFull(f"{what} {self.path} was rolled back: the disk or the file's size limit is full ({exc})", location=self.path)
+        if code.startswith("SQLITE_CORRUPT") or code.startswith("SQLITE_NOTADB"):
+            return CorruptSession(f"Session file {self.path} is damaged ({exc})", location=self.path)
+        if isinstance(exc, sqlite3.IntegrityError):
+            return CommitFailed(f"{what} {self.path} was refused and rolled back: {exc}", location=self.path)
+        return CommitFailed(f"{what} {self.path} failed and was rolled back ({exc})", location=self.path)
+
+    # ------------------------------------------------------------------ opening
+
+    def _open_in_thread(self, _: Any) -> Opened:
+        path = self.path
+        exists = os.path.exists(path) and os.path.getsize(path) > 0
+        if exists:
+            _check_header(path)
+        self._lock.acquire()
+        try:
+            if not exists:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+                os.close(fd)
+            else:
+                self._check_foreign_or_newer()
+            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self._conn = conn
+            conn.execute("PRAGMA busy_timeout = 5000")
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode.lower() != "wal":
+                raise StorageError(f"Session file {path} cannot use WAL journaling (got {mode})", location=path)
+            conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+            self._migrate(conn)
+            return self._read_opened(conn)
+        except sqlite3.DatabaseError as exc:
+            self._close_connection()
+            self._lock.release()
+            raise CorruptSession(f"Session file {path} is damaged and cannot be opened ({exc})", location=path) from exc
+        except BaseException:
+            self._close_connection()
+            self._lock.release()
+            raise
+
+    def _check_foreign_or_newer(self) -> None:
+        """Read-only look at an existing file: refuse (without writing) a foreign or newer one."""
+        path = self.path
+        try:
+            ro = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        except sqlite3.Error as exc:
+            raise CorruptSession(f"Session file {path} cannot be opened ({exc})", location=path) from exc
+        try:
+            app_id = ro.execute("PRAGMA application_id").fetchone()[0]
+            tables = {r[0] for r in ro.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if app_id != APPLICATION_ID:
+                if tables:
+                    raise NotASession(f"{path} is an SQLite database of another program, not a durable session file", location=path)
+                return  # an empty SQLite file: becomes a session
+            if "meta" not in tables:
+                raise CorruptSession(f"Session file {path} has no meta table", location=path)
+            row = ro.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            version = int(row[0]) if row else 0
+            if version > SCHEMA_VERSION:
+                raise SchemaTooNew(path, version, SCHEMA_VERSION)
+        except sqlite3.DatabaseError as exc:
+            raise CorruptSession(f"Session file {path} is damaged and cannot be opened ({exc})", location=path) from exc
+        finally:
+            ro.close()
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = 0
+        if app_id == APPLICATION_ID:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            version = int(row[0]) if row else 0
+        if version == SCHEMA_VERSION:
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for v in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in MIGRATIONS[v]:
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (str(SCHEMA_VERSION),),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            self._rollback(conn)
+            raise
+
+    def _read_opened(self, conn: sqlite3.Connection) -> Opened:
+        path = self.path
+        conversations: dict[str, ConversationState] = {}
+        for cid, body in conn.execute("SELECT conversation_id, body FROM documents").fetchall():
+            last = conn.execute("SELECT MAX(seq) FROM entries WHERE conversation_id = ?", (cid,)).fetchone()[0] or 0
+            comp = conn.execute(
+                "SELECT seq, body FROM entries WHERE conversation_id = ? AND kind = 'compaction' ORDER BY seq DESC LIMIT 1",
+                (cid,),
+            ).fetchone()
+            last_compaction = _rows.entry(cid, comp[0], comp[1], path) if comp else None
+            conversations[cid] = ConversationState(last, _rows.live(body, cid, path), last_compaction)
+        live_tasks = [_rows.task(body, tid, path) for tid, body in conn.execute("SELECT id, body FROM tasks WHERE live = 1 ORDER BY id")]
+        unsettled = [_rows.submission(body, sid, path) for sid, body in conn.execute("SELECT id, body FROM submissions WHERE status = 'queued'")]
+        max_id = conn.execute("SELECT MAX(id) FROM tasks").fetchone()[0] or 0
+        return Opened(conversations, live_tasks, unsettled, max_id + 1)
+
+    def _close_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+            self._lock.release()
+
+
+def _check_header(path: str) -> None:
+    """Refuse a file that is not SQLite, or is shorter than its own header says, before any
+    SQLite connection (which could write to it) is made."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(100)
+    except OSError as exc:
+        raise StorageError(f"Session file {path} cannot be read ({exc})", location=path) from exc
+    if not header.startswith(_HEADER):
+        raise NotASession(f"{path} is not a durable session file (not an SQLite database)", location=path)
+    if len(header) < 100:
+        raise CorruptSession(f"Session file {path} is truncated ({len(header)} bytes)", location=path)
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    change_counter = header[24:28]
+    valid_for = header[92:96]
+    size = os.path.getsize(path)
+    if pages and change_counter == valid_for and size < pages * page_size:
+        raise CorruptSession(
+            f"Session file {path} is truncated: {size} bytes, its header says {pages * page_size}",
+            location=path,
+        )
