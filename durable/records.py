@@ -250,9 +250,10 @@ TaskInput = Union[GenerationInput, ToolInput, CompactionInput]
 
 @frozen
 class ToolProgress:
-    """A tool's committed partial output."""
+    """A tool's committed partial output and, once it ended, the result for the model."""
 
     output: str = ""
+    result: ToolResultEntry | None = None
 
 
 Checkpoint = Union[Prepare, Request, Poll, Retry, ToolRound, ToolProgress]
@@ -268,7 +269,7 @@ class Task:
     checkpoint: Checkpoint | None = None
     restarts: int = 0
     parent_id: int | None = None
-    aborting: bool = False
+    stop: Literal["aborted", "interrupted"] | None = None  # set when the host stopped the run
     created_at: float = 0.0
     updated_at: float = 0.0
 
@@ -308,7 +309,7 @@ class Submission:
     id: str
     conversation_id: str
     text: str
-    seq: int
+    seq: int | None = None  # the user entry's seq, once its run started
     status: SubmissionStatus = Queued()
     task_id: int | None = None
     created_at: float = 0.0
@@ -399,3 +400,61 @@ class Live:
 
 
 EMPTY_LIVE = Live()
+
+
+__all__ = [
+    "StopReason",
+    "Replay",
+    "Usage",
+    "ToolCall",
+    "Diagnostic",
+    "UserEntry",
+    "AssistantEntry",
+    "ToolResultEntry",
+    "CompactionEntry",
+    "Entry",
+    "StoredEntry",
+    "ErrorDetail",
+    "TaskError",
+    "Done",
+    "Failed",
+    "Aborted",
+    "Faulted",
+    "Outcome",
+    "Pending",
+    "Running",
+    "Sleeping",
+    "Waiting",
+    "Terminal",
+    "State",
+    "RetryError",
+    "DeferredJob",
+    "Prepare",
+    "Request",
+    "Poll",
+    "Retry",
+    "ToolRound",
+    "Phase",
+    "GenerationInput",
+    "ToolInput",
+    "CompactionInput",
+    "TaskInput",
+    "ToolProgress",
+    "Checkpoint",
+    "Task",
+    "Queued",
+    "Answered",
+    "Unanswered",
+    "SubmissionStatus",
+    "Submission",
+    "Run",
+    "PartialMessage",
+    "RetryLive",
+    "DeferredLive",
+    "GenerationLive",
+    "ToolSlot",
+    "RunFailure",
+    "CompactionFailure",
+    "Live",
+    "EMPTY_LIVE",
+]

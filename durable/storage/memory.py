@@ -59,8 +59,7 @@ class MemoryStorage:
                     f"entries.conversation_id, entries.seq",
                     location=self.location,
                 )
-        with anyio.CancelScope(shield=True):
-            await anyio.lowlevel.checkpoint()
+        # Applied before the first await, so concurrent commits land in the order they were made.
         for t in enc.tasks:
             self._tasks[t.id] = (t.conversation_id, t.kind, t.state, t.live, t.parent_id, t.body)
         for cid, seq, kind, body in enc.entries:
@@ -70,6 +69,8 @@ class MemoryStorage:
         for cid, body in enc.live:
             self._docs[cid] = body
         self.commits += 1
+        with anyio.CancelScope(shield=True):
+            await anyio.lowlevel.checkpoint()
 
     async def get_task(self, task_id: int) -> Task | None:
         self._check()

@@ -1,0 +1,39 @@
+"""`open_harness`: the one way to get a harness with the standard task kinds."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from .engine.clock import Clock
+from .engine.harness import Harness
+from .engine.reports import ReportCallback
+from .engine.tools import Tool
+from .settings import Settings
+from .storage.protocol import Storage
+from .storage.sqlite import SQLiteStorage, Synchronous
+
+
+def open_harness(
+    storage: Storage | str | os.PathLike[str],
+    *,
+    model: Any,
+    tools: Iterable[Tool] = (),
+    settings: Settings | Any = None,
+    clock: Clock | None = None,
+    report: ReportCallback | None = None,
+    synchronous: Synchronous = "FULL",
+) -> Harness:
+    """A harness on `storage` (a session file path, or a `Storage`). Use as `async with`.
+
+    Opening refuses a file that another process owns (`SessionLocked`), a newer schema
+    (`SchemaTooNew`) and a file that is not a session (`NotASession`), changing nothing in it.
+    `synchronous="NORMAL"` trades the newest commits on power loss for speed (see README)."""
+    from .tasks import default_kinds
+
+    if not isinstance(storage, (str, os.PathLike)):
+        store = storage
+    else:
+        store = SQLiteStorage(storage, synchronous=synchronous)
+    return Harness(store, model=model, kinds=default_kinds(), tools=tools, settings=settings, clock=clock, report=report)

@@ -1,0 +1,1 @@
+"""The engine: harness, scheduler, commit line, recovery, and the model and tool protocols."""

@@ -1,0 +1,277 @@
+"""The commit line: the engine's in-memory view of the session and the one way to change it.
+
+Two views are kept. The *head* is the state after every commit made so far in this process; task
+code reads it to build the next change, so two tasks editing the same live document never lose
+each other's edits. The *committed* view is what is on disk; observers (live snapshots,
+`follow()`, waiters on submissions and tasks) only ever see it.
+
+A change is built without any `await` between reading the head and handing the batch to the
+store, so changes are applied to the head, written by the store and published to observers in
+one order: the commit line. The store may group several changes into one transaction.
+
+Only live things are kept: non-terminal tasks, unsettled submissions, and per conversation its
+live document and model context (which compaction bounds). Nothing here grows with history
+except the context of a conversation that is never compacted.
+
+Invariant: a task's `restarts` counter is cleared by any commit that changes its checkpoint
+(durable progress), and by nothing else.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import anyio
+import attrs
+
+from ..records import (
+    EMPTY_LIVE,
+    AssistantEntry,
+    CompactionEntry,
+    Entry,
+    Live,
+    StoredEntry,
+    Submission,
+    Task,
+)
+from ..storage.protocol import Batch, Opened, Storage
+
+
+def in_context(entry: Entry) -> bool:
+    """Aborted and failed partial answers stay in the conversation but are never sent again."""
+    return not (isinstance(entry, AssistantEntry) and entry.stop_reason in ("aborted", "error"))
+
+
+@attrs.define
+class ConversationHead:
+    id: str
+    last_seq: int = 0
+    live: Live = EMPTY_LIVE
+    committed_live: Live = EMPTY_LIVE
+    compaction: StoredEntry | None = None
+    context: list[StoredEntry] = attrs.field(factory=list)
+    queued: list[str] = attrs.field(factory=list)  # submissions waiting for the next run
+    context_loaded: bool = False
+    token_cache: tuple[int, int, int] = (0, 0, 0)  # (entries counted, tokens, last seq counted)
+
+
+class Change:
+    """One commit in the making. Read the head through it, record writes, then `commit`."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.batch = Batch()
+        self._tasks: dict[int, Task] = {}
+        self._live: dict[str, Live] = {}
+
+    def task(self, task_id: int) -> Task:
+        return self._tasks.get(task_id) or self.session.tasks[task_id]
+
+    def put_task(self, task: Task, *, progress: bool | None = None) -> Task:
+        """Write a task. A changed checkpoint is durable progress and clears `restarts`."""
+        old = self._tasks.get(task.id) or self.session.tasks.get(task.id)
+        if progress is None:
+            progress = old is not None and old.checkpoint != task.checkpoint
+        if progress and task.restarts:
+            task = attrs.evolve(task, restarts=0)
+        task = attrs.evolve(task, updated_at=self.session.now())
+        self._tasks[task.id] = task
+        return task
+
+    def append(self, conversation_id: str, entry: Entry) -> int:
+        conv = self.session.conversation(conversation_id)
+        pending = sum(1 for e in self.batch.entries if e.conversation_id == conversation_id)
+        seq = conv.last_seq + pending + 1
+        self.batch.entries.append(StoredEntry(conversation_id, seq, entry))
+        return seq
+
+    def put_submission(self, submission: Submission) -> None:
+        self.batch.submissions.append(submission)
+
+    def live(self, conversation_id: str) -> Live:
+        return self._live.get(conversation_id) or self.session.conversation(conversation_id).live
+
+    def put_live(self, conversation_id: str, live: Live) -> None:
+        self._live[conversation_id] = live
+
+    def edit_live(self, conversation_id: str, **changes: Any) -> Live:
+        live = attrs.evolve(self.live(conversation_id), **changes)
+        self.put_live(conversation_id, live)
+        return live
+
+    def __bool__(self) -> bool:
+        return bool(self._tasks or self._live or self.batch)
+
+    async def commit(self) -> None:
+        await self.session.commit(self)
+
+
+class Session:
+    def __init__(self, storage: Storage, opened: Opened, now: Callable[[], float]) -> None:
+        self.storage = storage
+        self.now = now
+        self.tasks: dict[int, Task] = {t.id: t for t in opened.live_tasks}
+        self.submissions: dict[str, Submission] = {s.id: s for s in opened.unsettled}
+        self.convs: dict[str, ConversationHead] = {}
+        for cid, state in opened.conversations.items():
+            self.convs[cid] = ConversationHead(cid, state.last_seq, state.live, state.live, state.last_compaction)
+        for sub in sorted(opened.unsettled, key=lambda s: (s.created_at, s.id)):
+            if sub.task_id is None:
+                self.conversation(sub.conversation_id).queued.append(sub.id)
+        self.next_task_id = opened.next_task_id
+        self.commit_count = 0
+        self._issued = 0
+        self._durable: dict[int, Change] = {}
+        self._published = 0
+        self._task_done: dict[int, anyio.Event] = {}
+        self._settled: dict[str, anyio.Event] = {}
+        self._followers: list[tuple[str, anyio.abc.ObjectSendStream[Live]]] = []
+        self.broken: BaseException | None = None
+
+    # ------------------------------------------------------------------ reading the head
+
+    def conversation(self, conversation_id: str) -> ConversationHead:
+        conv = self.convs.get(conversation_id)
+        if conv is None:
+            conv = self.convs[conversation_id] = ConversationHead(conversation_id, context_loaded=True)
+        return conv
+
+    def new_task_id(self) -> int:
+        tid = self.next_task_id
+        self.next_task_id += 1
+        return tid
+
+    def change(self) -> Change:
+        return Change(self)
+
+    async def load_context(self, conversation_id: str) -> list[StoredEntry]:
+        """The model context of a conversation: loaded once (from its last compaction), then kept
+        up to date by the commits of this process."""
+        conv = self.conversation(conversation_id)
+        if not conv.context_loaded:
+            start = conv.compaction.entry.first_kept_seq if conv.compaction else 1  # type: ignore[union-attr]
+            rows = await self.storage.get_entries(conversation_id, start, conv.last_seq)
+            if not conv.context_loaded:  # another task may have loaded it meanwhile
+                keep = [e for e in rows if in_context(e.entry) and not isinstance(e.entry, CompactionEntry)]
+                conv.context = keep + [e for e in conv.context if e.seq > conv.last_seq]
+                conv.context_loaded = True
+        return conv.context
+
+    # ------------------------------------------------------------------ the commit line
+
+    async def commit(self, change: Change) -> None:
+        """Apply `change` to the head and make it durable. If cancelled after this call started,
+        the commit still completes (the store shields it); observers see it either way."""
+        if self.broken is not None:
+            raise self.broken
+        for task in change._tasks.values():
+            change.batch.tasks.append(task)
+        change.batch.live.update(change._live)
+        self._apply_to_head(change)
+        self._issued += 1
+        number = self._issued
+        try:
+            await self.storage.commit(change.batch)
+        except BaseException as exc:
+            # The head already holds this change; the store refused it. Later changes were built
+            # on it, so the head can no longer be trusted: stop committing until reopened.
+            if self.broken is None:
+                self.broken = exc
+            self._durable[number] = None  # type: ignore[assignment]
+            self._publish()
+            raise
+        self._durable[number] = change
+        self._publish()
+
+    def _apply_to_head(self, change: Change) -> None:
+        for task in change._tasks.values():
+            if task.terminal:
+                self.tasks.pop(task.id, None)
+            else:
+                self.tasks[task.id] = task
+        for stored in change.batch.entries:
+            conv = self.conversation(stored.conversation_id)
+            conv.last_seq = max(conv.last_seq, stored.seq)
+            entry = stored.entry
+            if isinstance(entry, CompactionEntry):
+                conv.compaction = stored
+                conv.context = [e for e in conv.context if e.seq >= entry.first_kept_seq]
+            elif in_context(entry):
+                conv.context.append(stored)
+        for sub in change.batch.submissions:
+            queued = self.conversation(sub.conversation_id).queued
+            if sub.settled:
+                self.submissions.pop(sub.id, None)
+            else:
+                self.submissions[sub.id] = sub
+            if sub.settled or sub.task_id is not None:
+                if sub.id in queued:
+                    queued.remove(sub.id)
+            elif sub.id not in queued:
+                queued.append(sub.id)
+        for cid, live in change._live.items():
+            self.conversation(cid).live = live
+
+    def _publish(self) -> None:
+        while self._published + 1 in self._durable:
+            self._published += 1
+            change = self._durable.pop(self._published)
+            if change is None:
+                continue
+            self.commit_count += 1
+            for task in change.batch.tasks:
+                if task.terminal:
+                    event = self._task_done.pop(task.id, None)
+                    if event is not None:
+                        event.set()
+            for sub in change.batch.submissions:
+                if sub.settled:
+                    event = self._settled.pop(sub.id, None)
+                    if event is not None:
+                        event.set()
+            for cid, live in change.batch.live.items():
+                self.conversation(cid).committed_live = live
+                for follow_cid, stream in list(self._followers):
+                    if follow_cid == cid:
+                        try:
+                            stream.send_nowait(live)
+                        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                            self._followers.remove((follow_cid, stream))
+
+    # ------------------------------------------------------------------ observing
+
+    def task_done_event(self, task_id: int) -> anyio.Event:
+        event = self._task_done.get(task_id)
+        if event is None:
+            event = self._task_done[task_id] = anyio.Event()
+            if task_id not in self.tasks:
+                event.set()
+        return event
+
+    def settled_event(self, submission_id: str) -> anyio.Event:
+        event = self._settled.get(submission_id)
+        if event is None:
+            event = self._settled[submission_id] = anyio.Event()
+            if submission_id not in self.submissions:
+                event.set()
+        return event
+
+    async def follow(self, conversation_id: str) -> AsyncIterator[Live]:
+        send, receive = anyio.create_memory_object_stream[Live](math.inf)
+        entry = (conversation_id, send)
+        self._followers.append(entry)
+        try:
+            async with receive:
+                async for live in receive:
+                    yield live
+        finally:
+            if entry in self._followers:
+                self._followers.remove(entry)
+            send.close()
+
+    def close_followers(self) -> None:
+        for _, stream in self._followers:
+            stream.close()
+        self._followers.clear()

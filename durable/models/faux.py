@@ -1,0 +1,257 @@
+"""A scripted model for tests, the demo and users' own crash tests. No network, no key.
+
+`FauxModel(script)` answers each request (a `stream` call, or a deferred `submit`) with the next
+step of its script:
+
+- `reply("text")`, `reply("", tool_calls=[call("lookup", {"q": 1})])`: a streamed answer;
+- `error("Rate limited", kind="rate_limit", status_code=429, retry_after=2)`: a provider error,
+  raised after `partial` text was streamed (if any);
+- `error_stop("message")`: a final message with stop reason "error";
+- `hang("partial text")`: streams the text, then never answers (until cancelled);
+- any callable `f(request) -> step`: decides from the request it sees.
+
+Text is streamed in tokens of `token_size` characters at `tokens_per_second` (None: as fast as
+possible). In deferred mode (`deferred=True`) a step is bound to a job at `submit`; `fetch`
+returns `StillRunning(poll_after)` until the job has been fetched `polls` times, then its final
+message (a `hang` step makes `fetch` itself hang; an `error` step makes `fetch` raise).
+
+It records what a crash test needs: every request, the number of stream calls, submitted,
+fetched and cancelled jobs. `request_started` lets a test wait for the n-th request.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any, Union
+
+import anyio
+from attrs import frozen
+
+from ..records import ToolCall, Usage
+from .protocol import (
+    DeferredHandle,
+    FetchResult,
+    FinalMessage,
+    ModelError,
+    ModelRequest,
+    StillRunning,
+    StreamEvent,
+    TextDelta,
+    ToolCallEvent,
+    UsageEvent,
+)
+
+
+@frozen
+class Reply:
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    stop_reason: str = ""  # "" = derived: tool_use when there are calls, else stop
+    usage: Usage | None = None
+
+
+@frozen
+class Error:
+    message: str
+    kind: str = "server"
+    status_code: int | None = None
+    retry_after: float | None = None
+    partial: str = ""
+
+
+@frozen
+class ErrorStop:
+    message: str
+    partial: str = ""
+
+
+@frozen
+class Hang:
+    partial: str = ""
+
+
+Step = Union[Reply, Error, ErrorStop, Hang, Callable[[ModelRequest], Any]]
+
+_call_counter = iter(range(1, 1 << 62))
+
+
+def reply(text: str = "", *, tool_calls: Sequence[ToolCall] = (), stop_reason: str = "", usage: Usage | None = None) -> Reply:
+    return Reply(text, tuple(tool_calls), stop_reason, usage)
+
+
+def call(name: str, arguments: Any = None, *, id: str | None = None, raw: str | None = None) -> ToolCall:
+    """A tool call; `raw` gives the exact argument text (for invalid JSON)."""
+    text = raw if raw is not None else json.dumps(arguments if arguments is not None else {})
+    return ToolCall(id or f"call_{next(_call_counter)}", name, text)
+
+
+def error(message: str, *, kind: str = "server", status_code: int | None = None,
+          retry_after: float | None = None, partial: str = "") -> Error:
+    return Error(message, kind, status_code, retry_after, partial)
+
+
+def error_stop(message: str, *, partial: str = "") -> ErrorStop:
+    return ErrorStop(message, partial)
+
+
+def hang(partial: str = "") -> Hang:
+    return Hang(partial)
+
+
+@frozen
+class _Job:
+    step: Any
+    fetches_needed: int
+
+
+class FauxModel:
+    """See the module docstring. `deferred=True` makes the harness use submit/fetch/cancel."""
+
+    def __init__(
+        self,
+        script: Sequence[Step] = (),
+        *,
+        tokens_per_second: float | None = None,
+        token_size: int = 4,
+        deferred: bool = False,
+        poll_after: float = 1.0,
+        polls: int = 1,
+        name: str = "faux",
+        context_window: int = 200_000,
+    ) -> None:
+        self.script: list[Step] = list(script)
+        self.tokens_per_second = tokens_per_second
+        self.token_size = max(1, token_size)
+        self.deferred = deferred
+        self.poll_after = poll_after
+        self.polls = max(1, polls)
+        self.name = name
+        self.context_window = context_window
+        self.requests: list[ModelRequest] = []
+        self.stream_calls = 0
+        self.submitted: list[str] = []
+        self.fetches: list[str] = []
+        self.cancelled: list[str] = []
+        self._jobs: dict[str, _Job] = {}
+        self._fetch_counts: dict[str, int] = {}
+        self._next = 0
+        self._request_event = anyio.Event()
+
+    # ------------------------------------------------------------------ scripting
+
+    def add(self, *steps: Step) -> None:
+        self.script.extend(steps)
+
+    @property
+    def calls(self) -> int:
+        return len(self.requests)
+
+    async def wait_for_requests(self, n: int) -> ModelRequest:
+        """Wait until at least `n` requests were made; return the n-th."""
+        while len(self.requests) < n:
+            await self._request_event.wait()
+        return self.requests[n - 1]
+
+    def _take(self, request: ModelRequest) -> Any:
+        self.requests.append(request)
+        self._request_event.set()
+        self._request_event = anyio.Event()
+        if self._next >= len(self.script):
+            raise ModelError(
+                f"The faux model's script has no step left for request {len(self.requests)}",
+                kind="invalid_request", provider="faux",
+            )
+        step = self.script[self._next]
+        self._next += 1
+        while callable(step) and not isinstance(step, (Reply, Error, ErrorStop, Hang)):
+            step = step(request)
+        return step
+
+    # ------------------------------------------------------------------ streaming
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        self.stream_calls += 1
+        step = self._take(request)
+        async for event in self._play(step):
+            yield event
+
+    async def _play(self, step: Any) -> AsyncIterator[StreamEvent]:
+        text = step.text if isinstance(step, Reply) else step.partial
+        for chunk in self._chunks(text):
+            if self.tokens_per_second:
+                await anyio.sleep(1 / self.tokens_per_second)
+            else:
+                await anyio.lowlevel.checkpoint()
+            yield TextDelta(chunk)
+        if isinstance(step, Hang):
+            await anyio.sleep_forever()
+        if isinstance(step, Error):
+            raise ModelError(step.message, kind=step.kind, provider="faux",  # type: ignore[arg-type]
+                             status_code=step.status_code, retry_after=step.retry_after)
+        usage = self._usage(step, text)
+        if isinstance(step, ErrorStop):
+            yield UsageEvent(usage)
+            yield FinalMessage(text, "error", usage=usage, error=step.message)
+            return
+        for tc in step.tool_calls:
+            yield ToolCallEvent(tc)
+        yield UsageEvent(usage)
+        stop = step.stop_reason or ("tool_use" if step.tool_calls else "stop")
+        yield FinalMessage(text, stop, step.tool_calls, usage)  # type: ignore[arg-type]
+
+    def _chunks(self, text: str) -> list[str]:
+        return [text[i:i + self.token_size] for i in range(0, len(text), self.token_size)]
+
+    def _usage(self, step: Any, text: str) -> Usage:
+        if isinstance(step, Reply) and step.usage is not None:
+            return step.usage
+        out = len(self._chunks(text)) + sum(len(tc.arguments) // 4 + 1 for tc in getattr(step, "tool_calls", ()))
+        return Usage(input_tokens=10, output_tokens=out)
+
+    # ------------------------------------------------------------------ deferred
+
+    async def submit(self, request: ModelRequest) -> DeferredHandle:
+        step = self._take(request)
+        handle = f"faux-job-{len(self.submitted) + 1}"
+        self.submitted.append(handle)
+        self._jobs[handle] = _Job(step, self.polls)
+        await anyio.lowlevel.checkpoint()
+        return DeferredHandle(handle, self.poll_after)
+
+    async def fetch(self, handle: str) -> FetchResult:
+        self.fetches.append(handle)
+        job = self._jobs.get(handle)
+        if job is None:
+            raise ModelError(f"No faux job {handle}", kind="invalid_request", provider="faux", status_code=404)
+        if handle in self.cancelled:
+            raise ModelError(f"Faux job {handle} was cancelled", kind="invalid_request", provider="faux")
+        count = self._fetch_counts[handle] = self._fetch_counts.get(handle, 0) + 1
+        if isinstance(job.step, Hang):
+            await anyio.sleep_forever()
+        if count < job.fetches_needed:
+            await anyio.lowlevel.checkpoint()
+            return StillRunning(self.poll_after)
+        final: FinalMessage | None = None
+        async for event in self._play(job.step):
+            if isinstance(event, FinalMessage):
+                final = event
+        assert final is not None
+        return final
+
+    async def cancel(self, handle: str) -> None:
+        self.cancelled.append(handle)
+        await anyio.lowlevel.checkpoint()
+
+
+class HangingCancel(FauxModel):
+    """A faux model whose `cancel` never returns (for abort-handler crash tests)."""
+
+    async def cancel(self, handle: str) -> None:
+        self.cancelled.append(handle)
+        await anyio.sleep_forever()
+
+
+__all__ = ["FauxModel", "HangingCancel", "Reply", "Error", "ErrorStop", "Hang", "reply", "call",
+           "error", "error_stop", "hang"]
+

@@ -1,0 +1,85 @@
+"""Settings of a harness, with their defaults. Plain frozen values; `attrs.evolve` to change.
+
+| setting | default | meaning |
+|---|---|---|
+| `retry.enabled` | True | retry failed model attempts at all |
+| `retry.max_retries` | 3 | retries after the first attempt (attempts <= max_retries + 1) |
+| `retry.base_delay` | 1.0 s | delay before retry n is base_delay * 2**(n-1) ... |
+| `retry.max_delay` | 60.0 s | ... capped here, raised to the provider's retry-after |
+| `restart_limit` | 3 | a task cut off this many times in a row is not run again |
+| `progress.persist_within` | 0.1 s | partial text is committed at most this often (0 = every delta) |
+| `progress.output_interval` | 0.1 s | tool output is committed at most this often (0 = every call) |
+| `stream.deferred` | False | ask the model for a background job instead of a stream |
+| `stream.stream_silence` | None | seconds without a stream event before the attempt times out |
+| `client_tool_timeout` | 300 s | how long a client tool may take, from its stored start |
+| `compaction.threshold` | 0.8 | compact before a request whose context passes this share of the window |
+| `compaction.keep_last` | 4 | entries kept verbatim after a compaction |
+| `system_prompt` | "You are a helpful assistant." | |
+| `when_busy` | "queue" | default for inputs submitted while a run is active |
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from attrs import field, frozen
+
+WhenBusy = Literal["queue", "interrupt", "reject"]
+
+
+@frozen
+class RetryPolicy:
+    enabled: bool = True
+    max_retries: int = 3
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds to wait after failed attempt `attempt` (1-based)."""
+        d = min(self.base_delay * 2 ** (attempt - 1), self.max_delay)
+        if retry_after is not None and retry_after > d:
+            d = retry_after
+        return d
+
+    def allows_another(self, attempt: int) -> bool:
+        return self.enabled and attempt < self.max_retries + 1
+
+
+@frozen
+class Progress:
+    persist_within: float = 0.1
+    output_interval: float = 0.1
+
+
+@frozen
+class StreamSettings:
+    deferred: bool = False
+    stream_silence: float | None = None
+
+
+@frozen
+class Compaction:
+    enabled: bool = True
+    threshold: float = 0.8
+    keep_last: int = 4
+
+
+@frozen
+class Settings:
+    retry: RetryPolicy = field(factory=RetryPolicy)
+    restart_limit: int = 3
+    progress: Progress = field(factory=Progress)
+    stream: StreamSettings = field(factory=StreamSettings)
+    client_tool_timeout: float = 300.0
+    compaction: Compaction = field(factory=Compaction)
+    system_prompt: str = "You are a helpful assistant."
+    when_busy: WhenBusy = "queue"
+    model_options: dict = field(factory=dict)
+
+    def __attrs_post_init__(self) -> None:
+        if self.restart_limit < 1:
+            raise ValueError(f"restart_limit must be at least 1, not {self.restart_limit}")
+        if self.retry.max_retries < 0:
+            raise ValueError(f"retry.max_retries must be >= 0, not {self.retry.max_retries}")
+        if self.when_busy not in ("queue", "interrupt", "reject"):
+            raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {self.when_busy!r}")

@@ -1,0 +1,90 @@
+"""Runs: a generation answering a set of inputs, from the commit that starts it to the one
+that settles it.
+
+`begin_run` places the inputs (user entries, submissions bound to the task) and creates the
+generation task, in the caller's change. `end_run` settles every input of the run exactly once,
+ends the task, resets the live document and, in the same commit, begins the next run for inputs
+queued meanwhile. `close_calls` gives every tool call of an unfinished round exactly one result
+when a run ends early (abort, interrupt, restart limit).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from ..engine.harness import Runtime
+from ..engine.session import Change
+from ..records import (
+    Aborted,
+    Answered,
+    Diagnostic,
+    GenerationInput,
+    Outcome,
+    Prepare,
+    Run,
+    RunFailure,
+    Submission,
+    Task,
+    Terminal,
+    ToolProgress,
+    ToolResultEntry,
+    ToolRound,
+    Unanswered,
+    UserEntry,
+)
+
+
+def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Submission]) -> Task:
+    ids = tuple(s.id for s in subs)
+    task = rt.new_task(change, conversation_id=conversation_id, kind="generation",
+                       input=GenerationInput(ids), checkpoint=Prepare(1))
+    for sub in subs:
+        seq = change.append(conversation_id, UserEntry(sub.text, sub.id))
+        change.put_submission(attrs.evolve(sub, seq=seq, task_id=task.id))
+    change.edit_live(conversation_id, run=Run(task.id, ids), generation=None, tools=(), run_failure=None)
+    return task
+
+
+def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason: str | None = None,
+            detail: str = "") -> None:
+    """Settle the run of generation `task`: `reason` None means answered (done)."""
+    cid = task.conversation_id
+    assert isinstance(task.input, GenerationInput)
+    status = Answered() if reason is None else Unanswered(reason, detail)
+    first = None
+    for sid in task.input.submission_ids:
+        sub = rt.session.submissions.get(sid)
+        if sub is not None:
+            first = first if first is not None else sub.text
+            change.put_submission(attrs.evolve(sub, status=status))
+    change.put_task(attrs.evolve(task, state=Terminal(outcome)), progress=False)
+    failure = None if reason is None else RunFailure(task.id, task.input.submission_ids, reason, detail, first)
+    change.edit_live(cid, run=None, generation=None, tools=(), run_failure=failure)
+    queued = [rt.session.submissions[s] for s in rt.session.conversation(cid).queued if s in rt.session.submissions]
+    if queued:
+        begin_run(rt, change, cid, queued)
+
+
+async def close_calls(rt: Runtime, change: Change, task: Task, text: str, code: str) -> list[int]:
+    """Answer every call of `task`'s unfinished tool round: ended tools with their result, the
+    others with an error result `text` (keeping committed partial output). Their runners are
+    cancelled first, so nothing else commits for them. Returns the ids of tool tasks ended here."""
+    phase = task.checkpoint
+    if not isinstance(phase, ToolRound):
+        return []
+    for tid in phase.pending:
+        await rt.cancel_runner(tid)
+    ended = []
+    for call, tid in zip(phase.calls, phase.pending):
+        child = rt.session.tasks.get(tid) or await rt.session.storage.get_task(tid)
+        progress = child.checkpoint if child is not None and isinstance(child.checkpoint, ToolProgress) else ToolProgress()
+        result = progress.result
+        if result is None:
+            content = text + (f"\nPartial output:\n{progress.output}" if progress.output else "")
+            result = ToolResultEntry(call.id, call.name, content, True, (Diagnostic("error", code, text),))
+            if child is not None and not child.terminal:
+                change.put_task(attrs.evolve(child, state=Terminal(Aborted()),
+                                             checkpoint=attrs.evolve(progress, result=result)))
+                ended.append(tid)
+        change.append(task.conversation_id, result)
+    return ended
