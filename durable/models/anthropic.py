@@ -1,0 +1,361 @@
+"""Anthropic behind the model protocol: Messages streaming, and Message Batches for deferred mode.
+
+Owns the conversion of conversation records to Anthropic messages and of the Messages stream
+back to protocol events. Invariants:
+- `stream` yields text deltas, each tool call once its `input_json_delta`s are complete, and
+  `UsageEvent`s, and ends with exactly one `FinalMessage`; a stream that ends before its
+  `message_delta` stop reason raises `ModelError(kind="connection")`. Usage is cumulative: each
+  `UsageEvent` replaces the one before (one when the message starts, with the input tokens; one
+  with the total just before the final message).
+- Every provider failure, including an `error` event inside a stream, leaves as a classified
+  `ModelError` without the API key in it.
+- The SDK never retries (`max_retries=0`): the harness owns retries.
+- The `anthropic` package is imported when a model is constructed, never when `durable` or
+  `durable.models` is imported.
+- Consecutive user-side entries (tool results, user text, a summary) become one user message,
+  tool results first as the API requires after a `tool_use` turn.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any, AsyncIterator
+
+from ..records import AssistantEntry, CompactionEntry, Entry, ToolCall, ToolResultEntry, Usage, UserEntry
+from .errors import END, AttemptGuard, MissingCredentials, classify_status, close_quietly
+from .protocol import (
+    DeferredHandle,
+    FetchResult,
+    FinalMessage,
+    ModelError,
+    ModelRequest,
+    StillRunning,
+    StreamEvent,
+    TextDelta,
+    ToolCallEvent,
+    UsageEvent,
+)
+
+__all__ = ["AnthropicModel", "anthropic_messages", "batch_custom_id"]
+
+PROVIDER = "anthropic"
+SUMMARY_PREFIX = "Summary of the conversation so far:\n"
+
+_STOP = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",
+    "tool_use": "tool_use",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+}
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    """A field of an SDK model or of a plain dict (SDK objects are built without validation)."""
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _plain(obj: Any) -> Any:
+    """An SDK model as plain data (for error bodies)."""
+    dump = getattr(obj, "model_dump", None)
+    return dump() if callable(dump) else obj
+
+
+def _tool_input(arguments: str) -> dict[str, Any]:
+    """A tool call's JSON arguments as the object Anthropic wants; arguments that are not a
+    JSON object (invalid, truncated, empty) are sent as `{}`."""
+    try:
+        value = json.loads(arguments)
+    except (TypeError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def batch_custom_id(key: str) -> str:
+    """A request key as a batch `custom_id` (1-64 of `[A-Za-z0-9_-]`)."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", key)[:64] or "request"
+
+
+# --------------------------------------------------------------------------- records -> wire
+
+
+def anthropic_messages(messages: tuple[Entry, ...]) -> list[dict[str, Any]]:
+    """The Messages API `messages` for a conversation."""
+    out: list[dict[str, Any]] = []
+    user_blocks: list[dict[str, Any]] = []
+
+    def flush_user() -> None:
+        if not user_blocks:
+            return
+        if len(user_blocks) == 1 and user_blocks[0]["type"] == "text":
+            out.append({"role": "user", "content": user_blocks[0]["text"]})
+        else:
+            out.append({"role": "user", "content": list(user_blocks)})
+        user_blocks.clear()
+
+    for entry in messages:
+        if isinstance(entry, UserEntry):
+            user_blocks.append({"type": "text", "text": entry.text})
+        elif isinstance(entry, CompactionEntry):
+            user_blocks.append({"type": "text", "text": SUMMARY_PREFIX + entry.summary})
+        elif isinstance(entry, ToolResultEntry):
+            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": entry.call_id,
+                                     "is_error": entry.is_error}
+            if entry.content:
+                block["content"] = entry.content
+            user_blocks.append(block)
+        elif isinstance(entry, AssistantEntry):
+            content: list[dict[str, Any]] = [{"type": "text", "text": entry.text}] if entry.text else []
+            content += [
+                {"type": "tool_use", "id": c.id, "name": c.name, "input": _tool_input(c.arguments)}
+                for c in entry.tool_calls
+            ]
+            if content:  # the API refuses an assistant message without content
+                flush_user()
+                out.append({"role": "assistant", "content": content})
+    flush_user()
+    return out
+
+
+# --------------------------------------------------------------------------- wire -> records
+
+
+_INPUT_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+def _usage(usage: Any, seen: dict[str, int] | None = None) -> Usage:
+    """Total input (uncached, cache writes and cache reads) and output tokens. The counts are
+    cumulative: with `seen`, each field the provider reports replaces the one seen before and a
+    field it leaves out (a `message_delta` often does) keeps its earlier value."""
+    seen = {} if seen is None else seen
+    for name in (*_INPUT_FIELDS, "output_tokens"):
+        value = _get(usage, name)
+        if value is not None:
+            seen[name] = value
+    return Usage(sum(seen.get(f, 0) for f in _INPUT_FIELDS), seen.get("output_tokens", 0))
+
+
+def _final(text: str, stop_reason: str | None, calls: tuple[ToolCall, ...], usage: Usage) -> FinalMessage:
+    stop = _STOP.get(stop_reason or "")
+    if stop is None:
+        what = "refused to answer" if stop_reason == "refusal" else f"stopped the response: {stop_reason}"
+        return FinalMessage(text, "error", calls, usage, error=f"Anthropic {what}")
+    return FinalMessage(text, stop, calls, usage)  # type: ignore[arg-type]
+
+
+def _message_final(message: Any) -> FinalMessage:
+    """The final message of a complete (batch) Message."""
+    text: list[str] = []
+    calls: list[ToolCall] = []
+    for block in _get(message, "content") or []:
+        if _get(block, "type") == "text":
+            text.append(_get(block, "text") or "")
+        elif _get(block, "type") == "tool_use":
+            calls.append(ToolCall(_get(block, "id"), _get(block, "name"), json.dumps(_get(block, "input") or {})))
+    return _final("".join(text), _get(message, "stop_reason"), tuple(calls), _usage(_get(message, "usage")))
+
+
+# --------------------------------------------------------------------------- the model
+
+
+class AnthropicModel:
+    """An Anthropic model through the Messages API. `deferred=True` answers through Message
+    Batches of one request each: `submit`, `fetch`, `cancel`.
+
+    The key comes from `api_key=` or `ANTHROPIC_API_KEY`, the endpoint from `base_url=` or
+    `ANTHROPIC_BASE_URL`. Without a key the constructor raises `MissingCredentials`.
+
+    `stream_silence`: seconds without any event from the provider before the attempt fails with
+    `ModelError(kind="timeout")`. `request_timeout`: seconds for a whole attempt (a stream, a
+    submit, a fetch or a cancel). `max_tokens` (required by the API) and `temperature` are
+    defaults that `request.options` overrides, as it does `model`.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        context_window: int = 200_000,
+        max_tokens: int = 8192,
+        temperature: float | None = None,
+        deferred: bool = False,
+        stream_silence: float | None = None,
+        request_timeout: float | None = None,
+        poll_interval: float = 10.0,
+    ) -> None:
+        key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise MissingCredentials("Anthropic needs an API key: set ANTHROPIC_API_KEY or pass api_key=")
+        from anthropic import AsyncAnthropic  # lazy: importing durable must not import the SDK
+
+        self.model = model
+        self.name = f"anthropic:{model}"
+        self.context_window = context_window
+        self.deferred = deferred
+        self.stream_silence = stream_silence
+        self.request_timeout = request_timeout
+        self.poll_interval = poll_interval
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self._api_key = key
+        self._client = AsyncAnthropic(
+            api_key=key,
+            base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
+            max_retries=0,
+            **({"timeout": request_timeout} if request_timeout is not None else {}),
+        )
+
+    def __repr__(self) -> str:
+        return f"AnthropicModel({self.model!r}, deferred={self.deferred!r})"
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections of this model."""
+        await close_quietly(self._client)
+
+    def _guard(self, *, silence: bool = True) -> AttemptGuard:
+        return AttemptGuard(PROVIDER, api_key=self._api_key, request_timeout=self.request_timeout,
+                            stream_silence=self.stream_silence if silence else None)
+
+    def _params(self, request: ModelRequest) -> dict[str, Any]:
+        o = request.options
+        params: dict[str, Any] = {
+            "model": o.get("model") or self.model,
+            "max_tokens": o.get("max_tokens") or self.max_tokens,
+            "messages": anthropic_messages(request.messages),
+        }
+        if request.system:
+            params["system"] = request.system
+        if request.tools:
+            params["tools"] = [
+                {"name": t.name, "description": t.description, "input_schema": t.parameters}
+                for t in request.tools
+            ]
+        temperature = o.get("temperature", self.temperature)
+        if temperature is not None:
+            params["temperature"] = temperature
+        return params
+
+    def _create_kwargs(self, params: dict[str, Any]) -> dict[str, Any]:
+        """`messages.create` arguments: this SDK version has no `temperature` argument, so it
+        travels in `extra_body` (the wire field is the same)."""
+        kwargs = dict(params)
+        if "temperature" in kwargs:
+            kwargs["extra_body"] = {"temperature": kwargs.pop("temperature")}
+        return kwargs
+
+    # ------------------------------------------------------------------ streaming
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Stream one response. Ends with one `FinalMessage` or raises `ModelError`. If the
+        consumer closes it early or is cancelled, the HTTP response is closed. `ping` events do
+        not count against `stream_silence` (the SDK drops them): a model that only pings for
+        that long times out."""
+        guard = self._guard()
+        kwargs = self._create_kwargs({**self._params(request), "stream": True})
+        stream = await guard.call(lambda: self._client.messages.create(**kwargs))
+        text: list[str] = []
+        calls: list[ToolCall] = []
+        tools: dict[int, dict[str, Any]] = {}  # content block index -> tool_use being streamed
+        usage = Usage()
+        counts: dict[str, int] = {}  # the cumulative usage fields reported so far
+        stop_reason: str | None = None
+        try:
+            while (event := await guard.next(stream)) is not END:
+                kind = _get(event, "type")
+                if kind == "message_start":
+                    usage = _usage(_get(_get(event, "message"), "usage"), counts)
+                    yield UsageEvent(usage)  # the input is charged even if the answer is cut off
+                elif kind == "content_block_start":
+                    block = _get(event, "content_block")
+                    if _get(block, "type") == "tool_use":
+                        tools[_get(event, "index")] = {"id": _get(block, "id"), "name": _get(block, "name"),
+                                                       "input": _get(block, "input"), "json": []}
+                elif kind == "content_block_delta":
+                    delta = _get(event, "delta")
+                    if _get(delta, "type") == "text_delta" and _get(delta, "text"):
+                        text.append(_get(delta, "text"))
+                        yield TextDelta(_get(delta, "text"))
+                    elif _get(delta, "type") == "input_json_delta" and _get(event, "index") in tools:
+                        tools[_get(event, "index")]["json"].append(_get(delta, "partial_json") or "")
+                elif kind == "content_block_stop" and _get(event, "index") in tools:
+                    tool = tools.pop(_get(event, "index"))
+                    arguments = "".join(tool["json"]) or json.dumps(tool["input"] or {})
+                    calls.append(ToolCall(tool["id"], tool["name"], arguments))
+                    yield ToolCallEvent(calls[-1])
+                elif kind == "message_delta":
+                    stop_reason = _get(_get(event, "delta"), "stop_reason") or stop_reason
+                    usage = _usage(_get(event, "usage"), counts)
+        finally:
+            await close_quietly(stream)
+        if stop_reason is None:
+            raise ModelError("The Anthropic stream ended before the response was complete",
+                             kind="connection", provider=PROVIDER)
+        yield UsageEvent(usage)
+        yield _final("".join(text), stop_reason, tuple(calls), usage)
+
+    # ------------------------------------------------------------------ deferred (message batches)
+
+    async def submit(self, request: ModelRequest) -> DeferredHandle:
+        """Start a Message Batch holding this one request, with `custom_id` derived from
+        `request.key` (see `batch_custom_id`). Returns the batch id as the handle."""
+        requests = [{"custom_id": batch_custom_id(request.key), "params": self._params(request)}]
+        batch = await self._guard(silence=False).call(lambda: self._client.messages.batches.create(requests=requests))
+        return DeferredHandle(_get(batch, "id"), poll_after=self.poll_interval)
+
+    async def fetch(self, handle: str) -> FetchResult:
+        """Processing (or canceling): `StillRunning`. Ended: the request's result, read from
+        the batch results — succeeded gives its `FinalMessage`; errored raises the classified
+        `ModelError`; canceled raises `ModelError(kind="unknown")` (cancelled on purpose, not
+        retried); expired raises `ModelError(kind="timeout")` (not processed in time; a new
+        attempt may succeed)."""
+        guard = self._guard(silence=False)
+        batch = await guard.call(lambda: self._client.messages.batches.retrieve(handle))
+        if _get(batch, "processing_status") != "ended":
+            return StillRunning(poll_after=self.poll_interval)
+        results = await guard.call(lambda: self._client.messages.batches.results(handle))
+        entry: Any = END
+        try:  # a batch of one request has one result line; reading to the end frees the stream
+            while (line := await guard.next(results)) is not END:
+                entry = line if entry is END else entry
+        finally:
+            await close_quietly(results)
+        if entry is END:
+            raise ModelError(f"The Anthropic batch {handle} ended without a result", kind="server",
+                             provider=PROVIDER, raw={"id": handle})
+        result = _get(entry, "result")
+        kind = _get(result, "type")
+        if kind == "succeeded":
+            return _message_final(_get(result, "message"))
+        if kind == "errored":
+            raise classify_status(None, _plain(_get(result, "error")), provider=PROVIDER,
+                                  api_key=self._api_key, default="server")
+        if kind == "expired":
+            raise ModelError(f"The Anthropic batch {handle} expired before it was processed",
+                             kind="timeout", provider=PROVIDER, raw={"id": handle, "result": kind})
+        raise ModelError(f"The Anthropic batch {handle} was {kind}", kind="unknown", provider=PROVIDER,
+                         raw={"id": handle, "result": kind})
+
+    async def cancel(self, handle: str) -> None:
+        """Cancel a batch. A batch that already ended or is unknown (HTTP 400, 404 or 409) is
+        not an error; other failures raise `ModelError`."""
+        try:
+            await self._guard(silence=False).call(lambda: self._client.messages.batches.cancel(handle))
+        except ModelError as error:
+            if error.status_code in (400, 404, 409):
+                return
+            raise
+
+    async def find(self, key: str) -> str | None:
+        """The handle of the batch submitted for `key`, if it can be found.
+
+        Batches carry no metadata and their `custom_id`s are only readable from the results of
+        an ended batch, so a running batch cannot be matched to a key: this always returns None.
+        A batch whose handle was never committed is left to expire at the provider (24 h)."""
+        return None

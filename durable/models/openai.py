@@ -1,0 +1,408 @@
+"""OpenAI behind the model protocol: the Responses API (streaming, and background jobs for
+deferred mode) and Chat Completions (streaming, for OpenAI-compatible servers such as Ollama or
+vLLM through `base_url`).
+
+Owns the conversion of conversation records to both wire formats and of their stream events
+back to protocol events. Invariants:
+- `stream` yields text deltas, complete tool calls, one `UsageEvent` (the response's total:
+  OpenAI reports usage only at the end) and ends with exactly one `FinalMessage`; a stream that
+  ends without its terminal event raises `ModelError(kind="connection")`.
+- Every provider failure leaves as a classified `ModelError` without the API key in it.
+- The SDK never retries (`max_retries=0`): the harness owns retries.
+- The `openai` package is imported when a model is constructed, never when `durable` or
+  `durable.models` is imported.
+- Entries are sent as given: the harness decides which entries are in `request.messages`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, AsyncIterator, Literal
+
+import attrs
+
+from ..records import AssistantEntry, CompactionEntry, Entry, ToolCall, ToolResultEntry, Usage, UserEntry
+from .errors import END, AttemptGuard, MissingCredentials, classify_status, close_quietly
+from .protocol import (
+    DeferredHandle,
+    FetchResult,
+    FinalMessage,
+    ModelError,
+    ModelRequest,
+    StillRunning,
+    StreamEvent,
+    TextDelta,
+    ToolCallEvent,
+    ToolSpec,
+    UsageEvent,
+)
+
+__all__ = ["OpenAIModel", "chat_messages", "responses_input"]
+
+PROVIDER = "openai"
+SUMMARY_PREFIX = "Summary of the conversation so far:\n"
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    """A field of an SDK model or of a plain dict (SDK objects are built without validation)."""
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _arguments(text: str | None) -> str:
+    """Raw JSON arguments; a tool called without arguments gets "{}" rather than ""."""
+    return text if text and text.strip() else "{}"
+
+
+# --------------------------------------------------------------------------- records -> wire
+
+
+def responses_input(messages: tuple[Entry, ...]) -> list[dict[str, Any]]:
+    """The Responses API `input` items for a conversation."""
+    items: list[dict[str, Any]] = []
+    for entry in messages:
+        if isinstance(entry, UserEntry):
+            items.append({"role": "user", "content": entry.text})
+        elif isinstance(entry, CompactionEntry):
+            items.append({"role": "user", "content": SUMMARY_PREFIX + entry.summary})
+        elif isinstance(entry, AssistantEntry):
+            if entry.text:
+                items.append({"role": "assistant", "content": entry.text})
+            for call in entry.tool_calls:
+                items.append(
+                    {"type": "function_call", "call_id": call.id, "name": call.name,
+                     "arguments": _arguments(call.arguments)}
+                )
+        elif isinstance(entry, ToolResultEntry):
+            items.append({"type": "function_call_output", "call_id": entry.call_id, "output": entry.content})
+    return items
+
+
+def chat_messages(system: str, messages: tuple[Entry, ...]) -> list[dict[str, Any]]:
+    """The Chat Completions `messages` for a system prompt and a conversation."""
+    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    for entry in messages:
+        if isinstance(entry, UserEntry):
+            out.append({"role": "user", "content": entry.text})
+        elif isinstance(entry, CompactionEntry):
+            out.append({"role": "user", "content": SUMMARY_PREFIX + entry.summary})
+        elif isinstance(entry, AssistantEntry):
+            if not entry.text and not entry.tool_calls:
+                continue
+            message: dict[str, Any] = {"role": "assistant", "content": entry.text or None}
+            if entry.tool_calls:
+                message["tool_calls"] = [
+                    {"id": c.id, "type": "function",
+                     "function": {"name": c.name, "arguments": _arguments(c.arguments)}}
+                    for c in entry.tool_calls
+                ]
+            out.append(message)
+        elif isinstance(entry, ToolResultEntry):
+            out.append({"role": "tool", "tool_call_id": entry.call_id, "content": entry.content})
+    return out
+
+
+def _responses_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
+    return [
+        {"type": "function", "name": t.name, "description": t.description, "parameters": t.parameters,
+         "strict": False}
+        for t in tools
+    ]
+
+
+def _chat_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
+    return [
+        {"type": "function",
+         "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+        for t in tools
+    ]
+
+
+# --------------------------------------------------------------------------- wire -> records
+
+
+def _response_message(response: Any, streamed_text: str | None = None) -> FinalMessage:
+    """The final message of a completed or incomplete Responses API response."""
+    text_parts: list[str] = []
+    calls: list[ToolCall] = []
+    for item in _get(response, "output") or []:
+        kind = _get(item, "type")
+        if kind == "message":
+            for part in _get(item, "content") or []:
+                if _get(part, "type") == "output_text":
+                    text_parts.append(_get(part, "text") or "")
+                elif _get(part, "type") == "refusal":
+                    text_parts.append(_get(part, "refusal") or "")
+        elif kind == "function_call":
+            calls.append(ToolCall(_get(item, "call_id") or _get(item, "id") or f"call_{len(calls)}",
+                                  _get(item, "name") or "", _arguments(_get(item, "arguments"))))
+    usage = _get(response, "usage")
+    total = Usage(_get(usage, "input_tokens") or 0, _get(usage, "output_tokens") or 0) if usage else Usage()
+    text = streamed_text if streamed_text else "".join(text_parts)
+    if _get(response, "status") == "incomplete":
+        reason = _get(_get(response, "incomplete_details"), "reason")
+        if reason == "content_filter":
+            return FinalMessage(text, "error", tuple(calls), total,
+                                error="OpenAI stopped the response: content filter")
+        return FinalMessage(text, "length", tuple(calls), total)
+    return FinalMessage(text, "tool_use" if calls else "stop", tuple(calls), total)
+
+
+def _failed(response: Any, api_key: str | None) -> ModelError:
+    """The error of a response whose status is `failed`."""
+    error = _get(response, "error")
+    body = {"code": _get(error, "code"), "message": _get(error, "message") or "The response failed"}
+    return classify_status(None, body, provider=PROVIDER, api_key=api_key, default="server")
+
+
+_CHAT_STOP = {"stop": "stop", "length": "length", "tool_calls": "tool_use", "function_call": "tool_use"}
+
+
+# --------------------------------------------------------------------------- the model
+
+
+class OpenAIModel:
+    """An OpenAI (or OpenAI-compatible) model.
+
+    `api="responses"` streams the Responses API; `api="chat"` streams Chat Completions (use it
+    with `base_url` for Ollama, vLLM and other compatible servers). `deferred=True` (Responses
+    only) answers through background responses: `submit`, `fetch`, `cancel`.
+
+    The key comes from `api_key=` or `OPENAI_API_KEY`, the endpoint from `base_url=` or
+    `OPENAI_BASE_URL`. Without a key the constructor raises `MissingCredentials`; a local
+    server that needs none takes `api_key="not-needed"`.
+
+    `stream_silence`: seconds without any event from the provider before the attempt fails with
+    `ModelError(kind="timeout")`. `request_timeout`: seconds for a whole attempt (a stream, a
+    submit, a fetch or a cancel). `max_tokens` and `temperature` are defaults that
+    `request.options` overrides, as it does `model`.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api: Literal["responses", "chat"] = "responses",
+        api_key: str | None = None,
+        base_url: str | None = None,
+        context_window: int = 128_000,
+        deferred: bool = False,
+        stream_silence: float | None = None,
+        request_timeout: float | None = None,
+        poll_interval: float = 2.0,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> None:
+        if api not in ("responses", "chat"):
+            raise ValueError(f'OpenAIModel api must be "responses" or "chat", not {api!r}')
+        if deferred and api != "responses":
+            raise ValueError('Deferred OpenAI models need api="responses" (background responses)')
+        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        if not key:
+            raise MissingCredentials(
+                "OpenAI needs an API key: set OPENAI_API_KEY or pass api_key= "
+                '(a local server that needs no key accepts api_key="not-needed")'
+            )
+        from openai import AsyncOpenAI  # lazy: importing durable must not import the SDK
+
+        self.model = model
+        self.api = api
+        self.name = f"openai:{model}"
+        self.context_window = context_window
+        self.deferred = deferred
+        self.stream_silence = stream_silence
+        self.request_timeout = request_timeout
+        self.poll_interval = poll_interval
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self._api_key = key
+        self._client = AsyncOpenAI(
+            api_key=key,
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
+            max_retries=0,
+            **({"timeout": request_timeout} if request_timeout is not None else {}),
+        )
+
+    def __repr__(self) -> str:
+        return f"OpenAIModel({self.model!r}, api={self.api!r}, deferred={self.deferred!r})"
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections of this model."""
+        await close_quietly(self._client)
+
+    def _guard(self, *, silence: bool = True) -> AttemptGuard:
+        return AttemptGuard(PROVIDER, api_key=self._api_key, request_timeout=self.request_timeout,
+                            stream_silence=self.stream_silence if silence else None)
+
+    def _options(self, request: ModelRequest) -> tuple[str, int | None, float | None]:
+        o = request.options
+        return (o.get("model") or self.model, o.get("max_tokens", self.max_tokens),
+                o.get("temperature", self.temperature))
+
+    def _responses_params(self, request: ModelRequest) -> dict[str, Any]:
+        model, max_tokens, temperature = self._options(request)
+        params: dict[str, Any] = {"model": model, "input": responses_input(request.messages)}
+        if request.system:
+            params["instructions"] = request.system
+        if request.tools:
+            params["tools"] = _responses_tools(request.tools)
+        if max_tokens is not None:
+            params["max_output_tokens"] = max_tokens
+        if temperature is not None:
+            params["temperature"] = temperature
+        return params
+
+    # ------------------------------------------------------------------ streaming
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Stream one response (an async generator). Ends with one `FinalMessage` or raises
+        `ModelError`. If the consumer closes it early or is cancelled, the HTTP response is
+        closed. Only events count against `stream_silence`: a server that sends nothing else
+        for that long (while a model reasons silently, say) times out."""
+        return self._stream_chat(request) if self.api == "chat" else self._stream_responses(request)
+
+    async def _stream_responses(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        guard = self._guard()
+        params = {**self._responses_params(request), "stream": True}
+        stream = await guard.call(lambda: self._client.responses.create(**params))
+        text: list[str] = []
+        calls: list[ToolCall] = []
+        try:
+            while (event := await guard.next(stream)) is not END:
+                kind = _get(event, "type")
+                if kind in ("response.output_text.delta", "response.refusal.delta"):
+                    delta = _get(event, "delta") or ""
+                    if delta:
+                        text.append(delta)
+                        yield TextDelta(delta)
+                elif kind == "response.output_item.done" and _get(_get(event, "item"), "type") == "function_call":
+                    item = _get(event, "item")
+                    call = ToolCall(_get(item, "call_id") or _get(item, "id") or f"call_{len(calls)}",
+                                    _get(item, "name") or "", _arguments(_get(item, "arguments")))
+                    if call.id not in {c.id for c in calls}:
+                        calls.append(call)
+                        yield ToolCallEvent(call)
+                elif kind in ("response.completed", "response.incomplete"):
+                    final = _response_message(_get(event, "response"), "".join(text))
+                    for call in final.tool_calls:
+                        if call.id not in {c.id for c in calls}:  # a server that sent no output_item.done
+                            calls.append(call)
+                            yield ToolCallEvent(call)
+                    if calls and final.stop_reason == "stop":
+                        final = attrs.evolve(final, stop_reason="tool_use")
+                    yield UsageEvent(final.usage)
+                    yield attrs.evolve(final, tool_calls=tuple(calls))
+                    return
+                elif kind == "response.failed":
+                    raise _failed(_get(event, "response"), self._api_key)
+                elif kind == "error":
+                    body = {"code": _get(event, "code"), "message": _get(event, "message")}
+                    raise classify_status(None, body, provider=PROVIDER, api_key=self._api_key, default="server")
+            raise ModelError("The OpenAI stream ended before the response was complete",
+                             kind="connection", provider=PROVIDER)
+        finally:
+            await close_quietly(stream)
+
+    async def _stream_chat(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        guard = self._guard()
+        model, max_tokens, temperature = self._options(request)
+        params: dict[str, Any] = {
+            "model": model,
+            "messages": chat_messages(request.system, request.messages),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if request.tools:
+            params["tools"] = _chat_tools(request.tools)
+        if max_tokens is not None:
+            params["max_tokens"] = max_tokens
+        if temperature is not None:
+            params["temperature"] = temperature
+        stream = await guard.call(lambda: self._client.chat.completions.create(**params))
+        text: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}
+        usage = Usage()
+        finish: str | None = None
+        try:
+            while (chunk := await guard.next(stream)) is not END:
+                if _get(chunk, "usage"):
+                    u = _get(chunk, "usage")
+                    usage = Usage(_get(u, "prompt_tokens") or 0, _get(u, "completion_tokens") or 0)
+                for choice in _get(chunk, "choices") or []:
+                    delta = _get(choice, "delta")
+                    content = _get(delta, "content")
+                    if content:
+                        text.append(content)
+                        yield TextDelta(content)
+                    for position, part in enumerate(_get(delta, "tool_calls") or []):
+                        index = _get(part, "index")
+                        slot = calls.setdefault(position if index is None else index,
+                                                {"id": None, "name": "", "arguments": []})
+                        slot["id"] = slot["id"] or _get(part, "id")
+                        function = _get(part, "function")
+                        slot["name"] = slot["name"] or _get(function, "name") or ""
+                        slot["arguments"].append(_get(function, "arguments") or "")
+                    finish = _get(choice, "finish_reason") or finish
+        finally:
+            await close_quietly(stream)
+        if finish is None:
+            raise ModelError("The OpenAI stream ended before the response was complete",
+                             kind="connection", provider=PROVIDER)
+        tool_calls = tuple(
+            ToolCall(slot["id"] or f"call_{index}", slot["name"], _arguments("".join(slot["arguments"])))
+            for index, slot in sorted(calls.items())
+        )
+        for call in tool_calls:
+            yield ToolCallEvent(call)
+        yield UsageEvent(usage)
+        # Some compatible servers (Ollama) report "stop" for a message with tool calls.
+        stop = "tool_use" if tool_calls and finish in ("stop", "tool_calls", "function_call") else _CHAT_STOP.get(finish)
+        if stop is None:
+            yield FinalMessage("".join(text), "error", tool_calls, usage,
+                               error=f"OpenAI stopped the response: {finish}")
+        else:
+            yield FinalMessage("".join(text), stop, tool_calls, usage)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ deferred (background responses)
+
+    async def submit(self, request: ModelRequest) -> DeferredHandle:
+        """Start a background response for `request`, tagged with
+        `metadata={"durable_key": request.key}`. Returns its id as the handle."""
+        params = {**self._responses_params(request), "background": True,
+                  "metadata": {"durable_key": request.key}}
+        response = await self._guard(silence=False).call(lambda: self._client.responses.create(**params))
+        return DeferredHandle(_get(response, "id"), poll_after=self.poll_interval)
+
+    async def fetch(self, handle: str) -> FetchResult:
+        """Queued or in progress: `StillRunning`. Completed or incomplete: its `FinalMessage`.
+        Failed: raises the classified `ModelError`. Cancelled: raises `ModelError(kind="unknown")`
+        (someone cancelled it on purpose; it is not retried)."""
+        response = await self._guard(silence=False).call(lambda: self._client.responses.retrieve(handle))
+        status = _get(response, "status")
+        if status in ("queued", "in_progress"):
+            return StillRunning(poll_after=self.poll_interval)
+        if status in ("completed", "incomplete"):
+            return _response_message(response)
+        if status == "failed":
+            raise _failed(response, self._api_key)
+        raise ModelError(f"The OpenAI background response {handle} was {status or 'without a status'}", kind="unknown",
+                         provider=PROVIDER, raw={"id": handle, "status": status})
+
+    async def cancel(self, handle: str) -> None:
+        """Cancel a background response. A response that already ended or is unknown
+        (HTTP 400, 404 or 409) is not an error; other failures raise `ModelError`."""
+        try:
+            await self._guard(silence=False).call(lambda: self._client.responses.cancel(handle))
+        except ModelError as error:
+            if error.status_code in (400, 404, 409):
+                return
+            raise
+
+    async def find(self, key: str) -> str | None:
+        """The handle of the background response submitted for `key`, if it can be found.
+
+        OpenAI has no endpoint that lists responses or searches their metadata, so this always
+        returns None: a job whose submit returned but whose handle was never committed cannot be
+        found again (it still carries `metadata.durable_key` for a person looking at it)."""
+        return None
