@@ -259,9 +259,11 @@ class Session:
         return event
 
     async def follow(self, conversation_id: str) -> AsyncIterator[Live]:
+        """The committed live document now, then after every commit that changes it."""
         send, receive = anyio.create_memory_object_stream[Live](math.inf)
         entry = (conversation_id, send)
         self._followers.append(entry)
+        send.send_nowait(self.conversation(conversation_id).committed_live)
         try:
             async with receive:
                 async for live in receive:

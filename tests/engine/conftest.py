@@ -1,0 +1,91 @@
+"""Helpers for harness tests: a host that opens crashable harnesses on one real SQLite file
+with a fake clock, records reports, and reads transcripts."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from typing import Any, Callable
+
+import pytest
+
+import durable
+from durable import records as r
+from durable.storage import SQLiteStorage
+from durable.testing import CrashableStorage, FakeClock
+
+
+@pytest.fixture
+def anyio_backend():
+    return "trio"
+
+
+def kind_of(entry: Any) -> str:
+    if isinstance(entry, r.UserEntry):
+        return "user"
+    if isinstance(entry, r.AssistantEntry):
+        return f"assistant:{entry.stop_reason}"
+    if isinstance(entry, r.ToolResultEntry):
+        return "tool_result:error" if entry.is_error else "tool_result"
+    return "compaction"
+
+
+class Host:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.clock = FakeClock()
+        self.reports: list[Any] = []
+        self.storage: CrashableStorage | None = None
+
+    @asynccontextmanager
+    async def open(self, model: Any, *, tools: Any = (), settings: Any = None, crash_after: int | None = None,
+                   crash_before: int | None = None, clock: Any = None):
+        store = CrashableStorage(SQLiteStorage(self.path), crash_after=crash_after, crash_before=crash_before)
+        self.storage = store
+        h = durable.open_harness(store, model=model, tools=tools, settings=settings,
+                                 clock=clock or self.clock, report=self.reports.append)
+        try:
+            async with h:
+                yield h
+        finally:
+            if store.crashed.is_set():
+                await store.release()
+
+    async def transcript(self) -> list[str]:
+        store = SQLiteStorage(self.path)
+        await store.open()
+        try:
+            return [kind_of(e.entry) for e in await store.get_entries("root")]
+        finally:
+            await store.close()
+
+    async def entries(self) -> list[Any]:
+        store = SQLiteStorage(self.path)
+        await store.open()
+        try:
+            return [e.entry for e in await store.get_entries("root")]
+        finally:
+            await store.close()
+
+
+@pytest.fixture
+def host(tmp_path) -> Host:
+    return Host(str(tmp_path / "session.sqlite"))
+
+
+async def until_live(h: Any, predicate: Callable[[r.Live], bool], conversation: str = "root") -> r.Live:
+    """Wait (on commits, not on time) until the committed live document satisfies `predicate`."""
+    async for live in h.conversation(conversation).follow():
+        if predicate(live):
+            return live
+    raise AssertionError("the harness closed before the live document matched")
+
+
+def partial_is(text: str) -> Callable[[r.Live], bool]:
+    return lambda live: live.generation is not None and live.generation.message.text == text
+
+
+def settings(**kw: Any) -> durable.Settings:
+    """Test settings: every delta committed, 1 s base backoff."""
+    retry = kw.pop("retry", durable.RetryPolicy(base_delay=1.0))
+    progress = kw.pop("progress", durable.Progress(persist_within=0, output_interval=0))
+    return durable.Settings(retry=retry, progress=progress, **kw)
