@@ -231,8 +231,14 @@ def _langgraph(variant: str, n: int, conc: int) -> dict:
 
 
 def child(system: str, variant: str, n: int, conc: int) -> None:
+    import shutil
+
     fn = {"ours": _ours, "dbos": _dbos, "langgraph": _langgraph}[system]
-    result = fn(variant, n, conc)
+    tempfile.tempdir = tempfile.mkdtemp(prefix="durable-bench-peers-")  # every file of this child goes here
+    try:
+        result = fn(variant, n, conc)
+    finally:
+        shutil.rmtree(tempfile.tempdir, ignore_errors=True)
     result.update(system=system, variant=variant, workflows=n, concurrency=conc,
                   steps_per_s=3 * n / result["wall"], workflows_per_s=n / result["wall"])
     print(json.dumps(result))

@@ -83,10 +83,16 @@ def child(mode: str, rate: float, seconds: float) -> None:
         return {"wall": t1 - t0, "cpu": c1 - c0, "deltas": tokens, "commits": commits,
                 "bytes_written": (io1 - io0) if io0 is not None and io1 is not None else None}
 
-    if mode == "baseline":
-        r = anyio.run(baseline)
-    else:
-        r = anyio.run(harness, float(mode))
+    import shutil
+
+    tempfile.tempdir = tempfile.mkdtemp(prefix="durable-bench-stream-")  # every file of this child goes here
+    try:
+        if mode == "baseline":
+            r = anyio.run(baseline)
+        else:
+            r = anyio.run(harness, float(mode))
+    finally:
+        shutil.rmtree(tempfile.tempdir, ignore_errors=True)
     r["mode"] = mode
     print(json.dumps(r))
 
