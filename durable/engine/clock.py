@@ -68,9 +68,10 @@ class FakeClock:
             self.timers.pop(key, None)
 
     async def wait_for_timer(self, name: str | None = None) -> float:
-        """Wait until some task sleeps on a timer (named `name`, if given); return its deadline."""
+        """Wait until some task sleeps on a timer (named `name`, if given) that has not fired yet
+        (its deadline is after `now()`); return its deadline."""
         while True:
-            for timer_name, deadline in self.timers.values():
-                if name is None or timer_name == name:
+            for timer_name, deadline in list(self.timers.values()):
+                if (name is None or timer_name == name) and deadline > self._now:
                     return deadline
             await self._parked.wait()

@@ -149,14 +149,26 @@ class FauxModel:
 
     async def wait_for_requests(self, n: int) -> ModelRequest:
         """Wait until at least `n` requests were made; return the n-th."""
-        while len(self.requests) < n:
-            await self._request_event.wait()
+        await self.wait_until(lambda: len(self.requests) >= n)
         return self.requests[n - 1]
+
+    async def wait_until(self, predicate: Callable[[], bool]) -> None:
+        """Wait until `predicate()` holds; it is checked after every request, submit, fetch and
+        cancel this model records."""
+        while not predicate():
+            await self._request_event.wait()
+
+    def _recorded(self) -> None:
+        self._request_event.set()
+        self._request_event = anyio.Event()
+
+    def adopt_job(self, handle: str, step: Step, *, polls: int = 1) -> None:
+        """Know a job submitted by an earlier process (the provider outlives the host)."""
+        self._jobs[handle] = _Job(step, polls)
 
     def _take(self, request: ModelRequest) -> Any:
         self.requests.append(request)
-        self._request_event.set()
-        self._request_event = anyio.Event()
+        self._recorded()
         if self._next >= len(self.script):
             raise ModelError(
                 f"The faux model's script has no step left for request {len(self.requests)}",
@@ -216,11 +228,13 @@ class FauxModel:
         handle = f"faux-job-{len(self.submitted) + 1}"
         self.submitted.append(handle)
         self._jobs[handle] = _Job(step, self.polls)
+        self._recorded()
         await anyio.lowlevel.checkpoint()
         return DeferredHandle(handle, self.poll_after)
 
     async def fetch(self, handle: str) -> FetchResult:
         self.fetches.append(handle)
+        self._recorded()
         job = self._jobs.get(handle)
         if job is None:
             raise ModelError(f"No faux job {handle}", kind="invalid_request", provider="faux", status_code=404)
@@ -241,6 +255,7 @@ class FauxModel:
 
     async def cancel(self, handle: str) -> None:
         self.cancelled.append(handle)
+        self._recorded()
         await anyio.lowlevel.checkpoint()
 
 
@@ -249,6 +264,7 @@ class HangingCancel(FauxModel):
 
     async def cancel(self, handle: str) -> None:
         self.cancelled.append(handle)
+        self._recorded()
         await anyio.sleep_forever()
 
 

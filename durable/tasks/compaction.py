@@ -92,7 +92,8 @@ class CompactionKind:
             gen: GenerationKind = rt.kinds["generation"]  # type: ignore[assignment]
             from .generation import _retry_error
 
-            return await gen._attempt_failed(rt, generation, _retry_error(error), None, "model_error", raw=error)
+            return await gen._attempt_failed(rt, generation, _retry_error(error), None, "model_error", raw=error,
+                                             retryable=False)
         tid = await self.start(rt, cid, "overflow")
         await rt.wait_tasks([tid])
         change = rt.change()

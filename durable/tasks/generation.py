@@ -233,7 +233,7 @@ class GenerationKind:
                 return await rt.kinds["compaction"].on_overflow(rt, task, failure)  # type: ignore[attr-defined]
             partial = PartialMessage("".join(text), (), usage or PartialMessage().usage)
             return await self._attempt_failed(rt, task, _retry_error(failure), failure.retry_after,
-                                              "model_error", partial=partial, raw=failure)
+                                              "model_error", partial=partial, raw=failure, retryable=failure.retryable)
         assert final is not None
         return await self._final(rt, task, final, phase.attempt)
 
@@ -241,7 +241,7 @@ class GenerationKind:
         if final.stop_reason == "error":
             partial = PartialMessage(final.text, (), final.usage)
             err = RetryError(final.error or "The model answered with an error", "unknown", getattr(rt.model, "name", None))
-            return await self._attempt_failed(rt, task, err, None, "model_error", partial=partial)
+            return await self._attempt_failed(rt, task, err, None, "model_error", partial=partial, retryable=False)
         change = rt.change()
         entry = AssistantEntry(final.text, final.stop_reason, tuple(final.tool_calls), final.usage, None, attempt)
         seq = change.append(task.conversation_id, entry)
@@ -310,7 +310,8 @@ class GenerationKind:
         try:
             handle = await rt.model.submit(request)
         except ModelError as exc:
-            return await self._attempt_failed(rt, task, _retry_error(exc), exc.retry_after, "model_error", raw=exc)
+            return await self._attempt_failed(rt, task, _retry_error(exc), exc.retry_after, "model_error", raw=exc,
+                                              retryable=exc.retryable)
         poll_at = rt.now() + handle.poll_after
         change = rt.change()
         task = change.put_task(attrs.evolve(task, state=Sleeping(poll_at),
@@ -334,7 +335,8 @@ class GenerationKind:
         try:
             result = await rt.model.fetch(phase.job.handle)
         except ModelError as exc:
-            return await self._attempt_failed(rt, task, _retry_error(exc), exc.retry_after, "model_error", raw=exc)
+            return await self._attempt_failed(rt, task, _retry_error(exc), exc.retry_after, "model_error", raw=exc,
+                                              retryable=exc.retryable)
         if isinstance(result, StillRunning):
             poll_at = rt.now() + result.poll_after
             change = rt.change()
@@ -366,8 +368,9 @@ class GenerationKind:
 
     async def _attempt_failed(self, rt: Runtime, task: Task, err: RetryError, retry_after: float | None,
                               final_reason: str, *, partial: PartialMessage | None = None, raw: object = None,
-                              stop_reason: str = "error") -> Task | None:
-        """Charge a failed attempt: back off durably when the policy allows another, else end the run."""
+                              stop_reason: str = "error", retryable: bool = True) -> Task | None:
+        """Charge a failed attempt: back off durably when the error is retryable and the policy
+        allows another attempt, else end the run."""
         phase = task.checkpoint
         attempt = getattr(phase, "attempt", 1)
         job = getattr(phase, "job", None)
@@ -376,7 +379,7 @@ class GenerationKind:
         policy = rt.settings.retry
         change = rt.change()
         self._keep_partial(rt, change, task, stop_reason, err.message, partial)
-        if policy.allows_another(attempt):
+        if retryable and policy.allows_another(attempt):
             until = rt.now() + policy.delay(attempt, retry_after)
             task = change.put_task(attrs.evolve(task, state=Sleeping(until), checkpoint=Retry(attempt, until, err, job)))
             retry = RetryLive(attempt, until, err.message, err.kind, err.provider, err.status_code)

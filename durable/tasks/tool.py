@@ -90,7 +90,7 @@ class ToolKind:
 
     async def _execute(self, rt: Runtime, task: Task, tool: Any, args: Any) -> None:
         cid = task.conversation_id
-        output: list[str] = [self._progress(task).output]
+        output: list[str] = []  # a safe tool run again starts its output afresh
 
         async def flush() -> None:
             change = rt.change()
