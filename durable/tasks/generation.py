@@ -202,7 +202,10 @@ class GenerationKind:
                     async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]
                         while True:
                             try:
-                                with anyio.fail_after(silence):
+                                if silence:
+                                    with anyio.fail_after(silence):
+                                        event = await stream.__anext__()
+                                else:
                                     event = await stream.__anext__()
                             except StopAsyncIteration:
                                 break
@@ -264,7 +267,10 @@ class GenerationKind:
                 change, conversation_id=task.conversation_id, kind="tool",
                 input=ToolInput(call, tool.replay if tool else "unsafe", client, deadline),
                 checkpoint=ToolProgress(), parent_id=task.id,
-                state=Waiting(client=True) if client else Pending(),
+                # A safe tool is created `running` (its runner starts after this commit; if cut off
+                # first, it just runs again). An unsafe one commits `running` itself right before
+                # it executes, so a crash before that never counts as "may have partially run".
+                state=Waiting(client=True) if client else (Running() if tool and tool.replay == "safe" else Pending()),
             )
             ids.append(child.id)
             slots.append(ToolSlot(call.id, call.name, child.id, status="waiting" if client else "running"))

@@ -23,6 +23,7 @@ from ..records import (
     Prepare,
     Run,
     RunFailure,
+    Running,
     Submission,
     Task,
     Terminal,
@@ -36,8 +37,10 @@ from ..records import (
 
 def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Submission]) -> Task:
     ids = tuple(s.id for s in subs)
+    # Created `running`: its runner starts right after this commit, and a crash before the first
+    # request is then charged as a crash in prepare (one commit less per turn than `pending`).
     task = rt.new_task(change, conversation_id=conversation_id, kind="generation",
-                       input=GenerationInput(ids), checkpoint=Prepare(1))
+                       input=GenerationInput(ids), checkpoint=Prepare(1), state=Running())
     for sub in subs:
         seq = change.append(conversation_id, UserEntry(sub.text, sub.id))
         change.put_submission(attrs.evolve(sub, seq=seq, task_id=task.id))

@@ -4,6 +4,7 @@ hanging (what a killed process leaves); reopening uses a new harness on the same
 
 from __future__ import annotations
 
+import anyio
 import attrs
 import pytest
 
@@ -145,18 +146,22 @@ async def test_a_crash_while_sleeping_in_a_retry_backoff_is_not_charged(host):
 
 
 async def test_a_crash_in_prepare_at_restart_limit_1_ends_the_run_with_restart_limit(host):
-    # Commits: 1 submit, 2 the generation marked running in prepare -> crash just after it.
-    async with host.open(FauxModel([faux.reply("never")]), settings=settings(restart_limit=1), crash_after=2) as h:
-        sub = await h.root.submit("hi")
-        await h.storage.crashed.wait()
-        crash(h)
+    # Commit 1 places the input and creates the generation running in prepare: crash just after it
+    # (the submit is never acknowledged, as in a process killed right after its commit).
+    async with host.open(FauxModel([faux.reply("never")]), settings=settings(restart_limit=1), crash_after=1) as h:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(h.root.submit, "hi")
+            await h.storage.crashed.wait()
+            crash(h)
+            tg.cancel_scope.cancel()
     model = FauxModel([])
     detail = "The generation was interrupted once in its prepare phase"
     async with host.open(model, settings=settings(restart_limit=1)) as h:
-        assert await sub_wait(h, sub.id) == r.Unanswered("restart_limit", detail)
+        (sid,) = (await h.task(1)).input.submission_ids
+        assert await sub_wait(h, sid) == r.Unanswered("restart_limit", detail)
         task = await h.task(1)
         assert task.state == r.Terminal(r.Failed(r.TaskError(detail, r.ErrorDetail("restart_limit"))))
-        assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sub.id,), "restart_limit", detail, "hi"))
+        assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sid,), "restart_limit", detail, "hi"))
     assert model.calls == 0
     assert await host.transcript() == ["user"]
     assert host.reports == [
