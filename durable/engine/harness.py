@@ -23,10 +23,13 @@ import anyio
 import attrs
 from attrs import frozen
 
+from ..codec import CodecError
 from ..errors import (
     ConversationBusy,
     HarnessClosed,
     HarnessError,
+    LockLost,
+    StorageClosed,
     StorageError,
     UnknownSubmission,
 )
@@ -74,6 +77,18 @@ class Wake:
 class _Runner:
     scope: anyio.CancelScope
     done: anyio.Event
+
+
+def _storage_error(exc: BaseException) -> StorageError | None:
+    """The StorageError behind `exc`, also when it comes wrapped in an exception group."""
+    if isinstance(exc, StorageError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for sub in exc.exceptions:
+            found = _storage_error(sub)
+            if found is not None:
+                return found
+    return None
 
 
 class Runtime:
@@ -208,7 +223,7 @@ class Harness:
                 if isinstance(task.state, Running):
                     change.put_task(attrs.evolve(task, state=Pending()), progress=False)
             try:
-                if change and self.session.broken is None:
+                if change:
                     await change.commit()
             finally:
                 self.session.close_followers()
@@ -243,23 +258,47 @@ class Harness:
                 task = self.session.tasks.get(task_id)
                 if task is not None:
                     kind = self.kinds.get(task.kind)
-                    try:
-                        if kind is None:
-                            raise HarnessError(f"Task {task_id} has kind {task.kind!r}, which this harness does not know")
-                        await kind.run(self.rt, task)
-                    except StorageError as exc:
-                        self.report(ErrorReport(f"Task {task_id} ({task.kind}) stopped: {exc}", TaskRef.of(task), exc))
-                    except Exception as exc:  # noqa: BLE001 - a bug in task code faults only that task
-                        await self._fault(task_id, exc)
+                    await self._drive(task_id, task, kind)
         finally:
             if self._runners.get(task_id) is runner:
                 del self._runners[task_id]
             runner.done.set()
 
+    async def _drive(self, task_id: int, task: Task, kind: TaskKind | None) -> None:
+        """Run the task's kind. A refused commit (disk full, I/O error) is an infrastructure
+        failure: reported, then the task runs again from what the file holds after a backoff,
+        so work goes on once the cause is gone. A value that can never be stored, an unknown
+        kind or a bug in task code faults the task."""
+        delay = 0.05
+        while True:
+            try:
+                if kind is None:
+                    raise HarnessError(f"Task {task_id} has kind {task.kind!r}, which this harness does not know")
+                await kind.run(self.rt, task)
+                return
+            except Exception as exc:  # noqa: BLE001 - sorted below; cancellation is not caught
+                err = _storage_error(exc)
+                if err is None or isinstance(err.__cause__, CodecError):
+                    await self._fault(task_id, exc)  # a bug in task code, or a value never storable
+                    return
+                if isinstance(err, (LockLost, StorageClosed)):
+                    self.report(ErrorReport(f"Task {task_id} ({task.kind}) stopped: {err}", TaskRef.of(task), repr(err)))
+                    return
+                self.report(ErrorReport(f"Task {task_id} ({task.kind}) could not commit and will try again: {err}",
+                                        TaskRef.of(task), repr(err)))
+                await anyio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+                current = self.session.tasks.get(task_id)
+                if current is None:
+                    return
+                task = current
+
     async def _fault(self, task_id: int, exc: Exception) -> None:
         task = self.session.tasks.get(task_id)
         if task is None:
             return
+        while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+            exc = exc.exceptions[0]  # type: ignore[assignment]
         message = f"Task {task_id} ({task.kind}) raised {type(exc).__name__}: {exc}"
         self.report(ErrorReport(message, TaskRef.of(task), repr(exc)))
         kind = self.kinds.get(task.kind)
@@ -270,7 +309,12 @@ class Harness:
             hook(self.rt, change, task, error)
         else:
             change.put_task(attrs.evolve(task, state=Terminal(Faulted(error))))
-        await self.rt.commit(change)
+        try:
+            await self.rt.commit(change)
+        except StorageError as err:  # it stays as the file holds it; a reopen runs it again
+            self.report(ErrorReport(f"Task {task_id} ({task.kind}) could not be marked faulted: {err}",
+                                    TaskRef.of(task), repr(err)))
+            return
         self.report(TaskFaulted(TaskRef.of(task), "exception", message))
 
     async def _cancel_runner(self, task_id: int) -> None:

@@ -36,6 +36,7 @@ from ..records import (
     Submission,
     Task,
 )
+from ..errors import StorageClosed, StorageError
 from ..storage.protocol import Batch, Opened, Storage
 
 
@@ -128,7 +129,6 @@ class Session:
         self._task_done: dict[int, anyio.Event] = {}
         self._settled: dict[str, anyio.Event] = {}
         self._followers: list[tuple[str, anyio.abc.ObjectSendStream[Live]]] = []
-        self.broken: BaseException | None = None
 
     # ------------------------------------------------------------------ reading the head
 
@@ -163,9 +163,11 @@ class Session:
 
     async def commit(self, change: Change) -> None:
         """Apply `change` to the head and make it durable. If cancelled after this call started,
-        the commit still completes (the store shields it); observers see it either way."""
-        if self.broken is not None:
-            raise self.broken
+        the commit still completes (the store shields it); observers see it either way.
+
+        If the store refuses the commit (disk full, I/O error), nothing of it is on disk: the
+        head is put back to what the store holds for everything the change touched, the error is
+        raised, and later commits go on as usual (once the cause is gone, they succeed)."""
         for task in change._tasks.values():
             change.batch.tasks.append(task)
         change.batch.live.update(change._live)
@@ -175,15 +177,43 @@ class Session:
         try:
             await self.storage.commit(change.batch)
         except BaseException as exc:
-            # The head already holds this change; the store refused it. Later changes were built
-            # on it, so the head can no longer be trusted: stop committing until reopened.
-            if self.broken is None:
-                self.broken = exc
             self._durable[number] = None  # type: ignore[assignment]
             self._publish()
+            if isinstance(exc, StorageError) and not isinstance(exc, StorageClosed):
+                with anyio.CancelScope(shield=True):
+                    await self._resync(change)
             raise
         self._durable[number] = change
         self._publish()
+
+    async def _resync(self, change: Change) -> None:
+        """Put the head back to the store's values for what a refused change touched. Entry seqs
+        it used are not reused (a gap is harmless: readers order by seq), since commits built
+        after it may already have taken the next ones."""
+        try:
+            for task in change.batch.tasks:
+                stored = await self.storage.get_task(task.id)
+                if stored is None or stored.terminal:
+                    self.tasks.pop(task.id, None)
+                else:
+                    self.tasks[task.id] = stored
+            for sub in change.batch.submissions:
+                stored_sub = await self.storage.get_submission(sub.id)
+                queued = self.conversation(sub.conversation_id).queued
+                if stored_sub is None or stored_sub.settled:
+                    self.submissions.pop(sub.id, None)
+                    if sub.id in queued:
+                        queued.remove(sub.id)
+                else:
+                    self.submissions[sub.id] = stored_sub
+            failed = {(e.conversation_id, e.seq) for e in change.batch.entries}
+            for conv in self.convs.values():
+                if failed:
+                    conv.context = [e for e in conv.context if (e.conversation_id, e.seq) not in failed]
+            for cid in change.batch.live:
+                self.conversation(cid).live = await self.storage.get_live(cid) or EMPTY_LIVE
+        except StorageError:
+            pass  # the store cannot even be read: the next commit will fail and say why
 
     def _apply_to_head(self, change: Change) -> None:
         for task in change._tasks.values():

@@ -130,6 +130,7 @@ class FauxModel:
         self.context_window = context_window
         self.requests: list[ModelRequest] = []
         self.stream_calls = 0
+        self.delivered = 0  # text chunks streamed, over all requests
         self.submitted: list[str] = []
         self.fetches: list[str] = []
         self.cancelled: list[str] = []
@@ -195,6 +196,8 @@ class FauxModel:
                 await anyio.sleep(1 / self.tokens_per_second)
             else:
                 await anyio.lowlevel.checkpoint()
+            self.delivered += 1
+            self._recorded()
             yield TextDelta(chunk)
         if isinstance(step, Hang):
             await anyio.sleep_forever()

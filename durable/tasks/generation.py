@@ -330,8 +330,20 @@ class GenerationKind:
         phase = task.checkpoint
         assert isinstance(phase, Poll)
         if phase.job.handle is None:
-            # The intent was committed but the submit's outcome was not: submit knowingly again.
+            # The intent was committed but not the submit's outcome (cut off in between). Find the
+            # job by its key where the provider can list jobs; otherwise submit knowingly again.
             task = await self._mark_running(rt, task)
+            find = getattr(rt.model, "find", None)
+            found = await find(phase.job.key) if find is not None else None
+            if found is not None:
+                change = rt.change()
+                job = DeferredJob(phase.job.key, found)
+                task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=attrs.evolve(phase, job=job)))
+                await change.commit()
+                return task
+            rt.report(ErrorReport(
+                f"Task {task.id}: the deferred job {phase.job.key} may have been submitted before the host stopped; "
+                f"the provider cannot look it up, so it is submitted again", TaskRef.of(task)))
             request = self._build_request(rt, task, phase.attempt, await rt.session.load_context(task.conversation_id))
             request = attrs.evolve(request, key=phase.job.key)
             return await self._submit_job(rt, task, request)

@@ -1,0 +1,74 @@
+"""Faults other than crashes (SPEC §5): a full disk, a tool or kind that raises."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+import durable
+from durable import records as r
+from durable.models import FauxModel, faux
+
+from .conftest import settings
+
+pytestmark = pytest.mark.anyio
+
+
+async def set_page_limit(h, pages):
+    inner = h.storage.inner
+    await inner.call_in_writer(lambda c: c.execute(f"PRAGMA max_page_count = {pages}").fetchone())
+
+
+async def page_count(h):
+    return await h.storage.inner.call_in_writer(lambda c: c.execute("PRAGMA page_count").fetchone()[0])
+
+
+async def test_a_full_disk_refuses_the_submit_cleanly_and_loses_nothing_once_space_is_back(host):
+    model = FauxModel([faux.reply("fine")])
+    async with host.open(model, settings=settings()) as h:
+        await set_page_limit(h, await page_count(h))
+        with pytest.raises(durable.DiskFull, match=host.path):
+            await h.root.submit("x" * 200_000)
+        assert h.root.live() == r.Live()
+        assert await h.tasks() == []
+        await set_page_limit(h, 1_000_000)
+        assert await (await h.root.submit("hello")).wait() == r.Answered()
+    assert await host.transcript() == ["user", "assistant:stop"]
+
+
+async def test_a_full_disk_during_a_run_is_reported_and_the_run_finishes_once_space_is_back(host):
+    errors = anyio.Event()
+    big = "y" * 300_000
+    model = FauxModel([faux.reply(big), faux.reply(big)])
+
+    def report(event):
+        host.reports.append(event)
+        if event.type == "error":
+            errors.set()
+
+    async with host.open(model, settings=settings(progress=durable.Progress(persist_within=3600.0))) as h:
+        h.report._callback = report
+        await set_page_limit(h, await page_count(h) + 2)
+        sub = await h.root.submit("write a lot")
+        await errors.wait()
+        assert "could not commit and will try again" in host.reports[0].message
+        await set_page_limit(h, 1_000_000)
+        assert await sub.wait() == r.Answered()
+    entries = await host.entries()
+    assert entries[-1].text == big and entries[-1].stop_reason == "stop"
+    assert [e for e in await host.transcript()].count("assistant:stop") == 1
+
+
+async def test_a_bug_in_a_kind_faults_only_that_task_and_ends_its_run_visibly(host):
+    class Broken(FauxModel):
+        def stream(self, request):
+            raise ZeroDivisionError("oops")
+
+    async with host.open(Broken([]), settings=settings()) as h:
+        sub = await h.root.submit("hi")
+        result = await sub.wait()
+        assert result.reason == "faulted"
+        assert result.detail == "Task 1 (generation) raised ZeroDivisionError: oops"
+        assert (await h.task(1)).state == r.Terminal(r.Faulted(r.TaskError(result.detail, r.ErrorDetail("exception"))))
+        assert (await (await h.conversation("other").submit("again")).wait()).reason == "faulted"
+    assert [x.type for x in host.reports] == ["error", "task_faulted", "error", "task_faulted"]
