@@ -78,6 +78,8 @@ class ToolCallEvent:
 
 @frozen
 class UsageEvent:
+    """Usage so far in this response; each one replaces the previous (cumulative)."""
+
     usage: Usage
 
 
@@ -168,6 +170,11 @@ class Model(Protocol):
     async def cancel(self, handle: str) -> None:
         """Cancel a background job. Cancelling an ended or unknown job is not an error."""
         ...
+
+    # Optional: `async def find(self, key: str) -> str | None` returns the handle of a job
+    # submitted with `request.key`, for providers that can list jobs. The harness uses it after a
+    # crash between committing a job's intent and committing its handle; without it, the job is
+    # submitted again (and reported).
 
 
 def estimate_tokens(text: str) -> int:
