@@ -11,10 +11,23 @@ hears back.
 cancelled where they hang, and leaving its `async with` block writes nothing. `release()` then
 closes the inner store (freeing the file's lock, as the OS does for a dead process), so the
 same file can be reopened by a new harness in the same test.
+
+`crashable_harness(path, ...)` does all of that for the common case: it opens a harness on a
+session file through a `CrashableStorage`, abandons the harness the moment the storage crashes
+(so no runner does anything a dead process could not have done), and releases the file on the
+way out, ready for the next `crashable_harness` on the same path.
+
+Commits are numbered from 1 per `CrashableStorage` (one harness lifetime), counting every
+`commit` call handed to the inner store, including the open commit that charges interrupted
+tasks. `history` describes each of them in a line, so a test can say what "commit 7" was.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -23,24 +36,82 @@ from ..storage.protocol import Batch, Opened
 
 
 class CrashableStorage:
-    def __init__(self, inner: Any, *, crash_before: int | None = None, crash_after: int | None = None) -> None:
+    """A storage wrapper that can die. See the module docstring.
+
+    `on_commit(number, batch)` is called after each commit the inner store acknowledged (before
+    a `crash_after` crash at that number); `on_crash()` callbacks run synchronously at the moment
+    of the crash. `in_flight` counts calls handed to the inner store that have not returned yet.
+    """
+
+    def __init__(
+        self,
+        inner: Any,
+        *,
+        crash_before: int | None = None,
+        crash_after: int | None = None,
+        on_commit: Callable[[int, Batch], None] | None = None,
+        record: bool = True,
+    ) -> None:
         self.inner = inner
         self.location = inner.location
         self.crash_before = crash_before
         self.crash_after = crash_after
         self.commit_calls = 0  # commits handed to the inner store
         self.crashed = anyio.Event()
+        self.on_commit = on_commit
+        self.on_crash: list[Callable[[], None]] = []
+        self.history: list[str] = []  # one line per commit handed to the inner store
+        self.batches: list[Batch] = []  # the batches themselves (with `record=True`)
+        self._record = record
+        self.in_flight = 0
+        self._quiet = anyio.Event()
+        self._quiet.set()
+
+    # ------------------------------------------------------------------ crashing
 
     def crash(self) -> None:
+        """Crash now (idempotent): every call from here on hangs; `on_crash` callbacks run."""
+        if self.crashed.is_set():
+            return
         self.crashed.set()
+        for callback in list(self.on_crash):
+            callback()
 
     async def _hang(self) -> Any:
         await anyio.sleep_forever()
 
+    async def release(self) -> None:
+        """After a crash: close the inner store, as the OS does for a killed process."""
+        with anyio.CancelScope(shield=True):
+            await self.inner.close()
+
+    # ------------------------------------------------------------------ in-flight accounting
+
+    def _enter(self) -> None:
+        self.in_flight += 1
+        if self._quiet.is_set():
+            self._quiet = anyio.Event()
+
+    def _leave(self) -> None:
+        self.in_flight -= 1
+        if self.in_flight == 0:
+            self._quiet.set()
+
+    async def wait_quiet(self) -> None:
+        """Wait until no call is in flight in the inner store."""
+        while self.in_flight:
+            await self._quiet.wait()
+
+    # ------------------------------------------------------------------ the storage protocol
+
     async def _pass(self, name: str, *args: Any, **kwargs: Any) -> Any:
         if self.crashed.is_set():
             await self._hang()
-        result = await getattr(self.inner, name)(*args, **kwargs)
+        self._enter()
+        try:
+            result = await getattr(self.inner, name)(*args, **kwargs)
+        finally:
+            self._leave()
         if self.crashed.is_set():
             await self._hang()
         return result
@@ -56,7 +127,16 @@ class CrashableStorage:
             self.crash()
             await self._hang()
         self.commit_calls = number
-        await self.inner.commit(batch)
+        if self._record:
+            self.history.append(describe_batch(batch))
+            self.batches.append(batch)
+        self._enter()
+        try:
+            await self.inner.commit(batch)
+        finally:
+            self._leave()
+        if self.on_commit is not None and not self.crashed.is_set():
+            self.on_commit(number, batch)
         if self.crash_after is not None and number >= self.crash_after:
             self.crash()
         if self.crashed.is_set():
@@ -77,20 +157,130 @@ class CrashableStorage:
     async def get_live(self, *a: Any, **k: Any) -> Any:
         return await self._pass("get_live", *a, **k)
 
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":
+            raise AttributeError(name)
+        # Anything else a store offers (e.g. `call_in_writer`) passes through uncounted.
+        return getattr(self.inner, name)
+
     async def close(self) -> None:
         if self.crashed.is_set():
             await self._hang()
         await self.inner.close()
 
-    async def release(self) -> None:
-        """After a crash: close the inner store, as the OS does for a killed process."""
-        with anyio.CancelScope(shield=True):
-            await self.inner.close()
-
 
 def crash(harness: Any) -> None:
-    """Crash `harness` now: its storage hangs and the harness is abandoned (no clean close)."""
+    """Crash `harness` now: its storage hangs and the harness is abandoned (no clean close).
+    Idempotent."""
     storage = harness.storage
     if isinstance(storage, CrashableStorage):
         storage.crash()
-    harness._abandon()
+    if getattr(harness, "_state", None) != "crashed":
+        harness._abandon()
+
+
+def abandon_on_crash(harness: Any) -> None:
+    """Make a crash of `harness.storage` (a `CrashableStorage`) abandon the harness at once, in
+    the same step, so that no runner goes on after the moment of death."""
+    storage = harness.storage
+    if not isinstance(storage, CrashableStorage):
+        raise TypeError(f"The storage of this harness is a {type(storage).__name__}, not a CrashableStorage")
+    storage.on_crash.append(lambda: crash(harness))
+
+
+@asynccontextmanager
+async def crashable_harness(
+    path: str | os.PathLike[str] | Any,
+    *,
+    model: Any,
+    tools: Iterable[Any] = (),
+    settings: Any = None,
+    clock: Any = None,
+    report: Any = None,
+    crash_before: int | None = None,
+    crash_after: int | None = None,
+    on_commit: Callable[[int, Batch], None] | None = None,
+    synchronous: str = "FULL",
+) -> AsyncIterator[Any]:
+    """Open a harness on the session file `path` (or on a storage object, e.g. a `MemoryStorage`)
+    through a `CrashableStorage`, as `async with crashable_harness(...) as h:`.
+
+    The harness is abandoned in the very step its storage crashes (`crash_before` /
+    `crash_after`, or `crash(h)` in the block). Leaving the block after a crash writes nothing
+    and releases the file, so the next `crashable_harness` on the same path reopens it as a new
+    process would. Without a crash, leaving the block is a clean close. `h.storage` is the
+    `CrashableStorage` (its `crashed` event, `commit_calls` and `history`)."""
+    from .._open import open_harness
+    from ..storage.sqlite import SQLiteStorage
+
+    if isinstance(path, (str, os.PathLike)):
+        inner: Any = SQLiteStorage(path, synchronous=synchronous)  # type: ignore[arg-type]
+    else:
+        inner = path
+    store = CrashableStorage(inner, crash_before=crash_before, crash_after=crash_after, on_commit=on_commit)
+    h = open_harness(store, model=model, tools=tools, settings=settings, clock=clock, report=report)
+    try:
+        # A crash during the open commit (it charges interrupted tasks) stops the opening.
+        opened = False
+        with anyio.CancelScope() as opening:
+            store.on_crash.append(opening.cancel)
+            await h.__aenter__()
+            opened = True
+        store.on_crash.remove(opening.cancel)
+        if not opened:
+            h._state = "crashed"
+            yield h  # a harness that died while opening: every call raises HarnessClosed
+            return
+        abandon_on_crash(h)
+        try:
+            yield h
+        except BaseException:
+            if store.crashed.is_set():
+                crash(h)
+            if not await h.__aexit__(*sys.exc_info()):
+                raise
+        else:
+            if store.crashed.is_set():
+                crash(h)
+            await h.__aexit__(None, None, None)
+    finally:
+        if store.crashed.is_set():
+            await store.release()
+
+
+# --------------------------------------------------------------------------- describing commits
+
+
+def describe_batch(batch: Batch) -> str:
+    """One line saying what a commit writes: task states, entries, submissions, live documents."""
+    from .. import codec
+
+    parts: list[str] = []
+    for task in {t.id: t for t in batch.tasks}.values():
+        state = codec.tag_of(task.state)
+        if state == "terminal":
+            state = codec.tag_of(task.state.outcome)  # type: ignore[union-attr]
+        phase = codec.tag_of(task.checkpoint) if task.checkpoint is not None else "-"
+        extra = f" restarts={task.restarts}" if task.restarts else ""
+        extra += f" stop={task.stop}" if task.stop else ""
+        parts.append(f"task {task.id} {task.kind} {state}/{phase}{extra}")
+    for stored in batch.entries:
+        parts.append(f"entry {stored.conversation_id}#{stored.seq} {entry_kind(stored.entry)}")
+    for sub in {s.id: s for s in batch.submissions}.values():
+        parts.append(f"submission {sub.id} {codec.tag_of(sub.status)}")
+    for cid in batch.live:
+        parts.append(f"live {cid}")
+    return "; ".join(parts) or "(empty)"
+
+
+def entry_kind(entry: Any) -> str:
+    """"user", "assistant:stop", "tool_result:error", "compaction"..."""
+    from .. import records as r
+
+    if isinstance(entry, r.UserEntry):
+        return "user"
+    if isinstance(entry, r.AssistantEntry):
+        return f"assistant:{entry.stop_reason}"
+    if isinstance(entry, r.ToolResultEntry):
+        return "tool_result:error" if entry.is_error else "tool_result"
+    return "compaction"

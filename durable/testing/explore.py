@@ -1,0 +1,334 @@
+"""The crash explorer: crash a scenario at every commit boundary and check the invariants.
+
+A *scenario* is what a user's agent does, written once: `setup(clock)` builds the outside world
+(a faux model, the tools, the settings) afresh for every replay, and `drive(d)` does the host's
+part with a `Driver` (submit inputs, abort, compact, wait for the live document). After `drive`
+returns, the explorer drives the harness to quiescence (`Driver.settle`).
+
+`explore(scenario)` first runs the scenario without a crash and counts its commits, N. Then, for
+every k in 1..N, it replays the scenario on a fresh session file twice: crashing just *before*
+commit k (commits 1..k-1 are on disk; whatever the process did since, e.g. a model call or a tool
+run, is lost with it) and just *after* commit k (commit k is on disk; its caller never hears
+back). After each crash it checks the file as the dead process left it, reopens the file in a new
+harness (with `World.reopen_settings` if given), drives it to quiescence, checks again, closes it
+cleanly and checks once more. The model, the tools, the `FakeClock` and the execution and job
+logs are the same objects before and after the crash: they are the world outside the process.
+
+That is 2N crash points. The result lists, for every point, the violations found (empty when
+all invariants hold), what commit k wrote, and the final transcript. A failing point reproduces
+with one call: `await explore(scenario, only=("after", 7))`.
+
+Determinism: a replay is the same program with the same faux answers, so the k-th commit is
+normally the same commit in every replay. Tasks that run concurrently (two tools of one round)
+may commit in another order from one replay to the next; every point is still a real crash point
+of a real run, and `PointResult.commit` says which commit it was.
+
+Speed: replays run on `synchronous="NORMAL"` by default; an in-process crash loses nothing in
+either mode (what reached SQLite is in the OS's cache). Power cuts are `durable.testing.powercut`'s
+business.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Literal
+
+import anyio
+import attrs
+from attrs import frozen
+
+from .._open import open_harness
+from ..engine.clock import FakeClock
+from ..models.faux import FauxModel
+from ..records import Live, ToolCall
+from ..settings import Settings
+from ..storage.sqlite import SQLiteStorage
+from .crash import CrashableStorage, abandon_on_crash, crash
+from .invariants import check_commit_history, check_invariants, describe_session
+from .observe import ExecutionLog, FauxJobLedger
+from .quiesce import Settled, default_answer, settle
+
+Side = Literal["before", "after"]
+
+
+@attrs.define
+class World:
+    """The world outside the agent's process for one replay: fresh objects each time.
+
+    `model`: the model (a `FauxModel` gets its deferred jobs kept in a `FauxJobLedger`); `tools`:
+    the tools (each is wrapped to count its executions); `settings`: the harness settings;
+    `reopen_settings`: the settings of the harness that reopens the file after the crash (default:
+    the same); `answer(call)`: the host's answer to a client tool call while settling (None: let
+    it time out)."""
+
+    model: Any
+    tools: Sequence[Any] = ()
+    settings: Settings = attrs.field(factory=Settings)
+    reopen_settings: Settings | None = None
+    answer: Callable[[ToolCall], str | None] | None = default_answer
+
+
+@frozen
+class Scenario:
+    """A named agent scenario: `setup(clock) -> World` and `async drive(driver)`."""
+
+    name: str
+    setup: Callable[[Any], World]
+    drive: Callable[[Driver], Awaitable[None]]
+
+    def variant(self, name: str, *, settings: Callable[[Settings], Settings] | None = None,
+                reopen_settings: Callable[[Settings], Settings] | None = None) -> Scenario:
+        """The same scenario with its settings (and/or the reopening harness's) changed."""
+
+        def setup(clock: Any) -> World:
+            world = self.setup(clock)
+            base = settings(world.settings) if settings is not None else world.settings
+            again = world.reopen_settings or world.settings
+            again = reopen_settings(again) if reopen_settings is not None else (settings(again) if settings else again)
+            return attrs.evolve(world, settings=base, reopen_settings=again)
+
+        return Scenario(name, setup, self.drive)
+
+
+def scenario(*, setup: Callable[[Any], World], name: str | None = None) -> Callable[[Callable[[Driver], Awaitable[None]]], Scenario]:
+    """Decorator: `@scenario(setup=make_world)` over `async def drive(d): ...` makes a `Scenario`
+    named after the function."""
+
+    def wrap(drive: Callable[[Driver], Awaitable[None]]) -> Scenario:
+        return Scenario(name or drive.__name__, setup, drive)
+
+    return wrap
+
+
+class Driver:
+    """The host's side of a scenario: the harness, the clock, and helpers that record what the
+    host was told (acknowledged submissions) so the invariants can be checked against it."""
+
+    def __init__(self, harness: Any, clock: Any, world: World, *, stuck_after: float = 10.0) -> None:
+        self.harness = harness
+        self.clock = clock
+        self.world = world
+        self.acknowledged: list[str] = []
+        self.stuck_after = stuck_after
+        self.settled: Settled | None = None
+
+    async def submit(self, text: str, *, conversation: str = "root", when_busy: str | None = None) -> Any:
+        """Submit an input; once this returns it is acknowledged (it must survive any crash)."""
+        handle = await self.harness.conversation(conversation).submit(text, when_busy=when_busy)
+        self.acknowledged.append(handle.id)
+        return handle
+
+    async def abort(self, conversation: str = "root") -> None:
+        await self.harness.conversation(conversation).abort()
+
+    async def compact(self, conversation: str = "root") -> int:
+        return await self.harness.conversation(conversation).compact()
+
+    async def until(self, predicate: Callable[[Live], bool], conversation: str = "root") -> Live:
+        """Wait (on commits, not on time) until the committed live document satisfies `predicate`."""
+        async for live in self.harness.conversation(conversation).follow():
+            if predicate(live):
+                return live
+        raise RuntimeError(f"The harness closed before the live document of {conversation!r} matched")
+
+    async def settle(self) -> Settled:
+        """Drive the harness to quiescence (see `durable.testing.settle`)."""
+        self.settled = await settle(self.harness, self.clock, answer=self.world.answer, stuck_after=self.stuck_after)
+        return self.settled
+
+
+@frozen
+class CrashPoint:
+    side: Side
+    commit: int
+
+    def __str__(self) -> str:
+        return f"just {self.side} commit {self.commit}"
+
+
+@attrs.define
+class PointResult:
+    """One replay: where it crashed, what commit that was, what was violated, the transcript."""
+
+    point: CrashPoint | None  # None: the run without a crash
+    crashed: bool
+    commits: int  # commits of the first harness (up to the crash)
+    commit: str  # what commit k wrote ("" when the point was not reached)
+    violations: list[str]
+    transcript: str
+    reports: list[Any] = attrs.field(factory=list)
+    history: list[str] = attrs.field(factory=list)  # one line per commit of the first harness
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+@attrs.define
+class Exploration:
+    """The result of `explore`. `crash_points` counts the replays that crashed where asked."""
+
+    scenario: str
+    commits: int
+    baseline: PointResult
+    results: list[PointResult]
+
+    @property
+    def crash_points(self) -> int:
+        return sum(1 for r in self.results if r.crashed)
+
+    @property
+    def failures(self) -> list[PointResult]:
+        return [r for r in [self.baseline, *self.results] if r.violations]
+
+    @property
+    def missed(self) -> list[PointResult]:
+        """Points a replay never reached (its run had fewer commits than the first run)."""
+        return [r for r in self.results if not r.crashed]
+
+    def summary(self) -> str:
+        return (f"{self.scenario}: {self.commits} commits, {self.crash_points} crash points covered, "
+                f"{len(self.failures)} with violations")
+
+    def report(self) -> str:
+        lines = [self.summary()]
+        for r in self.failures:
+            where = "the run without a crash" if r.point is None else f"a crash {r.point}"
+            lines.append("")
+            lines.append(f"After {where} ({r.commit or 'no commit'}):")
+            lines += [f"  - {v}" for v in r.violations]
+            if r.point is not None:
+                lines.append(f"  reproduce: await explore({self.scenario}, only=({r.point.side!r}, {r.point.commit}))")
+            lines.append("  " + r.transcript.replace("\n", "\n  "))
+        return "\n".join(lines)
+
+    def assert_ok(self) -> None:
+        """Raise `AssertionError` with the full report when any point has violations."""
+        if self.failures:
+            raise AssertionError(self.report())
+
+
+async def explore(
+    scenario: Scenario,
+    *,
+    only: tuple[Side, int] | CrashPoint | None = None,
+    sides: Sequence[Side] = ("before", "after"),
+    directory: str | os.PathLike[str] | None = None,
+    synchronous: str = "NORMAL",
+    stuck_after: float = 10.0,
+    progress: Callable[[PointResult], None] | None = None,
+) -> Exploration:
+    """Crash `scenario` at every commit boundary (see the module docstring) and return what was
+    found. `only=("after", 7)` replays one point. Session files go to `directory` (default: a
+    temporary directory, removed afterwards). `progress(result)` is called after each replay."""
+    with tempfile.TemporaryDirectory(prefix="durable-explore-", dir=directory) as tmp:
+        baseline = await replay(scenario, None, os.path.join(tmp, "baseline.sqlite"),
+                                synchronous=synchronous, stuck_after=stuck_after)
+        if progress is not None:
+            progress(baseline)
+        if only is not None:
+            point = only if isinstance(only, CrashPoint) else CrashPoint(only[0], int(only[1]))
+            points = [point]
+        else:
+            points = [CrashPoint(side, k) for k in range(1, baseline.commits + 1) for side in sides]
+        results = []
+        for i, point in enumerate(points):
+            path = os.path.join(tmp, f"{point.side}-{point.commit}.sqlite")
+            result = await replay(scenario, point, path, synchronous=synchronous, stuck_after=stuck_after)
+            if not result.commit and point.commit <= len(baseline.history):
+                result.commit = f"commit {point.commit} (in the run without a crash): {baseline.history[point.commit - 1]}"
+            results.append(result)
+            if progress is not None:
+                progress(result)
+            for suffix in ("", "-wal", "-shm", ".lock"):
+                try:
+                    os.unlink(path + suffix)
+                except FileNotFoundError:
+                    pass
+        return Exploration(scenario.name, baseline.commits, baseline, results)
+
+
+async def replay(
+    scenario: Scenario,
+    point: CrashPoint | None,
+    path: str,
+    *,
+    synchronous: str = "NORMAL",
+    stuck_after: float = 10.0,
+) -> PointResult:
+    """Run `scenario` once on the session file `path`, crashing at `point` (None: no crash),
+    then recover, settle, close and check. See the module docstring."""
+    clock = FakeClock()
+    world = scenario.setup(clock)
+    executions = ExecutionLog()
+    ledger = FauxJobLedger()
+    model = ledger.model(world.model) if isinstance(world.model, FauxModel) else world.model
+    tools = executions.wrap_all(world.tools)
+    first_settings = world.settings
+    again_settings = world.reopen_settings or world.settings
+    all_settings = [first_settings, again_settings]
+    reports: list[Any] = []
+    violations: list[str] = []
+    batches: list[Any] = []
+
+    def note(phase: str, found: list[str]) -> None:
+        for v in found:
+            if not any(existing.endswith(v) for existing in violations):
+                violations.append(f"{phase}: {v}")
+
+    def checks(**kw: Any) -> list[str]:
+        return check_invariants(path, executions=executions, jobs=ledger, requests=getattr(model, "requests", None),
+                                settings=all_settings, acknowledged=driver.acknowledged, **kw)
+
+    crash_kw: dict[str, int] = {}
+    if point is not None:
+        crash_kw = {"crash_before": point.commit} if point.side == "before" else {"crash_after": point.commit}
+    store = CrashableStorage(SQLiteStorage(path, synchronous=synchronous), **crash_kw)  # type: ignore[arg-type]
+    harness = open_harness(store, model=model, tools=tools, settings=first_settings, clock=clock, report=reports.append)
+    driver = Driver(harness, clock, world, stuck_after=stuck_after)
+    async with harness:
+        abandon_on_crash(harness)
+        async with anyio.create_task_group() as tg:
+
+            async def watch() -> None:
+                await store.crashed.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(watch)
+            try:
+                await scenario.drive(driver)
+                await driver.settle()
+            except Exception as exc:  # noqa: BLE001 - reported as a finding, unless the crash caused it
+                if not store.crashed.is_set():
+                    violations.append(f"the scenario raised {type(exc).__name__}: {exc}")
+            tg.cancel_scope.cancel()
+        if store.crashed.is_set():
+            crash(harness)
+        elif driver.settled is not None and not driver.settled.quiescent:
+            violations.append(f"without a crash: {driver.settled.stuck}")
+    crashed = store.crashed.is_set()
+    batches += store.batches
+    commits = store.commit_calls
+    commit = ""
+    if point is not None and point.commit <= len(store.history):
+        commit = f"commit {point.commit}: {store.history[point.commit - 1]}"
+    if crashed:
+        await store.release()
+        note("after the crash", checks())
+        again = CrashableStorage(SQLiteStorage(path, synchronous=synchronous))  # type: ignore[arg-type]
+        harness = open_harness(again, model=model, tools=tools, settings=again_settings, clock=clock,
+                               report=reports.append)
+        async with harness:
+            settled = await settle(harness, clock, answer=world.answer, stuck_after=stuck_after)
+            if not settled.quiescent:
+                violations.append(f"after recovery: {settled.stuck}")
+            note("after recovery", checks(quiescent=settled.quiescent))
+        batches += again.batches
+        note("after the clean close", checks(quiescent=settled.quiescent, clean_close=True))
+    else:
+        quiescent = driver.settled is not None and driver.settled.quiescent
+        note("after the clean close", checks(quiescent=quiescent, clean_close=True))
+    note("in the commit history", check_commit_history(batches))
+    return PointResult(point, crashed, commits, commit, violations, describe_session(path), reports, list(store.history))

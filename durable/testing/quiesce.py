@@ -1,0 +1,132 @@
+"""Driving a harness until nothing is left to do, detected from events, never guessed from time.
+
+`wait_idle(h)` returns when every task of the event loop is blocked (`anyio.wait_all_tasks_blocked`)
+and no storage call of the harness is in flight (when its storage is a `CrashableStorage`, which
+counts them), so the head of the harness no longer moves by itself.
+
+`settle(h, clock)` resumes the harness and then repeats: wait until idle; answer the client tool
+calls that wait for the host (`answer`); if a runner is parked on a `FakeClock` timer, move the
+clock to the earliest one; if nothing is active (`h.wake()`) but a durable timer is pending
+(retry backoff, deferred poll, client tool deadline), move the clock to it (a `FakeClock`) or
+sleep until it (any other clock). It stops when `h.wake()` says nothing is active and no timer
+is pending. When work stays active while every task is blocked on something the test does not
+control (a real-time sleep, a model that hangs), it polls in small real-time steps, and gives
+up after `stuck_after` seconds without any commit: the result then says what is stuck.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+from attrs import frozen
+
+from ..engine.clock import FakeClock
+from ..errors import ToolResultRejected
+from ..records import Pending, Running, ToolCall, ToolInput, Waiting
+from .crash import CrashableStorage
+
+
+@frozen
+class Settled:
+    """How `settle` ended: `quiescent` (nothing active, no timer), or `stuck` with the reason."""
+
+    quiescent: bool
+    stuck: str = ""
+    steps: int = 0
+
+
+def default_answer(call: ToolCall) -> str:
+    """The client tool answer `settle` gives by default."""
+    return f"Client result of {call.name}"
+
+
+async def wait_idle(harness: Any) -> None:
+    """Wait until every task is blocked and no storage call of `harness` is in flight."""
+    storage = harness.storage
+    while True:
+        await anyio.wait_all_tasks_blocked()
+        if isinstance(storage, CrashableStorage) and storage.in_flight and not storage.crashed.is_set():
+            await storage.wait_quiet()
+            continue
+        return
+
+
+def _commits(harness: Any) -> int:
+    session = getattr(harness, "session", None)
+    return getattr(session, "commit_count", 0) if session is not None else 0
+
+
+async def settle(
+    harness: Any,
+    clock: Any,
+    *,
+    answer: Callable[[ToolCall], str | None] | None = default_answer,
+    stuck_after: float = 10.0,
+    max_steps: int = 100_000,
+) -> Settled:
+    """Drive `harness` to quiescence (see the module docstring). Returns how it ended; never
+    raises for a stuck harness (the result says so). `answer(call)` gives a client tool's result
+    (None: leave it waiting, so it times out at its deadline)."""
+    await harness.resume()
+    fake = isinstance(clock, FakeClock)
+    poll = 0.001
+    last_progress = anyio.current_time()
+    last_commits = _commits(harness)
+    answered: set[str] = set()
+    for step in range(max_steps):
+        await wait_idle(harness)
+        commits = _commits(harness)
+        if commits != last_commits:
+            last_commits, last_progress, poll = commits, anyio.current_time(), 0.001
+        if answer is not None and await _answer_client_calls(harness, answer, answered):
+            continue
+        wake = harness.wake()
+        parked = [deadline for _, deadline in list(clock.timers.values())] if fake else []
+        if wake.active:
+            if parked:
+                clock.set(max(clock.now(), min(parked)))
+                continue
+            if anyio.current_time() - last_progress > stuck_after:
+                return Settled(False, _what_is_active(harness, stuck_after), step)
+            # Something runs on real time (a coalescing window, a slow tool): poll.
+            await anyio.sleep(poll)
+            poll = min(poll * 2, 0.05)
+            continue
+        if wake.next_timer is not None:
+            if fake:
+                clock.set(max(clock.now(), wake.next_timer))
+            else:
+                await clock.sleep_until(wake.next_timer, "settle")
+            continue
+        return Settled(True, "", step)
+    return Settled(False, f"the harness was still busy after {max_steps} steps", max_steps)
+
+
+async def _answer_client_calls(harness: Any, answer: Callable[[ToolCall], str | None], answered: set[str]) -> bool:
+    progressed = False
+    for task in list(harness.session.tasks.values()):
+        inp = task.input
+        if (task.kind == "tool" and isinstance(inp, ToolInput) and inp.client and isinstance(task.state, Waiting)
+                and inp.call.id not in answered):
+            content = answer(inp.call)
+            if content is None:
+                continue
+            answered.add(inp.call.id)
+            try:
+                await harness.submit_tool_result(inp.call.id, content)
+            except ToolResultRejected:  # answered or timed out meanwhile
+                continue
+            progressed = True
+    return progressed
+
+
+def _what_is_active(harness: Any, stuck_after: float) -> str:
+    busy = [
+        f"task {t.id} ({t.kind}) is {type(t.state).__name__.lower()}"
+        for t in harness.session.tasks.values()
+        if isinstance(t.state, (Pending, Running))
+    ]
+    what = ", ".join(busy) or "work is active"
+    return f"the harness did not settle: {what}, and nothing was committed for {stuck_after:g} s"

@@ -1,0 +1,201 @@
+"""Ready-made scenarios: durable's own crash tests, and examples to copy for your agent.
+
+Each is a `Scenario` for `explore` (in-process crashes) and for `kill_test` (process kills):
+the clock is handed to `setup`, never assumed to be a `FakeClock`, so the same scenario runs on
+the `ScaledClock` of a child process. Progress is committed on every delta
+(`persist_within=0`), so every partial is its own commit boundary.
+
+| name | what it does |
+|---|---|
+| `streamed_answer` | one input, an answer streamed in five deltas |
+| `tool_round` | one safe and one unsafe tool, both streaming output, then the answer |
+| `retry_after_provider_error` | attempt 1 fails (529, after a partial), attempt 2 answers |
+| `deferred_answer` | the answer comes from a deferred job, polled twice |
+| `abort_in_tool_round` | the host aborts while a safe and an unsafe tool run |
+| `compaction` | three turns, then `compact()` |
+| `client_tool` | a tool the host answers |
+| `queued_inputs` | a second input queued behind the first run |
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from ..engine.tools import define_tool
+from ..models.faux import call, error, reply
+from ..settings import Compaction, Progress, RetryPolicy, Settings, StreamSettings
+from .explore import Driver, Scenario, World
+from .scripts import by_input
+
+
+def base_settings(**changes: Any) -> Settings:
+    """Every delta committed, 1 s base backoff (on the scenario's clock), 3 retries."""
+    settings = Settings(retry=RetryPolicy(max_retries=3, base_delay=1.0, max_delay=8.0),
+                        progress=Progress(persist_within=0, output_interval=0))
+    return attrs.evolve(settings, **changes)
+
+
+# --------------------------------------------------------------------------- tools
+
+
+def lookup_tool() -> Any:
+    async def execute(args: Any, api: Any, ctx: Any) -> str:
+        await api.output("looking up ")
+        await api.output(str(args.get("q", "")))
+        return f"price of {args.get('q')}: 5 EUR"
+
+    return define_tool("lookup", "Look a price up", {"type": "object", "properties": {"q": {"type": "string"}}},
+                       replay="safe", execute=execute)
+
+
+def charge_tool() -> Any:
+    async def execute(args: Any, api: Any, ctx: Any) -> str:
+        await api.output("charging ")
+        await api.output(f"{args.get('amount')} EUR")
+        return "charged"
+
+    return define_tool("charge_card", "Charge the card (not safe to repeat)",
+                       {"type": "object", "properties": {"amount": {"type": "number"}}}, replay="unsafe",
+                       execute=execute)
+
+
+def slow_tool(name: str, clock: Any, *, replay: str, seconds: float = 100.0) -> Any:
+    """A tool that works for `seconds` of the scenario's clock (a timer the explorer can fire)."""
+
+    async def execute(args: Any, api: Any, ctx: Any) -> str:
+        await api.output(f"{name} started")
+        await clock.sleep_until(clock.now() + seconds, f"tool:{name}")
+        return f"{name} finished"
+
+    return define_tool(name, f"Work for {seconds:g} s", replay=replay, execute=execute)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- scenarios
+
+
+def _streamed_world(clock: Any) -> World:
+    model = by_input({"Hello": [reply("Hello there! How can I help you today?")]}, token_size=8)
+    return World(model, settings=base_settings())
+
+
+
+async def _drive_streamed(d: Driver) -> None:
+    await d.submit("Hello")
+
+
+streamed_answer = Scenario("streamed_answer", _streamed_world, _drive_streamed)
+
+
+def _tool_world(clock: Any) -> World:
+    model = by_input({
+        "Buy the book": [
+            reply("Let me check.", tool_calls=[call("lookup", {"q": "book"}), call("charge_card", {"amount": 5})]),
+            reply("Bought it for 5 EUR."),
+        ],
+    }, token_size=8)
+    return World(model, tools=[lookup_tool(), charge_tool()], settings=base_settings())
+
+
+async def _drive_tool(d: Driver) -> None:
+    await d.submit("Buy the book")
+
+
+tool_round = Scenario("tool_round", _tool_world, _drive_tool)
+
+
+def _retry_world(clock: Any) -> World:
+    def first_fails(request: Any) -> Any:
+        if request.attempt == 1:
+            return error("Overloaded", kind="overloaded", status_code=529, partial="Hel")
+        return reply("Hello after a retry")
+
+    model = by_input({"Hi": [first_fails]}, token_size=8)
+    return World(model, settings=base_settings())
+
+
+async def _drive_retry(d: Driver) -> None:
+    await d.submit("Hi")
+
+
+retry_after_provider_error = Scenario("retry_after_provider_error", _retry_world, _drive_retry)
+
+
+def _deferred_world(clock: Any) -> World:
+    model = by_input({"Question": [reply("A deferred answer")]}, deferred=True, polls=2, poll_after=1.0)
+    return World(model, settings=base_settings(stream=StreamSettings(deferred=True)))
+
+
+async def _drive_deferred(d: Driver) -> None:
+    await d.submit("Question")
+
+
+deferred_answer = Scenario("deferred_answer", _deferred_world, _drive_deferred)
+
+
+def _abort_world(clock: Any) -> World:
+    model = by_input({
+        "Go": [reply("Working on it", tool_calls=[call("slow_safe"), call("slow_unsafe")]), reply("Finished")],
+    }, token_size=8)
+    tools = [slow_tool("slow_safe", clock, replay="safe"), slow_tool("slow_unsafe", clock, replay="unsafe")]
+    return World(model, tools=tools, settings=base_settings())
+
+
+async def _drive_abort(d: Driver) -> None:
+    await d.submit("Go")
+    await d.until(lambda live: any(slot.output for slot in live.tools))
+    await d.abort()
+
+
+abort_in_tool_round = Scenario("abort_in_tool_round", _abort_world, _drive_abort)
+
+
+def _compaction_world(clock: Any) -> World:
+    model = by_input({
+        "One": [reply("First answer")],
+        "Two": [reply("Second answer")],
+        "Three": [reply("Third answer")],
+    }, summary="We talked about one, two and three.")
+    return World(model, settings=base_settings(compaction=Compaction(keep_last=2)))
+
+
+async def _drive_compaction(d: Driver) -> None:
+    for text in ("One", "Two", "Three"):
+        sub = await d.submit(text)
+        await sub.wait()
+    await d.compact()
+
+
+compaction = Scenario("compaction", _compaction_world, _drive_compaction)
+
+
+def _client_world(clock: Any) -> World:
+    model = by_input({"Pick a file": [reply("", tool_calls=[call("pick_file")]), reply("You picked it")]})
+    picker = define_tool("pick_file", "Ask the user to pick a file", client=True)
+    return World(model, tools=[picker], settings=base_settings(), answer=lambda c: "/home/me/notes.txt")
+
+
+async def _drive_client(d: Driver) -> None:
+    await d.submit("Pick a file")
+
+
+client_tool = Scenario("client_tool", _client_world, _drive_client)
+
+
+def _queued_world(clock: Any) -> World:
+    model = by_input({"First": [reply("First answer, streamed")], "Second": [reply("Second answer")]}, token_size=8)
+    return World(model, settings=base_settings())
+
+
+async def _drive_queued(d: Driver) -> None:
+    await d.submit("First")
+    await d.submit("Second")
+
+
+queued_inputs = Scenario("queued_inputs", _queued_world, _drive_queued)
+
+
+REQUIRED = (streamed_answer, tool_round, retry_after_provider_error, deferred_answer, abort_in_tool_round, compaction)
+ALL = REQUIRED + (client_tool, queued_inputs)
+BY_NAME = {s.name: s for s in ALL}
