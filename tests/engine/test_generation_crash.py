@@ -31,7 +31,8 @@ async def crash_while_streaming(host, text="Hello wor", **kw):
     return sub.id
 
 
-async def test_a_crash_while_the_model_streams_is_charged_once_and_attempt_2_answers(host):
+@pytest.mark.parametrize("anyio_backend", ["trio", "asyncio"])
+async def test_a_crash_while_the_model_streams_is_charged_once_and_attempt_2_answers(host, anyio_backend):
     sid = await crash_while_streaming(host)
     model = FauxModel([faux.reply("Hello world")])
     async with host.open(model, settings=settings()) as h:

@@ -46,7 +46,8 @@ def hanging_tool(name, replay, executions):
     return durable.define_tool(name, "Works for a long time", replay=replay, execute=execute)
 
 
-async def test_a_safe_tool_that_never_finishes_runs_exactly_restart_limit_times(host):
+@pytest.mark.parametrize("anyio_backend", ["trio", "asyncio"])
+async def test_a_safe_tool_that_never_finishes_runs_exactly_restart_limit_times(host, anyio_backend):
     runs = Runs()
     heavy = hanging_tool("heavy", "safe", runs)
     st = settings(restart_limit=2)
