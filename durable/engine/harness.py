@@ -195,7 +195,15 @@ class Harness:
                     await self.close()
         finally:
             self._tg.cancel_scope.cancel()
-            return await self._tg.__aexit__(*exc)
+            try:
+                suppressed = await self._tg.__aexit__(*exc)
+            except BaseExceptionGroup as group:
+                # The runners never let an error out, so a group holding only the body's own
+                # exception is unwrapped: the caller gets what it raised, not an exception group.
+                if exc[1] is not None and len(group.exceptions) == 1 and group.exceptions[0] is exc[1]:
+                    return False
+                raise
+        return suppressed
 
     async def resume(self) -> None:
         """Start running every task that is not terminal. Idempotent."""

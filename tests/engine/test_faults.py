@@ -72,3 +72,16 @@ async def test_a_bug_in_a_kind_faults_only_that_task_and_ends_its_run_visibly(ho
         assert (await h.task(1)).state == r.Terminal(r.Faulted(r.TaskError(result.detail, r.ErrorDetail("exception"))))
         assert (await (await h.conversation("other").submit("again")).wait()).reason == "faulted"
     assert [x.type for x in host.reports] == ["error", "task_faulted", "error", "task_faulted"]
+
+
+@pytest.mark.parametrize("anyio_backend", ["trio", "asyncio"])
+async def test_an_error_raised_in_the_harness_block_reaches_the_caller_unwrapped_and_closes_cleanly(host, anyio_backend):
+    model = FauxModel([faux.hang("par")])
+    with pytest.raises(KeyError, match="mine"):
+        async with host.open(model, settings=settings()) as h:
+            await h.root.submit("hi")
+            await model.wait_for_requests(1)
+            raise KeyError("mine")
+    async with host.open(FauxModel([]), settings=settings()) as h:
+        task = await h.task(1)
+        assert (task.state, task.restarts) == (r.Pending(), 0)  # a clean close, not a crash
