@@ -4,7 +4,8 @@ Tests script replies per route (`server.script("POST", "/v1/responses", reply, .
 consumed once and in order; the server records every request it gets. Replies are JSON bodies
 with a status and headers, or SSE streams sent as HTTP/1.1 chunks that can end cleanly, be
 dropped mid-body, or hold the connection open (a silent stream) until the client goes away or
-the test ends. Nothing here touches any other network.
+the test ends. A reply can also signal that its request arrived (`arrived`) and pause a stream
+after some chunks until the test sets `resume`. Nothing here touches any other network.
 """
 
 from __future__ import annotations
@@ -56,6 +57,9 @@ class Reply:
     chunks: list[bytes] | None = None  # a streamed body, one HTTP chunk each
     end: str = "clean"  # how a streamed body ends: "clean", "drop" or "hold"
     hold_before: bool = False  # never send even the headers
+    arrived: threading.Event | None = None  # set when the request this reply answers has arrived
+    pause_after: int | None = None  # send this many chunks, then wait for `resume` (or the test's end)
+    resume: threading.Event | None = None
 
 
 def json_reply(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Reply:
@@ -141,6 +145,7 @@ class FakeServer:
 def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # each chunk leaves at once, even after a pause
 
         def log_message(self, *args: Any) -> None:
             pass
@@ -170,6 +175,8 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True  # the client went away; nothing to tell it
 
         def _send(self, reply: Reply) -> None:
+            if reply.arrived is not None:
+                reply.arrived.set()
             if reply.hold_before:
                 self._hold()
                 return
@@ -184,7 +191,11 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 return
             self.send_header("transfer-encoding", "chunked")
             self.end_headers()
-            for chunk in reply.chunks:
+            for index, chunk in enumerate(reply.chunks):
+                if index == reply.pause_after:
+                    self.wfile.flush()
+                    while not (reply.resume is not None and reply.resume.wait(0.02)) and not server.finished.is_set():
+                        pass
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
                 self.wfile.flush()
             if reply.end == "clean":
