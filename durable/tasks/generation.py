@@ -211,7 +211,7 @@ class GenerationKind:
                                 break
                             except TimeoutError:
                                 raise ModelError(f"The model stream was silent for {silence:g} s", kind="timeout",
-                                                 provider=getattr(rt.model, "name", None)) from None
+                                                 provider=_provider(rt.model)) from None
                             if isinstance(event, TextDelta):
                                 text.append(event.text)
                                 await coalescer.update()
@@ -230,7 +230,7 @@ class GenerationKind:
             coalescer.settle()
         if failure is None and final is None:
             failure = ModelError("The model stream ended without a final message", kind="connection",
-                                 provider=getattr(rt.model, "name", None))
+                                 provider=_provider(rt.model))
         if failure is not None:
             if failure.kind == "context_overflow" and rt.kinds.get("compaction") is not None:
                 return await rt.kinds["compaction"].on_overflow(rt, task, failure)  # type: ignore[attr-defined]
@@ -243,7 +243,7 @@ class GenerationKind:
     async def _final(self, rt: Runtime, task: Task, final: FinalMessage, attempt: int) -> Task | None:
         if final.stop_reason == "error":
             partial = PartialMessage(final.text, (), final.usage)
-            err = RetryError(final.error or "The model answered with an error", "unknown", getattr(rt.model, "name", None))
+            err = RetryError(final.error or "The model answered with an error", "unknown", _provider(rt.model))
             return await self._attempt_failed(rt, task, err, None, "model_error", partial=partial, retryable=False)
         change = rt.change()
         entry = AssistantEntry(final.text, final.stop_reason, tuple(final.tool_calls), final.usage, None, attempt)
@@ -393,7 +393,8 @@ class GenerationKind:
         attempt = getattr(phase, "attempt", 1)
         job = getattr(phase, "job", None)
         if raw is not None:
-            rt.report(ErrorReport(f"Attempt {attempt} of task {task.id} failed: {err.message}", TaskRef.of(task), repr(raw)))
+            detail = raw.raw if isinstance(raw, ModelError) and raw.raw is not None else repr(raw)
+            rt.report(ErrorReport(f"Attempt {attempt} of task {task.id} failed: {err.message}", TaskRef.of(task), detail))
         policy = rt.settings.retry
         change = rt.change()
         self._keep_partial(rt, change, task, stop_reason, err.message, partial)
@@ -480,6 +481,12 @@ class GenerationKind:
                      reason="aborted", detail=detail)
         await rt.commit(change)
         rt.report(TaskFaulted(TaskRef.of(task), "restart_limit", detail))
+
+
+def _provider(model: object) -> str | None:
+    """The provider part of a model's name ("openai" for "openai:gpt-4o"), as errors name it."""
+    name = getattr(model, "name", None)
+    return name.split(":", 1)[0] if isinstance(name, str) else None
 
 
 def _retry_error(exc: ModelError) -> RetryError:
