@@ -32,6 +32,7 @@ from ..errors import (
     StorageClosed,
     StorageError,
     UnknownSubmission,
+    UnknownTask,
 )
 from ..records import (
     Faulted,
@@ -355,7 +356,7 @@ class Harness:
         await self.session.task_done_event(task_id).wait()
         task = await self.storage.get_task(task_id)
         if task is None:
-            raise HarnessError(f"Task {task_id} does not exist in {self.storage.location}")
+            raise UnknownTask(f"Task {task_id} does not exist in {self.storage.location}")
         return task
 
     async def tasks(self, *, kind: str | None = None, state: str | None = None,

@@ -85,3 +85,15 @@ async def test_an_error_raised_in_the_harness_block_reaches_the_caller_unwrapped
     async with host.open(FauxModel([]), settings=settings()) as h:
         task = await h.task(1)
         assert (task.state, task.restarts) == (r.Pending(), 0)  # a clean close, not a crash
+
+
+async def test_unknown_tasks_and_submissions_are_clear_errors(host):
+    async with host.open(FauxModel([]), settings=settings()) as h:
+        with pytest.raises(durable.UnknownTask, match=f"Task 99 does not exist in .*{host.path}"):
+            await h.wait_for_task(99)
+        with pytest.raises(durable.UnknownSubmission, match="Submission sub_nope does not exist"):
+            await h.root.submission("sub_nope").wait()
+        with pytest.raises(ValueError, match="non-empty text"):
+            await h.root.submit("   ")
+    with pytest.raises(durable.HarnessClosed, match="closed"):
+        await h.root.submit("late")
