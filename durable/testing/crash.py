@@ -25,13 +25,13 @@ tasks. `history` describes each of them in a line, so a test can say what "commi
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 
+from ..errors import StorageClosed
 from ..storage.protocol import Batch, Opened
 
 
@@ -58,6 +58,7 @@ class CrashableStorage:
         self.crash_after = crash_after
         self.commit_calls = 0  # commits handed to the inner store
         self.crashed = anyio.Event()
+        self._unhung = anyio.Event()
         self.on_commit = on_commit
         self.on_crash: list[Callable[[], None]] = []
         self.history: list[str] = []  # one line per commit handed to the inner store
@@ -78,7 +79,15 @@ class CrashableStorage:
             callback()
 
     async def _hang(self) -> Any:
-        await anyio.sleep_forever()
+        # A dead process's calls never return. The one exception: a clean close that was cut off
+        # waits in a shielded scope, where hanging would never end; `crash(harness)` unhangs it,
+        # and its calls fail instead (the harness is abandoned by then, nothing acts on it).
+        await self._unhung.wait()
+        raise StorageClosed(f"The storage of {self.location} crashed", location=self.location)
+
+    def unhang(self) -> None:
+        """Make calls hanging after the crash raise `StorageClosed` (for a cut-off clean close)."""
+        self._unhung.set()
 
     async def release(self) -> None:
         """After a crash: close the inner store, as the OS does for a killed process."""
@@ -173,9 +182,12 @@ def crash(harness: Any) -> None:
     """Crash `harness` now: its storage hangs and the harness is abandoned (no clean close).
     Idempotent."""
     storage = harness.storage
+    closing = getattr(harness, "_state", None) == "closing"
     if isinstance(storage, CrashableStorage):
         storage.crash()
-    if getattr(harness, "_state", None) != "crashed":
+        if closing:  # the close waits shielded on its commit: let it fail rather than hang forever
+            storage.unhang()
+    if getattr(harness, "_state", None) not in ("crashed", "new"):
         harness._abandon()
 
 
@@ -219,30 +231,22 @@ async def crashable_harness(
         inner = path
     store = CrashableStorage(inner, crash_before=crash_before, crash_after=crash_after, on_commit=on_commit)
     h = open_harness(store, model=model, tools=tools, settings=settings, clock=clock, report=report)
+    opened = False
     try:
-        # A crash during the open commit (it charges interrupted tasks) stops the opening.
-        opened = False
         with anyio.CancelScope() as opening:
-            store.on_crash.append(opening.cancel)
-            await h.__aenter__()
-            opened = True
-        store.on_crash.remove(opening.cancel)
+            # A crash during the open commit (it charges interrupted tasks) stops the opening.
+            store.on_crash.append(lambda: None if opened else opening.cancel())
+            async with h:
+                opened = True
+                abandon_on_crash(h)
+                try:
+                    yield h
+                finally:
+                    if store.crashed.is_set():
+                        crash(h)
         if not opened:
             h._state = "crashed"
             yield h  # a harness that died while opening: every call raises HarnessClosed
-            return
-        abandon_on_crash(h)
-        try:
-            yield h
-        except BaseException:
-            if store.crashed.is_set():
-                crash(h)
-            if not await h.__aexit__(*sys.exc_info()):
-                raise
-        else:
-            if store.crashed.is_set():
-                crash(h)
-            await h.__aexit__(None, None, None)
     finally:
         if store.crashed.is_set():
             await store.release()

@@ -41,6 +41,7 @@ from attrs import frozen
 
 from .._open import open_harness
 from ..engine.clock import FakeClock
+from ..errors import StorageClosed
 from ..models.faux import FauxModel
 from ..records import Live, ToolCall
 from ..settings import Settings
@@ -61,13 +62,15 @@ class World:
     the tools (each is wrapped to count its executions); `settings`: the harness settings;
     `reopen_settings`: the settings of the harness that reopens the file after the crash (default:
     the same); `answer(call)`: the host's answer to a client tool call while settling (None: let
-    it time out)."""
+    it time out); `findable_jobs`: whether the faux provider can find a deferred job by its key
+    (the model protocol's optional `find`)."""
 
     model: Any
     tools: Sequence[Any] = ()
     settings: Settings = attrs.field(factory=Settings)
     reopen_settings: Settings | None = None
     answer: Callable[[ToolCall], str | None] | None = default_answer
+    findable_jobs: bool = True
 
 
 @frozen
@@ -149,21 +152,55 @@ class CrashPoint:
 
 
 @attrs.define
-class PointResult:
-    """One replay: where it crashed, what commit that was, what was violated, the transcript."""
+class Lifetime:
+    """One harness on the file: its commits (described one per line) and whether it crashed."""
 
-    point: CrashPoint | None  # None: the run without a crash
+    commits: int
+    history: list[str]
     crashed: bool
-    commits: int  # commits of the first harness (up to the crash)
-    commit: str  # what commit k wrote ("" when the point was not reached)
+
+
+@attrs.define
+class PointResult:
+    """One replay: where it crashed (one point per crashed lifetime), what commit that was, what
+    was violated, and the final transcript."""
+
+    points: tuple[CrashPoint, ...]  # () for the run without a crash
+    crashed: bool  # every point was reached
+    lifetimes: list[Lifetime]
+    commit: str  # what the commit of the last point wrote ("" when not reached)
     violations: list[str]
     transcript: str
     reports: list[Any] = attrs.field(factory=list)
-    history: list[str] = attrs.field(factory=list)  # one line per commit of the first harness
+
+    @property
+    def point(self) -> CrashPoint | None:
+        return self.points[0] if self.points else None
+
+    @property
+    def commits(self) -> int:
+        """Commits of the first harness (up to its crash)."""
+        return self.lifetimes[0].commits
+
+    @property
+    def history(self) -> list[str]:
+        return self.lifetimes[0].history
 
     @property
     def ok(self) -> bool:
         return not self.violations
+
+    def where(self) -> str:
+        if not self.points:
+            return "the run without a crash"
+        return ", then ".join(f"a crash {p}" + (" of the reopened harness" if i else "") for i, p in enumerate(self.points))
+
+    def only(self) -> str:
+        """The `only=` argument that replays this point."""
+        if len(self.points) == 1:
+            p = self.points[0]
+            return f"({p.side!r}, {p.commit})"
+        return "[" + ", ".join(f"({p.side!r}, {p.commit})" for p in self.points) + "]"
 
 
 @attrs.define
@@ -195,12 +232,11 @@ class Exploration:
     def report(self) -> str:
         lines = [self.summary()]
         for r in self.failures:
-            where = "the run without a crash" if r.point is None else f"a crash {r.point}"
             lines.append("")
-            lines.append(f"After {where} ({r.commit or 'no commit'}):")
+            lines.append(f"After {r.where()} ({r.commit or 'no commit'}):")
             lines += [f"  - {v}" for v in r.violations]
-            if r.point is not None:
-                lines.append(f"  reproduce: await explore({self.scenario}, only=({r.point.side!r}, {r.point.commit}))")
+            if r.points:
+                lines.append(f"  reproduce: await explore({self.scenario}, only={r.only()})")
             lines.append("  " + r.transcript.replace("\n", "\n  "))
         return "\n".join(lines)
 
@@ -210,10 +246,19 @@ class Exploration:
             raise AssertionError(self.report())
 
 
+def _points(only: Any) -> tuple[CrashPoint, ...]:
+    if isinstance(only, CrashPoint):
+        return (only,)
+    if isinstance(only, tuple) and len(only) == 2 and isinstance(only[0], str):
+        return (CrashPoint(only[0], int(only[1])),)  # type: ignore[arg-type]
+    return tuple(p if isinstance(p, CrashPoint) else CrashPoint(p[0], int(p[1])) for p in only)
+
+
 async def explore(
     scenario: Scenario,
     *,
-    only: tuple[Side, int] | CrashPoint | None = None,
+    only: Any = None,
+    depth: int = 1,
     sides: Sequence[Side] = ("before", "after"),
     directory: str | os.PathLike[str] | None = None,
     synchronous: str = "NORMAL",
@@ -221,25 +266,23 @@ async def explore(
     progress: Callable[[PointResult], None] | None = None,
 ) -> Exploration:
     """Crash `scenario` at every commit boundary (see the module docstring) and return what was
-    found. `only=("after", 7)` replays one point. Session files go to `directory` (default: a
-    temporary directory, removed afterwards). `progress(result)` is called after each replay."""
+    found.
+
+    `only=("after", 7)` replays one point; `only=[("after", 7), ("before", 2)]` crashes the first
+    harness just after its commit 7, then the reopened one just before its commit 2. `depth=2`
+    also crashes every reopened harness at every commit boundary of its recovery (the restart
+    limit's ground: a task cut off again before it made progress). Session files go to
+    `directory` (default: a temporary directory, removed afterwards). `progress(result)` is
+    called after each replay."""
     with tempfile.TemporaryDirectory(prefix="durable-explore-", dir=directory) as tmp:
-        baseline = await replay(scenario, None, os.path.join(tmp, "baseline.sqlite"),
-                                synchronous=synchronous, stuck_after=stuck_after)
-        if progress is not None:
-            progress(baseline)
-        if only is not None:
-            point = only if isinstance(only, CrashPoint) else CrashPoint(only[0], int(only[1]))
-            points = [point]
-        else:
-            points = [CrashPoint(side, k) for k in range(1, baseline.commits + 1) for side in sides]
-        results = []
-        for i, point in enumerate(points):
-            path = os.path.join(tmp, f"{point.side}-{point.commit}.sqlite")
-            result = await replay(scenario, point, path, synchronous=synchronous, stuck_after=stuck_after)
-            if not result.commit and point.commit <= len(baseline.history):
-                result.commit = f"commit {point.commit} (in the run without a crash): {baseline.history[point.commit - 1]}"
-            results.append(result)
+        counter = iter(range(1 << 30))
+
+        async def run(points: tuple[CrashPoint, ...]) -> PointResult:
+            path = os.path.join(tmp, f"replay-{next(counter)}.sqlite")
+            result = await replay(scenario, points, path, synchronous=synchronous, stuck_after=stuck_after)
+            if points and not result.commit and len(points) == 1 and points[0].commit <= len(baseline.history):
+                k = points[0].commit
+                result.commit = f"commit {k} (in the run without a crash): {baseline.history[k - 1]}"
             if progress is not None:
                 progress(result)
             for suffix in ("", "-wal", "-shm", ".lock"):
@@ -247,23 +290,83 @@ async def explore(
                     os.unlink(path + suffix)
                 except FileNotFoundError:
                     pass
+            return result
+
+        baseline = await run(())
+        results = []
+        if only is not None:
+            results.append(await run(_points(only)))
+        else:
+            frontier = [((), baseline)]
+            for _ in range(max(1, depth)):
+                nxt = []
+                for prefix, parent in frontier:
+                    lifetime = parent.lifetimes[len(prefix)] if len(parent.lifetimes) > len(prefix) else None
+                    if lifetime is None:
+                        continue
+                    for k in range(1, lifetime.commits + 1):
+                        for side in sides:
+                            points = (*prefix, CrashPoint(side, k))
+                            result = await run(points)
+                            results.append(result)
+                            if result.crashed:
+                                nxt.append((points, result))
+                frontier = nxt
         return Exploration(scenario.name, baseline.commits, baseline, results)
+
+
+async def _lifetime(store: CrashableStorage, harness: Any, body: Callable[[], Awaitable[None]]) -> str | None:
+    """Open `harness`, run `body()` until it returns or the storage crashes, then close cleanly or
+    abandon. A crash during the open commit stops the opening. Returns what `body` raised, when
+    the crash did not cause it."""
+    opened = False
+    error = None
+    with anyio.CancelScope() as opening:
+        store.on_crash.append(lambda: None if opened else opening.cancel())
+        try:
+            async with harness:
+                opened = True
+                abandon_on_crash(harness)
+                try:
+                    async with anyio.create_task_group() as tg:
+
+                        async def watch() -> None:
+                            await store.crashed.wait()
+                            tg.cancel_scope.cancel()
+
+                        tg.start_soon(watch)
+                        try:
+                            await body()
+                        except Exception as exc:  # noqa: BLE001 - a finding, unless the crash caused it
+                            if not store.crashed.is_set():
+                                error = f"{type(exc).__name__}: {exc}"
+                        tg.cancel_scope.cancel()
+                finally:
+                    if store.crashed.is_set():
+                        crash(harness)
+        except StorageClosed:
+            if not store.crashed.is_set():  # a clean close cut off by the crash fails this way
+                raise
+    if not opened:
+        harness._state = "crashed"
+    return error
 
 
 async def replay(
     scenario: Scenario,
-    point: CrashPoint | None,
+    points: CrashPoint | Sequence[CrashPoint] | None,
     path: str,
     *,
     synchronous: str = "NORMAL",
     stuck_after: float = 10.0,
 ) -> PointResult:
-    """Run `scenario` once on the session file `path`, crashing at `point` (None: no crash),
-    then recover, settle, close and check. See the module docstring."""
+    """Run `scenario` once on the session file `path`, crashing each successive harness at its
+    point (none: no crash), then recover, settle, close and check. See the module docstring."""
+    points = _points([points] if isinstance(points, CrashPoint) else (points or ()))
     clock = FakeClock()
     world = scenario.setup(clock)
     executions = ExecutionLog()
-    ledger = FauxJobLedger()
+    ledger = FauxJobLedger(findable=world.findable_jobs)
     model = ledger.model(world.model) if isinstance(world.model, FauxModel) else world.model
     tools = executions.wrap_all(world.tools)
     first_settings = world.settings
@@ -272,63 +375,54 @@ async def replay(
     reports: list[Any] = []
     violations: list[str] = []
     batches: list[Any] = []
+    lifetimes: list[Lifetime] = []
+    acknowledged: list[str] = []
 
     def note(phase: str, found: list[str]) -> None:
         for v in found:
-            if not any(existing.endswith(v) for existing in violations):
+            if not any(existing.endswith(": " + v) for existing in violations):
                 violations.append(f"{phase}: {v}")
 
     def checks(**kw: Any) -> list[str]:
         return check_invariants(path, executions=executions, jobs=ledger, requests=getattr(model, "requests", None),
-                                settings=all_settings, acknowledged=driver.acknowledged, **kw)
+                                settings=all_settings, acknowledged=acknowledged, **kw)
 
-    crash_kw: dict[str, int] = {}
-    if point is not None:
-        crash_kw = {"crash_before": point.commit} if point.side == "before" else {"crash_after": point.commit}
-    store = CrashableStorage(SQLiteStorage(path, synchronous=synchronous), **crash_kw)  # type: ignore[arg-type]
-    harness = open_harness(store, model=model, tools=tools, settings=first_settings, clock=clock, report=reports.append)
-    driver = Driver(harness, clock, world, stuck_after=stuck_after)
-    async with harness:
-        abandon_on_crash(harness)
-        async with anyio.create_task_group() as tg:
-
-            async def watch() -> None:
-                await store.crashed.wait()
-                tg.cancel_scope.cancel()
-
-            tg.start_soon(watch)
-            try:
-                await scenario.drive(driver)
-                await driver.settle()
-            except Exception as exc:  # noqa: BLE001 - reported as a finding, unless the crash caused it
-                if not store.crashed.is_set():
-                    violations.append(f"the scenario raised {type(exc).__name__}: {exc}")
-            tg.cancel_scope.cancel()
-        if store.crashed.is_set():
-            crash(harness)
-        elif driver.settled is not None and not driver.settled.quiescent:
-            violations.append(f"without a crash: {driver.settled.stuck}")
-    crashed = store.crashed.is_set()
-    batches += store.batches
-    commits = store.commit_calls
     commit = ""
-    if point is not None and point.commit <= len(store.history):
-        commit = f"commit {point.commit}: {store.history[point.commit - 1]}"
-    if crashed:
-        await store.release()
-        note("after the crash", checks())
-        again = CrashableStorage(SQLiteStorage(path, synchronous=synchronous))  # type: ignore[arg-type]
-        harness = open_harness(again, model=model, tools=tools, settings=again_settings, clock=clock,
-                               report=reports.append)
-        async with harness:
-            settled = await settle(harness, clock, answer=world.answer, stuck_after=stuck_after)
-            if not settled.quiescent:
-                violations.append(f"after recovery: {settled.stuck}")
-            note("after recovery", checks(quiescent=settled.quiescent))
-        batches += again.batches
-        note("after the clean close", checks(quiescent=settled.quiescent, clean_close=True))
-    else:
-        quiescent = driver.settled is not None and driver.settled.quiescent
-        note("after the clean close", checks(quiescent=quiescent, clean_close=True))
+    settled: Settled | None = None
+    for i, point in enumerate((*points, None)):
+        crash_kw: dict[str, int] = {}
+        if point is not None:
+            crash_kw = {"crash_before": point.commit} if point.side == "before" else {"crash_after": point.commit}
+        store = CrashableStorage(SQLiteStorage(path, synchronous=synchronous), **crash_kw)  # type: ignore[arg-type]
+        harness = open_harness(store, model=model, tools=tools, settings=first_settings if i == 0 else again_settings,
+                               clock=clock, report=reports.append)
+        driver = Driver(harness, clock, world, stuck_after=stuck_after)
+        driver.acknowledged = acknowledged
+
+        async def body() -> None:
+            if i == 0:
+                await scenario.drive(driver)
+            await driver.settle()
+
+        error = await _lifetime(store, harness, body)
+        crashed = store.crashed.is_set()
+        if error is not None:
+            violations.append(f"the scenario raised {error}")
+        lifetimes.append(Lifetime(store.commit_calls, list(store.history), crashed))
+        batches += store.batches
+        phase = "the first harness" if i == 0 else f"reopened harness {i}"
+        if crashed:
+            if point is not None and point.commit <= len(store.history):
+                commit = f"commit {point.commit} of {phase}: {store.history[point.commit - 1]}"
+            await store.release()
+            note(f"after the crash of {phase}", checks())
+            continue
+        settled = driver.settled
+        if settled is not None and not settled.quiescent:
+            violations.append(f"{phase}: {settled.stuck}")
+        note(f"after {phase} settled and closed", checks(quiescent=settled is not None and settled.quiescent,
+                                                        clean_close=True))
+        break
     note("in the commit history", check_commit_history(batches))
-    return PointResult(point, crashed, commits, commit, violations, describe_session(path), reports, list(store.history))
+    crashed_all = len(points) > 0 and all(lt.crashed for lt in lifetimes[: len(points)]) and len(lifetimes) > len(points)
+    return PointResult(points, crashed_all, lifetimes, commit, violations, describe_session(path), reports)

@@ -576,7 +576,8 @@ def check_commit_history(batches: Iterable[Any]) -> list[str]:
     interrupted by at most one commit."""
     out = []
     settled: dict[str, list[str]] = defaultdict(list)
-    charged: Counter[tuple[int, int]] = Counter()
+    charged: Counter[tuple[int, int, int]] = Counter()  # (task, turn, attempt): attempts restart each turn
+    turns: Counter[int] = Counter()
     last: dict[int, Task] = {}
     for batch in batches:
         for sub in {s.id: s for s in batch.submissions}.values():
@@ -589,17 +590,20 @@ def check_commit_history(batches: Iterable[Any]) -> list[str]:
                                              and before.terminal == task.terminal):
                 continue  # only a change of phase or an ending can be a charge
             cp = task.checkpoint
+            if isinstance(cp, ToolRound) and not isinstance(getattr(before, "checkpoint", None), ToolRound):
+                turns[task.id] += 1
             if isinstance(cp, Retry) and cp.error.kind == "interrupted":
-                charged[(task.id, cp.attempt)] += 1
+                charged[(task.id, turns[task.id], cp.attempt)] += 1
             outcome = task.outcome
             if isinstance(outcome, Failed) and outcome.error.detail.reason == "interrupted":
-                charged[(task.id, getattr(cp, "attempt", 0))] += 1
+                charged[(task.id, turns[task.id], getattr(cp, "attempt", 0))] += 1
     for sid, statuses in settled.items():
         if len(statuses) > 1:
             out.append(f"Submission {sid} was settled {len(statuses)} times ({', '.join(statuses)})")
-    for (task_id, attempt), n in sorted(charged.items()):
+    for (task_id, turn, attempt), n in sorted(charged.items()):
         if n > 1:
-            out.append(f"Attempt {attempt} of task {task_id} was charged as interrupted by {n} commits")
+            out.append(f"Attempt {attempt} of turn {turn + 1} of task {task_id} was charged as interrupted by "
+                       f"{n} commits")
     return out
 
 

@@ -11,7 +11,9 @@ an append-only file (for process kills: every record is one `write` to a file op
 - `FauxJobLedger` is the provider's side of deferred jobs: `ledger.model(faux_model)` returns a
   model whose `submit` / `fetch` / `cancel` go through the ledger, so a job submitted by one
   process can be fetched or cancelled by the next, and a test can ask which attempt keys were
-  submitted twice and which jobs were left open.
+  submitted twice and which jobs were left open. With `findable=True` (the default) the model
+  also offers the protocol's optional `find(key)`, as a provider that can list its jobs does;
+  `findable=False` simulates one that cannot (the harness then submits again, and says so).
 """
 
 from __future__ import annotations
@@ -139,8 +141,9 @@ class FauxJobLedger:
     Every submit, fetch and cancel is recorded before the call returns, so the ledger knows
     about a job even when the host died before it could commit the job's handle."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, findable: bool = True) -> None:
         self._log = _AppendLog(path)
+        self.findable = findable
 
     @property
     def path(self) -> str | None:
@@ -203,7 +206,17 @@ class LedgerModel:
     def __getattr__(self, name: str) -> Any:
         if name in ("inner", "ledger"):
             raise AttributeError(name)
+        if name == "find":
+            # The optional `find(key)` of the model protocol: a provider that can list its jobs.
+            if self.ledger.findable:
+                return self._find
+            raise AttributeError(name)
         return getattr(self.inner, name)
+
+    async def _find(self, key: str) -> str | None:
+        handles = self.ledger.submits_by_key().get(key)
+        await anyio.lowlevel.checkpoint()
+        return handles[-1] if handles else None
 
     def stream(self, request: ModelRequest) -> Any:
         return self.inner.stream(request)

@@ -10,16 +10,9 @@ from durable.testing import explore, scenarios
 
 pytestmark = pytest.mark.anyio
 
-DEFERRED_BUG = (
-    "engine bug: a crash after the provider accepted a deferred job but before its handle was "
-    "committed submits the job again for the same attempt and leaves the first one open"
-)
-
-
 def _cases():
     for s in scenarios.ALL:
-        marks = [pytest.mark.xfail(strict=True, reason=DEFERRED_BUG)] if s.name == "deferred_answer" else []
-        yield pytest.param(s, id=s.name, marks=marks)
+        yield pytest.param(s, id=s.name)
     limit1 = scenarios.tool_round.variant("tool_round_reopened_with_restart_limit_1",
                                           reopen_settings=lambda st: _evolve(st, restart_limit=1))
     yield pytest.param(limit1, id=limit1.name)
