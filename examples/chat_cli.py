@@ -1,0 +1,193 @@
+"""A terminal chat that survives `kill -9`.
+
+    python examples/chat_cli.py [PATH]
+    printf 'hello\\nhow are you?\\n' | python examples/chat_cli.py chat.sqlite
+
+Each line read from stdin is one input; the answer streams below it. PATH is the session file
+(default: chat.sqlite in the current directory). Kill the process at any moment (`kill -9`,
+closing the terminal) and start it again on the same file: it reopens the file, shows the work
+the dead process left unsettled (the input being answered, an answer that ended unanswered) and
+finishes it before reading more. Ctrl-C or the end of stdin is a clean close.
+
+The model is a small echo model written against durable's model protocol (no key needed). With
+OPENAI_API_KEY set it uses OpenAI (OPENAI_BASE_URL for a compatible server; CHAT_MODEL names the
+model), with ANTHROPIC_API_KEY set it uses Anthropic.
+
+What is printed comes from committed state only: the partial answer is the live document's
+`generation.message` (committed at most every 100 ms), shown through `conversation.follow()`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+
+import durable
+from durable.models import FinalMessage, ModelRequest, TextDelta, UsageEvent
+
+
+class EchoModel:
+    """A model in a dozen lines: streams back what the user said. Shows the model protocol."""
+
+    name = "echo"
+    context_window = 100_000
+    deferred = False
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[Any]:
+        said = next((m.text for m in reversed(request.messages) if isinstance(m, durable.UserEntry)), "")
+        text = f"You said: {said!r}. (This is the echo model; set OPENAI_API_KEY or ANTHROPIC_API_KEY for a real one.)"
+        for i in range(0, len(text), 4):
+            await anyio.sleep(0.02)
+            yield TextDelta(text[i:i + 4])
+        usage = durable.Usage(len(said) // 4 + 1, len(text) // 4 + 1)
+        yield UsageEvent(usage)
+        yield FinalMessage(text, "stop", usage=usage)
+
+
+def choose_model() -> Any:
+    if os.environ.get("OPENAI_API_KEY"):
+        from durable.models.openai import OpenAIModel
+
+        return OpenAIModel(os.environ.get("CHAT_MODEL", "gpt-4o-mini"))
+    if os.environ.get("ANTHROPIC_API_KEY"):
+        from durable.models.anthropic import AnthropicModel
+
+        return AnthropicModel(os.environ.get("CHAT_MODEL", "claude-3-5-haiku-latest"))
+    return EchoModel()
+
+
+class Screen:
+    """Where the cursor is: reports and notes start on a fresh line."""
+
+    mid_line = False
+
+    @classmethod
+    def write(cls, text: str) -> None:
+        print(text, end="", flush=True)
+        if text:
+            cls.mid_line = not text.endswith("\n")
+
+    @classmethod
+    def line(cls, text: str) -> None:
+        cls.write(("\n" if cls.mid_line else "") + text + "\n")
+
+
+class AnswerPrinter:
+    """Prints the partial answer as it is committed, then completes it from the committed entry.
+    `stale` is a partial a dead process committed: it is not printed again as if it streamed."""
+
+    def __init__(self, stale: durable.GenerationLive | None = None) -> None:
+        self.shown = ""
+        self.started = False
+        self.stale = stale
+
+    def _print(self, text: str) -> None:
+        if not self.started:
+            Screen.write("assistant> ")
+            self.started = True
+        if not text.startswith(self.shown):  # a new attempt started over
+            Screen.write("\n           ")
+            self.shown = ""
+        Screen.write(text[len(self.shown):])
+        self.shown = text
+
+    async def follow(self, harness: durable.Harness) -> None:
+        async for live in harness.root.follow():
+            gen = live.generation
+            if gen is not None and gen == self.stale:
+                continue
+            self.stale = None
+            if gen is not None and gen.retry is not None:
+                Screen.line(f"  [attempt {gen.retry.attempt} failed: {gen.retry.error}; retrying]")
+                self.shown, self.started = "", False
+            elif gen is not None and gen.message.text:
+                self._print(gen.message.text)
+            if live.run is None:
+                return
+
+    def finish(self, text: str) -> None:
+        self._print(text)
+        if Screen.mid_line:
+            Screen.write("\n")
+
+
+async def answer(harness: durable.Harness, submission: durable.SubmissionHandle,
+                 stale: durable.GenerationLive | None = None) -> None:
+    """Wait for one input to settle, streaming its answer."""
+    printer = AnswerPrinter(stale)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(printer.follow, harness)
+        result = await submission.wait()
+        tg.cancel_scope.cancel()
+    if isinstance(result, durable.Unanswered):
+        Screen.line(f"  [not answered ({result.reason}): {result.detail}]")
+        return
+    sub = await submission.get()
+    entries = await harness.root.entries(sub.seq or 1)
+    final = [e.entry for e in entries if isinstance(e.entry, durable.AssistantEntry) and e.entry.stop_reason == "stop"]
+    printer.finish(final[-1].text if final else printer.shown)  # the committed answer, in full
+
+
+async def resume_unsettled(harness: durable.Harness) -> None:
+    """Show and finish what the previous process left: the run it was answering (with the
+    partial answer it had committed), and a run that ended unanswered."""
+    live = harness.root.live()
+    if live.run_failure is not None:
+        failure = live.run_failure
+        Screen.line(f"(last time, {failure.first!r} was not answered: {failure.reason}: {failure.detail})")
+    if live.run is None:
+        return
+    for sid in live.run.inputs:
+        sub = await harness.root.submission(sid).get()
+        Screen.line(f"(the last process stopped before answering) you> {sub.text}")
+    partial = live.generation.message.text if live.generation else ""
+    if partial:
+        Screen.line(f"(its partial answer was committed: {partial!r})")
+    await answer(harness, harness.root.submission(live.run.inputs[-1]), stale=live.generation)
+
+
+async def read_line(interactive: bool) -> str | None:
+    if interactive:
+        Screen.write("you> ")
+    line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+    return line if line else None  # "" is the end of stdin
+
+
+async def main(path: str) -> None:
+    interactive = sys.stdin.isatty()
+    reports: list[Any] = []
+
+    def report(rep: Any) -> None:  # crash handling tells the host what it did
+        if isinstance(rep, (durable.TaskInterrupted, durable.TaskFaulted)):
+            Screen.line(f"(recovery: task {rep.task.id} ({rep.task.kind}): {rep.detail})")
+        reports.append(rep)
+
+    existed = os.path.exists(path)
+    async with durable.open_harness(path, model=choose_model(), report=report) as harness:
+        count = len(await harness.root.entries())
+        Screen.line(f"durable chat on {path}" + (f" (reopened: {count} entries)" if existed else " (new)")
+                    + ("; Ctrl-D or Ctrl-C to leave" if interactive else ""))
+        await resume_unsettled(harness)
+        while True:
+            line = await read_line(interactive)
+            if line is None:
+                break
+            text = line.strip()
+            if not text:
+                continue
+            if not interactive:
+                Screen.line(f"you> {text}")
+            submission = await harness.root.submit(text)  # committed: survives a kill from here on
+            await answer(harness, submission)
+    Screen.line("bye (the conversation is in the file; run again to continue it)")
+
+
+if __name__ == "__main__":
+    try:
+        anyio.run(main, sys.argv[1] if len(sys.argv) > 1 else "chat.sqlite", backend="trio")
+    except KeyboardInterrupt:
+        print("\nbye (a clean close: nothing was lost)")

@@ -1,0 +1,97 @@
+"""The examples run as they are, in a subprocess, in a temporary directory, without an API key;
+and the chat example survives `kill -9`."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from .conftest import REPO, inspect_json, transcript
+
+EXAMPLES = REPO / "examples"
+
+
+def clean_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def run_example(name: str, *args: str, cwd, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(EXAMPLES / name), *args], cwd=cwd, env=clean_env(), input=stdin,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_quickstart_opens_submits_waits_and_closes(tmp_path):
+    db = tmp_path / "quick.sqlite"
+    done = run_example("quickstart.py", str(db), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Answered()" in done.stdout
+    assert transcript(inspect_json(db)) == ["user", "assistant:stop"]
+    again = run_example("quickstart.py", str(db), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert transcript(inspect_json(db)) == ["user", "assistant:stop"] * 2
+
+
+def test_quickstart_without_a_path_uses_a_temporary_directory(tmp_path):
+    done = run_example("quickstart.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert os.listdir(tmp_path) == []
+
+
+def test_tools_runs_a_safe_an_unsafe_and_a_client_tool(tmp_path):
+    db = tmp_path / "tools.sqlite"
+    done = run_example("tools.py", str(db), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "host: the model asks the user to confirm" in done.stdout
+    assert "confirm result: The user clicked: yes" in done.stdout
+    assert transcript(inspect_json(db)) == [
+        "user", "assistant:tool_use", "tool_result", "tool_result", "tool_result", "assistant:stop"]
+    assert (tmp_path / "notes.txt").read_text() == "durable: able to withstand wear\n"
+
+
+def test_chat_cli_reads_piped_lines_until_the_end_of_stdin(tmp_path):
+    db = tmp_path / "chat.sqlite"
+    done = run_example("chat_cli.py", str(db), cwd=tmp_path, stdin="hello\n\nhow are you?\n")
+    assert done.returncode == 0, done.stderr
+    assert "assistant> You said: 'hello'." in done.stdout
+    assert "assistant> You said: 'how are you?'." in done.stdout
+    assert transcript(inspect_json(db)) == ["user", "assistant:stop"] * 2
+
+
+def test_chat_cli_killed_while_answering_resumes_the_answer_on_restart(tmp_path):
+    db = tmp_path / "chat.sqlite"
+    proc = subprocess.Popen([sys.executable, str(EXAMPLES / "chat_cli.py"), str(db)], cwd=tmp_path, env=clean_env(),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    output = bytearray()
+
+    def read() -> None:
+        while chunk := proc.stdout.read1(64):  # type: ignore[union-attr]
+            output.extend(chunk)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    proc.stdin.write(b"hello there\n")  # type: ignore[union-attr]
+    proc.stdin.flush()  # type: ignore[union-attr]
+    deadline = time.monotonic() + 20
+    while b"You said: 'hel" not in output and time.monotonic() < deadline:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)  # the partial is on screen, so it is committed
+    proc.wait(timeout=10)
+    reader.join(timeout=5)
+    assert proc.returncode == -signal.SIGKILL
+    assert b"assistant> You said: 'hel" in output
+    assert b"(This is the echo model; set" not in output, "the answer finished before the kill"
+
+    done = run_example("chat_cli.py", str(db), cwd=tmp_path, stdin="")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "(the last process stopped before answering) you> hello there" in out
+    assert "(its partial answer was committed: \"You said: 'hel" in out
+    assert ("(recovery: task 1 (generation): The host stopped while the model was answering, on attempt 1)") in out
+    assert "assistant> You said: 'hello there'. (This is the echo model;" in out
+    assert transcript(inspect_json(db)) == ["user", "assistant:aborted", "assistant:stop"]
