@@ -14,7 +14,7 @@ from __future__ import annotations
 import fcntl
 import os
 
-from ..errors import LockLost, SessionLocked
+from ..errors import LockLost, SessionLocked, StorageError
 
 
 class FileLock:
@@ -25,7 +25,11 @@ class FileLock:
         self._ino: int | None = None
 
     def acquire(self) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise StorageError(f"Session file {self.session_path} cannot be opened: {exc.strerror}",
+                               location=self.session_path) from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -97,3 +97,10 @@ async def test_unknown_tasks_and_submissions_are_clear_errors(host):
             await h.root.submit("   ")
     with pytest.raises(durable.HarnessClosed, match="closed"):
         await h.root.submit("late")
+
+
+async def test_a_session_file_in_a_missing_folder_is_a_clear_storage_error(tmp_path):
+    path = tmp_path / "no" / "such" / "agent.sqlite"
+    with pytest.raises(durable.StorageError, match=f"Session file {path} cannot be opened: No such file"):
+        async with durable.open_harness(path, model=FauxModel([])):
+            pass
