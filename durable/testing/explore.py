@@ -116,11 +116,14 @@ class Driver:
         self.acknowledged: list[str] = []
         self.stuck_after = stuck_after
         self.settled: Settled | None = None
+        self.on_submit: Callable[[str], None] | None = None
 
     async def submit(self, text: str, *, conversation: str = "root", when_busy: str | None = None) -> Any:
         """Submit an input; once this returns it is acknowledged (it must survive any crash)."""
         handle = await self.harness.conversation(conversation).submit(text, when_busy=when_busy)
         self.acknowledged.append(handle.id)
+        if self.on_submit is not None:
+            self.on_submit(handle.id)
         return handle
 
     async def abort(self, conversation: str = "root") -> None:

@@ -1,0 +1,31 @@
+"""Process kills: the agent runs in a child process that is killed with SIGKILL at random times
+and at exact commit boundaries, reopened (and sometimes killed again), and finally settled and
+closed; every invariant must hold. Seeded and bounded: `DURABLE_KILL_SEED` (default 1) picks the
+plans, `DURABLE_KILLS` (default 35) the kills per scenario. `pytest -s` prints the counts."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from durable.testing import scenarios
+from durable.testing.kill import kill_test
+
+SEED = int(os.environ.get("DURABLE_KILL_SEED", "1"))
+KILLS = int(os.environ.get("DURABLE_KILLS", "35"))
+
+
+@pytest.mark.parametrize("name", [s.name for s in scenarios.REQUIRED])
+def test_killing_the_agent_process_anywhere_keeps_every_invariant(name):
+    report = kill_test(name, kills=KILLS, seed=SEED)
+    print(f"\n{report.summary()}")
+    assert report.kills >= KILLS
+    report.assert_ok()
+
+
+def test_a_child_can_be_a_fresh_interpreter_running_python_m_durable_testing_child():
+    report = kill_test("tool_round", kills=3, seed=SEED, spawn="exec")
+    print(f"\n{report.summary()}")
+    assert report.kills >= 3
+    report.assert_ok()
