@@ -4,14 +4,23 @@ Variants are stored as objects with a `type` tag (`{"type": "sleeping", "until":
 names are listed here, once. Unknown tags and unknown keys are refused with `CodecError`, never
 loaded as something else. Hooks are generated once per class by cattrs and cached, so encoding
 costs about what a hand-written dict conversion costs.
+
+Two converters share that configuration. The fast one (cattrs `detailed_validation=False`, hooks
+resolved once per class) does every conversion; when it refuses a value, the same data is run
+through the detailed one only to explain where and why, so the rare error path pays for the
+readable message and the normal path does not. `dumps` refuses a value JSON cannot hold (an
+arbitrary object in `Done.result`) with `CodecError`, before anything is written.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Optional, TypeVar
+from types import UnionType
+from typing import Any, Optional, TypeVar, Union, get_args, get_origin
 
+import attrs
 import cattrs
+from cattrs.gen import make_dict_structure_fn
 
 from . import records as r
 
@@ -46,24 +55,54 @@ def tag_of(value: Any) -> str:
 _TAG_BY_CLASS: dict[type, str] = {cls: tag for tags in _TAGS.values() for tag, cls in tags.items()}
 
 
-def _make_converter() -> cattrs.Converter:
-    conv = cattrs.Converter(forbid_extra_keys=True)
+def _is_homogeneous_tuple(t: Any) -> bool:
+    args = get_args(t)
+    return get_origin(t) is tuple and len(args) == 2 and args[1] is Ellipsis
+
+
+def _is_simple_optional(t: Any) -> bool:
+    """`X | None` of one type X (an optional union has its own hooks, registered below)."""
+    args = get_args(t)
+    return get_origin(t) in (Union, UnionType) and len(args) == 2 and type(None) in args
+
+
+def _make_converter(detailed: bool) -> cattrs.Converter:
+    conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=detailed)
 
     def register(union: Any, tags: dict[str, type]) -> None:
+        # Per-class hooks are looked up on first use (not here: a class's hook embeds the hooks
+        # of its fields, which may be unions registered after this one).
+        unstructure_hooks: dict[type, tuple[str, Any]] = {}
+        structure_hooks: dict[str, tuple[type, Any, frozenset[str]]] = {}
+
         def unstructure(value: Any) -> dict[str, Any]:
-            cls = type(value)
-            body = conv.unstructure(value, cls)
-            return {"type": _TAG_BY_CLASS[cls], **body}
+            found = unstructure_hooks.get(value.__class__)
+            if found is None:
+                cls = type(value)
+                found = unstructure_hooks[cls] = (_TAG_BY_CLASS[cls], conv.get_unstructure_hook(cls))
+            return {"type": found[0], **found[1](value)}
 
         def structure(data: Any, _: Any) -> Any:
             if not isinstance(data, dict):
                 raise CodecError(f"expected an object with a 'type' tag, got {data!r}")
             tag = data.get("type")
-            cls = tags.get(tag)  # type: ignore[arg-type]
-            if cls is None:
-                raise CodecError(f"unknown tag {tag!r} (expected one of {', '.join(tags)})")
-            body = {k: v for k, v in data.items() if k != "type"}
-            return conv.structure(body, cls)
+            found = structure_hooks.get(tag)  # type: ignore[arg-type]
+            if found is None:
+                cls = tags.get(tag)  # type: ignore[arg-type]
+                if cls is None:
+                    raise CodecError(f"unknown tag {tag!r} (expected one of {', '.join(tags)})")
+                if detailed:
+                    hook = conv.get_structure_hook(cls)
+                else:  # the tag is allowed next to the fields; other keys are checked below
+                    hook = make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=False)
+                keys = frozenset(a.name for a in attrs.fields(cls)) | {"type"}
+                found = structure_hooks[tag] = (cls, hook, keys)  # type: ignore[index]
+            cls, hook, keys = found
+            if detailed:  # cattrs names the unknown keys and where they are
+                return hook({k: v for k, v in data.items() if k != "type"}, cls)
+            if not keys.issuperset(data):
+                raise CodecError(f"unknown field(s) {', '.join(sorted(set(data) - keys))}")
+            return hook(data, cls)
 
         def structure_optional(data: Any, t: Any) -> Any:
             return None if data is None else structure(data, t)
@@ -78,10 +117,38 @@ def _make_converter() -> cattrs.Converter:
 
     for union, tags in _TAGS.items():
         register(union, tags)
+
+    if not detailed:
+        # cattrs dispatches on the element type for every element of every tuple; resolve it once.
+        def tuple_structure(t: Any) -> Any:
+            elem = get_args(t)[0]
+            if elem in (str, int, float):  # what cattrs does for these: call the type
+                return lambda data, _: tuple(map(elem, data))
+            hook = conv.get_structure_hook(elem)
+            return lambda data, _: tuple([hook(e, elem) for e in data])
+
+        def optional_structure(t: Any) -> Any:
+            inner = next(a for a in get_args(t) if a is not type(None))
+            if inner in (str, int, float):
+                return lambda data, _: None if data is None else inner(data)
+            hook = conv.get_structure_hook(inner)
+            return lambda data, _: None if data is None else hook(data, inner)
+
+        def tuple_unstructure(t: Any) -> Any:
+            elem = get_args(t)[0]
+            if elem in (str, int, float, bool):
+                return list
+            hook = conv.get_unstructure_hook(elem)
+            return lambda value: [hook(e) for e in value]
+
+        conv.register_structure_hook_factory(_is_homogeneous_tuple, tuple_structure)
+        conv.register_structure_hook_factory(_is_simple_optional, optional_structure)
+        conv.register_unstructure_hook_factory(_is_homogeneous_tuple, tuple_unstructure)
     return conv
 
 
-converter = _make_converter()
+converter = _make_converter(detailed=False)
+_explaining_converter = _make_converter(detailed=True)
 
 
 def to_data(value: Any, cls: type | None = None) -> Any:
@@ -91,14 +158,34 @@ def to_data(value: Any, cls: type | None = None) -> Any:
 def from_data(data: Any, cls: type[T]) -> T:
     try:
         return converter.structure(data, cls)
-    except CodecError:
-        raise
-    except Exception as exc:  # cattrs groups: flatten into one readable sentence
-        raise CodecError(_explain(exc)) from exc
+    except Exception as fast_error:  # noqa: BLE001 - explained below
+        if attrs.has(cls) and not isinstance(data, dict):
+            raise CodecError(f"expected an object for {cls.__name__}, got {type(data).__name__}") from None
+        try:
+            _explaining_converter.structure(data, cls)
+        except Exception as exc:  # noqa: BLE001 - cattrs groups: one readable sentence
+            raise CodecError(_explain(exc)) from exc
+        raise CodecError(_explain(fast_error)) from fast_error
+
+
+# One encoder, made once (`json.dumps` with options builds a new one per call).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 def dumps(value: Any, cls: Any = None) -> str:
-    return json.dumps(to_data(value, cls), separators=(",", ":"), ensure_ascii=False)
+    """The JSON text of `value`; `CodecError` when a value in it cannot be stored as JSON."""
+    try:
+        text = _ENCODER.encode(to_data(value, cls))
+    except (TypeError, ValueError) as exc:
+        raise CodecError(f"{type(value).__name__} cannot be stored as JSON: {exc}") from exc
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate (text decoded with "surrogateescape") is not UTF-8; escaped as
+            # \\udXXX it round-trips exactly and stays storable in a TEXT column.
+            text = json.dumps(to_data(value, cls), separators=(",", ":"), ensure_ascii=True)
+    return text
 
 
 def loads(text: str | bytes, cls: type[T]) -> T:
@@ -133,4 +220,3 @@ def _leaves(exc: BaseException):
 
 
 __all__ = ["CodecError", "converter", "dumps", "loads", "to_data", "from_data", "tag_of"]
-

@@ -13,7 +13,8 @@ import sniffio
 
 
 def thread_safe_caller() -> Callable[[Callable[[], object]], None]:
-    """Return `call(fn)`, usable from any thread, that runs `fn()` soon in the current loop."""
+    """Return `call(fn)`, usable from any thread, that runs `fn()` soon in the current loop.
+    `call.loop` identifies that loop (callers with the same one can be woken with one call)."""
     library = sniffio.current_async_library()
     if library == "trio":
         import trio
@@ -26,6 +27,7 @@ def thread_safe_caller() -> Callable[[Callable[[], object]], None]:
             except trio.RunFinishedError:  # the waiter's loop is gone; nobody is left to wake
                 pass
 
+        call_trio.loop = token  # type: ignore[attr-defined]  # callers of one loop share a wake-up
         return call_trio
     import asyncio
 
@@ -37,4 +39,5 @@ def thread_safe_caller() -> Callable[[Callable[[], object]], None]:
         except RuntimeError:  # loop closed
             pass
 
+    call_asyncio.loop = loop  # type: ignore[attr-defined]
     return call_asyncio

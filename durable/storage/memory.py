@@ -52,13 +52,15 @@ class MemoryStorage:
             enc = encode_batch(batch)
         except codec.CodecError as exc:
             raise CommitFailed(f"A commit to {self.location} was refused: {exc}", location=self.location) from exc
+        seen: set[tuple[str, int]] = set()  # a seq twice in one batch is refused too, as in SQLite
         for cid, seq, _, _ in enc.entries:
-            if seq in self._entries.get(cid, {}):
+            if seq in self._entries.get(cid, {}) or (cid, seq) in seen:
                 raise CommitFailed(
                     f"A commit to {self.location} was refused and rolled back: UNIQUE constraint failed: "
                     f"entries.conversation_id, entries.seq",
                     location=self.location,
                 )
+            seen.add((cid, seq))
         # Applied before the first await, so concurrent commits land in the order they were made.
         for t in enc.tasks:
             self._tasks[t.id] = (t.conversation_id, t.kind, t.state, t.live, t.parent_id, t.body)
@@ -93,7 +95,9 @@ class MemoryStorage:
         self._check()
         rows = self._entries.get(conversation_id, {})
         hi = to_seq if to_seq is not None else max(rows, default=0)
-        return [_rows.entry(conversation_id, s, rows[s][1], self.location) for s in range(from_seq, hi + 1) if s in rows]
+        # Walk the shorter of the range and the conversation (a range may be far wider).
+        seqs = range(from_seq, hi + 1) if hi - from_seq < len(rows) else sorted(s for s in rows if from_seq <= s <= hi)
+        return [_rows.entry(conversation_id, s, rows[s][1], self.location) for s in seqs if s in rows]
 
     async def get_submission(self, submission_id: str) -> Submission | None:
         self._check()

@@ -72,9 +72,24 @@ class EncodedBatch:
     live: tuple[tuple[str, str], ...]  # conversation_id, body
 
 
+_INT64 = range(-(1 << 63), 1 << 63)
+
+
+def _check_keys(batch: Batch) -> None:
+    """Ids and seqs are SQLite INTEGER keys: refuse one that does not fit in 64 bits here, so
+    that both backends refuse it the same way (the SQLite driver could not even bind it)."""
+    for t in batch.tasks:
+        if t.id not in _INT64 or (t.parent_id is not None and t.parent_id not in _INT64):
+            raise codec.CodecError(f"task id {t.id} (parent {t.parent_id}) is not a 64-bit integer")
+    for e in batch.entries:
+        if e.seq not in _INT64:
+            raise codec.CodecError(f"entry seq {e.seq!r} of conversation {e.conversation_id!r} is not a 64-bit integer")
+
+
 def encode_batch(batch: Batch) -> EncodedBatch:
     """Encode a batch; raises `codec.CodecError` (before anything is written) when a value
     cannot be stored."""
+    _check_keys(batch)
     tasks = tuple(
         EncodedTask(t.id, t.conversation_id, t.kind, codec.tag_of(t.state),
                     not isinstance(t.state, Terminal), t.parent_id, codec.dumps(t, Task))

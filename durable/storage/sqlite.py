@@ -2,11 +2,13 @@
 
 One dedicated thread owns the `sqlite3` connection; every read and write is a job on its queue,
 so the event loop never blocks on disk and no other thread ever touches the connection. A commit
-job is one `BEGIN IMMEDIATE ... COMMIT`. Commit jobs that queue up while a transaction is being
-written are written together in the next one (group commit: one fsync for many callers), each
-inside its own savepoint. When anything in a group fails, the group is rolled back and its
-batches are written again one transaction each, so a failing batch fails alone and every caller
-learns the outcome of exactly its own batch.
+job is one `BEGIN IMMEDIATE ... COMMIT`; its batch is encoded there too, so the event loop only
+queues it. Commit jobs that queue up while a transaction is being written are written together
+in the next one (group commit: one fsync for many callers): first all their rows at once; if
+that fails, each batch inside its own savepoint, so that a batch that is refused (a duplicate
+entry seq) is rolled back to its savepoint and fails alone while the others commit. When the
+transaction itself fails (disk full, I/O error), the group is rolled back and its batches are
+written again one transaction each, so every caller learns the outcome of exactly its own batch.
 
 Durability: WAL with `synchronous=FULL` by default (an acknowledged commit survives a power cut).
 `synchronous="NORMAL"` is an opt-in: a power cut may lose the newest acknowledged commits (never
@@ -25,11 +27,13 @@ import os
 import queue
 import sqlite3
 import threading
+import urllib.parse
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
 import anyio
 
+from .. import codec
 from ..errors import (
     CommitFailed,
     CorruptSession,
@@ -53,11 +57,14 @@ _MAX_GROUP = 256
 
 
 class _Job:
-    __slots__ = ("fn", "encoded", "result", "error", "_wake")
+    """One job for the writer thread: a call (`fn`), or a commit (`batch`, encoded there)."""
 
-    def __init__(self, fn: Callable[[sqlite3.Connection], Any] | None, encoded: EncodedBatch | None):
+    __slots__ = ("fn", "batch", "encoded", "result", "error", "_wake")
+
+    def __init__(self, fn: Callable[[sqlite3.Connection], Any] | None, batch: Batch | None):
         self.fn = fn
-        self.encoded = encoded
+        self.batch = batch
+        self.encoded: EncodedBatch | None = None
         self.result: Any = None
         self.error: BaseException | None = None
         event = anyio.Event()
@@ -71,6 +78,19 @@ class _Job:
     def finish(self) -> None:
         call, event = self._wake
         call(event.set)
+
+
+def _finish_all(jobs: list[_Job]) -> None:
+    """Wake the callers of many jobs: one hand-off to each event loop, not one per job."""
+    if len(jobs) == 1:
+        jobs[0].finish()
+        return
+    by_loop: dict[Any, tuple[Callable[[Callable[[], object]], None], list[anyio.Event]]] = {}
+    for job in jobs:
+        call, event = job._wake
+        by_loop.setdefault(getattr(call, "loop", call), (call, []))[1].append(event)
+    for call, events in by_loop.values():
+        call(lambda events=events: [event.set() for event in events])
 
 
 class SQLiteStorage:
@@ -103,14 +123,9 @@ class SQLiteStorage:
             raise
 
     async def commit(self, batch: Batch) -> None:
-        from .. import codec
-
-        try:
-            encoded = encode_batch(batch)
-        except codec.CodecError as exc:
-            raise CommitFailed(f"A commit to {self.path} was refused: {exc}", location=self.path) from exc
-        job = _Job(None, encoded)
-        await self._submit(job)
+        # The batch is encoded on the writer thread, next to its write: the event loop stays
+        # free, and the two threads do not hand the GIL back and forth on every row.
+        await self._submit(_Job(None, batch))
 
     async def get_task(self, task_id: int) -> Task | None:
         row = await self._call(lambda c: c.execute("SELECT body FROM tasks WHERE id = ?", (task_id,)).fetchone())
@@ -129,7 +144,7 @@ class SQLiteStorage:
         return [_rows.task(body, tid, self.path) for tid, body in rows]
 
     async def get_entries(self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None) -> list[StoredEntry]:
-        hi = to_seq if to_seq is not None else (1 << 62)
+        hi = to_seq if to_seq is not None else (1 << 63) - 1
         rows = await self._call(lambda c: c.execute(
             "SELECT seq, body FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
             (conversation_id, from_seq, hi)).fetchall())
@@ -192,7 +207,7 @@ class SQLiteStorage:
                 carry = None
                 if job is None:
                     return
-                if job.encoded is None:
+                if job.batch is None:
                     self._run_call(job)
                     continue
                 group = [job]
@@ -201,7 +216,7 @@ class SQLiteStorage:
                         nxt = self._queue.get_nowait()
                     except queue.Empty:
                         break
-                    if nxt is None or nxt.encoded is None:
+                    if nxt is None or nxt.batch is None:
                         carry = nxt
                         break
                     group.append(nxt)
@@ -230,34 +245,86 @@ class SQLiteStorage:
             return
         try:
             self._lock.check()
-        except StorageError as exc:
+        except Exception as exc:  # noqa: BLE001 - ownership unknown: nothing is written
+            if not isinstance(exc, StorageError):
+                exc = CommitFailed(f"A commit to {self.path} was refused: its lock file cannot be checked ({exc})",
+                                   location=self.path)
             for job in group:
                 job.error = exc
                 job.finish()
             return
-        if len(group) > 1:
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                for job in group:
-                    self._apply(conn, job.encoded)
-                conn.execute("COMMIT")
-                self.commits += 1
-                for job in group:
-                    job.finish()
-                return
-            except sqlite3.Error:
-                self._rollback(conn)
-            # Something in the group failed: write each batch alone so that only it fails.
+        group = [job for job in group if self._encode(job)]
+        if len(group) > 1 and self._write_together(conn, group):
+            return
+        # One batch, or a group whose transaction failed as a whole (disk full, I/O error):
+        # each batch alone, so that every caller learns the outcome of exactly its own batch.
         for job in group:
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 self._apply(conn, job.encoded)
                 conn.execute("COMMIT")
                 self.commits += 1
-            except sqlite3.Error as exc:
+            except Exception as exc:  # noqa: BLE001 - handed to the waiting caller
                 self._rollback(conn)
                 job.error = self._translate(exc, "A commit to")
             job.finish()
+
+    def _encode(self, job: _Job) -> bool:
+        """Encode a commit job's batch; refuse it (finished, with `CommitFailed`) if it cannot be."""
+        try:
+            job.encoded = encode_batch(job.batch)  # type: ignore[arg-type]
+            return True
+        except codec.CodecError as exc:
+            job.error = CommitFailed(f"A commit to {self.path} was refused: {exc}", location=self.path)
+            job.error.__cause__ = exc
+        except Exception as exc:  # noqa: BLE001 - not a batch of records at all
+            job.error = CommitFailed(f"A commit to {self.path} was refused: {type(exc).__name__}: {exc}", location=self.path)
+            job.error.__cause__ = exc
+        job.finish()
+        return False
+
+    def _write_together(self, conn: sqlite3.Connection, group: list[_Job]) -> bool:
+        """Write a group in one transaction. First the rows of all its batches together, one
+        statement per table in commit order (a later upsert wins, as if written one by one);
+        if that fails, again with each batch inside its own savepoint, so that a batch that a
+        constraint refuses (a duplicate entry seq) is rolled back alone and the others commit
+        together. Returns False, with everything rolled back and nobody told, when the
+        transaction fails as a whole."""
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            self._apply(conn, _merged([job.encoded for job in group]))  # type: ignore[misc]
+            conn.execute("COMMIT")
+        except Exception:  # noqa: BLE001 - sorted out batch by batch below
+            self._rollback(conn)
+        else:
+            self.commits += 1
+            _finish_all(group)
+            return True
+        errors: list[StorageError | None] = []
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            for job in group:
+                conn.execute("SAVEPOINT batch")
+                try:
+                    self._apply(conn, job.encoded)
+                    errors.append(None)
+                except (sqlite3.IntegrityError, ValueError, TypeError, OverflowError) as exc:
+                    # Refused for what this batch holds (a constraint, a value the driver
+                    # cannot bind); SQLite keeps the transaction, so only the batch is undone.
+                    if not conn.in_transaction:
+                        raise
+                    conn.execute("ROLLBACK TO batch")
+                    errors.append(self._translate(exc, "A commit to"))
+                conn.execute("RELEASE batch")
+            conn.execute("COMMIT")
+        except Exception:  # noqa: BLE001 - the caller writes each batch alone instead
+            self._rollback(conn)
+            return False
+        self.commits += 1
+        for job, error in zip(group, errors):
+            job.error = error
+        _finish_all(group)
+        return True
 
     @staticmethod
     def _rollback(conn: sqlite3.Connection) -> None:
@@ -291,7 +358,9 @@ class SQLiteStorage:
                 enc.live,
             )
 
-    def _translate(self, exc: sqlite3.Error, what: str) -> StorageError:
+    def _translate(self, exc: Exception, what: str) -> StorageError:
+        if not isinstance(exc, sqlite3.Error):  # a value the driver cannot bind (int > 64 bits)
+            return CommitFailed(f"{what} {self.path} was refused and rolled back: {exc}", location=self.path)
         code = getattr(exc, "sqlite_errorname", "")
         if code.startswith("SQLITE_FULL") or "full" in str(exc).lower():
             return DiskFull(f"{what} {self.path} was rolled back: the disk or the file's size limit is full ({exc})", location=self.path)
@@ -336,8 +405,17 @@ class SQLiteStorage:
     def _check_foreign_or_newer(self) -> None:
         """Read-only look at an existing file: refuse (without writing) a foreign or newer one."""
         path = self.path
+        # Without a WAL, `immutable` reads the file without creating -wal/-shm files next to it
+        # (a read-only connection to a WAL-mode file would leave them behind), and without
+        # tripping over a rollback journal left by a kill during the first open's switch to WAL
+        # (read-only, SQLite cannot roll it back and fails with "attempt to write a readonly
+        # database"; the connection below rolls it back). With a WAL (a crash, or another
+        # program's live database) the file is read as SQLite would, still read-only.
+        # The path is quoted: a '?', '#' or '%' in a file name is not URI syntax.
+        wal = path + "-wal"
+        flags = "mode=ro" if os.path.exists(wal) and os.path.getsize(wal) > 0 else "mode=ro&immutable=1"
         try:
-            ro = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            ro = sqlite3.connect(f"file:{urllib.parse.quote(os.path.abspath(path))}?{flags}", uri=True)
         except sqlite3.Error as exc:
             raise CorruptSession(f"Session file {path} cannot be opened ({exc})", location=path) from exc
         try:
@@ -366,6 +444,8 @@ class SQLiteStorage:
             version = int(row[0]) if row else 0
         if version == SCHEMA_VERSION:
             return
+        if version > SCHEMA_VERSION:  # never "migrate" a newer file down
+            raise SchemaTooNew(self.path, version, SCHEMA_VERSION)
         conn.execute("BEGIN IMMEDIATE")
         try:
             for v in range(version + 1, SCHEMA_VERSION + 1):
@@ -387,14 +467,20 @@ class SQLiteStorage:
         conversations: dict[str, ConversationState] = {}
         for cid, body in conn.execute("SELECT conversation_id, body FROM documents").fetchall():
             last = conn.execute("SELECT MAX(seq) FROM entries WHERE conversation_id = ?", (cid,)).fetchone()[0] or 0
+            # INDEXED BY: without statistics the planner walks the primary key backwards through
+            # every entry after the last compaction (all of them when there is none).
             comp = conn.execute(
-                "SELECT seq, body FROM entries WHERE conversation_id = ? AND kind = 'compaction' ORDER BY seq DESC LIMIT 1",
+                "SELECT seq, body FROM entries INDEXED BY entries_compactions "
+                "WHERE conversation_id = ? AND kind = 'compaction' ORDER BY seq DESC LIMIT 1",
                 (cid,),
             ).fetchone()
             last_compaction = _rows.entry(cid, comp[0], comp[1], path) if comp else None
             conversations[cid] = ConversationState(last, _rows.live(body, cid, path), last_compaction)
-        live_tasks = [_rows.task(body, tid, path) for tid, body in conn.execute("SELECT id, body FROM tasks WHERE live = 1 ORDER BY id")]
-        unsettled = [_rows.submission(body, sid, path) for sid, body in conn.execute("SELECT id, body FROM submissions WHERE status = 'queued'")]
+        live_tasks = [_rows.task(body, tid, path) for tid, body in conn.execute("SELECT id, body FROM tasks INDEXED BY tasks_live WHERE live = 1 ORDER BY id")]
+        unsettled = [_rows.submission(body, sid, path) for sid, body in conn.execute(
+            # In the order they were first committed (as the memory store keeps them); INDEXED BY,
+            # or the ORDER BY would make the planner scan every submission ever made.
+            "SELECT id, body FROM submissions INDEXED BY submissions_open WHERE status = 'queued' ORDER BY rowid")]
         max_id = conn.execute("SELECT MAX(id) FROM tasks").fetchone()[0] or 0
         return Opened(conversations, live_tasks, unsettled, max_id + 1)
 
@@ -406,6 +492,27 @@ class SQLiteStorage:
             except sqlite3.Error:
                 pass
             self._lock.release()
+
+
+def _merged(batches: list[EncodedBatch]) -> EncodedBatch:
+    """The rows of several encoded batches as one, in order."""
+    return EncodedBatch(
+        tuple(t for b in batches for t in b.tasks),
+        tuple(e for b in batches for e in b.entries),
+        tuple(s for b in batches for s in b.submissions),
+        tuple(d for b in batches for d in b.live),
+    )
+
+
+def _has_journal(path: str) -> bool:
+    """Whether a non-empty WAL or rollback journal lies next to the file (left by a kill)."""
+    for suffix in ("-wal", "-journal"):
+        try:
+            if os.path.getsize(path + suffix) > 0:
+                return True
+        except OSError:
+            pass
+    return False
 
 
 def _check_header(path: str) -> None:
@@ -426,7 +533,10 @@ def _check_header(path: str) -> None:
     change_counter = header[24:28]
     valid_for = header[92:96]
     size = os.path.getsize(path)
-    if pages and change_counter == valid_for and size < pages * page_size:
+    # A kill during a checkpoint can leave page 1 (with the new size) written and the file not
+    # yet grown; the WAL still holds every page and SQLite recovers from it (likewise a rollback
+    # journal left by a kill). Only without either is a file shorter than its header says truncated.
+    if pages and change_counter == valid_for and size < pages * page_size and not _has_journal(path):
         raise CorruptSession(
             f"Session file {path} is truncated: {size} bytes, its header says {pages * page_size}",
             location=path,
