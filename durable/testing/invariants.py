@@ -24,8 +24,9 @@ What the file alone shows, always checked:
 
 What needs a witness from outside the file, checked when given:
 
-4. `executions` (an `ExecutionLog` or its path): an unsafe tool ran at most once per call, a safe
-   one at most `restart_limit` times, and only for calls whose intent is in the file;
+4. `executions` (an `ExecutionLog` or its path): an unsafe tool ran at most once per call (a
+   clean close included), a safe one in at most `restart_limit` attempts (one per crash; a clean
+   close resumes it in the same attempt), and only for calls whose intent is in the file;
 5. `jobs` (a `FauxJobLedger` or its path): no attempt key was submitted twice, and no job is
    left open at the provider once its run ended (or its task moved on without it);
 3. `requests` (the `requests` of a faux model): no request was sent for an attempt past
@@ -521,7 +522,10 @@ def _check_executions(image: SessionImage, executions: Any, bounds: _Bounds) -> 
     log = executions if isinstance(executions, ExecutionLog) else ExecutionLog(executions)
     by_call = {t.input.call.id: t for t in image.tasks.values() if isinstance(t.input, ToolInput)}
     out = []
-    for call_id, n in sorted(log.counts().items()):
+    runs: dict[str, list[int]] = defaultdict(list)
+    for execution in log.executions():
+        runs[execution.call_id].append(execution.attempt)
+    for call_id, attempts in sorted(runs.items()):
         task = by_call.get(call_id)
         if task is None:
             out.append(f"A tool ran for call {call_id}, but no tool task in the file holds that call "
@@ -529,11 +533,14 @@ def _check_executions(image: SessionImage, executions: Any, bounds: _Bounds) -> 
             continue
         inp = task.input
         assert isinstance(inp, ToolInput)
-        if inp.replay == "unsafe" and n > 1:
-            out.append(f"Unsafe tool {inp.call.name} ran {n} times for call {call_id} (task {task.id})")
-        elif n > bounds.restart_limit:
-            out.append(f"Safe tool {inp.call.name} ran {n} times for call {call_id} (task {task.id}), past the "
-                       f"restart limit {bounds.restart_limit}")
+        if inp.replay == "unsafe" and len(attempts) > 1:
+            out.append(f"Unsafe tool {inp.call.name} ran {len(attempts)} times for call {call_id} (task {task.id}, "
+                       f"attempts {attempts})")
+        elif inp.replay == "safe" and max(attempts) > bounds.restart_limit:
+            # A safe tool runs again after each crash (attempt = restarts + 1); a clean close
+            # resumes it without a charge, in the same attempt.
+            out.append(f"Safe tool {inp.call.name} ran in attempt {max(attempts)} for call {call_id} (task "
+                       f"{task.id}), past the restart limit {bounds.restart_limit}")
     return out
 
 
@@ -586,16 +593,17 @@ def check_commit_history(batches: Iterable[Any]) -> list[str]:
         for task in {t.id: t for t in batch.tasks}.values():
             before = last.get(task.id)
             last[task.id] = task
-            if task.kind != "generation" or (before is not None and before.checkpoint == task.checkpoint
-                                             and before.terminal == task.terminal):
-                continue  # only a change of phase or an ending can be a charge
+            if task.kind != "generation":
+                continue
             cp = task.checkpoint
-            if isinstance(cp, ToolRound) and not isinstance(getattr(before, "checkpoint", None), ToolRound):
+            moved = before is None or before.checkpoint != cp  # only a change of phase or an ending charges
+            ended = task.terminal and (before is None or not before.terminal)
+            if moved and isinstance(cp, ToolRound) and not isinstance(getattr(before, "checkpoint", None), ToolRound):
                 turns[task.id] += 1
-            if isinstance(cp, Retry) and cp.error.kind == "interrupted":
+            if moved and isinstance(cp, Retry) and cp.error.kind == "interrupted":
                 charged[(task.id, turns[task.id], cp.attempt)] += 1
             outcome = task.outcome
-            if isinstance(outcome, Failed) and outcome.error.detail.reason == "interrupted":
+            if ended and isinstance(outcome, Failed) and outcome.error.detail.reason == "interrupted":
                 charged[(task.id, turns[task.id], getattr(cp, "attempt", 0))] += 1
     for sid, statuses in settled.items():
         if len(statuses) > 1:

@@ -176,7 +176,7 @@ async def test_an_unsafe_tool_run_twice_and_a_tool_run_without_intent_are_named(
     again = ExecutionLog(tmp_path / "executions.jsonl")  # what a later process reads back
     assert again.counts() == {"c1": 2, "c7": 1}
     assert check_invariants(store, executions=again) == [
-        "Unsafe tool charge ran 2 times for call c1 (task 2)",
+        "Unsafe tool charge ran 2 times for call c1 (task 2, attempts [1, 2])",
         "A tool ran for call c7, but no tool task in the file holds that call (it ran without a committed intent)",
     ]
 

@@ -1,0 +1,69 @@
+"""Invariant violations the crash tests found in the engine, each reduced to its shortest
+reproduction. Marked `xfail(strict=True)`: when the engine is fixed the test passes, the mark
+must go, and the stateful test's list of known violations (`KNOWN_ENGINE_BUGS`) shrinks."""
+
+from __future__ import annotations
+
+import pytest
+
+import durable
+from durable.models import faux
+from durable.testing import (
+    ExecutionLog,
+    FakeClock,
+    FauxJobLedger,
+    by_input,
+    check_invariants,
+    crashable_harness,
+    settle,
+    wait_idle,
+)
+from durable.testing.scenarios import slow_tool
+
+pytestmark = pytest.mark.anyio
+
+
+def settings(**kw):
+    return durable.Settings(progress=durable.Progress(0, 0), **kw)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "engine bug: when an abort handler was cut off restart_limit times, GenerationKind._fault_stop_handler ends "
+    "the run faulted without cancelling the run's deferred job, which stays open at the provider (SPEC §4: an "
+    "ended run cancels its orphaned job; §6.5)"))
+async def test_a_faulted_abort_handler_still_cancels_the_deferred_job(tmp_path):
+    path, clock, ledger = tmp_path / "s.sqlite", FakeClock(), FauxJobLedger()
+    st = settings(restart_limit=1, stream=durable.StreamSettings(deferred=True))
+
+    def model():
+        return ledger.model(by_input({"Q": [faux.reply("A")]}, deferred=True, polls=2))
+
+    async with crashable_harness(path, model=model(), settings=st, clock=clock) as h:
+        await h.root.submit("Q")
+        await wait_idle(h)  # the job is submitted; the generation sleeps until its poll time
+    async with crashable_harness(path, model=model(), settings=st, clock=clock, crash_after=1) as h:
+        await h.root.abort()  # the abort handler is cut off at its first commit
+    async with crashable_harness(path, model=model(), settings=st, clock=clock) as h:
+        assert (await settle(h, clock)).quiescent  # the handler is faulted at the restart limit
+    assert check_invariants(path, jobs=ledger, settings=st, clean_close=True, quiescent=True) == []
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "engine bug: a clean close cancels an unsafe tool in the middle of its execute and writes its task back "
+    "pending; the next open runs it again from the start, so an unsafe tool runs twice for one call (SPEC §6.4). "
+    "A close is not a crash for charging, but the tool may have partially run all the same"))
+async def test_an_unsafe_tool_cut_off_by_a_clean_close_is_not_run_again(tmp_path):
+    path, clock, executions = tmp_path / "s.sqlite", FakeClock(), ExecutionLog()
+
+    def world():
+        tools = executions.wrap_all([slow_tool("transfer", clock, replay="unsafe")])
+        model = by_input({"Pay": [faux.reply("", tool_calls=[faux.call("transfer")]), faux.reply("Paid")]})
+        return {"model": model, "tools": tools, "settings": settings(), "clock": clock}
+
+    async with crashable_harness(path, **world()) as h:
+        await h.root.submit("Pay")
+        await wait_idle(h)  # the tool runs (it works for 100 s of the clock); then a clean close
+    assert len(executions.executions()) == 1
+    async with crashable_harness(path, **world()) as h:
+        assert (await settle(h, clock)).quiescent
+    assert check_invariants(path, executions=executions, clean_close=True, quiescent=True) == []
