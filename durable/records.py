@@ -254,6 +254,7 @@ class ToolProgress:
 
     output: str = ""
     result: ToolResultEntry | None = None
+    started: bool = False  # an unsafe tool's execute was cut off by a clean close
 
 
 Checkpoint = Union[Prepare, Request, Poll, Retry, ToolRound, ToolProgress]

@@ -230,7 +230,9 @@ class Harness:
             change = self.session.change()
             for task in list(self.session.tasks.values()):
                 if isinstance(task.state, Running):
-                    change.put_task(attrs.evolve(task, state=Pending()), progress=False)
+                    written_back = getattr(self.kinds.get(task.kind), "written_back", None)
+                    task = written_back(task) if written_back else attrs.evolve(task, state=Pending())
+                    change.put_task(task, progress=False)
             try:
                 if change:
                     await change.commit()

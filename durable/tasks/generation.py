@@ -481,6 +481,10 @@ class GenerationKind:
                      reason="aborted", detail=detail)
         await rt.commit(change)
         rt.report(TaskFaulted(TaskRef.of(task), "restart_limit", detail))
+        # The run has ended, so its deferred job must not stay open. The cancel is tried once,
+        # after the commit: it may be what kept cutting the handler off, and the run's end must
+        # not depend on it.
+        await self._cancel_job(rt, task)
 
 
 def _provider(model: object) -> str | None:

@@ -35,6 +35,7 @@ from ..records import (
     ErrorDetail,
     Failed,
     Outcome,
+    Pending,
     Running,
     Task,
     TaskError,
@@ -68,6 +69,13 @@ class ToolKind:
                 rt.report(TaskInterrupted(TaskRef.of(task), "not_rerun", n, msg))
                 return
             rt.report(TaskInterrupted(TaskRef.of(task), "interrupted", n, f"Tool {name} runs again (replay safe)"))
+        if self._progress(task).started:
+            # A clean close cut this unsafe tool off in the middle of its execute: a close is not
+            # a crash (nothing is charged), but the tool may have partially run all the same.
+            msg = f"Tool {name} was interrupted and may have partially run"
+            await self._finish(rt, task, self._error(task, msg, "interrupted"),
+                               Failed(TaskError(msg, ErrorDetail("interrupted"))))
+            return
         if inp.client:
             await self._wait_for_client(rt, task)
             return
@@ -158,6 +166,14 @@ class ToolKind:
                 await self._finish(rt, task, result, Done())
                 return
         raise ToolResultRejected(f"No client tool call {call_id} is waiting for a result (unknown, or already answered)")
+
+    def written_back(self, task: Task) -> Task:
+        """How a clean close leaves a running tool task: `pending`, and for an unsafe tool that
+        was executing, marked started, so the next open does not run it a second time."""
+        inp = task.input
+        if isinstance(inp, ToolInput) and inp.replay == "unsafe" and not inp.client:
+            return attrs.evolve(task, state=Pending(), checkpoint=attrs.evolve(self._progress(task), started=True))
+        return attrs.evolve(task, state=Pending())
 
     # ------------------------------------------------------------------ helpers
 

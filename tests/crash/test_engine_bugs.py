@@ -1,6 +1,9 @@
-"""Invariant violations the crash tests found in the engine, each reduced to its shortest
-reproduction. Marked `xfail(strict=True)`: when the engine is fixed the test passes, the mark
-must go, and the stateful test's list of known violations (`KNOWN_ENGINE_BUGS`) shrinks."""
+"""Invariant violations the crash tests once found in the engine, each reduced to its shortest
+reproduction and kept as a regression test now that the engine is fixed:
+
+- a faulted abort handler (cut off restart_limit times) still cancels the run's deferred job;
+- an unsafe tool cut off by a clean close in the middle of its execute is not run again on the
+  next open (a close is not a crash for charging, but the tool may have partially run)."""
 
 from __future__ import annotations
 
@@ -27,10 +30,6 @@ def settings(**kw):
     return durable.Settings(progress=durable.Progress(0, 0), **kw)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: when an abort handler was cut off restart_limit times, GenerationKind._fault_stop_handler ends "
-    "the run faulted without cancelling the run's deferred job, which stays open at the provider (SPEC §4: an "
-    "ended run cancels its orphaned job; §6.5)"))
 async def test_a_faulted_abort_handler_still_cancels_the_deferred_job(tmp_path):
     path, clock, ledger = tmp_path / "s.sqlite", FakeClock(), FauxJobLedger()
     st = settings(restart_limit=1, stream=durable.StreamSettings(deferred=True))
@@ -48,10 +47,6 @@ async def test_a_faulted_abort_handler_still_cancels_the_deferred_job(tmp_path):
     assert check_invariants(path, jobs=ledger, settings=st, clean_close=True, quiescent=True) == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: a clean close cancels an unsafe tool in the middle of its execute and writes its task back "
-    "pending; the next open runs it again from the start, so an unsafe tool runs twice for one call (SPEC §6.4). "
-    "A close is not a crash for charging, but the tool may have partially run all the same"))
 async def test_an_unsafe_tool_cut_off_by_a_clean_close_is_not_run_again(tmp_path):
     path, clock, executions = tmp_path / "s.sqlite", FakeClock(), ExecutionLog()
 
