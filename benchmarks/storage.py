@@ -56,6 +56,7 @@ from durable.storage import Batch, SQLiteStorage
 from durable.storage.protocol import encode_batch
 
 RUNS = 3
+OPENS = 31
 ANSWER = "The build fails because the import of `settings` happens before the environment is read. " * 4
 
 
@@ -186,15 +187,20 @@ def build_history(path: str, entries: int, terminal_tasks: int, settled: int, li
     conn.close()
 
 
-async def time_opens(path: str, runs: int) -> tuple[float, int]:
-    times = []
+async def time_opens(paths: list[str], runs: int) -> list[tuple[float, float, int]]:
+    """(best, median, last seq) of `runs` opens of each file, the files taking turns so that
+    they meet the same machine conditions."""
+    times: dict[str, list[float]] = {p: [] for p in paths}
+    last: dict[str, int] = {}
     for _ in range(runs):
-        store = SQLiteStorage(path)
-        started = time.perf_counter()
-        opened = await store.open()
-        times.append(time.perf_counter() - started)
-        await store.close()
-    return statistics.median(times), opened.conversations["root"].last_seq
+        for path in paths:
+            store = SQLiteStorage(path)
+            started = time.perf_counter()
+            opened = await store.open()
+            times[path].append(time.perf_counter() - started)
+            await store.close()
+            last[path] = opened.conversations["root"].last_seq
+    return [(min(times[p]), statistics.median(times[p]), last[p]) for p in paths]
 
 
 # ----------------------------------------------------------------------------- report
@@ -244,13 +250,13 @@ def main() -> int:
         started = time.perf_counter()
         build_history(big, big_entries, terminal_tasks=big_entries // 10, settled=big_entries // 100)
         built = time.perf_counter() - started
-        small_t, small_seq = trio.run(time_opens, small, 15)
-        big_t, big_seq = trio.run(time_opens, big, 15)
+        (small_t, small_med, small_seq), (big_t, big_med, big_seq) = trio.run(time_opens, [small, big], OPENS)
         assert (small_seq, big_seq) == (1_000, big_entries)
         size = os.path.getsize(big) / 1e6
-        rows.append(("(c) open, 1,000 entries", f"{small_t * 1e3:.2f} ms", "", "", ""))
+        rows.append(("(c) open, 1,000 entries", f"{small_t * 1e3:.2f} ms", f"(median {small_med * 1e3:.2f} ms)", "", ""))
         rows.append((f"(c) open, {big_entries:,} entries ({size:,.0f} MB)", f"{big_t * 1e3:.2f} ms",
                      f"{big_t / small_t:.2f}x small", "<= 1.5x", _met(big_t / small_t <= 1.5)))
+        rows.append(("    medians", f"{big_med * 1e3:.2f} ms", f"{big_med / small_med:.2f}x small", "", ""))
 
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
         header = ("measure", "figure", "ratio", "target", "met")
@@ -260,8 +266,8 @@ def main() -> int:
         print("-" * len(line))
         for r in rows:
             print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
-        print(f"(rates: best of {RUNS} runs; the big file was built in {built:.1f} s; open times are the median "
-              f"of 15 opens, page cache warm)")
+        print(f"(rates: best of {RUNS} runs; open times: best of {OPENS} opens of each file, taking turns, page "
+              f"cache warm; the big file was built in {built:.1f} s)")
     return 0
 
 
