@@ -35,6 +35,7 @@ from .explore import (
     scenario,
 )
 from .invariants import check_commit_history, check_invariants, describe_session, load_session
+from .kill import KillReport, Trial, kill_test
 from .observe import Execution, ExecutionLog, FauxJobLedger, LedgerModel
 from .quiesce import Settled, default_answer, settle, wait_idle
 from .scripts import by_input
@@ -48,11 +49,13 @@ __all__ = [
     "Exploration",
     "FakeClock",
     "FauxJobLedger",
+    "KillReport",
     "LedgerModel",
     "PointResult",
     "ScaledClock",
     "Scenario",
     "Settled",
+    "Trial",
     "World",
     "abandon_on_crash",
     "by_input",
@@ -64,6 +67,7 @@ __all__ = [
     "describe_batch",
     "describe_session",
     "explore",
+    "kill_test",
     "load_session",
     "replay",
     "scenario",

@@ -218,10 +218,14 @@ async def crashable_harness(
     through a `CrashableStorage`, as `async with crashable_harness(...) as h:`.
 
     The harness is abandoned in the very step its storage crashes (`crash_before` /
-    `crash_after`, or `crash(h)` in the block). Leaving the block after a crash writes nothing
-    and releases the file, so the next `crashable_harness` on the same path reopens it as a new
-    process would. Without a crash, leaving the block is a clean close. `h.storage` is the
-    `CrashableStorage` (its `crashed` event, `commit_calls` and `history`)."""
+    `crash_after`, or `crash(h)` in the block), and the rest of the block is cancelled at its
+    next `await`, as the death of the process would end it: code after the crash does not run,
+    and leaving the block this way is not an error. Leaving the block after a crash writes
+    nothing and releases the file, so the next `crashable_harness` on the same path reopens it
+    as a new process would. A crash during the open commit (the one that charges interrupted
+    tasks) yields a dead harness: every call on it raises `HarnessClosed`. Without a crash,
+    leaving the block is a clean close. `h.storage` is the `CrashableStorage` (its `crashed`
+    event, `commit_calls` and `history`)."""
     from .._open import open_harness
     from ..storage.sqlite import SQLiteStorage
 

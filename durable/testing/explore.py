@@ -175,6 +175,7 @@ class PointResult:
     violations: list[str]
     transcript: str
     reports: list[Any] = attrs.field(factory=list)
+    polls: int = 0  # real-time polls while settling (0: quiescence was seen from events alone)
 
     @property
     def point(self) -> CrashPoint | None:
@@ -391,6 +392,7 @@ async def replay(
                                 settings=all_settings, acknowledged=acknowledged, **kw)
 
     commit = ""
+    polls = 0
     settled: Settled | None = None
     for i, point in enumerate((*points, None)):
         crash_kw: dict[str, int] = {}
@@ -412,6 +414,8 @@ async def replay(
         if error is not None:
             violations.append(f"the scenario raised {error}")
         lifetimes.append(Lifetime(store.commit_calls, list(store.history), crashed))
+        if crashed and driver.settled is not None:
+            polls += driver.settled.polls
         batches += store.batches
         phase = "the first harness" if i == 0 else f"reopened harness {i}"
         if crashed:
@@ -421,6 +425,7 @@ async def replay(
             note(f"after the crash of {phase}", checks())
             continue
         settled = driver.settled
+        polls += settled.polls if settled is not None else 0
         if settled is not None and not settled.quiescent:
             violations.append(f"{phase}: {settled.stuck}")
         note(f"after {phase} settled and closed", checks(quiescent=settled is not None and settled.quiescent,
@@ -428,4 +433,4 @@ async def replay(
         break
     note("in the commit history", check_commit_history(batches))
     crashed_all = len(points) > 0 and all(lt.crashed for lt in lifetimes[: len(points)]) and len(lifetimes) > len(points)
-    return PointResult(points, crashed_all, lifetimes, commit, violations, describe_session(path), reports)
+    return PointResult(points, crashed_all, lifetimes, commit, violations, describe_session(path), reports, polls)

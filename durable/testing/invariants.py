@@ -290,9 +290,13 @@ class _Bounds:
 
 
 def _state_name(task: Task) -> str:
+    """"running", "done", "failed (restart_limit)"..."""
     state = codec.tag_of(task.state)
     if state == "terminal":
-        return codec.tag_of(task.state.outcome)  # type: ignore[union-attr]
+        outcome = task.state.outcome  # type: ignore[union-attr]
+        state = codec.tag_of(outcome)
+        if isinstance(outcome, (Failed, Faulted)):
+            state += f" ({outcome.error.detail.reason})"
     return state
 
 

@@ -35,6 +35,7 @@ class Settled:
     quiescent: bool
     stuck: str = ""
     steps: int = 0
+    polls: int = 0  # real-time polls made while work was active but blocked on something else
 
 
 def default_answer(call: ToolCall) -> str:
@@ -75,6 +76,7 @@ async def settle(
     last_progress = anyio.current_time()
     last_commits = _commits(harness)
     answered: set[str] = set()
+    polls = 0
     for step in range(max_steps):
         await wait_idle(harness)
         commits = _commits(harness)
@@ -89,8 +91,9 @@ async def settle(
                 clock.set(max(clock.now(), min(parked)))
                 continue
             if anyio.current_time() - last_progress > stuck_after:
-                return Settled(False, _what_is_active(harness, stuck_after), step)
+                return Settled(False, _what_is_active(harness, stuck_after), step, polls)
             # Something runs on real time (a coalescing window, a slow tool): poll.
+            polls += 1
             await anyio.sleep(poll)
             poll = min(poll * 2, 0.05)
             continue
@@ -100,8 +103,8 @@ async def settle(
             else:
                 await clock.sleep_until(wake.next_timer, "settle")
             continue
-        return Settled(True, "", step)
-    return Settled(False, f"the harness was still busy after {max_steps} steps", max_steps)
+        return Settled(True, "", step, polls)
+    return Settled(False, f"the harness was still busy after {max_steps} steps", max_steps, polls)
 
 
 async def _answer_client_calls(harness: Any, answer: Callable[[ToolCall], str | None], answered: set[str]) -> bool:

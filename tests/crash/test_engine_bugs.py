@@ -7,6 +7,7 @@ reproduction and kept as a regression test now that the engine is fixed:
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 import durable
@@ -21,6 +22,7 @@ from durable.testing import (
     settle,
     wait_idle,
 )
+from durable.testing import explore, scenarios
 from durable.testing.scenarios import slow_tool
 
 pytestmark = pytest.mark.anyio
@@ -62,3 +64,19 @@ async def test_an_unsafe_tool_cut_off_by_a_clean_close_is_not_run_again(tmp_path
     async with crashable_harness(path, **world()) as h:
         assert (await settle(h, clock)).quiescent
     assert check_invariants(path, executions=executions, clean_close=True, quiescent=True) == []
+
+
+DEFERRED_AT_LIMIT_1 = scenarios.deferred_answer.variant(
+    "deferred_answer_restart_limit_1", settings=lambda st: attrs.evolve(st, restart_limit=1))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "engine bug: a generation cut off between the provider accepting its deferred job and the commit of the "
+    "job's handle (checkpoint poll, handle None), found at the restart limit, ends the run without finding the "
+    "job by its key (model.find) and cancelling it: _end_at_limit -> _cancel_job only cancels a committed "
+    "handle, so the job stays open at the provider (SPEC §4, §6.5)"))
+async def test_a_run_ended_at_the_restart_limit_cancels_a_deferred_job_whose_handle_was_never_committed():
+    # Crash just before commit 3 (the job's handle): the job exists at the provider, the file
+    # only has its key. Reopened with restart_limit=1, the run ends at the limit.
+    exploration = await explore(DEFERRED_AT_LIMIT_1, only=("before", 3))
+    exploration.assert_ok()
