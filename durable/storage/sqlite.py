@@ -114,6 +114,8 @@ class SQLiteStorage:
     async def open(self) -> Opened:
         if self._thread is not None:
             raise StorageError(f"Session file {self.path} is already open in this store", location=self.path)
+        self._closed = False  # a store can be opened again after close (a reopen after a crash)
+        self._queue = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name=f"durable-writer:{self.path}", daemon=True)
         self._thread.start()
         try:

@@ -104,3 +104,12 @@ async def test_a_session_file_in_a_missing_folder_is_a_clear_storage_error(tmp_p
     with pytest.raises(durable.StorageError, match=f"Session file {path} cannot be opened: No such file"):
         async with durable.open_harness(path, model=FauxModel([])):
             pass
+
+
+async def test_one_storage_object_can_be_opened_again_after_a_close(tmp_path):
+    store = durable.SQLiteStorage(tmp_path / "s.sqlite")
+    async with durable.open_harness(store, model=FauxModel([faux.reply("one")])) as h:
+        assert await (await h.root.submit("first")).wait() == r.Answered()
+    async with durable.open_harness(store, model=FauxModel([faux.reply("two")])) as h:
+        assert await (await h.root.submit("second")).wait() == r.Answered()
+        assert len(await h.root.entries()) == 4
