@@ -18,6 +18,17 @@ That is 2N crash points. The result lists, for every point, the violations found
 all invariants hold), what commit k wrote, and the final transcript. A failing point reproduces
 with one call: `await explore(scenario, only=("after", 7))`.
 
+`depth=2` goes on: every reopened harness is crashed in turn at every commit boundary of its
+recovery, before a third one settles (restarts accumulate there: the restart limit's ground);
+`only=[("after", 7), ("before", 2)]` replays one such chain.
+
+What is checked (`check_invariants`, `check_commit_history`): the file right after each crash,
+after the recovery settled, after its clean close; with the acknowledged submissions, the tool
+executions (every tool is wrapped by an `ExecutionLog`), the deferred jobs (a `FauxModel` is
+wrapped by a `FauxJobLedger`, which also answers the model protocol's `find`), the model's
+requests, and every batch committed in every lifetime. A harness that does not settle within
+`stuck_after` seconds without a commit is a violation too ("no task runs forever").
+
 Determinism: a replay is the same program with the same faux answers, so the k-th commit is
 normally the same commit in every replay. Tasks that run concurrently (two tools of one round)
 may commit in another order from one replay to the next; every point is still a real crash point

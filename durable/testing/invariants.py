@@ -17,8 +17,8 @@ What the file alone shows, always checked:
    go back, and no attempt passes `max_retries + 1` (from `settings`, default `Settings()`);
 6. tool tasks do not outlive their run; the live document shows exactly the active run;
    with `clean_close=True` no task is `running`; with `quiescent=True` (the harness settled:
-   nothing active, no timer due) no task is `pending` or `running`, and no task waits on tasks
-   that have all ended;
+   nothing active and no timer pending) every task has ended and every input has settled, and
+   no task waits on tasks that have all ended;
 7. `PRAGMA integrity_check` passes, the file is a session of the current schema version, and
    every row decodes to its record (and agrees with its index columns).
 
@@ -248,14 +248,15 @@ def check_invariants(
     `settings` gives the retry policy and restart limit in force (a sequence when successive
     harnesses used different ones: the most permissive bound applies). `acknowledged` lists
     submission ids whose `submit` returned. `clean_close=True`: the last harness closed cleanly.
-    `quiescent=True`: the last harness settled (nothing active, no timer due)."""
+    `quiescent=True`: the last harness settled (nothing active and no timer pending, so every
+    task should have ended and every input settled)."""
     image = source if isinstance(source, SessionImage) else load_session(source)
     out = list(image.problems)
     if not image.readable:
         return out
     bounds = _Bounds.of(settings)
     runs = _runs(image)
-    out += _check_submissions(image, runs, list(acknowledged))
+    out += _check_submissions(image, runs, list(acknowledged), quiescent)
     out += _check_tool_calls(image)
     out += _check_attempts(image, runs, bounds)
     out += _check_tasks(image, clean_close=clean_close, quiescent=quiescent)
@@ -325,7 +326,8 @@ def _live_generations(image: SessionImage, cid: str) -> list[Task]:
 # ------------------------------------------------------------------ 1. submissions
 
 
-def _check_submissions(image: SessionImage, runs: dict[int, list[StoredEntry]], acknowledged: list[str]) -> list[str]:
+def _check_submissions(image: SessionImage, runs: dict[int, list[StoredEntry]], acknowledged: list[str],
+                       quiescent: bool = False) -> list[str]:
     out = []
     for sid in acknowledged:
         if sid not in image.submissions:
@@ -359,6 +361,9 @@ def _check_submissions(image: SessionImage, runs: dict[int, list[StoredEntry]], 
             if task.terminal:
                 out.append(f"Submission {sub.id} is still queued though its run (task {task.id}) ended "
                            f"{_state_name(task)}: it will never settle")
+            elif quiescent:
+                out.append(f"Submission {sub.id} is still queued after the harness settled (its run, task "
+                           f"{task.id}, is {_state_name(task)})")
             continue
         if not task.terminal:
             out.append(f"Submission {sub.id} settled ({status}) while its run (task {task.id}) is still {_state_name(task)}")
@@ -469,6 +474,11 @@ def _check_tasks(image: SessionImage, *, clean_close: bool, quiescent: bool) -> 
             out.append(f"{name} is still running after a clean close")
         if quiescent and isinstance(state, (Pending, Running)):
             out.append(f"{name} is still {codec.tag_of(state)} after the harness settled: it never finished")
+        elif quiescent and not task.terminal and not (isinstance(state, Waiting) and state.on):
+            # Settled means no timer is pending either: a sleeping task or a client call with a
+            # deadline would have been woken by it.
+            out.append(f"{name} is still {codec.tag_of(state)} after the harness settled, with no timer left "
+                       f"to wake it")
         if isinstance(state, Waiting) and state.on:
             missing = [i for i in state.on if i not in tasks]
             if missing:

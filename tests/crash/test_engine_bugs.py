@@ -11,8 +11,10 @@ Open, marked `xfail(strict=True)` (when one is fixed its test passes: drop the m
 entry of `KNOWN_ENGINE_BUGS` in test_stateful.py):
 
 - a deferred job whose handle was never committed (the host died between the provider accepting
-  the job and the commit of its handle) is left open at the provider when the run then ends at
-  the restart limit, or by an abort.
+  the job and the commit of its handle) is left open at the provider when the run then ends: at
+  the restart limit, by an abort, or by an abort handler faulted at the limit. Every path that
+  ends a run cancels only a committed handle (`GenerationKind._cancel_job`); with a poll
+  checkpoint whose handle is None it should first look the job up by its key (`model.find`).
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ KNOWN_ENGINE_BUGS = {
     # committed, and test_an_abort_cancels_a_deferred_job_whose_handle_was_never_committed.
     "a deferred job whose handle was never committed is left open when its run ends": re.compile(
         r"Deferred job \S+ \(attempt \S+\) is still open at the provider, but its run \(task \d+\) ended "
-        r"(failed \(restart_limit\)|aborted)"),
+        r"(failed \(restart_limit\)|faulted \(restart_limit\)|aborted)"),
 }
 SET_ASIDE: dict[str, int] = {}
 

@@ -126,7 +126,8 @@ async def test_a_tool_round_in_progress_is_not_missing_its_results():
     assert check_invariants(store) == []
     assert check_invariants(store, clean_close=True) == ["Task 2 (tool) is still running after a clean close"]
     assert check_invariants(store, quiescent=True) == [
-        "Task 2 (tool) is still running after the harness settled: it never finished"
+        "Submission s1 is still queued after the harness settled (its run, task 1, is waiting)",
+        "Task 2 (tool) is still running after the harness settled: it never finished",
     ]
 
 
