@@ -12,8 +12,10 @@ line the child wrote before it was killed:
     stopped                     the child stopped itself at `--stop-after N` (waiting for the kill)
 
 `--mode drive` runs the scenario's `drive` and then settles; `--mode recover` only reopens and
-settles. `--stop-after N` makes the child stop itself (SIGSTOP) right after its N-th commit, so
-the parent's SIGKILL lands exactly there; without it the parent kills at a time of its choosing.
+settles. `--stop-after N` makes the child stop itself (SIGSTOP) right after its N-th commit, and
+`--stop-at NAME` right after it says `event NAME` (e.g. `submitted`: just after an input was
+acknowledged), so that the parent's SIGKILL lands exactly there; without them the parent kills
+at a time of its choosing.
 
 The clock is a `ScaledClock` (`--scale`, `--epoch`, the same for every process of a test), so a
 durable deadline written by one process means the same instant to the next. Tool executions
@@ -59,6 +61,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--epoch", type=float, required=True, help="the ScaledClock epoch shared by every process")
     p.add_argument("--scale", type=float, default=1000.0)
     p.add_argument("--stop-after", type=int, default=None, help="SIGSTOP right after this commit")
+    p.add_argument("--stop-at", default=None, help="SIGSTOP right after saying this event (e.g. 'submitted')")
     p.add_argument("--synchronous", choices=("FULL", "NORMAL"), default="FULL")
     p.add_argument("--stuck-after", type=float, default=10.0)
     return p.parse_args(argv)
@@ -82,26 +85,34 @@ async def run(args: argparse.Namespace) -> int:
     tools = executions.wrap_all(world.tools)
     settings = world.settings if args.mode == "drive" else (world.reopen_settings or world.settings)
 
+    def stop() -> None:
+        say("stopped")
+        os.kill(os.getpid(), signal.SIGSTOP)  # the parent's SIGKILL lands exactly here
+
     def on_commit(number: int, batch: Any) -> None:
         say(f"commit {number}")
         if args.stop_after is not None and number >= args.stop_after:
-            say("stopped")
-            os.kill(os.getpid(), signal.SIGSTOP)
+            stop()
+
+    def event(name: str, *detail: str) -> None:
+        say(" ".join(("event", name, *detail)))
+        if args.stop_at == name:
+            stop()
 
     store = CrashableStorage(SQLiteStorage(args.path, synchronous=args.synchronous), on_commit=on_commit,
                              record=False)
     harness = open_harness(store, model=model, tools=tools, settings=settings, clock=clock)
     async with harness:
-        say("event open")
+        event("open")
         driver = Driver(harness, clock, world, stuck_after=args.stuck_after)
-        driver.on_submit = lambda sid: say(f"event submitted {sid}")
+        driver.on_submit = lambda sid: event("submitted", sid)
         if args.mode == "drive":
             await scenario.drive(driver)
         settled = await driver.settle()
-        say(f"event settled {settled.quiescent}")
         if not settled.quiescent:
             say(f"stuck {settled.stuck}")
-    say("event closed")
+        event("settled", str(settled.quiescent))
+    event("closed")
     return 0 if settled.quiescent else 3
 
 

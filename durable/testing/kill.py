@@ -7,6 +7,8 @@ random generator picks from three kinds:
 
 - `commit c`: the child stops itself (SIGSTOP) right after its c-th commit and the parent
   kills it there: an exact commit boundary, in a real process;
+- `event submitted`: the same, right after `submit` returned (the input is acknowledged and
+  must survive);
 - `time t`: t seconds after the child said `event open`: anywhere, including in the middle of a
   SQLite write or fsync, between a model call and its commit, inside a tool;
 - `early t`: t seconds after the child started: also while it opens the file and charges what
@@ -245,7 +247,7 @@ def _run_child(argv: list[str], spawn: Spawn, workdir: str, *, kill: tuple[str, 
                 opened_at = now
                 if kill is not None and kill[0] == "time":
                     kill_at = now + kill[1]
-            if line == "stopped" and kill is not None and kill[0] == "commit":
+            if line == "stopped" and kill is not None and kill[0] in ("commit", "event"):
                 killed = child.kill()
         if killed:
             break
@@ -266,12 +268,14 @@ def _run_child(argv: list[str], spawn: Spawn, workdir: str, *, kill: tuple[str, 
 
 
 def _argv(scenario: str, workdir: str, mode: str, epoch: float, *, stop_after: int | None, scale: float,
-          synchronous: str) -> list[str]:
+          synchronous: str, stop_at: str | None = None) -> list[str]:
     argv = [scenario, os.path.join(workdir, "session.sqlite"), "--mode", mode,
             "--executions", os.path.join(workdir, "executions.jsonl"), "--jobs", os.path.join(workdir, "jobs.jsonl"),
             "--epoch", repr(epoch), "--scale", repr(scale), "--synchronous", synchronous]
     if stop_after is not None:
         argv += ["--stop-after", str(stop_after)]
+    if stop_at is not None:
+        argv += ["--stop-at", stop_at]
     return argv
 
 
@@ -343,9 +347,13 @@ def kill_test(
             for i in range(lifetimes):
                 mode = "drive" if i == 0 else "recover"
                 pick = rng.random()
-                if pick < 0.45:
+                stop_at = None
+                if pick < 0.4:
                     c = rng.randint(1, commits)
                     kill, stop, what = ("commit", c), c, f"{mode}: kill after commit {c}"
+                elif pick < 0.5 and mode == "drive":
+                    kill, stop, stop_at = ("event", 0.0), None, "submitted"
+                    what = f"{mode}: kill right after an input was acknowledged"
                 elif pick < 0.9:
                     t = rng.uniform(0.0, max(calib.seconds, 0.001))  # type: ignore[union-attr]
                     kill, stop, what = ("time", t), None, f"{mode}: kill {t * 1000:.1f} ms after open"
@@ -353,7 +361,8 @@ def kill_test(
                     t = rng.uniform(0.0, calib.startup + calib.seconds)  # type: ignore[union-attr]
                     kill, stop, what = ("early", t), None, f"{mode}: kill {t * 1000:.1f} ms after start"
                 run = _run_child(_argv(scenario, workdir, mode, epoch, stop_after=stop, scale=scale,
-                                       synchronous=synchronous), spawn, workdir, kill=kill, timeout=timeout)
+                                       synchronous=synchronous, stop_at=stop_at), spawn, workdir, kill=kill,
+                                 timeout=timeout)
                 acks += _acknowledged(run.lines)
                 landed += run.killed
                 plan.append(what + ("" if run.killed else f" (ended first: exit {run.code})"))
