@@ -365,13 +365,27 @@ class GenerationKind:
         return await self._final(rt, task, result, phase.attempt)
 
     async def _cancel_job(self, rt: Runtime, task: Task) -> None:
+        """Cancel the run's deferred job at the provider (an ended run leaves none open). A job
+        whose handle was never committed (cut off between the submit and its commit) is looked
+        up by its key where the provider can list jobs; where it cannot, that is reported."""
         job = getattr(task.checkpoint, "job", None)
-        if job is not None and job.handle is not None:
-            try:
-                await rt.model.cancel(job.handle)
-            except ModelError as exc:
-                rt.report(ErrorReport(f"Cancelling deferred job {job.handle} of task {task.id} failed: {exc.message}",
-                                      TaskRef.of(task), exc.raw))
+        if job is None:
+            return
+        handle = job.handle
+        try:
+            if handle is None:
+                find = getattr(rt.model, "find", None)
+                handle = await find(job.key) if find is not None else None
+                if handle is None:
+                    if find is None:
+                        rt.report(ErrorReport(
+                            f"Task {task.id}: the deferred job {job.key} may have been submitted before the host "
+                            f"stopped; the provider cannot look it up, so it cannot be cancelled", TaskRef.of(task)))
+                    return
+            await rt.model.cancel(handle)
+        except ModelError as exc:
+            rt.report(ErrorReport(f"Cancelling deferred job {handle or job.key} of task {task.id} failed: "
+                                  f"{exc.message}", TaskRef.of(task), exc.raw))
 
     # ------------------------------------------------------------------ failed attempts
 

@@ -7,14 +7,9 @@ Fixed, kept as regression tests:
 - an unsafe tool cut off by a clean close in the middle of its execute is not run again on the
   next open (a close is not a crash for charging, but the tool may have partially run).
 
-Open, marked `xfail(strict=True)` (when one is fixed its test passes: drop the mark, and the
-entry of `KNOWN_ENGINE_BUGS` in test_stateful.py):
-
 - a deferred job whose handle was never committed (the host died between the provider accepting
-  the job and the commit of its handle) is left open at the provider when the run then ends: at
-  the restart limit, by an abort, or by an abort handler faulted at the limit. Every path that
-  ends a run cancels only a committed handle (`GenerationKind._cancel_job`); with a poll
-  checkpoint whose handle is None it should first look the job up by its key (`model.find`).
+  the job and the commit of its handle) is found by its key (`model.find`) and cancelled when the
+  run then ends: at the restart limit, by an abort, or by an abort handler faulted at the limit.
 """
 
 from __future__ import annotations
@@ -82,11 +77,6 @@ DEFERRED_AT_LIMIT_1 = scenarios.deferred_answer.variant(
     "deferred_answer_restart_limit_1", settings=lambda st: attrs.evolve(st, restart_limit=1))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: a generation cut off between the provider accepting its deferred job and the commit of the "
-    "job's handle (checkpoint poll, handle None), found at the restart limit, ends the run without finding the "
-    "job by its key (model.find) and cancelling it: _end_at_limit -> _cancel_job only cancels a committed "
-    "handle, so the job stays open at the provider (SPEC §4, §6.5)"))
 async def test_a_run_ended_at_the_restart_limit_cancels_a_deferred_job_whose_handle_was_never_committed():
     # Crash just before commit 3 (the job's handle): the job exists at the provider, the file
     # only has its key. Reopened with restart_limit=1, the run ends at the limit.
@@ -94,10 +84,6 @@ async def test_a_run_ended_at_the_restart_limit_cancels_a_deferred_job_whose_han
     exploration.assert_ok()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: the same gap on the abort path: after a crash between the provider accepting a deferred job "
-    "and the commit of its handle, an abort ends the run (GenerationKind._stop -> _cancel_job) without finding "
-    "the job by its key and cancelling it; the job stays open at the provider (SPEC §3 abort, §6.5)"))
 async def test_an_abort_cancels_a_deferred_job_whose_handle_was_never_committed(tmp_path):
     path, clock, ledger = tmp_path / "s.sqlite", FakeClock(), FauxJobLedger()
     st = settings(stream=durable.StreamSettings(deferred=True))

@@ -24,9 +24,7 @@ def _cases():
     yield pytest.param(no_retry, id=no_retry.name)
     deferred_limit1 = scenarios.deferred_answer.variant("deferred_answer_restart_limit_1",
                                                         settings=lambda st: _evolve(st, restart_limit=1))
-    yield pytest.param(deferred_limit1, id=deferred_limit1.name, marks=pytest.mark.xfail(strict=True, reason=(
-        "engine bug: see test_engine_bugs.py::"
-        "test_a_run_ended_at_the_restart_limit_cancels_a_deferred_job_whose_handle_was_never_committed")))
+    yield pytest.param(deferred_limit1, id=deferred_limit1.name)
 
 
 def _evolve(value, **changes):

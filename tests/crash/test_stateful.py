@@ -43,13 +43,7 @@ LONG = "DURABLE_STATEFUL_EXAMPLES" in os.environ
 
 # Violations of engine bugs that have their own xfail test (test_engine_bugs.py); they are set
 # aside here so that the exploration keeps looking for others. Remove an entry with its fix.
-KNOWN_ENGINE_BUGS = {
-    # test_engine_bugs.py: test_a_run_ended_at_the_restart_limit_cancels_a_deferred_job_whose_handle_was_never_
-    # committed, and test_an_abort_cancels_a_deferred_job_whose_handle_was_never_committed.
-    "a deferred job whose handle was never committed is left open when its run ends": re.compile(
-        r"Deferred job \S+ \(attempt \S+\) is still open at the provider, but its run \(task \d+\) ended "
-        r"(failed \(restart_limit\)|faulted \(restart_limit\)|aborted)"),
-}
+KNOWN_ENGINE_BUGS: dict = {}  # every bug found so far is fixed (see test_engine_bugs.py)
 SET_ASIDE: dict[str, int] = {}
 
 
