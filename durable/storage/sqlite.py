@@ -268,8 +268,21 @@ class SQLiteStorage:
                 self.commits += 1
             except Exception as exc:  # noqa: BLE001 - handed to the waiting caller
                 self._rollback(conn)
+                if getattr(exc, "sqlite_errorname", "").startswith("SQLITE_IOERR"):
+                    self._drop_failed_frames(conn)
                 job.error = self._translate(exc, "A commit to")
             job.finish()
+
+    @staticmethod
+    def _drop_failed_frames(conn: sqlite3.Connection) -> None:
+        """After an I/O error (a failed fsync) a refused commit's frames can stay in the WAL with a
+        valid commit record, and WAL recovery after a process death would bring the refused commit
+        back. Checkpointing and truncating the WAL removes them. Best effort: when the disk still
+        fails, the next commit fails too and says so."""
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        except sqlite3.Error:
+            pass
 
     def _encode(self, job: _Job) -> bool:
         """Encode a commit job's batch; refuse it (finished, with `CommitFailed`) if it cannot be."""
