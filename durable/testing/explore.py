@@ -158,6 +158,9 @@ class Driver:
 
 @frozen
 class CrashPoint:
+    """Where a harness dies: just `"before"` or just `"after"` its commit number `commit`
+    (counted from 1 per harness, the open commit included)."""
+
     side: Side
     commit: int
 

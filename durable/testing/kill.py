@@ -71,6 +71,9 @@ class Trial:
 
 @attrs.define
 class KillReport:
+    """What `kill_test` did: its trials (trial 0 is the run without a kill), the kills that
+    landed, and the violations found, with `report()` / `assert_ok()` like an `Exploration`."""
+
     scenario: str
     seed: int
     trials: list[Trial]

@@ -76,6 +76,9 @@ class _AppendLog:
 
 @frozen
 class Execution:
+    """One start of a tool's `execute`: for which call, in which attempt (restarts + 1), by which
+    process."""
+
     call_id: str
     tool: str
     replay: str
@@ -128,6 +131,8 @@ class ExecutionLog:
 
 @frozen
 class Job:
+    """A deferred job as the provider holds it: the attempt key it was submitted for, its step."""
+
     handle: str
     key: str
     step: Any
