@@ -226,18 +226,23 @@ def run_batch(k: int, padding: int = 300) -> Batch:
 
 def commit_batch(conn: Any, batch: Batch) -> None:
     """One commit as the store makes it: `BEGIN IMMEDIATE`, its SQL, `COMMIT`; rolled back as a
-    whole when anything fails (the error is raised)."""
+    whole when anything fails (the error is raised), and after an I/O error the store's own
+    clean-up (`SQLiteStorage._drop_failed_frames`: checkpoint and truncate the WAL, so that the
+    refused commit's frames cannot come back after the process dies)."""
     encoded = encode_batch(batch)
     conn.execute("BEGIN IMMEDIATE")
     try:
         SQLiteStorage._apply(conn, encoded)
         conn.execute("COMMIT")
-    except BaseException:
+    except BaseException as exc:
         if conn.in_transaction:
             try:
                 conn.execute("ROLLBACK")
             except apsw.Error:
                 pass
+        drop = getattr(SQLiteStorage, "_drop_failed_frames", None)
+        if isinstance(exc, apsw.IOError) and drop is not None:
+            drop(conn)
         raise
 
 
