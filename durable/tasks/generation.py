@@ -75,6 +75,7 @@ from ._coalesce import Coalescer
 PHASE_NAMES = {Prepare: "prepare", Request: "request", Poll: "poll", Retry: "retry", ToolRound: "tools"}
 HOST_STOPPED_STREAM = "The host stopped while the model was answering, on attempt {n}"
 HOST_STOPPED_FETCH = "The host stopped while the deferred answer was fetched, on attempt {n}"
+FAULTED_CANCEL_WAIT = 30.0  # seconds a faulted abort handler waits for the provider's cancel
 
 
 class GenerationKind:
@@ -491,14 +492,22 @@ class GenerationKind:
         detail = f"Abort handler of task {task.id} (generation) was cut off {recovery.times(n)}"
         change = rt.change()
         await runs.close_calls(rt, change, task, "The tool call was aborted", "aborted")
+        # The run's deferred job must not stay open, but its cancel may be what kept cutting the
+        # handler off: it is tried before the ending commit (a crash meanwhile leaves the task
+        # live, so the next open tries again), for at most FAULTED_CANCEL_WAIT on the clock.
+        async with anyio.create_task_group() as tg:
+
+            async def give_up() -> None:
+                await rt.sleep_until(rt.now() + FAULTED_CANCEL_WAIT, f"cancel:{task.id}")
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(give_up)
+            await self._cancel_job(rt, task)
+            tg.cancel_scope.cancel()
         runs.end_run(rt, change, task, Faulted(TaskError(detail, ErrorDetail("restart_limit"))),
                      reason="aborted", detail=detail)
         await rt.commit(change)
         rt.report(TaskFaulted(TaskRef.of(task), "restart_limit", detail))
-        # The run has ended, so its deferred job must not stay open. The cancel is tried once,
-        # after the commit: it may be what kept cutting the handler off, and the run's end must
-        # not depend on it.
-        await self._cancel_job(rt, task)
 
 
 def _provider(model: object) -> str | None:

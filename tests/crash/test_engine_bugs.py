@@ -8,13 +8,9 @@ Fixed, kept as regression tests:
   next open (a close is not a crash for charging, but the tool may have partially run);
 - a deferred job whose handle was never committed (the host died between the provider accepting
   the job and the commit of its handle) is found by its key (`model.find`) and cancelled when the
-  run then ends: at the restart limit, by an abort, or by an abort handler faulted at the limit.
-
-Open, marked `xfail(strict=True)` (when one is fixed its test passes: drop the mark, and the
-entry of `KNOWN_ENGINE_BUGS` in test_stateful.py):
-
-- a faulted abort handler cancels the run's deferred job only after the commit that ends the
-  run; a crash right after that commit leaves the job open for good.
+  run then ends: at the restart limit, by an abort, or by an abort handler faulted at the limit;
+- a crash right after a faulted abort handler's ending commit no longer leaves the job open: the
+  handler tries the cancel (for at most 30 s of the clock) before that commit.
 """
 
 from __future__ import annotations
@@ -106,11 +102,6 @@ async def test_an_abort_cancels_a_deferred_job_whose_handle_was_never_committed(
     assert check_invariants(path, jobs=ledger, settings=st, clean_close=True, quiescent=True) == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: GenerationKind._fault_stop_handler cancels the deferred job only after the commit that ends "
-    "the run; a crash right after that commit leaves the job open at the provider for good (the task is "
-    "terminal, nothing on a later open looks at it again). The cancel needs a durable intent: e.g. a follow-up "
-    "task created in the ending commit that cancels the job and survives crashes (SPEC §4, §6.5)"))
 async def test_a_crash_right_after_a_faulted_abort_handler_ended_the_run_still_cancels_the_deferred_job(tmp_path):
     path, clock, ledger = tmp_path / "s.sqlite", FakeClock(), FauxJobLedger()
     st = settings(restart_limit=1, stream=durable.StreamSettings(deferred=True))

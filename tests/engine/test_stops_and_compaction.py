@@ -71,7 +71,13 @@ async def test_an_abort_handler_cut_off_restart_limit_times_faults_the_task(host
         await model.wait_until(lambda: model.cancelled == ["faux-job-1"])
         crash(h)
     detail = "Abort handler of task 1 (generation) was cut off 2 times"
-    async with host.open(HangingCancel([], deferred=True), settings=st) as h:
+    model = HangingCancel([], deferred=True)
+    async with host.open(model, settings=st) as h:
+        await h.resume()
+        # At the limit the handler tries the cancel once more, for at most 30 s, then ends the run.
+        await host.clock.wait_for_timer("cancel:1")
+        assert model.cancelled == ["faux-job-1"]
+        host.clock.advance(30.0)
         assert await h.root.submission(sub.id).wait() == r.Unanswered("aborted", detail)
         assert (await h.task(1)).state == r.Terminal(r.Faulted(r.TaskError(detail, r.ErrorDetail("restart_limit"))))
     assert host.reports[-1] == durable.TaskFaulted(durable.TaskRef(1, "generation", "root"), "restart_limit", detail)
