@@ -24,7 +24,8 @@ import re
 from typing import Any, AsyncIterator
 
 from ..records import AssistantEntry, CompactionEntry, Entry, ToolCall, ToolResultEntry, Usage, UserEntry
-from .errors import END, AttemptGuard, MissingCredentials, classify_status, close_quietly
+from ._sdk import SDKModel
+from .errors import END, MissingCredentials, classify_status, close_quietly
 from .protocol import (
     DeferredHandle,
     FetchResult,
@@ -163,7 +164,7 @@ def _message_final(message: Any) -> FinalMessage:
 # --------------------------------------------------------------------------- the model
 
 
-class AnthropicModel:
+class AnthropicModel(SDKModel):
     """An Anthropic model through the Messages API. `deferred=True` answers through Message
     Batches of one request each: `submit`, `fetch`, `cancel`.
 
@@ -175,6 +176,8 @@ class AnthropicModel:
     submit, a fetch or a cancel). `max_tokens` (required by the API) and `temperature` are
     defaults that `request.options` overrides, as it does `model`.
     """
+
+    provider = PROVIDER
 
     def __init__(
         self,
@@ -195,33 +198,13 @@ class AnthropicModel:
             raise MissingCredentials("Anthropic needs an API key: set ANTHROPIC_API_KEY or pass api_key=")
         from anthropic import AsyncAnthropic  # lazy: importing durable must not import the SDK
 
-        self.model = model
-        self.name = f"anthropic:{model}"
-        self.context_window = context_window
-        self.deferred = deferred
-        self.stream_silence = stream_silence
-        self.request_timeout = request_timeout
-        self.poll_interval = poll_interval
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self._api_key = key
-        self._client = AsyncAnthropic(
-            api_key=key,
-            base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
-            max_retries=0,
-            **({"timeout": request_timeout} if request_timeout is not None else {}),
-        )
+        self._setup(model, key, context_window=context_window, deferred=deferred, stream_silence=stream_silence,
+                    request_timeout=request_timeout, poll_interval=poll_interval, max_tokens=max_tokens,
+                    temperature=temperature)
+        self._client = AsyncAnthropic(**self._client_options(base_url, "ANTHROPIC_BASE_URL"))
 
     def __repr__(self) -> str:
         return f"AnthropicModel({self.model!r}, deferred={self.deferred!r})"
-
-    async def aclose(self) -> None:
-        """Close the HTTP connections of this model."""
-        await close_quietly(self._client)
-
-    def _guard(self, *, silence: bool = True) -> AttemptGuard:
-        return AttemptGuard(PROVIDER, api_key=self._api_key, request_timeout=self.request_timeout,
-                            stream_silence=self.stream_silence if silence else None)
 
     def _params(self, request: ModelRequest) -> dict[str, Any]:
         o = request.options

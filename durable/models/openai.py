@@ -22,7 +22,8 @@ from typing import Any, AsyncIterator, Literal
 import attrs
 
 from ..records import AssistantEntry, CompactionEntry, Entry, ToolCall, ToolResultEntry, Usage, UserEntry
-from .errors import END, AttemptGuard, MissingCredentials, classify_status, close_quietly
+from ._sdk import SDKModel
+from .errors import END, MissingCredentials, classify_status, close_quietly
 from .protocol import (
     DeferredHandle,
     FetchResult,
@@ -162,7 +163,7 @@ _CHAT_STOP = {"stop": "stop", "length": "length", "tool_calls": "tool_use", "fun
 # --------------------------------------------------------------------------- the model
 
 
-class OpenAIModel:
+class OpenAIModel(SDKModel):
     """An OpenAI (or OpenAI-compatible) model.
 
     `api="responses"` streams the Responses API; `api="chat"` streams Chat Completions (use it
@@ -178,6 +179,8 @@ class OpenAIModel:
     submit, a fetch or a cancel). `max_tokens` and `temperature` are defaults that
     `request.options` overrides, as it does `model`.
     """
+
+    provider = PROVIDER
 
     def __init__(
         self,
@@ -206,34 +209,14 @@ class OpenAIModel:
             )
         from openai import AsyncOpenAI  # lazy: importing durable must not import the SDK
 
-        self.model = model
         self.api = api
-        self.name = f"openai:{model}"
-        self.context_window = context_window
-        self.deferred = deferred
-        self.stream_silence = stream_silence
-        self.request_timeout = request_timeout
-        self.poll_interval = poll_interval
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self._api_key = key
-        self._client = AsyncOpenAI(
-            api_key=key,
-            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
-            max_retries=0,
-            **({"timeout": request_timeout} if request_timeout is not None else {}),
-        )
+        self._setup(model, key, context_window=context_window, deferred=deferred, stream_silence=stream_silence,
+                    request_timeout=request_timeout, poll_interval=poll_interval, max_tokens=max_tokens,
+                    temperature=temperature)
+        self._client = AsyncOpenAI(**self._client_options(base_url, "OPENAI_BASE_URL"))
 
     def __repr__(self) -> str:
         return f"OpenAIModel({self.model!r}, api={self.api!r}, deferred={self.deferred!r})"
-
-    async def aclose(self) -> None:
-        """Close the HTTP connections of this model."""
-        await close_quietly(self._client)
-
-    def _guard(self, *, silence: bool = True) -> AttemptGuard:
-        return AttemptGuard(PROVIDER, api_key=self._api_key, request_timeout=self.request_timeout,
-                            stream_silence=self.stream_silence if silence else None)
 
     def _options(self, request: ModelRequest) -> tuple[str, int | None, float | None]:
         o = request.options
