@@ -12,21 +12,12 @@ import durable
 from durable import records as r
 from durable.storage import SQLiteStorage
 from durable.testing import CrashableStorage, FakeClock
+from durable.testing.crash import entry_kind as kind_of
 
 
 @pytest.fixture
 def anyio_backend():
     return "trio"
-
-
-def kind_of(entry: Any) -> str:
-    if isinstance(entry, r.UserEntry):
-        return "user"
-    if isinstance(entry, r.AssistantEntry):
-        return f"assistant:{entry.stop_reason}"
-    if isinstance(entry, r.ToolResultEntry):
-        return "tool_result:error" if entry.is_error else "tool_result"
-    return "compaction"
 
 
 class Host:
