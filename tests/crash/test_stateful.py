@@ -1,7 +1,7 @@
 """A stateful exploration: hypothesis draws sequences of host actions (submit an input with a
-drawn model script, abort, compact, answer a client tool, advance the clock, reopen and settle),
-and every action is one process lifetime that ends in a clean close, a crash once the harness is
-idle, or a crash just before or after one of its commits. The invariants are checked after every
+drawn model script to one of two conversations, abort, compact, answer a client tool, advance
+the clock, reopen and settle), and every action is one process lifetime that ends in a clean
+close, a crash once the harness is idle, or a crash just before or after one of its commits. The invariants are checked after every
 step, and at the end after a last lifetime settles everything.
 
 Bounded in CI (25 examples of up to 10 steps, derandomized); run it long with
@@ -70,6 +70,7 @@ STEPS = st.one_of(
     st.tuples(st.just("error_stop")),
     st.tuples(st.just("auth")),
 )
+CONVERSATIONS = st.sampled_from(["root", "side"])
 ENDINGS = st.one_of(
     st.tuples(st.just("close")),
     st.tuples(st.just("crash_when_idle")),
@@ -176,33 +177,35 @@ class HarnessLifetimes(RuleBasedStateMachine):
 
     # ------------------------------------------------------------------ rules
 
-    @rule(script=st.lists(STEPS, min_size=1, max_size=3), ending=ENDINGS)
-    def submit(self, script, ending):
+    @rule(script=st.lists(STEPS, min_size=1, max_size=3), conversation=CONVERSATIONS, ending=ENDINGS)
+    def submit(self, script, conversation, ending):
         self.inputs += 1
         text = f"input {self.inputs}"
         self.answers[text] = [faux_step(s) for s in script]
-        self.log.append(f"  script of {text!r}: {script}")
+        self.log.append(f"  script of {text!r} in {conversation!r}: {script}")
 
         async def submit_input(h, clock):
-            handle = await h.root.submit(text)
+            handle = await h.conversation(conversation).submit(text)
             self.acknowledged.append(handle.id)
 
         self.lifetime(submit_input, ending)
 
     @precondition(lambda self: self.inputs > 0)
-    @rule(ending=ENDINGS)
-    def abort(self, ending):
+    @rule(conversation=CONVERSATIONS, ending=ENDINGS)
+    def abort(self, conversation, ending):
         async def abort_run(h, clock):
-            await h.root.abort()
+            await h.conversation(conversation).abort()
 
+        abort_run.__name__ = f"abort({conversation!r})"
         self.lifetime(abort_run, ending)
 
     @precondition(lambda self: self.inputs > 0)
-    @rule(ending=ENDINGS)
-    def compact(self, ending):
+    @rule(conversation=CONVERSATIONS, ending=ENDINGS)
+    def compact(self, conversation, ending):
         async def compact_conversation(h, clock):
-            await h.root.compact()
+            await h.conversation(conversation).compact()
 
+        compact_conversation.__name__ = f"compact({conversation!r})"
         self.lifetime(compact_conversation, ending)
 
     @precondition(lambda self: self.inputs > 0)
