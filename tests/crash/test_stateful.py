@@ -43,11 +43,7 @@ LONG = "DURABLE_STATEFUL_EXAMPLES" in os.environ
 
 # Violations of engine bugs that have their own xfail test (test_engine_bugs.py); they are set
 # aside here so that the exploration keeps looking for others. Remove an entry with its fix.
-KNOWN_ENGINE_BUGS = {
-    "test_a_crash_right_after_a_faulted_abort_handler_ended_the_run_still_cancels_the_deferred_job": re.compile(
-        r"Deferred job \S+ \(attempt \S+\) is still open at the provider, but its run \(task \d+\) ended faulted "
-        r"\(restart_limit\)"),
-}
+KNOWN_ENGINE_BUGS: dict = {}  # every engine bug found so far is fixed (see test_engine_bugs.py)
 SET_ASIDE: dict[str, int] = {}
 
 
