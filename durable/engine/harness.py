@@ -138,11 +138,11 @@ class Runtime:
     async def cancel_runner(self, task_id: int) -> None:
         await self._h._cancel_runner(task_id)
 
-    def restart_runner_soon(self, task_id: int) -> None:
-        self._h._tg.start_soon(self._h._restart_runner, task_id)
-
-    def client_result_event(self, call_id: str) -> anyio.Event:
-        return self._h._client_events.setdefault(call_id, anyio.Event())
+    async def restart_runner(self, task_id: int) -> None:
+        """Cancel the task's runner (its in-flight commit completes) and start a new one, which
+        reads the task afresh from the head."""
+        await self._h._cancel_runner(task_id)
+        self._h._spawn(task_id)
 
 
 class Harness:
@@ -169,7 +169,6 @@ class Harness:
         self.session: Session = None  # type: ignore[assignment]
         self._tg: anyio.abc.TaskGroup = None  # type: ignore[assignment]
         self._runners: dict[int, _Runner] = {}
-        self._client_events: dict[str, anyio.Event] = {}
         self._state = "new"  # new -> open -> resumed -> closing -> closed | crashed
         self.rt: Runtime = None  # type: ignore[assignment]
 
@@ -333,10 +332,6 @@ class Harness:
         if runner is not None:
             runner.scope.cancel()
             await runner.done.wait()
-
-    async def _restart_runner(self, task_id: int) -> None:
-        await self._cancel_runner(task_id)
-        self._spawn(task_id)
 
     # ------------------------------------------------------------------ host API
 

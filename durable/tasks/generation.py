@@ -96,8 +96,7 @@ class GenerationKind:
         change = rt.change()
         change.put_task(attrs.evolve(task, stop=reason), progress=False)
         await change.commit()
-        await rt.cancel_runner(task.id)
-        rt._h._spawn(task.id)
+        await rt.restart_runner(task.id)
 
     def fault(self, rt: Runtime, change: Change, task: Task, error: TaskError) -> None:
         runs.end_run(rt, change, task, Faulted(error), reason="faulted", detail=error.message)
@@ -225,8 +224,7 @@ class GenerationKind:
                                 break
                 except ModelError as exc:
                     failure = exc
-                coalescer.settle()
-                tg.cancel_scope.cancel()
+                tg.cancel_scope.cancel()  # stops the flusher; the final commit below carries the rest
         finally:
             coalescer.settle()
         if failure is None and final is None:
