@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any
-
 from .engine.clock import Clock
 from .engine.harness import Harness
 from .engine.reports import ReportCallback
 from .engine.tools import Tool
+from .models.protocol import Model
 from .settings import Settings
 from .storage.protocol import Storage
 from .storage.sqlite import SQLiteStorage, Synchronous
@@ -18,9 +17,9 @@ from .storage.sqlite import SQLiteStorage, Synchronous
 def open_harness(
     storage: Storage | str | os.PathLike[str],
     *,
-    model: Any,
+    model: Model,
     tools: Iterable[Tool] = (),
-    settings: Settings | Any = None,
+    settings: Settings | None = None,
     clock: Clock | None = None,
     report: ReportCallback | None = None,
     synchronous: Synchronous = "FULL",
@@ -36,4 +35,6 @@ def open_harness(
         store = storage
     else:
         store = SQLiteStorage(storage, synchronous=synchronous)
-    return Harness(store, model=model, kinds=default_kinds(), tools=tools, settings=settings, clock=clock, report=report)
+    kinds, runs = default_kinds()
+    return Harness(store, model=model, kinds=kinds, runs=runs, tools=tools, settings=settings, clock=clock,
+                   report=report)

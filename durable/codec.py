@@ -42,7 +42,7 @@ _TAGS: dict[Any, dict[str, type]] = {
     r.Entry: {"user": r.UserEntry, "assistant": r.AssistantEntry, "tool_result": r.ToolResultEntry,
               "compaction": r.CompactionEntry},
     r.TaskInput: {"generation": r.GenerationInput, "tool": r.ToolInput,
-                  "compaction": r.CompactionInput},
+                  "compaction": r.CompactionInput, "cancel": r.CancelInput},
     r.SubmissionStatus: {"queued": r.Queued, "done": r.Answered, "unanswered": r.Unanswered},
 }
 

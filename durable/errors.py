@@ -95,5 +95,10 @@ class ToolResultRejected(HarnessError):
     """A client tool result was refused: unknown call, already answered, or not a client tool."""
 
 
+class IllegalTransition(HarnessError):
+    """Task code tried a move its kind's transition table does not allow (a bug in the kind).
+    Names the task, its kind and both positions; nothing of that commit is written."""
+
+
 class ToolDefinitionError(HarnessError):
     """A tool was defined with an invalid name, schema or replay policy."""

@@ -18,6 +18,12 @@ from attrs import field, frozen
 
 StopReason = Literal["stop", "tool_use", "length", "error", "aborted"]
 Replay = Literal["safe", "unsafe"]
+# Why a run ended without an answer (`Unanswered.reason`, `RunFailure.reason`).
+UnansweredReason = Literal["model_error", "interrupted", "restart_limit", "aborted", "faulted"]
+# Why a task failed or faulted (`ErrorDetail.reason`).
+FailureReason = Literal["exception", "model_error", "interrupted", "restart_limit", "timeout"]
+# How the host stopped a run (`Task.stop`): an abort, or an interrupt by a new input.
+StopMark = Literal["aborted", "interrupted"]
 
 
 # --------------------------------------------------------------------------- conversation entries
@@ -65,6 +71,7 @@ class AssistantEntry:
     usage: Usage = Usage()
     error: str | None = None
     attempt: int = 1
+    interrupted: bool = False  # a partial of an attempt the host's death cut off (charged once)
 
 
 @frozen
@@ -102,11 +109,11 @@ class StoredEntry:
 
 @frozen
 class ErrorDetail:
-    reason: str
+    reason: FailureReason
 
 
 @frozen
-class TaskError:
+class ErrorInfo:
     message: str
     detail: ErrorDetail
 
@@ -118,7 +125,7 @@ class Done:
 
 @frozen
 class Failed:
-    error: TaskError
+    error: ErrorInfo
 
 
 @frozen
@@ -128,7 +135,7 @@ class Aborted:
 
 @frozen
 class Faulted:
-    error: TaskError
+    error: ErrorInfo
 
 
 Outcome = Union[Done, Failed, Aborted, Faulted]
@@ -169,7 +176,7 @@ State = Union[Pending, Running, Sleeping, Waiting, Terminal]
 
 
 @frozen
-class RetryError:
+class AttemptFailure:
     """Why an attempt failed, as the live document shows it."""
 
     message: str
@@ -208,7 +215,7 @@ class Poll:
 class Retry:
     attempt: int
     until: float
-    error: RetryError
+    error: AttemptFailure
     job: DeferredJob | None = None
 
 
@@ -245,7 +252,16 @@ class CompactionInput:
     trigger: Literal["manual", "threshold", "overflow"]
 
 
-TaskInput = Union[GenerationInput, ToolInput, CompactionInput]
+@frozen
+class CancelInput:
+    """An owed cancel: the deferred job of run `run_task_id` is to be cancelled at `provider`."""
+
+    job: DeferredJob
+    run_task_id: int
+    provider: str | None = None
+
+
+TaskInput = Union[GenerationInput, ToolInput, CompactionInput, CancelInput]
 
 
 @frozen
@@ -270,7 +286,7 @@ class Task:
     checkpoint: Checkpoint | None = None
     restarts: int = 0
     parent_id: int | None = None
-    stop: Literal["aborted", "interrupted"] | None = None  # set when the host stopped the run
+    stop: StopMark | None = None  # set when the host stopped the run
     created_at: float = 0.0
     updated_at: float = 0.0
 
@@ -298,7 +314,7 @@ class Answered:
 
 @frozen
 class Unanswered:
-    reason: str
+    reason: UnansweredReason
     detail: str
 
 
@@ -372,7 +388,7 @@ class ToolSlot:
 class RunFailure:
     task_id: int
     inputs: tuple[str, ...]
-    reason: str
+    reason: UnansweredReason
     detail: str
     first: str | None = None
 
@@ -406,6 +422,9 @@ EMPTY_LIVE = Live()
 __all__ = [
     "StopReason",
     "Replay",
+    "UnansweredReason",
+    "FailureReason",
+    "StopMark",
     "Usage",
     "ToolCall",
     "Diagnostic",
@@ -416,7 +435,7 @@ __all__ = [
     "Entry",
     "StoredEntry",
     "ErrorDetail",
-    "TaskError",
+    "ErrorInfo",
     "Done",
     "Failed",
     "Aborted",
@@ -428,7 +447,7 @@ __all__ = [
     "Waiting",
     "Terminal",
     "State",
-    "RetryError",
+    "AttemptFailure",
     "DeferredJob",
     "Prepare",
     "Request",
@@ -439,6 +458,7 @@ __all__ = [
     "GenerationInput",
     "ToolInput",
     "CompactionInput",
+    "CancelInput",
     "TaskInput",
     "ToolProgress",
     "Checkpoint",

@@ -1,41 +1,30 @@
-"""The harness: owns a session store, runs its tasks, and is the host's handle on everything.
+"""The harness: the host's handle on a session. It owns the store, the commit line, the
+scheduler and the runtime, and offers the host API; it never imports the task kinds (they are
+handed in by `durable.open_harness`, with the run service the host operations go through).
 
-Lifecycle: `async with Harness(storage, model=...) as h:` opens the store (refusing a second
-owner), and in one commit charges every task the previous process left `running` (recovery).
-Nothing runs until `resume()`; submitting or waiting resumes implicitly. Leaving the block is a
-clean close: running invocations are cancelled, their in-flight commits complete, and their
-tasks are written back `pending` with their checkpoint and their `restarts` unchanged.
-
-Scheduling: every non-terminal task has at most one *runner* (an anyio task in the harness's task
-group) that drives it through its kind's state machine. A runner that sleeps or waits holds no
-durable claim: only `running` in the file means "an invocation owns it".
-
-The harness never imports the task kinds; they are handed in (see `durable.open_harness`).
+Lifecycle (`HarnessState`): `async with Harness(storage, model=...) as h:` opens the store
+(refusing a second owner) and, in one commit, charges every task the previous process left
+`running` (recovery). Nothing runs until `resume()`; submitting or waiting resumes implicitly.
+Leaving the block is a clean close: running invocations are cancelled, their in-flight commits
+complete, and their tasks are written back as their kind says (`pending`, checkpoint and
+`restarts` unchanged): a close is not a crash. `abandon()` stops everything without writing, as
+a crash would (for crash tests).
 """
 
 from __future__ import annotations
 
+import enum
 import uuid
-from collections.abc import AsyncIterator, Iterable, Mapping
-from typing import Any, Protocol
+from collections.abc import AsyncIterator, Iterable, Sequence
+from typing import Any
 
 import anyio
-import attrs
+import anyio.abc
 from attrs import frozen
 
-from ..codec import CodecError
-from ..errors import (
-    ConversationBusy,
-    HarnessClosed,
-    HarnessError,
-    LockLost,
-    StorageClosed,
-    StorageError,
-    UnknownSubmission,
-    UnknownTask,
-)
+from ..errors import ConversationBusy, HarnessClosed, UnknownSubmission, UnknownTask
+from ..models.protocol import Model
 from ..records import (
-    Faulted,
     Live,
     Pending,
     Queued,
@@ -45,104 +34,37 @@ from ..records import (
     Submission,
     SubmissionStatus,
     Task,
-    TaskError,
-    ErrorDetail,
-    Terminal,
-    Waiting,
     ToolInput,
+    Waiting,
 )
-from ..settings import Settings
+from ..settings import Settings, WhenBusy
 from ..storage.protocol import Storage
 from . import recovery
 from .clock import Clock, SystemClock
-from .reports import ErrorReport, Reporter, ReportCallback, TaskFaulted, TaskRef
-from .session import Change, Session
+from .kinds import RunService, TaskKind
+from .reports import Reporter, ReportCallback
+from .runtime import Runtime
+from .scheduler import Scheduler
+from .session import Session
 from .tools import Tool, ToolRegistry
 
 
-class TaskKind(Protocol):
-    """A kind of task: drives one task until it is terminal, sleeping or waiting."""
+class HarnessState(enum.Enum):
+    NEW = "new"
+    OPEN = "open"  # opened, recovery done, nothing running yet
+    RESUMED = "resumed"  # runners run
+    CLOSING = "closing"
+    CLOSED = "closed"
+    CRASHED = "crashed"  # abandoned without writing (a crash test), or died while opening
 
-    name: str
 
-    async def run(self, rt: Runtime, task: Task) -> None: ...
+_ACCEPTING = (HarnessState.OPEN, HarnessState.RESUMED)
 
 
 @frozen
 class Wake:
     active: bool  # some task is running or ready to run
     next_timer: float | None  # the earliest durable deadline (clock seconds), if any
-
-
-@attrs.define
-class _Runner:
-    scope: anyio.CancelScope
-    done: anyio.Event
-
-
-def _storage_error(exc: BaseException) -> StorageError | None:
-    """The StorageError behind `exc`, also when it comes wrapped in an exception group."""
-    if isinstance(exc, StorageError):
-        return exc
-    if isinstance(exc, BaseExceptionGroup):
-        for sub in exc.exceptions:
-            found = _storage_error(sub)
-            if found is not None:
-                return found
-    return None
-
-
-class Runtime:
-    """What task code sees of the harness."""
-
-    def __init__(self, harness: Harness) -> None:
-        self._h = harness
-        self.session = harness.session
-        self.model = harness.model
-        self.tools = harness.tools
-        self.clock = harness.clock
-        self.report = harness.report
-        self.kinds = harness.kinds
-
-    @property
-    def settings(self) -> Any:
-        return self._h.settings
-
-    def now(self) -> float:
-        return self.clock.now()
-
-    def change(self) -> Change:
-        return self.session.change()
-
-    async def commit(self, change: Change) -> None:
-        """Commit, then start runners for the tasks this change made runnable."""
-        await change.commit()
-        for task in change.batch.tasks:
-            if not task.terminal:
-                self._h._spawn(task.id)
-
-    def new_task(self, change: Change, *, conversation_id: str, kind: str, input: Any,
-                 checkpoint: Any = None, parent_id: int | None = None, state: Any = Pending()) -> Task:
-        now = self.now()
-        task = Task(self.session.new_task_id(), conversation_id, kind, input, state, checkpoint,
-                    parent_id=parent_id, created_at=now, updated_at=now)
-        return change.put_task(task, progress=False)
-
-    async def sleep_until(self, deadline: float, name: str) -> None:
-        await self.clock.sleep_until(deadline, name)
-
-    async def wait_tasks(self, task_ids: Iterable[int]) -> None:
-        for tid in task_ids:
-            await self.session.task_done_event(tid).wait()
-
-    async def cancel_runner(self, task_id: int) -> None:
-        await self._h._cancel_runner(task_id)
-
-    async def restart_runner(self, task_id: int) -> None:
-        """Cancel the task's runner (its in-flight commit completes) and start a new one, which
-        reads the task afresh from the head."""
-        await self._h._cancel_runner(task_id)
-        self._h._spawn(task_id)
 
 
 class Harness:
@@ -152,45 +74,68 @@ class Harness:
         self,
         storage: Storage,
         *,
-        model: Any,
-        kinds: Mapping[str, TaskKind],
+        model: Model,
+        kinds: Sequence[TaskKind],
+        runs: RunService,
         tools: Iterable[Tool] = (),
-        settings: Settings | Any = None,
+        settings: Settings | None = None,
         clock: Clock | None = None,
         report: ReportCallback | None = None,
     ) -> None:
         self.storage = storage
         self.model = model
-        self.kinds = dict(kinds)
+        self.kinds = {kind.name: kind for kind in kinds}
+        self.runs = runs
         self.tools = ToolRegistry(tools)
         self.settings = settings if settings is not None else Settings()
         self.clock = clock or SystemClock()
         self.report = Reporter(report)
-        self.session: Session = None  # type: ignore[assignment]
-        self._tg: anyio.abc.TaskGroup = None  # type: ignore[assignment]
-        self._runners: dict[int, _Runner] = {}
-        self._state = "new"  # new -> open -> resumed -> closing -> closed | crashed
-        self.rt: Runtime = None  # type: ignore[assignment]
+        self._state = HarnessState.NEW
+        self._session: Session | None = None
+        self._tg: anyio.abc.TaskGroup | None = None
+        self._scheduler: Scheduler | None = None
+        self._rt: Runtime | None = None
+
+    @property
+    def state(self) -> HarnessState:
+        return self._state
+
+    @property
+    def session(self) -> Session:
+        if self._session is None:
+            raise HarnessClosed(f"The harness on {self.storage.location} is {self._state.value}; it was never opened")
+        return self._session
+
+    @property
+    def rt(self) -> Runtime:
+        if self._rt is None:
+            raise HarnessClosed(f"The harness on {self.storage.location} is {self._state.value}; it was never opened")
+        return self._rt
 
     # ------------------------------------------------------------------ lifecycle
 
     async def __aenter__(self) -> Harness:
         opened = await self.storage.open()
         try:
-            self.session = Session(self.storage, opened, self.clock.now)
-            self.rt = Runtime(self)
-            await recovery.charge_interrupted(self.session)
+            tables = {name: kind.transitions for name, kind in self.kinds.items()}
+            self._session = Session(self.storage, opened, self.clock.now, tables)
+            await recovery.charge_interrupted(self._session)
         except BaseException:
             await self.storage.close()
             raise
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
-        self._state = "open"
+        self._scheduler = Scheduler(self._session, self.kinds, self.report, self._tg)
+        self._rt = Runtime(self._session, model=self.model, tools=self.tools, settings=self.settings,
+                           clock=self.clock, report=self.report, runners=self._scheduler)
+        self._scheduler.rt = self._rt
+        self._state = HarnessState.OPEN
         return self
 
     async def __aexit__(self, *exc: Any) -> bool | None:
+        assert self._tg is not None
         try:
-            if self._state in ("open", "resumed"):
+            if self._state in _ACCEPTING:
                 with anyio.CancelScope(shield=True):
                     await self.close()
         finally:
@@ -208,130 +153,48 @@ class Harness:
     async def resume(self) -> None:
         """Start running every task that is not terminal. Idempotent."""
         self._check_open()
-        if self._state == "resumed":
+        if self._state is HarnessState.RESUMED:
             return
-        self._state = "resumed"
-        for tid in sorted(self.session.tasks):
-            self._spawn(tid)
+        self._state = HarnessState.RESUMED
+        assert self._scheduler is not None
+        self._scheduler.start()
 
     async def close(self) -> None:
-        """Clean close: cancel running invocations, write their tasks back `pending` (no charge),
-        release the file. Idempotent."""
-        if self._state not in ("open", "resumed"):
+        """Clean close: cancel running invocations, write their tasks back as their kinds say
+        (no charge), release the file. Idempotent."""
+        if self._state not in _ACCEPTING:
             return
-        self._state = "closing"
+        self._state = HarnessState.CLOSING
+        session, scheduler = self.session, self._scheduler
+        assert scheduler is not None
         with anyio.CancelScope(shield=True):
-            runners = list(self._runners.values())
-            for runner in runners:
-                runner.scope.cancel()
-            for runner in runners:
-                await runner.done.wait()
-            change = self.session.change()
-            for task in list(self.session.tasks.values()):
-                if isinstance(task.state, Running):
-                    written_back = getattr(self.kinds.get(task.kind), "written_back", None)
-                    task = written_back(task) if written_back else attrs.evolve(task, state=Pending())
-                    change.put_task(task, progress=False)
+            await scheduler.stop()
+            change = session.change()
+            for task in list(session.tasks.values()):
+                kind = self.kinds.get(task.kind)
+                if isinstance(task.state, Running) and kind is not None:
+                    change.put_task(kind.written_back(task), progress=False)
             try:
                 if change:
-                    await change.commit()
+                    await session.commit(change)
             finally:
-                self.session.close_followers()
+                session.close_followers()
                 await self.storage.close()
-                self._state = "closed"
+                self._state = HarnessState.CLOSED
 
-    def _abandon(self) -> None:
-        """Stop everything without writing (what a crash leaves). For `durable.testing`."""
-        self._state = "crashed"
-        self.session.close_followers()
-        self._tg.cancel_scope.cancel()
+    def abandon(self) -> None:
+        """Stop everything without writing anything, as a crash would: the file keeps what was
+        committed, running tasks stay `running`. For crash tests (`durable.testing`); the store
+        must still be released by the caller."""
+        self._state = HarnessState.CRASHED
+        if self._session is not None:
+            self._session.close_followers()
+        if self._tg is not None:
+            self._tg.cancel_scope.cancel()
 
     def _check_open(self) -> None:
-        if self._state not in ("open", "resumed"):
-            raise HarnessClosed(f"The harness on {self.storage.location} is {self._state}; it accepts no more work")
-
-    # ------------------------------------------------------------------ runners
-
-    def _spawn(self, task_id: int) -> None:
-        if self._state != "resumed" or task_id in self._runners:
-            return
-        task = self.session.tasks.get(task_id)
-        if task is None:
-            return
-        runner = _Runner(anyio.CancelScope(), anyio.Event())
-        self._runners[task_id] = runner
-        self._tg.start_soon(self._run, task_id, runner)
-
-    async def _run(self, task_id: int, runner: _Runner) -> None:
-        try:
-            with runner.scope:
-                task = self.session.tasks.get(task_id)
-                if task is not None:
-                    kind = self.kinds.get(task.kind)
-                    await self._drive(task_id, task, kind)
-        finally:
-            if self._runners.get(task_id) is runner:
-                del self._runners[task_id]
-            runner.done.set()
-
-    async def _drive(self, task_id: int, task: Task, kind: TaskKind | None) -> None:
-        """Run the task's kind. A refused commit (disk full, I/O error) is an infrastructure
-        failure: reported, then the task runs again from what the file holds after a backoff,
-        so work goes on once the cause is gone. A value that can never be stored, an unknown
-        kind or a bug in task code faults the task."""
-        delay = 0.05
-        while True:
-            try:
-                if kind is None:
-                    raise HarnessError(f"Task {task_id} has kind {task.kind!r}, which this harness does not know")
-                await kind.run(self.rt, task)
-                return
-            except Exception as exc:  # noqa: BLE001 - sorted below; cancellation is not caught
-                err = _storage_error(exc)
-                if err is None or isinstance(err.__cause__, CodecError):
-                    await self._fault(task_id, exc)  # a bug in task code, or a value never storable
-                    return
-                if isinstance(err, (LockLost, StorageClosed)):
-                    self.report(ErrorReport(f"Task {task_id} ({task.kind}) stopped: {err}", TaskRef.of(task), repr(err)))
-                    return
-                self.report(ErrorReport(f"Task {task_id} ({task.kind}) could not commit and will try again: {err}",
-                                        TaskRef.of(task), repr(err)))
-                await anyio.sleep(delay)
-                delay = min(delay * 2, 5.0)
-                current = self.session.tasks.get(task_id)
-                if current is None:
-                    return
-                task = current
-
-    async def _fault(self, task_id: int, exc: Exception) -> None:
-        task = self.session.tasks.get(task_id)
-        if task is None:
-            return
-        while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-            exc = exc.exceptions[0]  # type: ignore[assignment]
-        message = f"Task {task_id} ({task.kind}) raised {type(exc).__name__}: {exc}"
-        self.report(ErrorReport(message, TaskRef.of(task), repr(exc)))
-        kind = self.kinds.get(task.kind)
-        hook = getattr(kind, "fault", None)
-        change = self.session.change()
-        error = TaskError(message, ErrorDetail("exception"))
-        if hook is not None:
-            hook(self.rt, change, task, error)
-        else:
-            change.put_task(attrs.evolve(task, state=Terminal(Faulted(error))))
-        try:
-            await self.rt.commit(change)
-        except StorageError as err:  # it stays as the file holds it; a reopen runs it again
-            self.report(ErrorReport(f"Task {task_id} ({task.kind}) could not be marked faulted: {err}",
-                                    TaskRef.of(task), repr(err)))
-            return
-        self.report(TaskFaulted(TaskRef.of(task), "exception", message))
-
-    async def _cancel_runner(self, task_id: int) -> None:
-        runner = self._runners.get(task_id)
-        if runner is not None:
-            runner.scope.cancel()
-            await runner.done.wait()
+        if self._state not in _ACCEPTING:
+            raise HarnessClosed(f"The harness on {self.storage.location} is {self._state.value}; it accepts no more work")
 
     # ------------------------------------------------------------------ host API
 
@@ -380,7 +243,7 @@ class Harness:
         is not a client tool's, or one already answered."""
         self._check_open()
         await self.resume()
-        await self.kinds["tool"].submit_client_result(self.rt, call_id, content, is_error)  # type: ignore[attr-defined]
+        await self.runs.submit_client_result(self.rt, call_id, content, is_error)
 
 
 class Conversation:
@@ -390,7 +253,7 @@ class Conversation:
         self._h = harness
         self.id = conversation_id
 
-    async def submit(self, text: str, *, when_busy: str | None = None) -> SubmissionHandle:
+    async def submit(self, text: str, *, when_busy: WhenBusy | None = None) -> SubmissionHandle:
         """Commit a user input (durable when this returns) and start or queue its run.
 
         `when_busy` (default `settings.when_busy`) says what to do while a run is active:
@@ -404,7 +267,6 @@ class Conversation:
         if policy not in ("queue", "interrupt", "reject"):
             raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {policy!r}")
         await h.resume()
-        gen = h.kinds["generation"]
         conv = h.session.conversation(self.id)
         run = conv.live.run
         if run is not None and policy == "reject":
@@ -414,12 +276,12 @@ class Conversation:
         sub = Submission(f"sub_{uuid.uuid4().hex[:16]}", self.id, text, created_at=h.clock.now())
         change = h.session.change()
         if run is None and not conv.queued:
-            gen.begin_run(h.rt, change, self.id, [sub])  # type: ignore[attr-defined]
+            h.runs.begin_run(h.rt, change, self.id, [sub])
         else:
             change.put_submission(sub)
-        await h.rt.commit(change)
+        await h.rt.commit(change, retry=False)  # a refusal reaches the caller: the input was not accepted
         if run is not None and policy == "interrupt":
-            await gen.stop_run(h.rt, self.id, reason="interrupted")  # type: ignore[attr-defined]
+            await h.runs.stop_run(h.rt, self.id, "interrupted")
         return SubmissionHandle(h, sub.id)
 
     async def abort(self) -> None:
@@ -427,13 +289,13 @@ class Conversation:
         unstarted tool calls as aborted and ends the run `unanswered{reason: aborted}`."""
         self._h._check_open()
         await self._h.resume()
-        await self._h.kinds["generation"].stop_run(self._h.rt, self.id, reason="aborted")  # type: ignore[attr-defined]
+        await self._h.runs.stop_run(self._h.rt, self.id, "aborted")
 
     async def compact(self) -> int:
         """Start a compaction of this conversation; returns its task id."""
         self._h._check_open()
         await self._h.resume()
-        return await self._h.kinds["compaction"].start(self._h.rt, self.id, "manual")  # type: ignore[attr-defined]
+        return await self._h.runs.compact(self._h.rt, self.id)
 
     def live(self) -> Live:
         """The live document as committed."""
@@ -474,4 +336,4 @@ class SubmissionHandle:
         return sub.status
 
 
-__all__ = ["Harness", "Conversation", "SubmissionHandle", "Runtime", "TaskKind", "Wake"]
+__all__ = ["Conversation", "Harness", "HarnessState", "SubmissionHandle", "Wake"]

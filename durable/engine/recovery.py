@@ -1,45 +1,73 @@
-"""Recovery: what opening a file does about the work a dead process left behind.
+"""Recovery: what opening a file does about the work a dead process left behind, in one place.
 
-`charge_interrupted` is the open commit: every task still `running` in the file was cut off, so it
-becomes `pending` with `restarts + 1`, all in one commit. Tasks that were `sleeping` or `waiting`
-were not running and are never charged. The commit is idempotent with respect to charging: a task
-charged by one open is `pending`, so a later open (after a clean close, or another crash before it
-ran) does not charge it again. `restarts` goes back to 0 only when the task commits durable
-progress (a new checkpoint), so it counts "cut off this many times in a row".
+Invariant: `restarts` counts "cut off this many times in a row", and every charge and every
+restart-limit decision is made here.
 
-`interruption_text` and `limit_reached` are the shared words and test of the restart limit; the
-kinds decide what reaching it means for them. The limit is read only for tasks with restarts > 0,
-so the normal path never pays for this feature.
+- `charge_interrupted` is the open commit: every task still `running` in the file was cut off,
+  so it becomes `pending` with `restarts + 1`, all in one commit. Tasks that were `sleeping` or
+  `waiting` were not running and are never charged. The commit is idempotent with respect to
+  charging: a charged task is `pending`, so a later open (after a clean close, or another crash
+  before it ran) does not charge it again. `restarts` goes back to 0 only when the task commits
+  durable progress (a new checkpoint).
+- `recover` runs when a runner starts a task with `restarts > 0`, before its kind sees it. It
+  alone reads `settings.restart_limit` (so the normal path never pays for this feature) and
+  decides: at the limit, once `running` is committed (the ending is charged too, so a crash in it
+  counts), the kind's visible ending (`end_at_limit`, or `fault_stop` when it was
+  the abort handler that kept being cut off); below it the kind's `resume_interrupted` (charge
+  an attempt, refuse to re-run an unsafe tool, or run the phase again). Every decision sends a
+  `task_interrupted` or `task_faulted` report.
 """
 
 from __future__ import annotations
 
 import attrs
 
+from ..messages import ABORT_HANDLER_AT_LIMIT, times
 from ..records import Pending, Running, Task
+from .kinds import TaskKind
+from .reports import TaskFaulted, TaskInterrupted, TaskRef
+from .runtime import Runtime
 from .session import Session
 
 
 async def charge_interrupted(session: Session) -> list[Task]:
+    """The open commit: every `running` task becomes `pending` with one more restart."""
     change = session.change()
     charged = []
     for task in session.tasks.values():
         if isinstance(task.state, Running):
-            charged.append(change.put_task(attrs.evolve(task, state=Pending(), restarts=task.restarts + 1), progress=False))
+            charged.append(change.put_task(attrs.evolve(task, state=Pending(), restarts=task.restarts + 1),
+                                           progress=False))
     if change:
-        await change.commit()
+        await session.commit(change)
     return charged
 
 
-def times(n: int) -> str:
-    """"once", "2 times" ..."""
-    return "once" if n == 1 else f"{n} times"
+async def recover(rt: Runtime, kind: TaskKind, task: Task) -> Task | None:
+    """Decide what becomes of a task that was cut off (`task.restarts > 0`); returns the task to
+    go on with, or None when it ended here."""
+    n = task.restarts
+    limit = rt.settings.restart_limit
+    ref = TaskRef.of(task)
+    if n >= limit:
+        # The ending is charged like any work: should it be cut off too, the next open counts
+        # past the limit (and a generation then drops the partial it could not convert).
+        task = await rt.mark_running(task)
+    if task.stop is not None:
+        if n >= limit:
+            detail = ABORT_HANDLER_AT_LIMIT.format(task_id=task.id, kind=task.kind, times=times(n))
+            await kind.fault_stop(rt, task, detail)
+            rt.report(TaskFaulted(ref, "restart_limit", detail))
+            return None
+        rt.report(TaskInterrupted(ref, "interrupted", n, "The stop handler runs again"))
+        return task
+    if n >= limit:
+        detail = await kind.end_at_limit(rt, task, n)
+        rt.report(TaskInterrupted(ref, "restart_limit", n, detail))
+        return None
+    resumed = await kind.resume_interrupted(rt, task, n)
+    rt.report(TaskInterrupted(ref, resumed.reason, n, resumed.detail))
+    return resumed.task
 
 
-def times_in_a_row(n: int) -> str:
-    return "once" if n == 1 else f"{n} times in a row"
-
-
-def restart_limit(settings: object) -> int:
-    """The restart limit; called only on the recovery path (a task with restarts > 0)."""
-    return int(getattr(settings, "restart_limit"))
+__all__ = ["charge_interrupted", "recover"]

@@ -8,11 +8,18 @@ break the harness: its exception is swallowed after one attempt (reports are inf
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Union
+from typing import Any, Literal, Union
 
 from attrs import frozen
 
 from ..records import Task
+
+
+# What crash handling did with a task found cut off: charged or resumed ("interrupted"), an
+# unsafe tool not run again ("not_rerun"), or ended at the restart limit ("restart_limit").
+InterruptReason = Literal["interrupted", "not_rerun", "restart_limit"]
+# Why the harness gave up on a task: its abort handler was cut off too often, or its code raised.
+FaultReason = Literal["restart_limit", "exception"]
 
 
 @frozen
@@ -31,7 +38,7 @@ class TaskInterrupted:
     """A task was found cut off by a crash; `reason` says what crash handling did with it."""
 
     task: TaskRef
-    reason: str  # "interrupted" (charged or resumed), "not_rerun" (unsafe tool), "restart_limit"
+    reason: InterruptReason
     restarts: int
     detail: str = ""
     type: str = "task_interrupted"
@@ -40,7 +47,7 @@ class TaskInterrupted:
 @frozen
 class TaskFaulted:
     task: TaskRef
-    reason: str  # "restart_limit", "exception"
+    reason: FaultReason
     detail: str = ""
     type: str = "task_faulted"
 

@@ -20,7 +20,7 @@ Invariant: a task's `restarts` counter is cleared by any commit that changes its
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -36,8 +36,10 @@ from ..records import (
     Submission,
     Task,
 )
-from ..errors import StorageClosed, StorageError
+from ..codec import CodecError
+from ..errors import CommitFailed, HarnessError, IllegalTransition, StorageClosed, StorageError
 from ..storage.protocol import Batch, Opened, Storage
+from .transitions import Transitions
 
 
 def in_context(entry: Entry) -> bool:
@@ -59,7 +61,8 @@ class ConversationHead:
 
 
 class Change:
-    """One commit in the making. Read the head through it, record writes, then `commit`."""
+    """One commit in the making. Read the head through it, record writes, then hand it to
+    `Runtime.commit` (task code) or `Session.commit` (the host API)."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -70,11 +73,23 @@ class Change:
     def task(self, task_id: int) -> Task:
         return self._tasks.get(task_id) or self.session.tasks[task_id]
 
+    def create_task(self, task: Task) -> Task:
+        """Write a new task; its kind's table must allow its first position."""
+        self.session.transitions(task).check_start(task)
+        task = attrs.evolve(task, updated_at=self.session.now())
+        self._tasks[task.id] = task
+        return task
+
     def put_task(self, task: Task, *, progress: bool | None = None) -> Task:
-        """Write a task. A changed checkpoint is durable progress and clears `restarts`."""
+        """Write a live task. The move must be in its kind's transition table
+        (`IllegalTransition` otherwise). A changed checkpoint is durable progress and clears
+        `restarts`; `progress=False` says it is not (streamed output, a written-back state)."""
         old = self._tasks.get(task.id) or self.session.tasks.get(task.id)
+        if old is None:
+            raise IllegalTransition(f"Task {task.id} ({task.kind}) is not live in this session; it cannot change")
+        self.session.transitions(task).check(old, task)
         if progress is None:
-            progress = old is not None and old.checkpoint != task.checkpoint
+            progress = old.checkpoint != task.checkpoint
         if progress and task.restarts:
             task = attrs.evolve(task, restarts=0)
         task = attrs.evolve(task, updated_at=self.session.now())
@@ -105,14 +120,13 @@ class Change:
     def __bool__(self) -> bool:
         return bool(self._tasks or self._live or self.batch)
 
-    async def commit(self) -> None:
-        await self.session.commit(self)
-
 
 class Session:
-    def __init__(self, storage: Storage, opened: Opened, now: Callable[[], float]) -> None:
+    def __init__(self, storage: Storage, opened: Opened, now: Callable[[], float],
+                 tables: Mapping[str, Transitions]) -> None:
         self.storage = storage
         self.now = now
+        self.tables = dict(tables)
         self.tasks: dict[int, Task] = {t.id: t for t in opened.live_tasks}
         self.submissions: dict[str, Submission] = {s.id: s for s in opened.unsettled}
         self.convs: dict[str, ConversationHead] = {}
@@ -124,8 +138,12 @@ class Session:
         self.next_task_id = opened.next_task_id
         self.commit_count = 0
         self._issued = 0
-        self._durable: dict[int, Change] = {}
+        self._durable: dict[int, tuple[Change, bool]] = {}  # finished commits by number, and whether they held
         self._published = 0
+        # Tasks ended and submissions settled in the head by commits not yet published: their
+        # waiters must wait for the commit, not take the head's word for it.
+        self._ending: dict[int, int] = {}
+        self._settling: dict[str, int] = {}
         self._task_done: dict[int, anyio.Event] = {}
         self._settled: dict[str, anyio.Event] = {}
         self._followers: list[tuple[str, anyio.abc.ObjectSendStream[Live]]] = []
@@ -146,6 +164,12 @@ class Session:
     def change(self) -> Change:
         return Change(self)
 
+    def transitions(self, task: Task) -> Transitions:
+        table = self.tables.get(task.kind)
+        if table is None:
+            raise HarnessError(f"Task {task.id} has kind {task.kind!r}, which this harness does not know")
+        return table
+
     async def load_context(self, conversation_id: str) -> list[StoredEntry]:
         """The model context of a conversation: loaded once (from its last compaction), then kept
         up to date by the commits of this process."""
@@ -161,30 +185,75 @@ class Session:
 
     # ------------------------------------------------------------------ the commit line
 
-    async def commit(self, change: Change) -> None:
+    async def commit(self, change: Change, *, retry: Callable[[StorageError], None] | None = None) -> None:
         """Apply `change` to the head and make it durable. If cancelled after this call started,
         the commit still completes (the store shields it); observers see it either way.
 
-        If the store refuses the commit (disk full, I/O error), nothing of it is on disk: the
-        head is put back to what the store holds for everything the change touched, the error is
-        raised, and later commits go on as usual (once the cause is gone, they succeed)."""
+        If the store refuses the commit (disk full, I/O error), nothing of it is on disk. Without
+        `retry` (the host API), the head is put back to what the store holds for everything the
+        change touched and the error is raised. With `retry` (task code), a transient refusal is
+        reported through `retry(error)` and the commit is tried again after a backoff, rebased on
+        the head (what the task did stays in memory: an unsafe tool that ran is never run again
+        because its result could not be written); cancelling the wait gives up, as without
+        `retry`. A refusal that is not transient (a value that can never be stored, a lost lock,
+        a closed or damaged store) is raised at once."""
         for task in change._tasks.values():
             change.batch.tasks.append(task)
         change.batch.live.update(change._live)
-        self._apply_to_head(change)
         self._issued += 1
         number = self._issued
+        self._apply_to_head(change)
+        for task in change.batch.tasks:
+            if task.terminal:
+                self._ending[task.id] = number
+        for sub in change.batch.submissions:
+            if sub.settled:
+                self._settling[sub.id] = number
+        batch = change.batch
+        delay = 0.05
+        refused = False  # the store refused this change at least once: nothing of it is on disk
         try:
-            await self.storage.commit(change.batch)
+            while True:
+                try:
+                    await self.storage.commit(batch)
+                    break
+                except StorageError as exc:
+                    refused = True
+                    if retry is None or not _transient(exc):
+                        raise
+                    retry(exc)
+                    await anyio.sleep(delay)  # cancelling this wait gives the commit up
+                    delay = min(delay * 2, 5.0)
+                    batch = self._rebased(change)
         except BaseException as exc:
-            self._durable[number] = None  # type: ignore[assignment]
+            self._durable[number] = (change, False)
             self._publish()
-            if isinstance(exc, StorageError) and not isinstance(exc, StorageClosed):
+            if refused and not isinstance(exc, StorageClosed):
                 with anyio.CancelScope(shield=True):
                     await self._resync(change)
             raise
-        self._durable[number] = change
+        change.batch = batch
+        self._durable[number] = (change, True)
         self._publish()
+
+    def _rebased(self, change: Change) -> Batch:
+        """The batch to try again for a refused change: its entries, and the head's newest values
+        of the tasks, submissions and live documents it wrote (later commits may have changed
+        them since, and must not be undone by writing the old values). A task or submission
+        that a later change ended is left to that change."""
+        batch = Batch()
+        batch.entries.extend(change.batch.entries)
+        for task in change.batch.tasks:
+            head = self.tasks.get(task.id)
+            if head is not None or task.terminal:
+                batch.tasks.append(head or task)
+        for sub in change.batch.submissions:
+            head_sub = self.submissions.get(sub.id)
+            if head_sub is not None or sub.settled:
+                batch.submissions.append(head_sub or sub)
+        for cid in change.batch.live:
+            batch.live[cid] = self.conversation(cid).live
+        return batch
 
     async def _resync(self, change: Change) -> None:
         """Put the head back to the store's values for what a refused change touched. Entry seqs
@@ -247,8 +316,14 @@ class Session:
     def _publish(self) -> None:
         while self._published + 1 in self._durable:
             self._published += 1
-            change = self._durable.pop(self._published)
-            if change is None:
+            change, held = self._durable.pop(self._published)
+            for task in change.batch.tasks:
+                if task.terminal and self._ending.get(task.id) == self._published:
+                    del self._ending[task.id]
+            for sub in change.batch.submissions:
+                if sub.settled and self._settling.get(sub.id) == self._published:
+                    del self._settling[sub.id]
+            if not held:
                 continue
             self.commit_count += 1
             for task in change.batch.tasks:
@@ -273,10 +348,11 @@ class Session:
     # ------------------------------------------------------------------ observing
 
     def task_done_event(self, task_id: int) -> anyio.Event:
+        """Set once the task's ending is committed (at once for a task that ended before)."""
         event = self._task_done.get(task_id)
         if event is None:
             event = self._task_done[task_id] = anyio.Event()
-            if task_id not in self.tasks:
+            if task_id not in self.tasks and task_id not in self._ending:
                 event.set()
         return event
 
@@ -284,7 +360,7 @@ class Session:
         event = self._settled.get(submission_id)
         if event is None:
             event = self._settled[submission_id] = anyio.Event()
-            if submission_id not in self.submissions:
+            if submission_id not in self.submissions and submission_id not in self._settling:
                 event.set()
         return event
 
@@ -304,6 +380,13 @@ class Session:
             send.close()
 
     def close_followers(self) -> None:
+        """End every `follow()` stream (at close)."""
         for _, stream in self._followers:
             stream.close()
         self._followers.clear()
+
+
+def _transient(exc: StorageError) -> bool:
+    """A refusal that may pass (disk full, an I/O error), as opposed to one that never will (a
+    value that cannot be stored, a lost lock, a closed or damaged store)."""
+    return isinstance(exc, CommitFailed) and not isinstance(exc.__cause__, CodecError)

@@ -12,7 +12,7 @@ table is STRICT. The indexes exist so that nothing on the engine's path scans hi
 from __future__ import annotations
 
 APPLICATION_ID = 0x44524231  # "DRB1"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -46,4 +46,7 @@ MIGRATIONS: dict[int, list[str]] = {
         "CREATE INDEX submissions_open ON submissions (conversation_id) WHERE status = 'queued'",
         "CREATE TABLE documents (conversation_id TEXT PRIMARY KEY, body TEXT NOT NULL) STRICT",
     ],
+    # Version 2 changes records, not tables: owed cancels (a `cancel` task kind) and
+    # `AssistantEntry.interrupted`. Older versions of durable refuse such a file cleanly.
+    2: [],
 }

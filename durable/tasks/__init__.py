@@ -1,12 +1,20 @@
-"""The task kinds: generation, tool and compaction."""
+"""The task kinds (generation, tool, compaction, cancel) and the run service the host API uses."""
 
+from __future__ import annotations
+
+from ..engine.kinds import TaskKind
+from .cancel import CancelKind
 from .compaction import CompactionKind
 from .generation import GenerationKind
+from .service import Runs
 from .tool import ToolKind
 
 
-def default_kinds() -> dict:
-    return {"generation": GenerationKind(), "tool": ToolKind(), "compaction": CompactionKind()}
+def default_kinds() -> tuple[list[TaskKind], Runs]:
+    """The standard kinds, wired to cooperate, and the run service over them."""
+    tool, compaction = ToolKind(), CompactionKind()
+    kinds: list[TaskKind] = [GenerationKind(compaction), tool, compaction, CancelKind()]
+    return kinds, Runs(tool, compaction)
 
 
-__all__ = ["CompactionKind", "GenerationKind", "ToolKind", "default_kinds"]
+__all__ = ["CancelKind", "CompactionKind", "GenerationKind", "Runs", "ToolKind", "default_kinds"]

@@ -15,12 +15,14 @@ and the conversation is left uncompacted.
 from __future__ import annotations
 
 from contextlib import aclosing
+from typing import ClassVar, Literal
 
 import attrs
 
-from ..engine import recovery
-from ..engine.harness import Runtime
-from ..engine.reports import TaskInterrupted, TaskRef
+from ..engine.kinds import Resumed, TaskKind
+from ..engine.runtime import Runtime
+from ..engine.transitions import Transitions
+from ..messages import COMPACTION_AT_LIMIT, times_in_a_row
 from ..models.protocol import FinalMessage, ModelError, ModelRequest, estimate_tokens
 from ..records import (
     AssistantEntry,
@@ -28,12 +30,13 @@ from ..records import (
     CompactionFailure,
     CompactionInput,
     Done,
+    Entry,
     ErrorDetail,
+    ErrorInfo,
     Failed,
-    Prepare,
-    Running,
+    FailureReason,
+    StoredEntry,
     Task,
-    TaskError,
     Terminal,
     ToolResultEntry,
     UserEntry,
@@ -43,20 +46,33 @@ SUMMARY_PROMPT = (
     "Summarize the conversation so far for your own later use: the user's goals, decisions made, "
     "facts learned from tools, and open questions. Be concise."
 )
+Trigger = Literal["manual", "threshold", "overflow"]
 
 
-class CompactionKind:
+class CompactionKind(TaskKind):
+    """Compactions of a conversation (see the module docstring)."""
+
     name = "compaction"
+    transitions: ClassVar[Transitions] = Transitions(
+        "compaction",
+        start={("pending", "none")},
+        states={"pending": {"running"}, "running": {"pending"}},
+        phases={},
+    )
 
-    async def start(self, rt: Runtime, conversation_id: str, trigger: str) -> int:
+    def __init__(self) -> None:
+        self.phases = {type(None): self._run}
+
+    async def start(self, rt: Runtime, conversation_id: str, trigger: Trigger, *, retry: bool = True) -> int:
+        """Start a compaction of the conversation (or return the one under way); its task id."""
         existing = self._active(rt, conversation_id)
         if existing is not None:
             return existing.id
         change = rt.change()
-        task = rt.new_task(change, conversation_id=conversation_id, kind="compaction", input=CompactionInput(trigger))  # type: ignore[arg-type]
+        task = rt.new_task(change, conversation_id=conversation_id, kind="compaction", input=CompactionInput(trigger))
         live = change.live(conversation_id)
         change.edit_live(conversation_id, compactions=live.compactions + 1)
-        await rt.commit(change)
+        await rt.commit(change, retry=retry)
         return task.id
 
     def _active(self, rt: Runtime, conversation_id: str) -> Task | None:
@@ -65,44 +81,40 @@ class CompactionKind:
                 return task
         return None
 
-    async def before_request(self, rt: Runtime, generation: Task) -> None:
-        """Compact first when the context passes the threshold (waits for the compaction)."""
+    async def compact_if_needed(self, rt: Runtime, conversation_id: str) -> None:
+        """Before a request: compact first (and wait) when the context passes the threshold."""
         settings = rt.settings.compaction
         if not settings.enabled:
             return
-        cid = generation.conversation_id
         window = getattr(rt.model, "context_window", 0) or 0
         if window <= 0:
             return
-        context = await rt.session.load_context(cid)
-        if _tokens(rt, cid, context) <= settings.threshold * window:
+        context = await rt.session.load_context(conversation_id)
+        if _tokens(rt, conversation_id, context) <= settings.threshold * window:
             return
         if self._cut(rt, context) is None:
             return
-        tid = await self.start(rt, cid, "threshold")
+        tid = await self.start(rt, conversation_id, "threshold")
         await rt.wait_tasks([tid])
 
-    async def on_overflow(self, rt: Runtime, generation: Task, error: ModelError) -> Task | None:
-        """A context overflow compacts, then the same attempt is prepared again (no charge)."""
-        from .generation import GenerationKind
-
-        cid = generation.conversation_id
-        context = await rt.session.load_context(cid)
+    async def compact_for_overflow(self, rt: Runtime, conversation_id: str) -> bool:
+        """After a context overflow: compact and wait; False when there is nothing to compact."""
+        context = await rt.session.load_context(conversation_id)
         if self._cut(rt, context) is None:
-            gen: GenerationKind = rt.kinds["generation"]  # type: ignore[assignment]
-            from .generation import _retry_error
-
-            return await gen._attempt_failed(rt, generation, _retry_error(error), None, "model_error", raw=error,
-                                             retryable=False)
-        tid = await self.start(rt, cid, "overflow")
+            return False
+        tid = await self.start(rt, conversation_id, "overflow")
         await rt.wait_tasks([tid])
-        change = rt.change()
-        attempt = getattr(generation.checkpoint, "attempt", 1)
-        task = change.put_task(attrs.evolve(generation, state=Running(), checkpoint=Prepare(attempt)), progress=False)
-        await change.commit()
-        return task
+        return True
 
-    def _cut(self, rt: Runtime, context: list) -> int | None:
+    async def resume_interrupted(self, rt: Runtime, task: Task, restarts: int) -> Resumed:
+        return Resumed(task, "interrupted", "The compaction runs again")
+
+    async def end_at_limit(self, rt: Runtime, task: Task, restarts: int) -> str:
+        msg = COMPACTION_AT_LIMIT.format(times=times_in_a_row(restarts))
+        await self._fail(rt, task, msg, "restart_limit")
+        return msg
+
+    def _cut(self, rt: Runtime, context: list[StoredEntry]) -> int | None:
         """The first seq kept verbatim, or None when there is nothing worth compacting."""
         keep = rt.settings.compaction.keep_last
         if len(context) <= keep:
@@ -115,47 +127,38 @@ class CompactionKind:
             return None
         return context[i].seq
 
-    async def run(self, rt: Runtime, task: Task) -> None:
+    async def _run(self, rt: Runtime, task: Task) -> Task | None:
         assert isinstance(task.input, CompactionInput)
         cid = task.conversation_id
-        if task.restarts:
-            limit = recovery.restart_limit(rt.settings)
-            if task.restarts >= limit:
-                msg = f"Compaction was interrupted {recovery.times_in_a_row(task.restarts)}"
-                await self._fail(rt, task, msg, "restart_limit")
-                rt.report(TaskInterrupted(TaskRef.of(task), "restart_limit", task.restarts, msg))
-                return
-            rt.report(TaskInterrupted(TaskRef.of(task), "interrupted", task.restarts, "The compaction runs again"))
-        if not isinstance(task.state, Running):
-            change = rt.change()
-            task = change.put_task(attrs.evolve(task, state=Running()), progress=False)
-            await change.commit()
+        task = await rt.mark_running(task)
         context = list(await rt.session.load_context(cid))
         cut = self._cut(rt, context)
         if cut is None:
             change = rt.change()
             change.put_task(attrs.evolve(task, state=Terminal(Done({"compacted": False}))))
             change.edit_live(cid, compactions=max(0, change.live(cid).compactions - 1))
-            await change.commit()
-            return
+            await rt.commit(change)
+            return None
         conv = rt.session.conversation(cid)
-        older = [e.entry for e in context if e.seq < cut]
-        messages = ((conv.compaction.entry,) if conv.compaction else ()) + tuple(older) + (UserEntry(SUMMARY_PROMPT),)
+        older: list[Entry] = [e.entry for e in context if e.seq < cut]
+        summary: tuple[Entry, ...] = (conv.compaction.entry,) if conv.compaction else ()
+        messages = (*summary, *older, UserEntry(SUMMARY_PROMPT))
         request = ModelRequest("You write summaries of conversations.", messages, (), dict(rt.settings.model_options),
                                1, f"c{task.id}")
         try:
             final = await self._ask(rt, request)
         except ModelError as exc:
             await self._fail(rt, task, f"Compaction failed: {exc.message}", "model_error")
-            return
+            return None
         change = rt.change()
         change.append(cid, CompactionEntry(final.text, cut, final.usage))
         change.put_task(attrs.evolve(task, state=Terminal(Done({"first_kept_seq": cut}))))
         change.edit_live(cid, compactions=max(0, change.live(cid).compactions - 1), compaction_failure=None)
-        await change.commit()
+        await rt.commit(change)
+        return None
 
     async def _ask(self, rt: Runtime, request: ModelRequest) -> FinalMessage:
-        async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]
+        async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
             async for event in stream:
                 if isinstance(event, FinalMessage):
                     if event.stop_reason == "error":
@@ -163,16 +166,17 @@ class CompactionKind:
                     return event
         raise ModelError("The summary stream ended without a final message", kind="connection")
 
-    async def _fail(self, rt: Runtime, task: Task, message: str, reason: str) -> None:
+    async def _fail(self, rt: Runtime, task: Task, message: str, reason: FailureReason) -> None:
         cid = task.conversation_id
+        assert isinstance(task.input, CompactionInput)
         change = rt.change()
-        change.put_task(attrs.evolve(task, state=Terminal(Failed(TaskError(message, ErrorDetail(reason))))), progress=False)
-        failure = CompactionFailure(task.id, task.input.trigger, message)  # type: ignore[union-attr]
+        change.put_task(attrs.evolve(task, state=Terminal(Failed(ErrorInfo(message, ErrorDetail(reason))))), progress=False)
+        failure = CompactionFailure(task.id, task.input.trigger, message)
         change.edit_live(cid, compactions=max(0, change.live(cid).compactions - 1), compaction_failure=failure)
-        await change.commit()
+        await rt.commit(change)
 
 
-def _tokens(rt: Runtime, cid: str, context: list) -> int:
+def _tokens(rt: Runtime, cid: str, context: list[StoredEntry]) -> int:
     """Estimated context tokens, counted incrementally (only entries added since last time)."""
     conv = rt.session.conversation(cid)
     cache = conv.token_cache
@@ -186,9 +190,11 @@ def _tokens(rt: Runtime, cid: str, context: list) -> int:
     return total + (estimate_tokens(comp.entry.summary) if comp else 0)
 
 
-def _entry_tokens(entry: object) -> int:
-    if isinstance(entry, (UserEntry, ToolResultEntry)):
-        return estimate_tokens(getattr(entry, "text", None) or getattr(entry, "content", ""))
+def _entry_tokens(entry: Entry) -> int:
+    if isinstance(entry, UserEntry):
+        return estimate_tokens(entry.text)
+    if isinstance(entry, ToolResultEntry):
+        return estimate_tokens(entry.content)
     if isinstance(entry, AssistantEntry):
         return estimate_tokens(entry.text) + sum(estimate_tokens(c.arguments) + 8 for c in entry.tool_calls)
     return 0

@@ -3,24 +3,32 @@ that settles it.
 
 `begin_run` places the inputs (user entries, submissions bound to the task) and creates the
 generation task, in the caller's change. `end_run` settles every input of the run exactly once,
-ends the task, resets the live document and, in the same commit, begins the next run for inputs
-queued meanwhile. `close_calls` gives every tool call of an unfinished round exactly one result
-when a run ends early (abort, interrupt, restart limit).
+ends the task, resets the live document, records the cancel of a deferred job the run leaves open
+as owed (a `cancel` task: the run never waits on the provider to end) and, in the same commit,
+begins the next run for inputs queued meanwhile. `close_calls` gives every tool call of an
+unfinished round exactly one result when a run ends early (abort, interrupt, restart limit).
 """
 
 from __future__ import annotations
 
 import attrs
 
-from ..engine.harness import Runtime
+from ..engine.runtime import Runtime
 from ..engine.session import Change
 from ..records import (
     Aborted,
     Answered,
+    CancelInput,
+    Checkpoint,
+    DeferredJob,
     Diagnostic,
+    Done,
     GenerationInput,
     Outcome,
+    Pending,
+    Poll,
     Prepare,
+    Retry,
     Run,
     RunFailure,
     Running,
@@ -31,8 +39,10 @@ from ..records import (
     ToolResultEntry,
     ToolRound,
     Unanswered,
+    UnansweredReason,
     UserEntry,
 )
+from ._provider import provider_of
 
 
 def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Submission]) -> Task:
@@ -48,11 +58,21 @@ def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Subm
     return task
 
 
-def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason: str | None = None,
+def job_of(checkpoint: Checkpoint | None) -> DeferredJob | None:
+    """The deferred job a generation's checkpoint holds, if any."""
+    return checkpoint.job if isinstance(checkpoint, (Poll, Retry)) else None
+
+
+def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason: UnansweredReason | None = None,
             detail: str = "") -> None:
-    """Settle the run of generation `task`: `reason` None means answered (done)."""
+    """Settle the run of generation `task`: `reason` None means answered (done). A deferred job
+    still open is cancelled afterwards, as work of its own recorded in this change."""
     cid = task.conversation_id
     assert isinstance(task.input, GenerationInput)
+    job = job_of(task.checkpoint)
+    if job is not None and not isinstance(outcome, Done):  # an answered job is finished
+        rt.new_task(change, conversation_id=cid, kind="cancel",
+                    input=CancelInput(job, task.id, provider_of(rt.model)), state=Pending())
     status = Answered() if reason is None else Unanswered(reason, detail)
     first = None
     for sid in task.input.submission_ids:
@@ -78,7 +98,7 @@ async def close_calls(rt: Runtime, change: Change, task: Task, text: str, code: 
     for tid in phase.pending:
         await rt.cancel_runner(tid)
     ended = []
-    for call, tid in zip(phase.calls, phase.pending):
+    for call, tid in zip(phase.calls, phase.pending, strict=True):
         child = rt.session.tasks.get(tid) or await rt.session.storage.get_task(tid)
         progress = child.checkpoint if child is not None and isinstance(child.checkpoint, ToolProgress) else ToolProgress()
         result = progress.result

@@ -18,85 +18,123 @@ Bad arguments, an unknown tool and an exception in `execute` are results the mod
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import anyio
 import attrs
 
-from ..engine import recovery
-from ..engine.harness import Runtime
-from ..engine.reports import TaskInterrupted, TaskRef
-from ..engine.tools import ArgumentError, ToolApi, ToolContext, parse_arguments
+from ..engine.kinds import Resumed, TaskKind
+from ..engine.runtime import Runtime
+from ..engine.session import Change
+from ..engine.tools import ArgumentError, Tool, ToolApi, ToolContext, parse_arguments
+from ..engine.transitions import Transitions
 from ..errors import ToolResultRejected
-from ._coalesce import Coalescer
+from ..messages import TOOL_AT_LIMIT, TOOL_MAY_HAVE_RUN, TOOL_RUNS_AGAIN, TOOL_TIMED_OUT, times_in_a_row
 from ..records import (
     Diagnostic,
     Done,
     ErrorDetail,
+    ErrorInfo,
     Failed,
     Outcome,
     Pending,
     Running,
     Task,
-    TaskError,
     Terminal,
+    ToolCall,
     ToolInput,
     ToolProgress,
     ToolResultEntry,
+    ToolRound,
+    ToolSlot,
+    Waiting,
 )
+from ._coalesce import Coalescer
 
 
-class ToolKind:
+def start_tool_round(rt: Runtime, change: Change, task: Task, seq: int, calls: Sequence[ToolCall]) -> Task:
+    """In `change`: a tool task per call of the assistant entry `seq` (its intent committed before
+    anything runs), the generation `task` waiting on them in its `tools` phase, and the live
+    document's tool slots. Returns the generation task as written."""
+    ids, slots = [], []
+    for call in calls:
+        tool = rt.tools.get(call.name)
+        client = bool(tool and tool.client)
+        deadline = rt.now() + rt.settings.client_tool_timeout if client else None
+        # A safe tool is created `running` (its runner starts after this commit; if cut off first,
+        # it just runs again). An unsafe one commits `running` itself right before it executes, so
+        # a crash before that never counts as "may have partially run".
+        state = Waiting(client=True) if client else (Running() if tool and tool.replay == "safe" else Pending())
+        child = rt.new_task(change, conversation_id=task.conversation_id, kind="tool",
+                            input=ToolInput(call, tool.replay if tool else "unsafe", client, deadline),
+                            checkpoint=ToolProgress(), parent_id=task.id, state=state)
+        ids.append(child.id)
+        slots.append(ToolSlot(call.id, call.name, child.id, status="waiting" if client else "running"))
+    round_ = ToolRound(seq, tuple(calls), tuple(ids), 1)
+    task = change.put_task(attrs.evolve(task, state=Waiting(on=tuple(ids)), checkpoint=round_))
+    change.edit_live(task.conversation_id, generation=None, tools=tuple(slots))
+    return task
+
+
+class ToolKind(TaskKind):
+    """Tool calls (see the module docstring)."""
+
     name = "tool"
+    transitions: ClassVar[Transitions] = Transitions(
+        "tool",
+        start={("pending", "tool_progress"), ("running", "tool_progress"), ("waiting", "tool_progress")},
+        states={"pending": {"running"}, "running": {"pending"}},
+        phases={},
+    )
 
-    async def run(self, rt: Runtime, task: Task) -> None:
-        inp = task.input
-        assert isinstance(inp, ToolInput)
+    def __init__(self) -> None:
+        self.phases = {ToolProgress: self._run}
+
+    async def resume_interrupted(self, rt: Runtime, task: Task, restarts: int) -> Resumed:
+        inp = _input(task)
+        if inp.replay == "unsafe" and not inp.client:
+            msg = TOOL_MAY_HAVE_RUN.format(tool=inp.call.name)
+            await self._finish(rt, task, self._error(task, msg, "interrupted"),
+                               Failed(ErrorInfo(msg, ErrorDetail("interrupted"))))
+            return Resumed(None, "not_rerun", msg)
+        return Resumed(task, "interrupted", TOOL_RUNS_AGAIN.format(tool=inp.call.name))
+
+    async def end_at_limit(self, rt: Runtime, task: Task, restarts: int) -> str:
+        msg = TOOL_AT_LIMIT.format(tool=_input(task).call.name, times=times_in_a_row(restarts))
+        await self._finish(rt, task, self._error(task, msg, "restart_limit"),
+                           Failed(ErrorInfo(msg, ErrorDetail("restart_limit"))))
+        return msg
+
+    async def _run(self, rt: Runtime, task: Task) -> Task | None:
+        inp = _input(task)
         name = inp.call.name
-        if task.restarts:
-            limit = recovery.restart_limit(rt.settings)
-            n = task.restarts
-            if n >= limit:
-                msg = f"Tool {name} was interrupted {recovery.times_in_a_row(n)}; it is not run again"
-                await self._finish(rt, task, self._error(task, msg, "restart_limit"),
-                                   Failed(TaskError(msg, ErrorDetail("restart_limit"))))
-                rt.report(TaskInterrupted(TaskRef.of(task), "restart_limit", n, msg))
-                return
-            if inp.replay == "unsafe" and not inp.client:
-                msg = f"Tool {name} was interrupted and may have partially run"
-                await self._finish(rt, task, self._error(task, msg, "interrupted"),
-                                   Failed(TaskError(msg, ErrorDetail("interrupted"))))
-                rt.report(TaskInterrupted(TaskRef.of(task), "not_rerun", n, msg))
-                return
-            rt.report(TaskInterrupted(TaskRef.of(task), "interrupted", n, f"Tool {name} runs again (replay safe)"))
         if self._progress(task).started:
             # A clean close cut this unsafe tool off in the middle of its execute: a close is not
             # a crash (nothing is charged), but the tool may have partially run all the same.
-            msg = f"Tool {name} was interrupted and may have partially run"
+            msg = TOOL_MAY_HAVE_RUN.format(tool=name)
             await self._finish(rt, task, self._error(task, msg, "interrupted"),
-                               Failed(TaskError(msg, ErrorDetail("interrupted"))))
-            return
+                               Failed(ErrorInfo(msg, ErrorDetail("interrupted"))))
+            return None
         if inp.client:
             await self._wait_for_client(rt, task)
-            return
+            return None
         tool = rt.tools.get(name)
         if tool is None or tool.execute is None:
             known = ", ".join(t.name for t in rt.tools) or "none"
             msg = f"Unknown tool {name} (known tools: {known})"
             await self._finish(rt, task, self._error(task, msg, "unknown_tool"), Done())
-            return
+            return None
         try:
             args = parse_arguments(tool, inp.call.arguments)
         except ArgumentError as exc:
             await self._finish(rt, task, self._error(task, str(exc), "invalid_arguments"), Done())
-            return
-        if not isinstance(task.state, Running):
-            change = rt.change()
-            task = change.put_task(attrs.evolve(task, state=Running()), progress=False)
-            await change.commit()
+            return None
+        task = await rt.mark_running(task)
         await self._execute(rt, task, tool, args)
+        return None
 
-    async def _execute(self, rt: Runtime, task: Task, tool: Any, args: Any) -> None:
+    async def _execute(self, rt: Runtime, task: Task, tool: Tool, args: Any) -> None:
         cid = task.conversation_id
         output: list[str] = []  # a safe tool run again starts its output afresh
 
@@ -106,7 +144,7 @@ class ToolKind:
             text = "".join(output)
             change.put_task(attrs.evolve(current, checkpoint=ToolProgress(text)), progress=False)
             self._edit_slot(change, cid, task.id, output=text)
-            await change.commit()
+            await rt.commit(change)
 
         coalescer = Coalescer(rt.settings.progress.output_interval, flush)
 
@@ -114,7 +152,7 @@ class ToolKind:
             output.append(text)
             await coalescer.update()
 
-        ctx = ToolContext(task.id, task.input.call.id, cid, task.restarts + 1)  # type: ignore[union-attr]
+        ctx = ToolContext(task.id, _input(task).call.id, cid, task.restarts + 1)
         name = tool.name
         async with anyio.create_task_group() as tg:
             tg.start_soon(coalescer.run_flusher)
@@ -129,7 +167,7 @@ class ToolKind:
         current = rt.session.tasks.get(task.id, task)
         current = attrs.evolve(current, checkpoint=ToolProgress("".join(output)))
         if failure is None:
-            result = ToolResultEntry(current.input.call.id, name, content)  # type: ignore[union-attr]
+            result = ToolResultEntry(_input(current).call.id, name, content)
         else:
             result = self._error(current, failure, "tool_error")
         await self._finish(rt, current, result, Done())
@@ -139,11 +177,12 @@ class ToolKind:
     async def _wait_for_client(self, rt: Runtime, task: Task) -> None:
         inp = task.input
         assert isinstance(inp, ToolInput) and inp.deadline is not None
+        deadline_at = inp.deadline
         done = rt.session.task_done_event(task.id)
         async with anyio.create_task_group() as tg:
 
             async def deadline() -> None:
-                await rt.sleep_until(inp.deadline, f"client_tool:{task.id}")  # type: ignore[arg-type]
+                await rt.sleep_until(deadline_at, f"client_tool:{task.id}")
                 tg.cancel_scope.cancel()
 
             tg.start_soon(deadline)
@@ -152,9 +191,9 @@ class ToolKind:
         current = rt.session.tasks.get(task.id)
         if current is None:  # answered by the host
             return
-        msg = "Tool execution timed out"
+        msg = TOOL_TIMED_OUT
         await self._finish(rt, current, self._error(current, msg, "timeout"),
-                           Failed(TaskError(f"Tool {inp.call.name} execution timed out", ErrorDetail("timeout"))))
+                           Failed(ErrorInfo(f"Tool {inp.call.name} execution timed out", ErrorDetail("timeout"))))
 
     async def submit_client_result(self, rt: Runtime, call_id: str, content: str, is_error: bool) -> None:
         for task in rt.session.tasks.values():
@@ -163,7 +202,7 @@ class ToolKind:
                     raise ToolResultRejected(
                         f"Tool call {call_id} ({task.input.call.name}) is not a client tool call; the harness runs it")
                 result = ToolResultEntry(call_id, task.input.call.name, content, is_error)
-                await self._finish(rt, task, result, Done())
+                await self._finish(rt, task, result, Done(), retry=False)
                 return
         raise ToolResultRejected(f"No client tool call {call_id} is waiting for a result (unknown, or already answered)")
 
@@ -182,22 +221,28 @@ class ToolKind:
         return task.checkpoint if isinstance(task.checkpoint, ToolProgress) else ToolProgress()
 
     def _error(self, task: Task, message: str, code: str) -> ToolResultEntry:
-        call = task.input.call  # type: ignore[union-attr]
+        call = _input(task).call
         partial = self._progress(task).output
         content = message + (f"\nPartial output:\n{partial}" if partial else "")
         return ToolResultEntry(call.id, call.name, content, True, (Diagnostic("error", code, message),))
 
     @staticmethod
-    def _edit_slot(change: Any, cid: str, task_id: int, **fields: Any) -> None:
+    def _edit_slot(change: Change, cid: str, task_id: int, **fields: Any) -> None:
         live = change.live(cid)
         slots = tuple(attrs.evolve(s, **fields) if s.task_id == task_id else s for s in live.tools)
         if slots != live.tools:
             change.edit_live(cid, tools=slots)
 
-    async def _finish(self, rt: Runtime, task: Task, result: ToolResultEntry, outcome: Outcome) -> None:
+    async def _finish(self, rt: Runtime, task: Task, result: ToolResultEntry, outcome: Outcome, *,
+                      retry: bool = True) -> None:
         change = rt.change()
         progress = attrs.evolve(self._progress(task), result=result)
         change.put_task(attrs.evolve(task, state=Terminal(outcome), checkpoint=progress))
         self._edit_slot(change, task.conversation_id, task.id, output=progress.output,
                         status="error" if result.is_error else "done")
-        await change.commit()
+        await rt.commit(change, retry=retry)
+
+
+def _input(task: Task) -> ToolInput:
+    assert isinstance(task.input, ToolInput), f"task {task.id} is not a tool task"
+    return task.input

@@ -31,6 +31,7 @@ from typing import Any
 
 import anyio
 
+from ..engine.harness import Harness, HarnessState
 from ..errors import StorageClosed
 from ..storage.protocol import Batch, Opened
 
@@ -178,17 +179,17 @@ class CrashableStorage:
         await self.inner.close()
 
 
-def crash(harness: Any) -> None:
+def crash(harness: Harness) -> None:
     """Crash `harness` now: its storage hangs and the harness is abandoned (no clean close).
     Idempotent."""
     storage = harness.storage
-    closing = getattr(harness, "_state", None) == "closing"
+    closing = harness.state is HarnessState.CLOSING
     if isinstance(storage, CrashableStorage):
         storage.crash()
         if closing:  # the close waits shielded on its commit: let it fail rather than hang forever
             storage.unhang()
-    if getattr(harness, "_state", None) not in ("crashed", "new"):
-        harness._abandon()
+    if harness.state not in (HarnessState.CRASHED, HarnessState.NEW):
+        harness.abandon()
 
 
 def abandon_on_crash(harness: Any) -> None:
@@ -249,7 +250,7 @@ async def crashable_harness(
                     if store.crashed.is_set():
                         crash(h)
         if not opened:
-            h._state = "crashed"
+            h.abandon()
             yield h  # a harness that died while opening: every call raises HarnessClosed
     finally:
         if store.crashed.is_set():

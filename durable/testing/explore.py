@@ -366,7 +366,7 @@ async def _lifetime(store: CrashableStorage, harness: Any, body: Callable[[], Aw
             if not store.crashed.is_set():  # a clean close cut off by the crash fails this way
                 raise
     if not opened:
-        harness._state = "crashed"
+        harness.abandon()
     return error
 
 

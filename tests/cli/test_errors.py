@@ -10,6 +10,8 @@ import sqlite3
 
 import pytest
 
+from durable.storage.schema import SCHEMA_VERSION
+
 from .conftest import FAST, inspect_json, one_line_error, run_durable
 
 
@@ -73,7 +75,7 @@ def test_a_newer_schema_is_refused_naming_both_versions(tmp_path, finished_sessi
     args = ["inspect", str(path)] if command == "inspect" else ["demo", "--db", str(path)]
     line = one_line_error(run_durable(*args))
     assert line == (f"durable: error: Session file {path} has schema version 99; this version of durable reads "
-                    "up to version 1. Upgrade durable to open it.")
+                    f"up to version {SCHEMA_VERSION}. Upgrade durable to open it.")
     assert digest(path) == before
 
 

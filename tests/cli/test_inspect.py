@@ -13,6 +13,8 @@ import time
 
 import pytest
 
+from durable.storage.schema import SCHEMA_VERSION
+
 from .conftest import FAST, durable_command, inspect_json, run_durable
 
 PROBE = textwrap.dedent("""
@@ -49,7 +51,7 @@ def test_inspect_imports_no_event_loop_or_provider_library_and_starts_fast(sessi
     probe = subprocess.run([sys.executable, "-c", PROBE, str(db)], capture_output=True, text=True, timeout=30)
     result = json.loads(probe.stderr.strip().splitlines()[-1])
     assert result == {"status": 0, "heavy": []}
-    assert json.loads(probe.stdout)["file"]["schema_version"] == 1
+    assert json.loads(probe.stdout)["file"]["schema_version"] == SCHEMA_VERSION
 
     started = time.perf_counter()
     done = subprocess.run([*durable_command(), "inspect", str(db), "--json"], capture_output=True, text=True, timeout=30)

@@ -50,7 +50,7 @@ async def test_a_crash_while_the_model_streams_is_charged_once_and_attempt_2_ans
         assert h.root.live() == r.Live()
     assert await host.transcript() == ["user", "assistant:aborted", "assistant:stop"]
     entries = await host.entries()
-    assert entries[1] == r.AssistantEntry("Hello wor", "aborted", usage=entries[1].usage, error=HOST_STOPPED_1, attempt=1)
+    assert entries[1] == r.AssistantEntry("Hello wor", "aborted", usage=entries[1].usage, error=HOST_STOPPED_1, attempt=1, interrupted=True)
     assert entries[2].text == "Hello world" and entries[2].attempt == 2
     # The aborted partial is in the conversation but not in the request of attempt 2.
     assert model.requests[0].messages == (r.UserEntry("hi", sid),)
@@ -70,7 +70,7 @@ async def test_a_long_backoff_after_the_charge_sleeps_durably_with_restarts_clea
         assert task.state == r.Sleeping(until)
         assert until == host.clock.now() + 30.0
         assert isinstance(task.checkpoint, r.Retry) and task.checkpoint.attempt == 1
-        assert task.checkpoint.error == r.RetryError(HOST_STOPPED_1, "interrupted")
+        assert task.checkpoint.error == r.AttemptFailure(HOST_STOPPED_1, "interrupted")
         assert task.restarts == 0
         assert h.wake() == durable.Wake(active=False, next_timer=until)
 
@@ -90,7 +90,7 @@ async def test_two_crashes_with_max_retries_1_end_the_run_interrupted_keeping_bo
         result = await h.root.submission(sid).wait()
         assert result == r.Unanswered("interrupted", HOST_STOPPED_2)
         task = await h.task(1)
-        assert task.state == r.Terminal(r.Failed(r.TaskError(HOST_STOPPED_2, r.ErrorDetail("interrupted"))))
+        assert task.state == r.Terminal(r.Failed(r.ErrorInfo(HOST_STOPPED_2, r.ErrorDetail("interrupted"))))
         assert h.root.live().run_failure == r.RunFailure(1, (sid,), "interrupted", HOST_STOPPED_2, "hi")
     assert last.calls == 0
     assert await host.transcript() == ["user", "assistant:aborted", "assistant:aborted"]
@@ -161,7 +161,7 @@ async def test_a_crash_in_prepare_at_restart_limit_1_ends_the_run_with_restart_l
         (sid,) = (await h.task(1)).input.submission_ids
         assert await sub_wait(h, sid) == r.Unanswered("restart_limit", detail)
         task = await h.task(1)
-        assert task.state == r.Terminal(r.Failed(r.TaskError(detail, r.ErrorDetail("restart_limit"))))
+        assert task.state == r.Terminal(r.Failed(r.ErrorInfo(detail, r.ErrorDetail("restart_limit"))))
         assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sid,), "restart_limit", detail, "hi"))
     assert model.calls == 0
     assert await host.transcript() == ["user"]

@@ -56,32 +56,95 @@ async def test_abort_during_a_tool_round_answers_every_call_and_cancels_running_
     assert entries[3].call_id == "b" and entries[3].diagnostics[0].code == "unknown_tool"
 
 
-async def test_an_abort_handler_cut_off_restart_limit_times_faults_the_task(host):
+def crash_in_the_abort_handler(h):
+    """Crash right after the abort handler committed `running` (before its ending commit)."""
+
+    def on_commit(number, batch):
+        if any(t.kind == "generation" and t.stop is not None and t.state == r.Running() for t in batch.tasks):
+            crash(h)
+
+    h.storage.on_commit = on_commit
+
+
+async def test_an_abort_handler_cut_off_restart_limit_times_faults_the_run_at_once_and_its_job_is_cancelled_once(host):
+    # Defect 1 of the engine-shape issue: the handler used to call the provider's cancel before
+    # marking itself running, so a process dying there was never charged and looped forever.
+    st = settings(restart_limit=2, stream=durable.StreamSettings(deferred=True))
+    model = FauxModel([faux.hang()], deferred=True, poll_after=60.0)
+    async with host.open(model, settings=st) as h:
+        sub = await h.root.submit("think")
+        await host.clock.wait_for_timer("poll:1")
+        crash_in_the_abort_handler(h)
+        await h.root.abort()
+        await h.storage.crashed.wait()
+    assert model.cancelled == []  # the handler itself never calls the provider
+    model = FauxModel([], deferred=True)
+    async with host.open(model, settings=st) as h:
+        assert (await h.task(1)).restarts == 1
+        crash_in_the_abort_handler(h)
+        await h.resume()
+        await h.storage.crashed.wait()
+    detail = "Abort handler of task 1 (generation) was cut off 2 times"
+    model = FauxModel([], deferred=True)
+    async with host.open(model, settings=st) as h:
+        assert await h.root.submission(sub.id).wait() == r.Unanswered("aborted", detail)
+        assert (await h.task(1)).state == r.Terminal(r.Faulted(r.ErrorInfo(detail, r.ErrorDetail("restart_limit"))))
+        assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sub.id,), "aborted", detail, "think"))
+        cancel = await h.wait_for_task(2)  # the owed cancel, recorded by the ending commit
+        assert (cancel.kind, cancel.input, cancel.state) == (
+            "cancel", r.CancelInput(r.DeferredJob("g1-s1-a1", "faux-job-1"), 1, "faux"),
+            r.Terminal(r.Done({"cancelled": True})))
+    assert model.cancelled == ["faux-job-1"]
+    assert [(x.type, x.reason) for x in host.reports] == [
+        ("task_interrupted", "interrupted"), ("task_faulted", "restart_limit")]
+    assert host.reports[-1] == durable.TaskFaulted(durable.TaskRef(1, "generation", "root"), "restart_limit", detail)
+
+
+async def test_ending_a_run_never_waits_on_a_hanging_cancel_and_the_owed_cancel_ends_visibly_at_the_limit(host):
+    # Defect 2 of the engine-shape issue: the run used to wait up to 30 s for the provider.
     st = settings(restart_limit=2, stream=durable.StreamSettings(deferred=True))
     model = HangingCancel([faux.hang()], deferred=True, poll_after=60.0)
     async with host.open(model, settings=st) as h:
         sub = await h.root.submit("think")
         await host.clock.wait_for_timer("poll:1")
         await h.root.abort()
+        assert await sub.wait() == r.Unanswered("aborted", "The run was aborted")  # while the cancel hangs
         await model.wait_until(lambda: model.cancelled == ["faux-job-1"])
+        assert (await h.task(2)).state == r.Running()
         crash(h)
-    model = HangingCancel([], deferred=True)
+    for restarts in (1, 2):
+        model = HangingCancel([], deferred=True)
+        async with host.open(model, settings=st) as h:
+            assert ((await h.task(2)).state, (await h.task(2)).restarts) == (r.Pending(), restarts)
+            await h.resume()
+            if restarts == 1:  # below the limit the cancel is tried again (cancelling twice is harmless)
+                await model.wait_until(lambda: model.cancelled == ["faux-job-1"])
+                crash(h)
+            else:
+                detail = ("Cancelling deferred job faux-job-1 at faux was interrupted 2 times in a row; "
+                          "it is not tried again")
+                task = await h.wait_for_task(2)
+                assert task.state == r.Terminal(r.Failed(r.ErrorInfo(detail, r.ErrorDetail("restart_limit"))))
+                assert model.cancelled == []
+    assert [(x.type, x.task.id, x.reason, x.restarts) for x in host.reports] == [
+        ("task_interrupted", 2, "interrupted", 1), ("task_interrupted", 2, "restart_limit", 2)]
+    assert host.reports[-1].detail == detail
+
+
+async def test_an_owed_cancel_that_hangs_is_given_up_after_its_bound_with_a_report(host):
+    st = settings(stream=durable.StreamSettings(deferred=True))
+    model = HangingCancel([faux.hang()], deferred=True, poll_after=60.0)
     async with host.open(model, settings=st) as h:
-        await h.resume()
-        await model.wait_until(lambda: model.cancelled == ["faux-job-1"])
-        crash(h)
-    detail = "Abort handler of task 1 (generation) was cut off 2 times"
-    model = HangingCancel([], deferred=True)
-    async with host.open(model, settings=st) as h:
-        await h.resume()
-        # At the limit the handler tries the cancel once more, for at most 30 s, then ends the run.
-        await host.clock.wait_for_timer("cancel:1")
-        assert model.cancelled == ["faux-job-1"]
+        sub = await h.root.submit("think")
+        await host.clock.wait_for_timer("poll:1")
+        await h.root.abort()
+        assert await sub.wait() == r.Unanswered("aborted", "The run was aborted")
+        await host.clock.wait_for_timer("cancel:2")
         host.clock.advance(30.0)
-        assert await h.root.submission(sub.id).wait() == r.Unanswered("aborted", detail)
-        assert (await h.task(1)).state == r.Terminal(r.Faulted(r.TaskError(detail, r.ErrorDetail("restart_limit"))))
-    assert host.reports[-1] == durable.TaskFaulted(durable.TaskRef(1, "generation", "root"), "restart_limit", detail)
-    assert [(x.type, x.reason, x.restarts) for x in host.reports[:-1]] == [("task_interrupted", "interrupted", 1)]
+        task = await h.wait_for_task(2)
+    message = "Cancelling deferred job faux-job-1 at faux failed: faux did not answer within 30 s"
+    assert task.state == r.Terminal(r.Failed(r.ErrorInfo(message, r.ErrorDetail("timeout"))))
+    assert [(x.type, x.message) for x in host.reports] == [("error", message)]
 
 
 async def test_interrupt_while_streaming_answers_the_new_input_next(host):
@@ -178,7 +241,7 @@ async def test_a_hanging_compaction_cut_off_at_restart_limit_1_fails_and_leaves_
     message = "Compaction was interrupted once"
     async with host.open(FauxModel([]), settings=st) as h:
         task = await h.wait_for_task(tid)
-        assert task.state == r.Terminal(r.Failed(r.TaskError(message, r.ErrorDetail("restart_limit"))))
+        assert task.state == r.Terminal(r.Failed(r.ErrorInfo(message, r.ErrorDetail("restart_limit"))))
         assert h.root.live() == r.Live(compaction_failure=r.CompactionFailure(tid, "manual", message))
     assert "compaction" not in await host.transcript()
     assert host.reports == [durable.TaskInterrupted(durable.TaskRef(tid, "compaction", "root"), "restart_limit", 1, message)]

@@ -28,6 +28,7 @@ from durable.errors import (
     SessionLocked,
 )
 from durable.records import Answered, Done, Live, Running, Terminal
+from durable.storage.schema import SCHEMA_VERSION
 from durable.storage import Batch, SQLiteStorage
 
 from .builders import busy, compaction, submission, task, user
@@ -430,7 +431,7 @@ async def newer_schema(path: str) -> None:
     await a_session(path)
     conn = sqlite3.connect(path)
     with conn:
-        conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION + 1),))
     conn.close()
 
 
@@ -465,7 +466,8 @@ def short_header(path: str) -> None:
         (not_sqlite, NotASession, "is not a durable session file (not an SQLite database)"),
         (foreign_sqlite("delete"), NotASession, "is an SQLite database of another program"),
         (foreign_sqlite("wal"), NotASession, "is an SQLite database of another program"),
-        (newer_schema, SchemaTooNew, "has schema version 2; this version of durable reads up to version 1"),
+        (newer_schema, SchemaTooNew, f"has schema version {SCHEMA_VERSION + 1}; this version of durable reads up to "
+                                     f"version {SCHEMA_VERSION}"),
         (truncated, CorruptSession, "is truncated"),
         (short_header, CorruptSession, "is truncated (18 bytes)"),
         (damaged_pages, CorruptSession, "is damaged"),
@@ -493,7 +495,7 @@ async def test_a_newer_file_reports_both_versions(path):
     await newer_schema(path)
     with pytest.raises(SchemaTooNew) as refused:
         await SQLiteStorage(path).open()
-    assert (refused.value.found, refused.value.supported) == (2, 1)
+    assert (refused.value.found, refused.value.supported) == (SCHEMA_VERSION + 1, SCHEMA_VERSION)
     assert "Upgrade durable to open it" in str(refused.value)
 
 

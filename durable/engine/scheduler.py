@@ -1,0 +1,165 @@
+"""The scheduler: one runner per live task, driving it through its kind's declared phases.
+
+Every non-terminal task has at most one *runner* (an anyio task in the harness's task group). A
+runner that sleeps or waits holds no durable claim: only `running` in the file means "an
+invocation owns it". A runner first hands a task that was cut off (`restarts > 0`) to recovery,
+runs the abort handler when the host stopped the task, then looks up the handler of the task's
+phase in its kind and awaits it, until the handler returns None.
+
+Faults: an exception from task code faults that task alone (the kind writes its ending, a report
+says why). A refused commit never reaches here as a reason to run a task again: the runtime
+retries it (see `Runtime.commit`). What does reach here is a store that stopped for good (lost
+lock, closed, or a refusal that will not pass): the runner reports it and stops; the task stays
+as the file holds it, and a reopen charges it as after a crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import anyio
+import anyio.abc
+import attrs
+
+from ..codec import CodecError
+from ..errors import HarnessError, LockLost, StorageClosed, StorageError
+from ..records import ErrorDetail, ErrorInfo, Task
+from . import recovery
+from .kinds import TaskKind
+from .reports import ErrorReport, Reporter, TaskFaulted, TaskRef
+from .runtime import Runtime
+from .session import Session
+from .transitions import phase_of
+
+
+@attrs.define
+class _Runner:
+    scope: anyio.CancelScope
+    done: anyio.Event
+
+
+def _storage_error(exc: BaseException) -> StorageError | None:
+    """The StorageError behind `exc`, also when it comes wrapped in an exception group."""
+    if isinstance(exc, StorageError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for sub in exc.exceptions:
+            found = _storage_error(sub)
+            if found is not None:
+                return found
+    return None
+
+
+def _unwrap(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc
+
+
+class Scheduler:
+    """Runners for the tasks of one session. `start()` lets runners begin (the harness's
+    `resume`); until then `spawn` does nothing and `start` spawns every live task."""
+
+    def __init__(self, session: Session, kinds: Mapping[str, TaskKind], report: Reporter,
+                 task_group: anyio.abc.TaskGroup) -> None:
+        self.session = session
+        self.kinds = dict(kinds)
+        self.report = report
+        self._tg = task_group
+        self._runners: dict[int, _Runner] = {}
+        self._started = False
+        self._stopped = False
+        self.rt: Runtime | None = None  # set by the harness right after construction
+
+    def start(self) -> None:
+        self._started = True
+        for tid in sorted(self.session.tasks):
+            self.spawn(tid)
+
+    def spawn(self, task_id: int) -> None:
+        if not self._started or self._stopped or task_id in self._runners or task_id not in self.session.tasks:
+            return
+        runner = _Runner(anyio.CancelScope(), anyio.Event())
+        self._runners[task_id] = runner
+        self._tg.start_soon(self._run, task_id, runner)
+
+    async def cancel(self, task_id: int) -> None:
+        runner = self._runners.get(task_id)
+        if runner is not None:
+            runner.scope.cancel()
+            await runner.done.wait()
+
+    async def stop(self) -> None:
+        """Cancel every runner and wait for them (their commits in flight complete); no new
+        runner starts afterwards."""
+        self._stopped = True
+        runners = list(self._runners.values())
+        for runner in runners:
+            runner.scope.cancel()
+        for runner in runners:
+            await runner.done.wait()
+
+    async def _run(self, task_id: int, runner: _Runner) -> None:
+        try:
+            with runner.scope:
+                task = self.session.tasks.get(task_id)
+                if task is not None:
+                    await self._guarded(task)
+        finally:
+            if self._runners.get(task_id) is runner:
+                del self._runners[task_id]
+            runner.done.set()
+
+    async def _guarded(self, task: Task) -> None:
+        """Drive the task; sort what escapes. Cancellation is not caught."""
+        try:
+            await self._drive(task)
+        except Exception as exc:  # noqa: BLE001 - sorted below
+            err = _storage_error(exc)
+            if err is None or isinstance(err.__cause__, CodecError):
+                await self._fault(task.id, exc)  # a bug in task code, or a value never storable
+                return
+            how = "stopped" if isinstance(err, (LockLost, StorageClosed)) else "stopped: its commit was refused"
+            self.report(ErrorReport(f"Task {task.id} ({task.kind}) {how}: {err}", TaskRef.of(task), repr(err)))
+
+    async def _drive(self, task: Task) -> None:
+        rt = self.rt
+        assert rt is not None, "the harness sets the runtime before any runner starts"
+        kind = self.kinds.get(task.kind)
+        if kind is None:
+            raise HarnessError(f"Task {task.id} has kind {task.kind!r}, which this harness does not know")
+        current: Task | None = task
+        if task.restarts:
+            current = await recovery.recover(rt, kind, task)
+        if current is not None and current.stop is not None:
+            await kind.stop(rt, current)
+            return
+        while current is not None:
+            handler = kind.phases.get(type(current.checkpoint))
+            if handler is None:
+                raise HarnessError(f"Task {current.id} ({kind.name}) has no handler for its "
+                                   f"{phase_of(current)} phase")
+            current = await handler(rt, current)
+
+    async def _fault(self, task_id: int, raised: Exception) -> None:
+        task = self.session.tasks.get(task_id)
+        if task is None or self.rt is None:
+            return
+        exc = _unwrap(raised)
+        message = f"Task {task_id} ({task.kind}) raised {type(exc).__name__}: {exc}"
+        self.report(ErrorReport(message, TaskRef.of(task), repr(exc)))
+        kind = self.kinds.get(task.kind)
+        if kind is None:  # no table to check an ending against: it stays as the file holds it
+            return
+        change = self.session.change()
+        kind.fault(self.rt, change, task, ErrorInfo(message, ErrorDetail("exception")))
+        try:
+            await self.rt.commit(change)
+        except StorageError as err:  # it stays as the file holds it; a reopen runs it again
+            self.report(ErrorReport(f"Task {task_id} ({task.kind}) could not be marked faulted: {err}",
+                                    TaskRef.of(task), repr(err)))
+            return
+        self.report(TaskFaulted(TaskRef.of(task), "exception", message))
+
+
+__all__ = ["Scheduler"]

@@ -1,0 +1,95 @@
+"""Failed attempts of a generation: charging them under the retry policy, keeping partials.
+
+`attempt_failed` is the one place an attempt is charged: with the error retryable and another
+attempt allowed by `settings.retry`, the task sleeps durably until the backoff deadline (the live
+document shows why, `retry{attempt, at, error, kind, provider, status_code}`); otherwise the run
+ends `unanswered` with the reason given. `keep_partial` turns the committed partial answer into an
+assistant entry (`aborted` or `error`) that stays in the conversation and is never sent again;
+`interrupted=True` marks the partial of an attempt the host's death cut off, so checkers read the
+fact from the entry, not from its text.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from ..engine.reports import ErrorReport, TaskRef
+from ..engine.runtime import Runtime
+from ..engine.session import Change
+from ..models.protocol import ModelError
+from ..records import (
+    AssistantEntry,
+    AttemptFailure,
+    Checkpoint,
+    ErrorDetail,
+    ErrorInfo,
+    Failed,
+    GenerationLive,
+    PartialMessage,
+    Poll,
+    Prepare,
+    Request,
+    Retry,
+    RetryLive,
+    Sleeping,
+    StopReason,
+    Task,
+    UnansweredReason,
+)
+from ._provider import provider_of
+from .runs import end_run, job_of
+
+
+def attempt_of(checkpoint: Checkpoint | None) -> int:
+    """The attempt number a generation's checkpoint is at (1 outside an attempt)."""
+    return checkpoint.attempt if isinstance(checkpoint, (Prepare, Request, Poll, Retry)) else 1
+
+
+def failure_of(exc: ModelError) -> AttemptFailure:
+    return AttemptFailure(exc.message, exc.kind, exc.provider, exc.status_code)
+
+
+def model_failure(rt: Runtime, message: str, kind: str = "unknown") -> AttemptFailure:
+    return AttemptFailure(message, kind, provider_of(rt.model))
+
+
+def keep_partial(change: Change, task: Task, stop_reason: StopReason, error: str | None,
+                 partial: PartialMessage | None = None, *, interrupted: bool = False) -> None:
+    """Append the partial answer (the one given, else the committed one) as an entry."""
+    gen = change.live(task.conversation_id).generation
+    message = partial if partial is not None else (gen.message if gen else None)
+    if message is None or not (message.text or message.usage.output_tokens):
+        return
+    entry = AssistantEntry(message.text, stop_reason, (), message.usage, error, attempt_of(task.checkpoint),
+                           interrupted=interrupted)
+    change.append(task.conversation_id, entry)
+
+
+async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *, final_reason: UnansweredReason,
+                         retry_after: float | None = None, retryable: bool = True,
+                         partial: PartialMessage | None = None, raw: object = None,
+                         stop_reason: StopReason = "error", interrupted: bool = False) -> Task | None:
+    """Charge a failed attempt: back off durably when the error is retryable and the policy
+    allows another attempt, else end the run `unanswered{final_reason}`."""
+    attempt = attempt_of(task.checkpoint)
+    if raw is not None:
+        detail = raw.raw if isinstance(raw, ModelError) and raw.raw is not None else repr(raw)
+        rt.report(ErrorReport(f"Attempt {attempt} of task {task.id} failed: {err.message}", TaskRef.of(task), detail))
+    policy = rt.settings.retry
+    change = rt.change()
+    keep_partial(change, task, stop_reason, err.message, partial, interrupted=interrupted)
+    if retryable and policy.allows_another(attempt):
+        until = rt.now() + policy.delay(attempt, retry_after)
+        task = change.put_task(attrs.evolve(task, state=Sleeping(until),
+                                            checkpoint=Retry(attempt, until, err, job_of(task.checkpoint))))
+        retry = RetryLive(attempt, until, err.message, err.kind, err.provider, err.status_code)
+        change.edit_live(task.conversation_id, generation=GenerationLive(attempt, retry=retry))
+        await rt.commit(change)
+        return task
+    end_run(rt, change, task, Failed(ErrorInfo(err.message, ErrorDetail(final_reason))),
+            reason=final_reason, detail=err.message)
+    await rt.commit(change)
+    return None
+
+
+__all__ = ["attempt_failed", "attempt_of", "failure_of", "keep_partial", "model_failure"]

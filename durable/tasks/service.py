@@ -1,0 +1,50 @@
+"""The run service: the host operations that start and stop work, for the harness's host API.
+
+It is the task layer's side of `durable.engine.kinds.RunService`: submitting starts a run
+(`runs.begin_run`), an abort or an interrupt marks the run's generation stopped and restarts its
+runner in the abort handler, a manual compaction starts a compaction task, and a client tool's
+result ends its tool task. Host commits are not retried: a refusal reaches the caller.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from ..engine.runtime import Runtime
+from ..engine.session import Change
+from ..records import StopMark, Submission, Task
+from . import runs
+from .compaction import CompactionKind
+from .tool import ToolKind
+
+
+class Runs:
+    """See the module docstring."""
+
+    def __init__(self, tool: ToolKind, compaction: CompactionKind) -> None:
+        self._tool = tool
+        self._compaction = compaction
+
+    def begin_run(self, rt: Runtime, change: Change, conversation_id: str, subs: list[Submission]) -> Task:
+        return runs.begin_run(rt, change, conversation_id, subs)
+
+    async def stop_run(self, rt: Runtime, conversation_id: str, reason: StopMark) -> None:
+        """Mark the active run stopped and restart its runner in the abort handler. Returns once
+        the mark is committed; does nothing when no run is active or it is already stopping."""
+        run = rt.session.conversation(conversation_id).live.run
+        task = rt.session.tasks.get(run.task_id) if run else None
+        if task is None or task.stop is not None:
+            return
+        change = rt.change()
+        change.put_task(attrs.evolve(task, stop=reason), progress=False)
+        await rt.commit(change, retry=False)
+        await rt.restart_runner(task.id)
+
+    async def compact(self, rt: Runtime, conversation_id: str) -> int:
+        return await self._compaction.start(rt, conversation_id, "manual", retry=False)
+
+    async def submit_client_result(self, rt: Runtime, call_id: str, content: str, is_error: bool) -> None:
+        await self._tool.submit_client_result(rt, call_id, content, is_error)
+
+
+__all__ = ["Runs"]
