@@ -59,7 +59,7 @@ _MAX_GROUP = 256
 class _Job:
     """One job for the writer thread: a call (`fn`), or a commit (`batch`, encoded there)."""
 
-    __slots__ = ("fn", "batch", "encoded", "result", "error", "_wake")
+    __slots__ = ("_wake", "batch", "encoded", "error", "fn", "result")
 
     def __init__(self, fn: Callable[[sqlite3.Connection], Any] | None, batch: Batch | None):
         self.fn = fn
