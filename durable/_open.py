@@ -10,6 +10,7 @@ from .engine.clock import Clock
 from .engine.harness import Harness
 from .engine.reports import ReportCallback
 from .engine.tools import Tool
+from .models.protocol import Model
 from .settings import Settings
 from .storage.protocol import Storage
 from .storage.sqlite import SQLiteStorage, Synchronous
@@ -18,7 +19,7 @@ from .storage.sqlite import SQLiteStorage, Synchronous
 def open_harness(
     storage: Storage | str | os.PathLike[str],
     *,
-    model: Any,
+    model: Model,
     tools: Iterable[Tool] = (),
     settings: Settings | Any = None,
     clock: Clock | None = None,
@@ -36,4 +37,6 @@ def open_harness(
         store = storage
     else:
         store = SQLiteStorage(storage, synchronous=synchronous)
-    return Harness(store, model=model, kinds=default_kinds(), tools=tools, settings=settings, clock=clock, report=report)
+    return Harness(
+        store, model=model, kinds=default_kinds(), tools=tools, settings=settings, clock=clock, report=report
+    )
