@@ -109,7 +109,7 @@ class ErrorDetail:
 
 
 @frozen
-class TaskError:
+class ErrorInfo:
     message: str
     detail: ErrorDetail
 
@@ -121,7 +121,7 @@ class Done:
 
 @frozen
 class Failed:
-    error: TaskError
+    error: ErrorInfo
 
 
 @frozen
@@ -131,7 +131,7 @@ class Aborted:
 
 @frozen
 class Faulted:
-    error: TaskError
+    error: ErrorInfo
 
 
 Outcome = Union[Done, Failed, Aborted, Faulted]
@@ -172,7 +172,7 @@ State = Union[Pending, Running, Sleeping, Waiting, Terminal]
 
 
 @frozen
-class RetryError:
+class AttemptFailure:
     """Why an attempt failed, as the live document shows it."""
 
     message: str
@@ -211,7 +211,7 @@ class Poll:
 class Retry:
     attempt: int
     until: float
-    error: RetryError
+    error: AttemptFailure
     job: DeferredJob | None = None
 
 
@@ -437,7 +437,7 @@ __all__ = [
     "Replay",
     "Request",
     "Retry",
-    "RetryError",
+    "AttemptFailure",
     "RetryLive",
     "Run",
     "RunFailure",
@@ -449,7 +449,7 @@ __all__ = [
     "Submission",
     "SubmissionStatus",
     "Task",
-    "TaskError",
+    "ErrorInfo",
     "TaskInput",
     "Terminal",
     "ToolCall",
