@@ -15,20 +15,23 @@ arbitrary object in `Done.result`) with `CodecError`, before anything is written
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from types import UnionType
-from typing import Any, Optional, TypeVar, Union, get_args, get_origin
+from typing import Any, TypeVar, Union, get_args, get_origin
 
 import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn
 
 from . import records as r
+from .errors import DurableError
 
 T = TypeVar("T")
 
 
-class CodecError(ValueError):
-    """A stored value does not have the shape of the record it should be."""
+class CodecError(DurableError, ValueError):
+    """A stored value does not have the shape of the record it should be. Also a `ValueError`,
+    as it always was, so code that caught it as one still does."""
 
 
 _TAGS: dict[Any, dict[str, type]] = {
@@ -85,10 +88,10 @@ def _make_converter(detailed: bool) -> cattrs.Converter:
         def structure(data: Any, _: Any) -> Any:
             if not isinstance(data, dict):
                 raise CodecError(f"expected an object with a 'type' tag, got {data!r}")
-            tag = data.get("type")
-            found = structure_hooks.get(tag)  # type: ignore[arg-type]
+            tag: Any = data.get("type")  # any JSON value; one that names no variant is refused below
+            found = structure_hooks.get(tag)
             if found is None:
-                cls = tags.get(tag)  # type: ignore[arg-type]
+                cls = tags.get(tag)
                 if cls is None:
                     raise CodecError(f"unknown tag {tag!r} (expected one of {', '.join(tags)})")
                 if detailed:
@@ -96,7 +99,7 @@ def _make_converter(detailed: bool) -> cattrs.Converter:
                 else:  # the tag is allowed next to the fields; other keys are checked below
                     hook = make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=False)
                 keys = frozenset(a.name for a in attrs.fields(cls)) | {"type"}
-                found = structure_hooks[tag] = (cls, hook, keys)  # type: ignore[index]
+                found = structure_hooks[tag] = (cls, hook, keys)
             cls, hook, keys = found
             if detailed:  # cattrs names the unknown keys and where they are
                 return hook({k: v for k, v in data.items() if k != "type"}, cls)
@@ -112,8 +115,8 @@ def _make_converter(detailed: bool) -> cattrs.Converter:
 
         conv.register_unstructure_hook(union, unstructure)
         conv.register_structure_hook(union, structure)
-        conv.register_unstructure_hook(Optional[union], unstructure_optional)
-        conv.register_structure_hook(Optional[union], structure_optional)
+        conv.register_unstructure_hook(union | None, unstructure_optional)
+        conv.register_structure_hook(union | None, structure_optional)
 
     for union, tags in _TAGS.items():
         register(union, tags)
@@ -158,12 +161,12 @@ def to_data(value: Any, cls: type | None = None) -> Any:
 def from_data(data: Any, cls: type[T]) -> T:
     try:
         return converter.structure(data, cls)
-    except Exception as fast_error:  # noqa: BLE001 - explained below
+    except Exception as fast_error:  # any refusal by cattrs: explained below
         if attrs.has(cls) and not isinstance(data, dict):
             raise CodecError(f"expected an object for {cls.__name__}, got {type(data).__name__}") from None
         try:
             _explaining_converter.structure(data, cls)
-        except Exception as exc:  # noqa: BLE001 - cattrs groups: one readable sentence
+        except Exception as exc:  # cattrs groups: one readable sentence
             raise CodecError(_explain(exc)) from exc
         raise CodecError(_explain(fast_error)) from fast_error
 
@@ -211,7 +214,7 @@ def _explain(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _leaves(exc: BaseException):
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
     if isinstance(exc, BaseExceptionGroup):
         for sub in exc.exceptions:
             yield from _leaves(sub)
@@ -219,4 +222,4 @@ def _leaves(exc: BaseException):
         yield exc
 
 
-__all__ = ["CodecError", "converter", "dumps", "loads", "to_data", "from_data", "tag_of"]
+__all__ = ["CodecError", "converter", "dumps", "from_data", "loads", "tag_of", "to_data"]

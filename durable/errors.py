@@ -1,6 +1,22 @@
 """Every exception a user of durable can meet, as classes to catch.
 
 Messages are plain sentences that name the file, task, conversation or tool concerned.
+
+    DurableError
+    +-- StorageError               the session file: names the file (`location`)
+    |   +-- SessionLocked, LockLost, NotASession, SchemaTooNew, CorruptSession, StorageClosed
+    |   +-- CommitFailed
+    |       +-- DiskFull
+    +-- HarnessError               the host API
+    |   +-- HarnessClosed, ConversationBusy, UnknownTask, UnknownSubmission,
+    |       ToolResultRejected, ToolDefinitionError
+    +-- CodecError (also a ValueError)          durable.codec: a value without its record's shape
+    +-- ModelError                              durable.models: a provider call failed (`kind`)
+    +-- MissingCredentials (also a ValueError)  durable.models.errors: a provider without a key
+
+The last three live next to the code that raises them, so that the import order stays one way
+(records and codec, then storage, then the engine; models depend only on their protocol); this
+module imports nothing, so every layer may import it.
 """
 
 from __future__ import annotations
@@ -72,7 +88,7 @@ class StorageClosed(StorageError):
 
 
 class HarnessError(DurableError):
-    pass
+    """The harness refused or could not do what the host asked."""
 
 
 class HarnessClosed(HarnessError):

@@ -20,7 +20,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from attrs import field, frozen
 
@@ -36,7 +36,8 @@ class RetryPolicy:
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait after failed attempt `attempt` (1-based)."""
-        d = min(self.base_delay * 2 ** (attempt - 1), self.max_delay)
+        factor: int = 2 ** (attempt - 1)  # typeshed: int ** int is Any (a negative power is a float)
+        d = min(self.base_delay * factor, self.max_delay)
         if retry_after is not None and retry_after > d:
             d = retry_after
         return d
@@ -74,7 +75,7 @@ class Settings:
     compaction: Compaction = field(factory=Compaction)
     system_prompt: str = "You are a helpful assistant."
     when_busy: WhenBusy = "queue"
-    model_options: dict = field(factory=dict)
+    model_options: dict[str, Any] = field(factory=dict)
 
     def __attrs_post_init__(self) -> None:
         if self.restart_limit < 1:

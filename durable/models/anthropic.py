@@ -21,9 +21,19 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
-from ..records import AssistantEntry, CompactionEntry, Entry, ToolCall, ToolResultEntry, Usage, UserEntry
+from ..records import (
+    AssistantEntry,
+    CompactionEntry,
+    Entry,
+    ModelStopReason,
+    ToolCall,
+    ToolResultEntry,
+    Usage,
+    UserEntry,
+)
 from ._sdk import SDKModel
 from .errors import END, MissingCredentials, classify_status, close_quietly
 from .protocol import (
@@ -44,7 +54,7 @@ __all__ = ["AnthropicModel", "anthropic_messages", "batch_custom_id"]
 PROVIDER = "anthropic"
 SUMMARY_PREFIX = "Summary of the conversation so far:\n"
 
-_STOP = {
+_STOP: dict[str, ModelStopReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "pause_turn": "stop",
@@ -146,7 +156,7 @@ def _final(text: str, stop_reason: str | None, calls: tuple[ToolCall, ...], usag
     if stop is None:
         what = "refused to answer" if stop_reason == "refusal" else f"stopped the response: {stop_reason}"
         return FinalMessage(text, "error", calls, usage, error=f"Anthropic {what}")
-    return FinalMessage(text, stop, calls, usage)  # type: ignore[arg-type]
+    return FinalMessage(text, stop, calls, usage)
 
 
 def _message_final(message: Any) -> FinalMessage:

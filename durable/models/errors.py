@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 import anyio
 
+from ..errors import DurableError
 from .protocol import ErrorKind, ModelError
 
 __all__ = [
@@ -74,10 +75,10 @@ _CONTEXT_TEXT = (
 _AUTH_TYPES = {"authentication_error", "permission_error", "invalid_api_key"}
 
 
-class MissingCredentials(ValueError):
+class MissingCredentials(DurableError, ValueError):
     """A provider was constructed without an API key. The message names the environment
-    variable to set. A `ValueError` (a configuration mistake found before any call), not a
-    `ModelError`: nothing was sent, so there is nothing to retry."""
+    variable to set. A `DurableError` and a `ValueError` (a configuration mistake found before
+    any call), not a `ModelError`: nothing was sent, so there is nothing to retry."""
 
 
 # --------------------------------------------------------------------------- scrubbing
@@ -107,7 +108,8 @@ def _error_fields(body: Any) -> tuple[str | None, str | None, str | None]:
     """(type, code, message) from an OpenAI body (`{"error": {...}}` or the bare inner
     object), an Anthropic body (`{"type": "error", "error": {...}}`) or plain text."""
     if isinstance(body, dict):
-        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        error = body.get("error")
+        inner = error if isinstance(error, dict) else body
         typ, code, message = inner.get("type"), inner.get("code"), inner.get("message")
         if typ == "error":
             typ = None
@@ -325,7 +327,7 @@ class AttemptGuard:
                 return await call()
         except (ModelError, *_BUGS):
             raise
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - every provider failure becomes a ModelError
             # `from None`: the SDK exception holds the request and its Authorization header.
             raise classify_exception(exc, provider=self.provider, api_key=self.api_key,
                                      default=self.default) from None
@@ -359,5 +361,5 @@ async def close_quietly(resource: Any) -> None:
     with anyio.move_on_after(2, shield=True):
         try:
             await resource.close()
-        except Exception:
+        except Exception:  # noqa: BLE001 - the connection is being thrown away
             pass

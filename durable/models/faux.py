@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, Union
+from typing import Any, Literal
 
 import anyio
 from attrs import frozen
 
-from ..records import ToolCall, Usage
+from ..records import ModelStopReason, ToolCall, Usage
 from .protocol import (
     DeferredHandle,
+    ErrorKind,
     FetchResult,
     FinalMessage,
     ModelError,
@@ -47,14 +48,14 @@ from .protocol import (
 class Reply:
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
-    stop_reason: str = ""  # "" = derived: tool_use when there are calls, else stop
+    stop_reason: ModelStopReason | Literal[""] = ""  # "" = derived: tool_use when there are calls, else stop
     usage: Usage | None = None
 
 
 @frozen
 class Error:
     message: str
-    kind: str = "server"
+    kind: ErrorKind = "server"
     status_code: int | None = None
     retry_after: float | None = None
     partial: str = ""
@@ -71,12 +72,15 @@ class Hang:
     partial: str = ""
 
 
-Step = Union[Reply, Error, ErrorStop, Hang, Callable[[ModelRequest], Any]]
+Step = Reply | Error | ErrorStop | Hang | Callable[[ModelRequest], Any]
 
 _call_counter = iter(range(1, 1 << 62))
 
 
-def reply(text: str = "", *, tool_calls: Sequence[ToolCall] = (), stop_reason: str = "", usage: Usage | None = None) -> Reply:
+def reply(
+    text: str = "", *, tool_calls: Sequence[ToolCall] = (), stop_reason: ModelStopReason | Literal[""] = "",
+    usage: Usage | None = None
+) -> Reply:
     return Reply(text, tuple(tool_calls), stop_reason, usage)
 
 
@@ -86,7 +90,7 @@ def call(name: str, arguments: Any = None, *, id: str | None = None, raw: str | 
     return ToolCall(id or f"call_{next(_call_counter)}", name, text)
 
 
-def error(message: str, *, kind: str = "server", status_code: int | None = None,
+def error(message: str, *, kind: ErrorKind = "server", status_code: int | None = None,
           retry_after: float | None = None, partial: str = "") -> Error:
     return Error(message, kind, status_code, retry_after, partial)
 
@@ -202,7 +206,7 @@ class FauxModel:
         if isinstance(step, Hang):
             await anyio.sleep_forever()
         if isinstance(step, Error):
-            raise ModelError(step.message, kind=step.kind, provider="faux",  # type: ignore[arg-type]
+            raise ModelError(step.message, kind=step.kind, provider="faux",
                              status_code=step.status_code, retry_after=step.retry_after)
         usage = self._usage(step, text)
         if isinstance(step, ErrorStop):
@@ -212,8 +216,8 @@ class FauxModel:
         for tc in step.tool_calls:
             yield ToolCallEvent(tc)
         yield UsageEvent(usage)
-        stop = step.stop_reason or ("tool_use" if step.tool_calls else "stop")
-        yield FinalMessage(text, stop, step.tool_calls, usage)  # type: ignore[arg-type]
+        stop: ModelStopReason = step.stop_reason or ("tool_use" if step.tool_calls else "stop")
+        yield FinalMessage(text, stop, step.tool_calls, usage)
 
     def _chunks(self, text: str) -> list[str]:
         return [text[i:i + self.token_size] for i in range(0, len(text), self.token_size)]
@@ -271,6 +275,17 @@ class HangingCancel(FauxModel):
         await anyio.sleep_forever()
 
 
-__all__ = ["FauxModel", "HangingCancel", "Reply", "Error", "ErrorStop", "Hang", "reply", "call",
-           "error", "error_stop", "hang"]
+__all__ = [
+    "Error",
+    "ErrorStop",
+    "FauxModel",
+    "Hang",
+    "HangingCancel",
+    "Reply",
+    "call",
+    "error",
+    "error_stop",
+    "hang",
+    "reply",
+]
 

@@ -17,11 +17,21 @@ back to protocol events. Invariants:
 from __future__ import annotations
 
 import os
-from typing import Any, AsyncIterator, Literal
+from collections.abc import AsyncIterator
+from typing import Any, Literal
 
 import attrs
 
-from ..records import AssistantEntry, CompactionEntry, Entry, ToolCall, ToolResultEntry, Usage, UserEntry
+from ..records import (
+    AssistantEntry,
+    CompactionEntry,
+    Entry,
+    ModelStopReason,
+    ToolCall,
+    ToolResultEntry,
+    Usage,
+    UserEntry,
+)
 from ._sdk import SDKModel
 from .errors import END, MissingCredentials, classify_status, close_quietly
 from .protocol import (
@@ -157,7 +167,9 @@ def _failed(response: Any, api_key: str | None) -> ModelError:
     return classify_status(None, body, provider=PROVIDER, api_key=api_key, default="server")
 
 
-_CHAT_STOP = {"stop": "stop", "length": "length", "tool_calls": "tool_use", "function_call": "tool_use"}
+_CHAT_STOP: dict[str, ModelStopReason] = {
+    "stop": "stop", "length": "length", "tool_calls": "tool_use", "function_call": "tool_use"
+}
 
 
 # --------------------------------------------------------------------------- the model
@@ -340,12 +352,16 @@ class OpenAIModel(SDKModel):
             yield ToolCallEvent(call)
         yield UsageEvent(usage)
         # Some compatible servers (Ollama) report "stop" for a message with tool calls.
-        stop = "tool_use" if tool_calls and finish in ("stop", "tool_calls", "function_call") else _CHAT_STOP.get(finish)
+        stop: ModelStopReason | None
+        if tool_calls and finish in ("stop", "tool_calls", "function_call"):
+            stop = "tool_use"
+        else:
+            stop = _CHAT_STOP.get(finish)
         if stop is None:
             yield FinalMessage("".join(text), "error", tool_calls, usage,
                                error=f"OpenAI stopped the response: {finish}")
         else:
-            yield FinalMessage("".join(text), stop, tool_calls, usage)  # type: ignore[arg-type]
+            yield FinalMessage("".join(text), stop, tool_calls, usage)
 
     # ------------------------------------------------------------------ deferred (background responses)
 

@@ -9,19 +9,19 @@ Errors are `ModelError`s that carry the provider, the HTTP status, a retry-after
 the harness decides from `kind` alone whether an attempt is retried (SPEC §3). Providers never
 put credentials in an error message.
 
-A provider module (faux, openai, anthropic) imports this module and `durable.records` only.
+A provider module (faux, openai, anthropic) imports this module, `durable.records` and
+`durable.errors` (which imports nothing) only.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any, Literal, Protocol, Union, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from attrs import field, frozen
 
-from ..records import Entry, ToolCall, Usage
-
-StopReason = Literal["stop", "tool_use", "length", "error"]
+from ..errors import DurableError
+from ..records import Entry, ModelStopReason, ToolCall, Usage
 
 ErrorKind = Literal[
     "rate_limit",  # 429: retryable, honours retry-after
@@ -88,13 +88,13 @@ class FinalMessage:
     """The end of a response. With stop_reason "error", `error` holds the provider's message."""
 
     text: str
-    stop_reason: StopReason
+    stop_reason: ModelStopReason
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage = Usage()
     error: str | None = None
 
 
-StreamEvent = Union[TextDelta, ToolCallEvent, UsageEvent, FinalMessage]
+StreamEvent = TextDelta | ToolCallEvent | UsageEvent | FinalMessage
 
 
 @frozen
@@ -110,10 +110,10 @@ class StillRunning:
     poll_after: float = 1.0
 
 
-FetchResult = Union[StillRunning, FinalMessage]
+FetchResult = StillRunning | FinalMessage
 
 
-class ModelError(Exception):
+class ModelError(DurableError):
     """A provider call failed. `kind` decides whether the attempt is retried."""
 
     def __init__(

@@ -27,7 +27,7 @@ def thread_safe_caller() -> Callable[[Callable[[], object]], None]:
             except trio.RunFinishedError:  # the waiter's loop is gone; nobody is left to wake
                 pass
 
-        call_trio.loop = token  # type: ignore[attr-defined]  # callers of one loop share a wake-up
+        call_trio.loop = token  # type: ignore[attr-defined]  # a tag on the function: callers of one loop share a wake-up
         return call_trio
     import asyncio
 
@@ -39,5 +39,5 @@ def thread_safe_caller() -> Callable[[Callable[[], object]], None]:
         except RuntimeError:  # loop closed
             pass
 
-    call_asyncio.loop = loop  # type: ignore[attr-defined]
+    call_asyncio.loop = loop  # type: ignore[attr-defined]  # a tag on the function, as for trio
     return call_asyncio

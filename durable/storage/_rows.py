@@ -26,7 +26,8 @@ def task(body: str, task_id: int, location: str) -> Task:
 
 
 def entry(conversation_id: str, seq: int, body: str, location: str) -> StoredEntry:
-    value = _load(body, Entry, f"Entry {seq} of conversation {conversation_id!r}", location)  # type: ignore[arg-type]
+    what = f"Entry {seq} of conversation {conversation_id!r}"
+    value: Entry = _load(body, Entry, what, location)  # type: ignore[arg-type]  # a Union is no type[T] (no TypeForm)
     return StoredEntry(conversation_id, seq, value)
 
 

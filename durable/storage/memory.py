@@ -43,7 +43,9 @@ class MemoryStorage:
             last_comp = _rows.entry(cid, comp, rows[comp][1], self.location) if comp is not None else None
             conversations[cid] = ConversationState(last, _rows.live(body, cid, self.location), last_comp)
         live = [_rows.task(row[5], tid, self.location) for tid, row in sorted(self._tasks.items()) if row[3]]
-        unsettled = [_rows.submission(b, sid, self.location) for sid, (_, status, b) in self._subs.items() if status == "queued"]
+        unsettled = [
+            _rows.submission(b, sid, self.location) for sid, (_, status, b) in self._subs.items() if status == "queued"
+        ]
         return Opened(conversations, live, unsettled, max(self._tasks, default=0) + 1)
 
     async def commit(self, batch: Batch) -> None:
@@ -79,9 +81,17 @@ class MemoryStorage:
         row = self._tasks.get(task_id)
         return None if row is None else _rows.task(row[5], task_id, self.location)
 
-    async def find_tasks(self, *, kind=None, state=None, conversation_id=None, parent_id=None, limit=None) -> list[Task]:
+    async def find_tasks(
+        self,
+        *,
+        kind: str | None = None,
+        state: str | None = None,
+        conversation_id: str | None = None,
+        parent_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[Task]:
         self._check()
-        out = []
+        out: list[Task] = []
         for tid in sorted(self._tasks):
             cid, k, st, _, parent, body = self._tasks[tid]
             if (kind is None or k == kind) and (state is None or st == state) and (
@@ -91,7 +101,9 @@ class MemoryStorage:
                     break
         return out
 
-    async def get_entries(self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None) -> list[StoredEntry]:
+    async def get_entries(
+        self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[StoredEntry]:
         self._check()
         rows = self._entries.get(conversation_id, {})
         hi = to_seq if to_seq is not None else max(rows, default=0)

@@ -29,6 +29,7 @@ import sqlite3
 import threading
 import urllib.parse
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Literal, TypeVar
 
 import anyio
@@ -59,7 +60,7 @@ _MAX_GROUP = 256
 class _Job:
     """One job for the writer thread: a call (`fn`), or a commit (`batch`, encoded there)."""
 
-    __slots__ = ("fn", "batch", "encoded", "result", "error", "_wake")
+    __slots__ = ("_wake", "batch", "encoded", "error", "fn", "result")
 
     def __init__(self, fn: Callable[[sqlite3.Connection], Any] | None, batch: Batch | None):
         self.fn = fn
@@ -90,7 +91,12 @@ def _finish_all(jobs: list[_Job]) -> None:
         call, event = job._wake
         by_loop.setdefault(getattr(call, "loop", call), (call, []))[1].append(event)
     for call, events in by_loop.values():
-        call(lambda events=events: [event.set() for event in events])
+        call(partial(_set_all, events))
+
+
+def _set_all(events: list[anyio.Event]) -> None:
+    for event in events:
+        event.set()
 
 
 class SQLiteStorage:
@@ -130,12 +136,23 @@ class SQLiteStorage:
         await self._submit(_Job(None, batch))
 
     async def get_task(self, task_id: int) -> Task | None:
-        row = await self._call(lambda c: c.execute("SELECT body FROM tasks WHERE id = ?", (task_id,)).fetchone())
+        row = await self._call(
+            lambda c: c.execute("SELECT body FROM tasks WHERE id = ?", (task_id,)).fetchone())
         return None if row is None else _rows.task(row[0], task_id, self.path)
 
-    async def find_tasks(self, *, kind=None, state=None, conversation_id=None, parent_id=None, limit=None) -> list[Task]:
-        where, args = [], []
-        for column, value in (("kind", kind), ("state", state), ("conversation_id", conversation_id), ("parent_id", parent_id)):
+    async def find_tasks(
+        self,
+        *,
+        kind: str | None = None,
+        state: str | None = None,
+        conversation_id: str | None = None,
+        parent_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[Task]:
+        where: list[str] = []
+        args: list[str | int] = []
+        filters = (("kind", kind), ("state", state), ("conversation_id", conversation_id), ("parent_id", parent_id))
+        for column, value in filters:
             if value is not None:
                 where.append(f"{column} = ?")
                 args.append(value)
@@ -145,7 +162,9 @@ class SQLiteStorage:
         rows = await self._call(lambda c: c.execute(sql, args).fetchall())
         return [_rows.task(body, tid, self.path) for tid, body in rows]
 
-    async def get_entries(self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None) -> list[StoredEntry]:
+    async def get_entries(
+        self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[StoredEntry]:
         hi = to_seq if to_seq is not None else (1 << 63) - 1
         rows = await self._call(lambda c: c.execute(
             "SELECT seq, body FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
@@ -153,11 +172,13 @@ class SQLiteStorage:
         return [_rows.entry(conversation_id, seq, body, self.path) for seq, body in rows]
 
     async def get_submission(self, submission_id: str) -> Submission | None:
-        row = await self._call(lambda c: c.execute("SELECT body FROM submissions WHERE id = ?", (submission_id,)).fetchone())
+        row = await self._call(
+            lambda c: c.execute("SELECT body FROM submissions WHERE id = ?", (submission_id,)).fetchone())
         return None if row is None else _rows.submission(row[0], submission_id, self.path)
 
     async def get_live(self, conversation_id: str) -> Live | None:
-        row = await self._call(lambda c: c.execute("SELECT body FROM documents WHERE conversation_id = ?", (conversation_id,)).fetchone())
+        row = await self._call(
+            lambda c: c.execute("SELECT body FROM documents WHERE conversation_id = ?", (conversation_id,)).fetchone())
         return None if row is None else _rows.live(row[0], conversation_id, self.path)
 
     async def close(self) -> None:
@@ -175,7 +196,8 @@ class SQLiteStorage:
     async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         job = _Job(fn, None)
         await self._submit(job)
-        return job.result
+        result: T = job.result  # what `fn` returned, on the writer thread
+        return result
 
     async def _submit(self, job: _Job) -> None:
         if self._closed or self._thread is None:
@@ -228,9 +250,14 @@ class SQLiteStorage:
 
     def _run_call(self, job: _Job) -> None:
         try:
-            if self._conn is None and job.fn != self._open_in_thread:
+            fn, conn = job.fn, self._conn
+            assert fn is not None, "a job without a batch is a call"
+            if conn is not None:
+                job.result = fn(conn)
+            elif fn == self._open_in_thread:  # the one call made before there is a connection
+                job.result = self._open_in_thread(None)
+            else:
                 raise StorageClosed(f"Session file {self.path} is not open", location=self.path)
-            job.result = job.fn(self._conn)  # type: ignore[misc]
         except sqlite3.Error as exc:
             job.error = self._translate(exc, "A read from")
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
@@ -287,13 +314,15 @@ class SQLiteStorage:
     def _encode(self, job: _Job) -> bool:
         """Encode a commit job's batch; refuse it (finished, with `CommitFailed`) if it cannot be."""
         try:
-            job.encoded = encode_batch(job.batch)  # type: ignore[arg-type]
+            assert job.batch is not None, "only commit jobs are encoded"
+            job.encoded = encode_batch(job.batch)
             return True
         except codec.CodecError as exc:
             job.error = CommitFailed(f"A commit to {self.path} was refused: {exc}", location=self.path)
             job.error.__cause__ = exc
         except Exception as exc:  # noqa: BLE001 - not a batch of records at all
-            job.error = CommitFailed(f"A commit to {self.path} was refused: {type(exc).__name__}: {exc}", location=self.path)
+            job.error = CommitFailed(
+                f"A commit to {self.path} was refused: {type(exc).__name__}: {exc}", location=self.path)
             job.error.__cause__ = exc
         job.finish()
         return False
@@ -307,7 +336,8 @@ class SQLiteStorage:
         transaction fails as a whole."""
         try:
             conn.execute("BEGIN IMMEDIATE")
-            self._apply(conn, _merged([job.encoded for job in group]))  # type: ignore[misc]
+            # Every job here is encoded (`_encode` kept only those); the filter tells the type checker.
+            self._apply(conn, _merged([job.encoded for job in group if job.encoded is not None]))
             conn.execute("COMMIT")
         except Exception:  # noqa: BLE001 - sorted out batch by batch below
             self._rollback(conn)
@@ -336,7 +366,7 @@ class SQLiteStorage:
             self._rollback(conn)
             return False
         self.commits += 1
-        for job, error in zip(group, errors):
+        for job, error in zip(group, errors, strict=True):
             job.error = error
         _finish_all(group)
         return True
@@ -378,7 +408,10 @@ class SQLiteStorage:
             return CommitFailed(f"{what} {self.path} was refused and rolled back: {exc}", location=self.path)
         code = getattr(exc, "sqlite_errorname", "")
         if code.startswith("SQLITE_FULL") or "full" in str(exc).lower():
-            return DiskFull(f"{what} {self.path} was rolled back: the disk or the file's size limit is full ({exc})", location=self.path)
+            return DiskFull(
+                f"{what} {self.path} was rolled back: the disk or the file's size limit is full ({exc})",
+                location=self.path,
+            )
         if code.startswith("SQLITE_CORRUPT") or code.startswith("SQLITE_NOTADB"):
             return CorruptSession(f"Session file {self.path} is damaged ({exc})", location=self.path)
         if isinstance(exc, sqlite3.IntegrityError):
@@ -438,7 +471,8 @@ class SQLiteStorage:
             tables = {r[0] for r in ro.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if app_id != APPLICATION_ID:
                 if tables:
-                    raise NotASession(f"{path} is an SQLite database of another program, not a durable session file", location=path)
+                    raise NotASession(
+                        f"{path} is an SQLite database of another program, not a durable session file", location=path)
                 return  # an empty SQLite file: becomes a session
             if "meta" not in tables:
                 raise CorruptSession(f"Session file {path} has no meta table", location=path)
@@ -491,7 +525,8 @@ class SQLiteStorage:
             ).fetchone()
             last_compaction = _rows.entry(cid, comp[0], comp[1], path) if comp else None
             conversations[cid] = ConversationState(last, _rows.live(body, cid, path), last_compaction)
-        live_tasks = [_rows.task(body, tid, path) for tid, body in conn.execute("SELECT id, body FROM tasks INDEXED BY tasks_live WHERE live = 1 ORDER BY id")]
+        live_tasks = [_rows.task(body, tid, path) for tid, body in conn.execute(
+            "SELECT id, body FROM tasks INDEXED BY tasks_live WHERE live = 1 ORDER BY id")]
         unsettled = [_rows.submission(body, sid, path) for sid, body in conn.execute(
             # In the order they were first committed (as the memory store keeps them); INDEXED BY,
             # or the ORDER BY would make the planner scan every submission ever made.

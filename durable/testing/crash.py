@@ -27,13 +27,18 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from ..engine.harness import Harness, HarnessState
 from ..errors import StorageClosed
+from ..models.protocol import Model
+from ..records import Terminal
 from ..storage.protocol import Batch, Opened
+
+if TYPE_CHECKING:
+    from ..storage.sqlite import Synchronous
 
 
 class CrashableStorage:
@@ -127,7 +132,8 @@ class CrashableStorage:
         return result
 
     async def open(self) -> Opened:
-        return await self._pass("open")
+        opened: Opened = await self._pass("open")
+        return opened
 
     async def commit(self, batch: Batch) -> None:
         if self.crashed.is_set():
@@ -205,7 +211,7 @@ def abandon_on_crash(harness: Any) -> None:
 async def crashable_harness(
     path: str | os.PathLike[str] | Any,
     *,
-    model: Any,
+    model: Model,
     tools: Iterable[Any] = (),
     settings: Any = None,
     clock: Any = None,
@@ -213,7 +219,7 @@ async def crashable_harness(
     crash_before: int | None = None,
     crash_after: int | None = None,
     on_commit: Callable[[int, Batch], None] | None = None,
-    synchronous: str = "FULL",
+    synchronous: Synchronous = "FULL",
 ) -> AsyncIterator[Any]:
     """Open a harness on the session file `path` (or on a storage object, e.g. a `MemoryStorage`)
     through a `CrashableStorage`, as `async with crashable_harness(...) as h:`.
@@ -231,7 +237,7 @@ async def crashable_harness(
     from ..storage.sqlite import SQLiteStorage
 
     if isinstance(path, (str, os.PathLike)):
-        inner: Any = SQLiteStorage(path, synchronous=synchronous)  # type: ignore[arg-type]
+        inner: Any = SQLiteStorage(path, synchronous=synchronous)
     else:
         inner = path
     store = CrashableStorage(inner, crash_before=crash_before, crash_after=crash_after, on_commit=on_commit)
@@ -266,9 +272,7 @@ def describe_batch(batch: Batch) -> str:
 
     parts: list[str] = []
     for task in {t.id: t for t in batch.tasks}.values():
-        state = codec.tag_of(task.state)
-        if state == "terminal":
-            state = codec.tag_of(task.state.outcome)  # type: ignore[union-attr]
+        state = codec.tag_of(task.state.outcome if isinstance(task.state, Terminal) else task.state)
         phase = codec.tag_of(task.checkpoint) if task.checkpoint is not None else "-"
         extra = f" restarts={task.restarts}" if task.restarts else ""
         extra += f" stop={task.stop}" if task.stop else ""

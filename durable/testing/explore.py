@@ -44,6 +44,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import Any, Literal
 
 import anyio
@@ -56,7 +57,7 @@ from ..errors import StorageClosed
 from ..models.faux import FauxModel
 from ..records import Live, ToolCall
 from ..settings import Settings
-from ..storage.sqlite import SQLiteStorage
+from ..storage.sqlite import SQLiteStorage, Synchronous
 from .crash import CrashableStorage, abandon_on_crash, crash
 from .invariants import check_commit_history, check_invariants, describe_session
 from .observe import ExecutionLog, FauxJobLedger
@@ -106,7 +107,9 @@ class Scenario:
         return Scenario(name, setup, self.drive)
 
 
-def scenario(*, setup: Callable[[Any], World], name: str | None = None) -> Callable[[Callable[[Driver], Awaitable[None]]], Scenario]:
+def scenario(
+    *, setup: Callable[[Any], World], name: str | None = None
+) -> Callable[[Callable[[Driver], Awaitable[None]]], Scenario]:
     """Decorator: `@scenario(setup=make_world)` over `async def drive(d): ...` makes a `Scenario`
     named after the function."""
 
@@ -141,10 +144,12 @@ class Driver:
         await self.harness.conversation(conversation).abort()
 
     async def compact(self, conversation: str = "root") -> int:
-        return await self.harness.conversation(conversation).compact()
+        task_id: int = await self.harness.conversation(conversation).compact()
+        return task_id
 
     async def until(self, predicate: Callable[[Live], bool], conversation: str = "root") -> Live:
         """Wait (on commits, not on time) until the committed live document satisfies `predicate`."""
+        live: Live
         async for live in self.harness.conversation(conversation).follow():
             if predicate(live):
                 return live
@@ -211,7 +216,8 @@ class PointResult:
     def where(self) -> str:
         if not self.points:
             return "the run without a crash"
-        return ", then ".join(f"a crash {p}" + (" of the reopened harness" if i else "") for i, p in enumerate(self.points))
+        return ", then ".join(
+            f"a crash {p}" + (" of the reopened harness" if i else "") for i, p in enumerate(self.points))
 
     def only(self) -> str:
         """The `only=` argument that replays this point."""
@@ -268,7 +274,7 @@ def _points(only: Any) -> tuple[CrashPoint, ...]:
     if isinstance(only, CrashPoint):
         return (only,)
     if isinstance(only, tuple) and len(only) == 2 and isinstance(only[0], str):
-        return (CrashPoint(only[0], int(only[1])),)  # type: ignore[arg-type]
+        only = [only]  # one point
     return tuple(p if isinstance(p, CrashPoint) else CrashPoint(p[0], int(p[1])) for p in only)
 
 
@@ -279,7 +285,7 @@ async def explore(
     depth: int = 1,
     sides: Sequence[Side] = ("before", "after"),
     directory: str | os.PathLike[str] | None = None,
-    synchronous: str = "NORMAL",
+    synchronous: Synchronous = "NORMAL",
     stuck_after: float = 10.0,
     progress: Callable[[PointResult], None] | None = None,
 ) -> Exploration:
@@ -311,13 +317,14 @@ async def explore(
             return result
 
         baseline = await run(())
-        results = []
+        results: list[PointResult] = []
         if only is not None:
             results.append(await run(_points(only)))
         else:
-            frontier = [((), baseline)]
+            Crashed = list[tuple[tuple[CrashPoint, ...], PointResult]]  # the points so far, and their result
+            frontier: Crashed = [((), baseline)]
             for _ in range(max(1, depth)):
-                nxt = []
+                nxt: Crashed = []
                 for prefix, parent in frontier:
                     lifetime = parent.lifetimes[len(prefix)] if len(parent.lifetimes) > len(prefix) else None
                     if lifetime is None:
@@ -331,6 +338,13 @@ async def explore(
                                 nxt.append((points, result))
                 frontier = nxt
         return Exploration(scenario.name, baseline.commits, baseline, results)
+
+
+async def _drive(scenario: Scenario, driver: Driver, first: bool) -> None:
+    """A lifetime's body: the scenario's host actions (first harness only), then settling."""
+    if first:
+        await scenario.drive(driver)
+    await driver.settle()
 
 
 async def _lifetime(store: CrashableStorage, harness: Any, body: Callable[[], Awaitable[None]]) -> str | None:
@@ -375,7 +389,7 @@ async def replay(
     points: CrashPoint | Sequence[CrashPoint] | None,
     path: str,
     *,
-    synchronous: str = "NORMAL",
+    synchronous: Synchronous = "NORMAL",
     stuck_after: float = 10.0,
 ) -> PointResult:
     """Run `scenario` once on the session file `path`, crashing each successive harness at its
@@ -409,21 +423,15 @@ async def replay(
     polls = 0
     settled: Settled | None = None
     for i, point in enumerate((*points, None)):
-        crash_kw: dict[str, int] = {}
-        if point is not None:
-            crash_kw = {"crash_before": point.commit} if point.side == "before" else {"crash_after": point.commit}
-        store = CrashableStorage(SQLiteStorage(path, synchronous=synchronous), **crash_kw)  # type: ignore[arg-type]
+        before = point.commit if point is not None and point.side == "before" else None
+        after = point.commit if point is not None and point.side != "before" else None
+        store = CrashableStorage(SQLiteStorage(path, synchronous=synchronous), crash_before=before, crash_after=after)
         harness = open_harness(store, model=model, tools=tools, settings=first_settings if i == 0 else again_settings,
                                clock=clock, report=reports.append)
         driver = Driver(harness, clock, world, stuck_after=stuck_after)
         driver.acknowledged = acknowledged
 
-        async def body() -> None:
-            if i == 0:
-                await scenario.drive(driver)
-            await driver.settle()
-
-        error = await _lifetime(store, harness, body)
+        error = await _lifetime(store, harness, partial(_drive, scenario, driver, i == 0))
         crashed = store.crashed.is_set()
         if error is not None:
             violations.append(f"the scenario raised {error}")
@@ -446,5 +454,7 @@ async def replay(
                                                         clean_close=True))
         break
     note("in the commit history", check_commit_history(batches))
-    crashed_all = len(points) > 0 and all(lt.crashed for lt in lifetimes[: len(points)]) and len(lifetimes) > len(points)
+    crashed_all = (
+        len(points) > 0 and all(lt.crashed for lt in lifetimes[: len(points)]) and len(lifetimes) > len(points)
+    )
     return PointResult(points, crashed_all, lifetimes, commit, violations, describe_session(path), reports, polls)

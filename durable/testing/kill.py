@@ -180,7 +180,8 @@ class _Child:
     def alive(self) -> bool:
         if self.spawn == "exec":
             return self.proc.poll() is None
-        return self.proc.is_alive()
+        alive: bool = self.proc.is_alive()
+        return alive
 
     def kill(self) -> bool:
         """SIGKILL the child; True when it was still alive to be killed."""
@@ -194,14 +195,15 @@ class _Child:
 
     def wait(self) -> int | None:
         if self.spawn == "exec":
-            code = self.proc.wait()
+            code: int = self.proc.wait()
             self._stderr.close()
             if self.proc.stdout is not None:
                 self.proc.stdout.close()
             return code
         self.proc.join()
         self._conn.close()
-        return self.proc.exitcode
+        exitcode: int | None = self.proc.exitcode
+        return exitcode
 
 
 _FORKSERVER: Any = None
@@ -211,8 +213,8 @@ def _forkserver() -> Any:
     global _FORKSERVER
     if _FORKSERVER is None:
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["__main__", "durable.testing.child", "durable.testing.kill", "durable.testing.scenarios",
-                                    "durable.tasks", "trio"])
+        ctx.set_forkserver_preload(["__main__", "durable.testing.child", "durable.testing.kill",
+                                    "durable.testing.scenarios", "durable.tasks", "trio"])
         _FORKSERVER = ctx
     return _FORKSERVER
 
@@ -291,7 +293,7 @@ def _world_settings(scenario: str) -> tuple[list[Any], bool]:
 
     from .child import load_scenario
 
-    async def make() -> Any:
+    async def make() -> tuple[list[Any], bool]:
         world = load_scenario(scenario).setup(_NoClock())
         return [world.settings, world.reopen_settings or world.settings], world.findable_jobs
 
@@ -348,9 +350,11 @@ def kill_test(
         commits = max(1, _last_commit(calib.lines)) if calib is not None else 1
         try:
             for i in range(lifetimes):
+                assert calib is not None  # lifetimes is 0 without a calibration run
                 mode = "drive" if i == 0 else "recover"
                 pick = rng.random()
                 stop_at = None
+                kill: tuple[str, float]
                 if pick < 0.4:
                     c = rng.randint(1, commits)
                     kill, stop, what = ("commit", c), c, f"{mode}: kill after commit {c}"
@@ -358,10 +362,10 @@ def kill_test(
                     kill, stop, stop_at = ("event", 0.0), None, "submitted"
                     what = f"{mode}: kill right after an input was acknowledged"
                 elif pick < 0.9:
-                    t = rng.uniform(0.0, max(calib.seconds, 0.001))  # type: ignore[union-attr]
+                    t = rng.uniform(0.0, max(calib.seconds, 0.001))
                     kill, stop, what = ("time", t), None, f"{mode}: kill {t * 1000:.1f} ms after open"
                 else:
-                    t = rng.uniform(0.0, calib.startup + calib.seconds)  # type: ignore[union-attr]
+                    t = rng.uniform(0.0, calib.startup + calib.seconds)
                     kill, stop, what = ("early", t), None, f"{mode}: kill {t * 1000:.1f} ms after start"
                 run = _run_child(_argv(scenario, workdir, mode, epoch, stop_after=stop, scale=scale,
                                        synchronous=synchronous, stop_at=stop_at), spawn, workdir, kill=kill,

@@ -30,7 +30,7 @@ from attrs import frozen
 
 from ..models.faux import Error, ErrorStop, FauxModel, Hang, Reply
 from ..models.protocol import DeferredHandle, FetchResult, FinalMessage, ModelError, ModelRequest, StillRunning
-from ..records import ToolCall, Usage
+from ..records import ModelStopReason, ToolCall, Usage
 
 
 class _AppendLog:
@@ -251,7 +251,7 @@ class LedgerModel:
             return StillRunning(job.poll_after)
         if isinstance(step, Error):
             self.ledger.record("fetch", handle=handle, result="error")
-            raise ModelError(step.message, kind=step.kind, provider="faux",  # type: ignore[arg-type]
+            raise ModelError(step.message, kind=step.kind, provider="faux",
                              status_code=step.status_code, retry_after=step.retry_after)
         final = _final_of(step)
         self.ledger.record("fetch", handle=handle, result="final")
@@ -269,11 +269,13 @@ def _final_of(step: Any) -> FinalMessage:
         return FinalMessage(step.partial, "error", usage=usage, error=step.message)
     assert isinstance(step, Reply)
     usage = step.usage or Usage(10, max(1, len(step.text) // 4) + len(step.tool_calls))
-    stop = step.stop_reason or ("tool_use" if step.tool_calls else "stop")
-    return FinalMessage(step.text, stop, step.tool_calls, usage)  # type: ignore[arg-type]
+    stop: ModelStopReason = step.stop_reason or ("tool_use" if step.tool_calls else "stop")
+    return FinalMessage(step.text, stop, step.tool_calls, usage)
 
 
-_STEPS = {"reply": Reply, "error": Error, "error_stop": ErrorStop, "hang": Hang}
+_STEPS: dict[str, type[Reply | Error | ErrorStop | Hang]] = {
+    "reply": Reply, "error": Error, "error_stop": ErrorStop, "hang": Hang
+}
 
 
 def _dump_step(step: Any) -> dict[str, Any]:

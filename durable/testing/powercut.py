@@ -39,7 +39,7 @@ import attrs
 try:  # apsw is an optional test dependency
     import apsw
 except ImportError:  # pragma: no cover - the tests skip without it
-    apsw = None  # type: ignore[assignment]
+    apsw = None  # type: ignore[assignment]  # the module is optional: None when it is absent
 
 from ..records import (
     Answered,
@@ -74,10 +74,11 @@ class FileImage:
 
     current: bytearray
     durable: bytes | None
-    pending: list[tuple[str, int, bytes]] = attrs.field(factory=list)  # ("write", offset, data) / ("truncate", size, b"")
+    # ("write", offset, data) / ("truncate", size, b"")
+    pending: list[tuple[str, int, bytes]] = attrs.field(factory=list)
 
 
-class PowerCutVFS(apsw.VFS if apsw is not None else object):  # type: ignore[misc]
+class PowerCutVFS(apsw.VFS if apsw is not None else object):  # type: ignore[misc]  # base picked at import
     """An apsw VFS over the default one that keeps a `FileImage` of every file it opens.
 
     `fail_write(path, offset, size)` and `fail_sync(path)` may return an exception to raise
@@ -145,7 +146,7 @@ class PowerCutVFS(apsw.VFS if apsw is not None else object):  # type: ignore[mis
         self.unregister()
 
 
-class _RecordingFile(apsw.VFSFile if apsw is not None else object):  # type: ignore[misc]
+class _RecordingFile(apsw.VFSFile if apsw is not None else object):  # type: ignore[misc]  # base picked at import
     def __init__(self, vfs: PowerCutVFS, name: Any, flags: Any) -> None:
         self.vfs = vfs
         filename = name.filename() if isinstance(name, apsw.URIFilename) else name
@@ -200,7 +201,7 @@ def open_session(path: str, vfs: PowerCutVFS, *, synchronous: str = "FULL", auto
     conn = apsw.Connection(path, vfs=vfs.name)
     conn.execute("PRAGMA busy_timeout = 5000")
     mode = conn.execute("PRAGMA journal_mode = WAL").fetchall()[0][0]
-    assert mode.lower() == "wal", mode
+    assert isinstance(mode, str) and mode.lower() == "wal", mode
     conn.execute(f"PRAGMA synchronous = {synchronous}")
     conn.execute(f"PRAGMA wal_autocheckpoint = {autocheckpoint}")  # small: checkpoints happen too
     conn.execute("BEGIN IMMEDIATE")
@@ -341,7 +342,7 @@ def power_cut_test(
                 seen[0] += 1
                 if seen[0] == target:
                     nonlocal copy
-                    copy = vfs.cut(path, out, torn=torn, rng=rng)  # type: ignore[union-attr]
+                    copy = vfs.cut(path, out, torn=torn, rng=rng)
                     raise _PowerOut()
 
             vfs.on_io = power_goes_out

@@ -25,6 +25,7 @@ import attrs
 
 from ..engine.tools import define_tool
 from ..models.faux import call, error, reply
+from ..records import Replay
 from ..settings import Compaction, Progress, RetryPolicy, Settings, StreamSettings
 from .explore import Driver, Scenario, World
 from .scripts import by_input
@@ -61,7 +62,7 @@ def charge_tool() -> Any:
                        execute=execute)
 
 
-def slow_tool(name: str, clock: Any, *, replay: str, seconds: float = 100.0) -> Any:
+def slow_tool(name: str, clock: Any, *, replay: Replay, seconds: float = 100.0) -> Any:
     """A tool that works for `seconds` of the scenario's clock (a timer the explorer can fire)."""
 
     async def execute(args: Any, api: Any, ctx: Any) -> str:
@@ -69,7 +70,7 @@ def slow_tool(name: str, clock: Any, *, replay: str, seconds: float = 100.0) -> 
         await clock.sleep_until(clock.now() + seconds, f"tool:{name}")
         return f"{name} finished"
 
-    return define_tool(name, f"Work for {seconds:g} s", replay=replay, execute=execute)  # type: ignore[arg-type]
+    return define_tool(name, f"Work for {seconds:g} s", replay=replay, execute=execute)
 
 
 # --------------------------------------------------------------------------- scenarios
@@ -197,5 +198,5 @@ queued_inputs = Scenario("queued_inputs", _queued_world, _drive_queued)
 
 
 REQUIRED = (streamed_answer, tool_round, retry_after_provider_error, deferred_answer, abort_in_tool_round, compaction)
-ALL = REQUIRED + (client_tool, queued_inputs)
+ALL = (*REQUIRED, client_tool, queued_inputs)
 BY_NAME = {s.name: s for s in ALL}

@@ -93,7 +93,7 @@ def fresh_call_ids(step: Any) -> Any:
     return step
 
 
-class _Forever(Sequence):
+class _Forever(Sequence[Callable[[ModelRequest], Any]]):
     """The same step at every position of a script that never runs out."""
 
     def __init__(self, step: Callable[[ModelRequest], Any]) -> None:

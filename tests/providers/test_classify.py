@@ -141,6 +141,15 @@ def test_missing_credentials_is_a_value_error():
     assert issubclass(MissingCredentials, ValueError)
 
 
+def test_provider_errors_are_durable_errors():
+    import durable
+
+    assert issubclass(MissingCredentials, durable.DurableError)
+    assert isinstance(classify_status(429, OPENAI_429, provider="openai"), durable.DurableError)
+    assert durable.ModelError is ModelError
+    assert durable.MissingCredentials is MissingCredentials
+
+
 def test_importing_durable_does_not_import_the_sdks():
     code = (
         "import durable, durable.models, sys\n"

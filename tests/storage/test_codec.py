@@ -180,6 +180,20 @@ def test_text_that_is_not_json_is_refused():
         codec.loads("{nope", r.Task)
 
 
+def test_a_codec_error_is_a_durable_error_and_still_a_value_error():
+    import durable
+
+    with pytest.raises(durable.DurableError) as refused:
+        codec.loads("{nope", r.Task)
+    assert isinstance(refused.value, ValueError)
+    assert durable.CodecError is codec.CodecError
+
+
+def test_a_stored_stop_reason_is_what_a_model_may_return_or_aborted():
+    assert typing.get_args(r.StopReason) == (*typing.get_args(r.ModelStopReason), "aborted")
+    assert typing.get_args(r.ModelStopReason) == ("stop", "tool_use", "length", "error")
+
+
 # ----------------------------------------------------------------------------- through a store
 
 
