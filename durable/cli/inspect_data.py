@@ -1,17 +1,10 @@
-"""Reading a session file without owning it: what `durable inspect` shows.
+"""What `durable inspect` shows, as one plain JSON-ready dict, read through `SessionReader`.
 
-`read_session(path)` returns one plain, JSON-ready dict: file facts, conversations with their last
-entries, submissions, tasks and the live documents. It is safe while the owner process runs:
-
-- the file is opened with a read-only SQLite connection (`mode=ro`); WAL lets it read the last
-  committed state while the owner writes. When there is no `-wal` file nobody has the database
-  open, and it is opened `immutable`, so that not even SQLite's empty `-wal`/`-shm` sidecars are
-  created;
-- the session lock is never taken: on Linux the owner is found in `/proc/locks`, elsewhere by
-  `durable.storage._lock.owner_pid`, whose probe takes a shared lock for an instant;
-- rows are decoded as plain JSON (the shape `durable.codec` writes), so a reader never needs the
-  engine: this module imports the standard library, `durable.errors` and the schema constants
-  only, never anyio, trio or a provider SDK.
+`read_session(path)` returns file facts, conversations with their last entries, submissions,
+tasks and the live documents. It is safe while the owner process runs: the file is read through
+`durable.storage.reader` (read-only, URL-quoted, never locked, nothing written), and the records
+it returns (decoded by `durable.codec`) are turned back into the codec's JSON shape here. This
+module imports neither anyio, trio nor a provider SDK.
 
 A file that is missing, not a session, of a newer schema or damaged is refused with the same
 error classes the harness raises (`StorageError`, `NotASession`, `SchemaTooNew`,
@@ -20,285 +13,104 @@ error classes the harness raises (`StorageError`, `NotASession`, `SchemaTooNew`,
 
 from __future__ import annotations
 
-import json
 import os
-import sqlite3
 from typing import Any
-from urllib.parse import quote
 
-from .errors import CorruptSession, NotASession, SchemaTooNew, StorageError
-from .storage.schema import APPLICATION_ID, SCHEMA_VERSION
+from .. import codec
+from .. import records as r
+from ..storage.reader import FileFacts, SessionReader, owner_of
+from ..storage.schema import SCHEMA_VERSION
 
-_HEADER = b"SQLite format 3\x00"
 DEFAULT_SYNCHRONOUS = "FULL"  # what `open_harness` sets on its connection unless told otherwise
 
 
-def read_session(path: str, *, last: int = 10) -> dict[str, Any]:
+def read_session(path: str | os.PathLike[str], *, last: int = 10) -> dict[str, Any]:
     """Everything `durable inspect` shows about the session file at `path`.
 
     `last` bounds what grows with history: the entries shown per conversation, and the ended
     tasks and settled submissions shown (live tasks and unsettled submissions are always all
     shown)."""
     path = os.fspath(path)
-    _check_file(path)
-    conn = _connect_read_only(path)
-    try:
-        try:
-            version = _check_session(conn, path)
-            conn.execute("BEGIN")  # one read transaction: every section shows the same commit
-            data = {
-                "file": _file_facts(conn, path, version),
-                "conversations": _conversations(conn, last),
-                "submissions": _submissions(conn, last),
-                "tasks": _tasks(conn, last),
-                "live": _live(conn),
-            }
-            conn.execute("COMMIT")
-            return data
-        except sqlite3.DatabaseError as exc:
-            raise CorruptSession(f"Session file {path} cannot be read ({exc})", location=path) from exc
-    finally:
-        conn.close()
+    with SessionReader(path) as reader, reader.snapshot():  # one commit in every section
+        conversations = []
+        for cid in reader.conversation_ids():
+            count, last_seq = reader.entry_span(cid)
+            entries = [{"seq": e.seq, **codec.converter.unstructure(e.entry, r.Entry)}
+                       for e in reader.entries(cid, last=last)]
+            conversations.append({"id": cid, "entry_count": count, "last_seq": last_seq, "entries": entries})
+        return {
+            "file": _file_facts(reader.file_facts(), path),
+            "conversations": conversations,
+            "submissions": sorted((_submission(s) for s in reader.submissions(settled_last=last)),
+                                  key=lambda s: (s["created_at"] or 0, s["id"])),
+            "tasks": [_task(t) for t in reader.tasks(ended_last=last)],
+            "live": {cid: codec.to_data(doc) for cid, doc in reader.live_documents().items()},
+        }
 
 
-# --------------------------------------------------------------------------- opening
-
-
-def _check_file(path: str) -> None:
-    if not os.path.exists(path):
-        raise StorageError(f"No session file at {path}", location=path)
-    if os.path.isdir(path):
-        raise NotASession(f"{path} is a directory, not a durable session file", location=path)
-    try:
-        with open(path, "rb") as f:
-            header = f.read(100)
-    except OSError as exc:
-        raise StorageError(f"Session file {path} cannot be read ({exc.strerror})", location=path) from exc
-    if not header:
-        raise NotASession(f"{path} is empty, not a durable session file", location=path)
-    if not header.startswith(_HEADER):
-        raise NotASession(f"{path} is not a durable session file (not an SQLite database)", location=path)
-
-
-def _connect_read_only(path: str) -> sqlite3.Connection:
-    uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro"
-    if not os.path.exists(path + "-wal"):
-        uri += "&immutable=1"  # nobody has it open: read it as it is, creating no sidecar files
-    try:
-        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA query_only = 1")
-    except sqlite3.Error as exc:
-        raise StorageError(f"Session file {path} cannot be opened for reading ({exc})", location=path) from exc
-    return conn
-
-
-def _check_session(conn: sqlite3.Connection, path: str) -> int:
-    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if app_id != APPLICATION_ID:
-        if tables:
-            raise NotASession(f"{path} is an SQLite database of another program, not a durable session file",
-                              location=path)
-        raise NotASession(f"{path} is an empty SQLite database, not yet a durable session file", location=path)
-    if "meta" not in tables:
-        raise CorruptSession(f"Session file {path} has no meta table", location=path)
-    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    version = int(row[0]) if row else 0
-    if version > SCHEMA_VERSION:
-        raise SchemaTooNew(path, version, SCHEMA_VERSION)
-    missing = {"tasks", "entries", "submissions", "documents"} - tables
-    if missing:
-        raise CorruptSession(f"Session file {path} lacks the table(s) {', '.join(sorted(missing))}", location=path)
-    return version
-
-
-# --------------------------------------------------------------------------- sections
-
-
-def _file_facts(conn: sqlite3.Connection, path: str, version: int) -> dict[str, Any]:
-    wal = path + "-wal"
-    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
-    pages = conn.execute("PRAGMA page_count").fetchone()[0]
-    count = lambda table: conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]  # noqa: E731
+def _file_facts(f: FileFacts, path: str) -> dict[str, Any]:
     return {
-        "path": os.path.abspath(path),
-        "size_bytes": os.path.getsize(path),
-        "wal_bytes": os.path.getsize(wal) if os.path.exists(wal) else 0,
-        "page_size": page_size,
-        "page_count": pages,
-        "schema_version": version,
+        "path": f.path,
+        "size_bytes": f.size_bytes,
+        "wal_bytes": f.wal_bytes,
+        "page_size": f.page_size,
+        "page_count": f.page_count,
+        "schema_version": f.schema_version,
         "supported_schema_version": SCHEMA_VERSION,
-        "journal_mode": _journal_mode(path),
+        "journal_mode": f.journal_mode,
         # `synchronous` is a setting of each connection, not of the file: the owner sets it when
         # it opens. What the owner chose is not recorded, so this is the library default.
         "synchronous": DEFAULT_SYNCHRONOUS,
         "synchronous_source": "the library default; set per connection by the owner, not stored in the file",
         "owner_pid": owner_of(path),
         "counts": {
-            "conversations": count("documents"),
-            "entries": count("entries"),
-            "submissions": count("submissions"),
-            "tasks": count("tasks"),
-            "live_tasks": conn.execute("SELECT COUNT(*) FROM tasks WHERE live = 1").fetchone()[0],
+            "conversations": f.conversations,
+            "entries": f.entries,
+            "submissions": f.submissions,
+            "tasks": f.tasks,
+            "live_tasks": f.live_tasks,
         },
     }
 
 
-def _journal_mode(path: str) -> str:
-    # Bytes 18 and 19 of the header are the read and write format versions: 2 means WAL. Read
-    # from the file, because a read-only immutable connection reports its own mode.
-    with open(path, "rb") as f:
-        header = f.read(20)
-    return "wal" if header[18:20] == b"\x02\x02" else "rollback journal"
-
-
-def _conversations(conn: sqlite3.Connection, last: int) -> list[dict[str, Any]]:
-    ids = [r[0] for r in conn.execute(
-        "SELECT conversation_id FROM documents UNION SELECT DISTINCT conversation_id FROM entries ORDER BY 1")]
-    out = []
-    for cid in ids:
-        count, last_seq = conn.execute(
-            "SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM entries WHERE conversation_id = ?", (cid,)).fetchone()
-        rows = conn.execute(
-            "SELECT seq, body FROM entries WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?", (cid, last)).fetchall()
-        entries = [{"seq": seq, **_json(body, f"Entry {seq} of conversation {cid!r}")} for seq, body in reversed(rows)]
-        out.append({"id": cid, "entry_count": count, "last_seq": last_seq, "entries": entries})
-    return out
-
-
-def _submissions(conn: sqlite3.Connection, last: int) -> list[dict[str, Any]]:
-    rows = conn.execute(
-        "SELECT id, body FROM submissions WHERE status = 'queued' UNION ALL "
-        "SELECT id, body FROM (SELECT id, body FROM submissions WHERE status != 'queued' "
-        "ORDER BY rowid DESC LIMIT ?)", (last,)).fetchall()
-    subs = []
-    for sid, body in rows:
-        data = _json(body, f"Submission {sid}")
-        status = data.get("status") or {}
-        subs.append({
-            "id": sid,
-            "conversation_id": data.get("conversation_id"),
-            "text": data.get("text"),
-            "status": status.get("type"),
-            "reason": status.get("reason"),
-            "detail": status.get("detail"),
-            "task_id": data.get("task_id"),
-            "seq": data.get("seq"),
-            "created_at": data.get("created_at"),
-        })
-    subs.sort(key=lambda s: (s["created_at"] or 0, s["id"]))
-    return subs
-
-
-def _tasks(conn: sqlite3.Connection, last: int) -> list[dict[str, Any]]:
-    rows = conn.execute(
-        "SELECT id, body FROM tasks WHERE live = 1 UNION "
-        "SELECT id, body FROM (SELECT id, body FROM tasks WHERE live = 0 ORDER BY id DESC LIMIT ?) ORDER BY 1",
-        (last,)).fetchall()
-    return [_task(tid, _json(body, f"Task {tid}")) for tid, body in rows]
-
-
-def _task(tid: int, data: dict[str, Any]) -> dict[str, Any]:
-    state = data.get("state") or {}
-    checkpoint = data.get("checkpoint") or {}
-    outcome = state.get("outcome") if state.get("type") == "terminal" else None
-    error = (outcome or {}).get("error")
-    inp = data.get("input") or {}
-    call = inp.get("call") if inp.get("type") == "tool" else None
+def _submission(s: r.Submission) -> dict[str, Any]:
+    status = s.status
+    unanswered = status if isinstance(status, r.Unanswered) else None
     return {
-        "id": tid,
-        "kind": data.get("kind"),
-        "conversation_id": data.get("conversation_id"),
-        "parent_id": data.get("parent_id"),
-        "state": state.get("type"),
-        "until": state.get("until"),
-        "waiting_on": list(state.get("on") or ()) if state.get("type") == "waiting" else None,
-        "phase": checkpoint.get("type"),
-        "attempt": checkpoint.get("attempt"),
-        "restarts": data.get("restarts", 0),
-        "stop": data.get("stop"),
-        "outcome": outcome.get("type") if outcome else None,
-        "error": ({"message": error.get("message"), "reason": (error.get("detail") or {}).get("reason")}
-                  if error else None),
-        "tool": {"name": call.get("name"), "call_id": call.get("id"), "replay": inp.get("replay"),
-                 "client": inp.get("client", False)} if call else None,
-        "inputs": list(inp.get("submission_ids") or ()) if inp.get("type") == "generation" else None,
-        "updated_at": data.get("updated_at"),
+        "id": s.id,
+        "conversation_id": s.conversation_id,
+        "text": s.text,
+        "status": codec.tag_of(status),
+        "reason": unanswered.reason if unanswered else None,
+        "detail": unanswered.detail if unanswered else None,
+        "task_id": s.task_id,
+        "seq": s.seq,
+        "created_at": s.created_at,
     }
 
 
-def _live(conn: sqlite3.Connection) -> dict[str, Any]:
-    return {cid: _json(body, f"Live document of conversation {cid!r}")
-            for cid, body in conn.execute("SELECT conversation_id, body FROM documents ORDER BY conversation_id")}
+def _task(t: r.Task) -> dict[str, Any]:
+    state, checkpoint, outcome, inp = t.state, t.checkpoint, t.outcome, t.input
+    error = outcome.error if isinstance(outcome, (r.Failed, r.Faulted)) else None
+    return {
+        "id": t.id,
+        "kind": t.kind,
+        "conversation_id": t.conversation_id,
+        "parent_id": t.parent_id,
+        "state": codec.tag_of(state),
+        "until": state.until if isinstance(state, r.Sleeping) else None,
+        "waiting_on": list(state.on) if isinstance(state, r.Waiting) else None,
+        "phase": codec.tag_of(checkpoint) if checkpoint is not None else None,
+        "attempt": getattr(checkpoint, "attempt", None),
+        "restarts": t.restarts,
+        "stop": t.stop,
+        "outcome": codec.tag_of(outcome) if outcome is not None else None,
+        "error": {"message": error.message, "reason": error.detail.reason} if error else None,
+        "tool": ({"name": inp.call.name, "call_id": inp.call.id, "replay": inp.replay, "client": inp.client}
+                 if isinstance(inp, r.ToolInput) else None),
+        "inputs": list(inp.submission_ids) if isinstance(inp, r.GenerationInput) else None,
+        "updated_at": t.updated_at,
+    }
 
 
-def _json(body: str, what: str) -> dict[str, Any]:
-    try:
-        value = json.loads(body)
-    except ValueError as exc:
-        raise CorruptSession(f"{what} cannot be read: not valid JSON ({exc})") from exc
-    if not isinstance(value, dict):
-        raise CorruptSession(f"{what} cannot be read: expected an object")
-    return value
-
-
-# --------------------------------------------------------------------------- the owner
-
-
-def owner_of(path: str) -> int | None:
-    """The pid of the process that owns the session file, or None. Never takes the lock on
-    Linux (reads `/proc/locks`); elsewhere `owner_pid` probes with a shared lock for an instant.
-    -1: owned, by a process that did not write its pid."""
-    lock = path + ".lock"
-    try:
-        st = os.stat(lock)
-    except FileNotFoundError:
-        return None
-    held = _held_in_proc_locks(st)
-    if held is None:
-        from .storage._lock import owner_pid
-
-        return owner_pid(path)
-    if not held:
-        return None
-    try:
-        with open(lock, "rb") as f:
-            text = f.read(32).decode().strip()
-        pid = int(text) if text else -1
-    except (OSError, ValueError):
-        return -1
-    if held == "inode" and pid > 0 and not _alive(pid):
-        return None  # the inode matched a lock elsewhere; the pid in the file is dead
-    return pid
-
-
-def _held_in_proc_locks(st: os.stat_result) -> bool | str | None:
-    """True when /proc/locks shows a flock on this file; "inode" when only the inode matched
-    (device numbers can differ on overlay filesystems); None when /proc/locks is unreadable."""
-    try:
-        with open("/proc/locks") as f:
-            lines = f.read().splitlines()
-    except OSError:
-        return None
-    exact = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
-    found: bool | str = False
-    for line in lines:
-        fields = line.split()
-        if "FLOCK" not in fields or "->" in fields:  # "->" marks a waiter, not a holder
-            continue
-        ident = next((f for f in fields if f.count(":") == 2), "")
-        if ident == exact:
-            return True
-        if ident.rsplit(":", 1)[-1] == str(st.st_ino):
-            found = "inode"
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+__all__ = ["read_session"]
