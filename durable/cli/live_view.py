@@ -94,11 +94,12 @@ class RichUi(Ui):
         # Everything fits the terminal: the transcript gets what the rest leaves (one line an entry).
         recovery_height = 2 * len(recovery) + 2 if recovery else 0  # a recovery line may wrap once
         rows = max(2, min(12, self.console.height - 8 - len(events) - now_height - recovery_height))
+        shown = [_entry_row(stored.entry) for stored in self.transcript[-rows:]]
         transcript = Table.grid(padding=(0, 1))
-        transcript.add_column(style="bold", no_wrap=True, min_width=12)
+        # Labels are words ("attempt 1 cut off"): their column is as wide as the widest one.
+        transcript.add_column(style="bold", no_wrap=True, min_width=max([12, *(len(row[0]) for row in shown)]))
         transcript.add_column(no_wrap=True, overflow="ellipsis", ratio=1)
-        for stored in self.transcript[-rows:]:
-            label, text, style = _entry_row(stored.entry)
+        for label, text, style in shown:
             body = Text(" ".join(text.split()), style="dim" if style == "dim" else "")
             transcript.add_row(Text(label, style=style), body)
         parts: list[Any] = [status]

@@ -14,7 +14,7 @@ from durable.cli.live_view import RichUi
 def rendered(events=(), entries=()) -> str:
     ui = RichUi()
     out = io.StringIO()
-    ui.console = Console(file=out, width=160, height=60, color_system=None)
+    ui.console = Console(file=out, width=100, height=60, color_system=None)
     ui.start("demo.sqlite")
     for seq, entry in enumerate(entries, 1):
         ui.entry(r.StoredEntry("root", seq, entry))
@@ -38,7 +38,7 @@ def test_cut_off_and_failed_attempts_are_labelled_in_words():
         r.UserEntry("Hi!"),
         r.AssistantEntry("Hello! I am a scr", "aborted", error="The host stopped", attempt=1),
         r.AssistantEntry("", "error", error="Rate limit reached", attempt=2),
-        r.AssistantEntry("Hello! I am a scripted agent.", "stop", attempt=3),
+        r.AssistantEntry("Hello! I am a scripted agent. " * 20, "stop", attempt=3),
     ])
     assert "attempt 1 cut off" in out and "attempt 2 failed" in out
     assert "✗" not in out
