@@ -86,8 +86,8 @@ def test_a_demo_killed_mid_stream_then_mid_tool_resumes_twice_and_charges_each_c
     assert "[resume]" in out and "1 of 4 inputs already given, input 1 not yet settled" in out
     # One line for the cut-off task: what it was doing and what recovery does about it.
     assert recovery_lines(out, 1) == [
-        "[recovery] task 1 (generation) was cut off by the crash in its request phase; counted as a failed "
-        f"attempt (restarts=1): {HOST_STOPPED_1}"]
+        ("[recovery] task 1 (generation) was cut off by the crash in its request phase; counted as a failed "
+        f"attempt (restarts=1): {HOST_STOPPED_1}")]
     lines = out.splitlines()
     kept = next(i for i, line in enumerate(lines) if line.startswith("[kept partial] attempt 1 was cut off"))
     # Counted once recovery has written the partial it keeps, so the two lines agree.
@@ -110,8 +110,8 @@ def test_a_demo_killed_mid_stream_then_mid_tool_resumes_twice_and_charges_each_c
     assert recovery_lines(out, weather_task["id"]) == [
         f"[recovery] task {weather_task['id']} (tool weather, safe) was cut off by the crash; it runs again (restarts=1)"]
     assert recovery_lines(out, note_task["id"]) == [
-        f"[recovery] task {note_task['id']} (tool save_note, unsafe) was cut off by the crash and is not run again "
-        "(restarts=1): Tool save_note was interrupted and may have partially run"]
+        (f"[recovery] task {note_task['id']} (tool save_note, unsafe) was cut off by the crash and is not run again "
+        "(restarts=1): Tool save_note was interrupted and may have partially run")]
     assert "[history] the conversation has 5 entries, 1 aborted partial" in out.splitlines()
     assert [line for line in out.splitlines() if line.startswith("[done]")] == [
         f"[done] all 4 inputs settled: 4 answered. Inspect it: durable inspect {db}"]
