@@ -38,7 +38,7 @@ from attrs import define, frozen
 from .. import codec
 from .. import records as r
 from .._open import open_harness
-from ..engine.reports import TaskInterrupted
+from ..engine.reports import TaskFaulted, TaskInterrupted
 from ..errors import SessionLocked, StorageError
 from ..settings import RetryPolicy, Settings, StreamSettings
 from ..storage.reader import SessionReader, owner_of
@@ -150,7 +150,8 @@ class _Recovery:
         self.cut_off: dict[int, r.Task] = {}
 
     def report(self, rep: Any) -> None:
-        task = self.cut_off.pop(rep.task.id, None) if isinstance(rep, TaskInterrupted) else None
+        cut_off = isinstance(rep, (TaskInterrupted, TaskFaulted))
+        task = self.cut_off.pop(rep.task.id, None) if cut_off else None
         if task is not None:
             self.ui.event("recovery", describe_cut_off(task, rep))
         else:

@@ -61,24 +61,26 @@ def task_name(task: r.Task) -> str:
     return task.kind
 
 
-def describe_cut_off(task: r.Task, rep: Any | None) -> str:
+def describe_cut_off(task: r.Task, rep: TaskInterrupted | TaskFaulted | None) -> str:
     """One line for a task the last process died running: what it was doing (`task`, as the
-    open found it) and what recovery does about it (`rep`, its `TaskInterrupted` report; None
-    when it sent none)."""
+    open found it) and what recovery does about it (`rep`, its report; None when it sent none)."""
     what = f"task {task.id} ({task_name(task)}) was cut off by the crash"
     phase = task.checkpoint
     if task.kind == "generation" and type(phase) in PHASES:
         what += f" in its {PHASES[type(phase)]} phase"
-    n = rep.restarts if rep is not None else task.restarts
-    reason = rep.reason if rep is not None else None
-    if rep is not None and reason == "restart_limit":
+    if rep is None:
+        return f"{what} (restarts={task.restarts})"
+    if isinstance(rep, TaskFaulted):
+        return f"{what} and ended faulted ({rep.reason}; restarts={task.restarts}): {rep.detail}"
+    n = rep.restarts
+    if rep.reason == "restart_limit":
         return f"{what}, {n} times in a row: the restart limit, so it ends here: {rep.detail}"
-    if rep is not None and reason == "not_rerun":
+    if rep.reason == "not_rerun":
         return f"{what} and is not run again (restarts={n}): {rep.detail}"
     if task.kind == "generation" and (isinstance(phase, r.Request)
                                        or (isinstance(phase, r.Poll) and phase.job.handle is not None)):
         # The attempt the model was answering (or the job it was fetching) is lost: a failed attempt.
-        return f"{what}; counted as a failed attempt (restarts={n})" + (f": {rep.detail}" if rep else "")
+        return f"{what}; counted as a failed attempt (restarts={n}): {rep.detail}"
     return f"{what}; it runs again (restarts={n})"
 
 

@@ -42,3 +42,20 @@ def test_cut_off_and_failed_attempts_are_labelled_in_words():
     ])
     assert "attempt 1 cut off" in out and "attempt 2 failed" in out
     assert "✗" not in out
+
+
+def test_a_cut_off_task_gets_one_line_whatever_its_report():
+    from durable.cli.plain_view import describe_cut_off
+    from durable.engine.reports import TaskFaulted, TaskInterrupted, TaskRef
+
+    gen = r.Task(1, "root", "generation", r.GenerationInput(("s1",)), r.Pending(), r.Request(2), restarts=3)
+    ref = TaskRef.of(gen)
+    start = "task 1 (generation) was cut off by the crash in its request phase"
+    assert describe_cut_off(gen, TaskInterrupted(ref, "restart_limit", 3, "The generation was interrupted")) == (
+        f"{start}, 3 times in a row: the restart limit, so it ends here: The generation was interrupted")
+    assert describe_cut_off(gen, TaskFaulted(ref, "restart_limit", "Abort handler cut off")) == (
+        f"{start} and ended faulted (restart_limit; restarts=3): Abort handler cut off")
+    assert describe_cut_off(gen, None) == f"{start} (restarts=3)"  # no report: no claim about what follows
+    prep = r.Task(1, "root", "generation", r.GenerationInput(("s1",)), r.Pending(), r.Prepare(1), restarts=1)
+    assert describe_cut_off(prep, TaskInterrupted(ref, "interrupted", 1, "The prepare phase runs again")) == (
+        "task 1 (generation) was cut off by the crash in its prepare phase; it runs again (restarts=1)")
