@@ -18,6 +18,7 @@ from ..errors import CommitFailed, SessionLocked, StorageClosed
 from ..records import Live, StoredEntry, Submission, Task
 from . import _rows
 from .protocol import Batch, ConversationState, Opened, encode_batch
+from .reader import StoredRows
 
 
 class MemoryStorage:
@@ -123,6 +124,19 @@ class MemoryStorage:
 
     async def close(self) -> None:
         self._open = False
+
+    def stored_rows(self) -> StoredRows:
+        """A copy of every row as stored (index columns and JSON body), in the order the SQLite
+        store gives them; `durable.storage.reader.decode_rows` decodes them. Works open or closed
+        (a reader never owns the store)."""
+        return StoredRows(
+            [(tid, cid, kind, state, live, parent, body)
+             for tid, (cid, kind, state, live, parent, body) in sorted(self._tasks.items())],
+            [(cid, seq, kind, body) for cid in sorted(self._entries)
+             for seq, (kind, body) in sorted(self._entries[cid].items())],
+            [(sid, cid, status, body) for sid, (cid, status, body) in self._subs.items()],
+            sorted(self._docs.items()),
+        )
 
     def _check(self) -> None:
         if not self._open:

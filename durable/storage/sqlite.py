@@ -27,7 +27,6 @@ import os
 import queue
 import sqlite3
 import threading
-import urllib.parse
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Literal, TypeVar
@@ -49,6 +48,7 @@ from . import _rows
 from ._lock import FileLock
 from ._notify import thread_safe_caller
 from .protocol import Batch, ConversationState, EncodedBatch, Opened, encode_batch
+from .reader import connect_read_only, read_schema
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 
 T = TypeVar("T")
@@ -451,37 +451,16 @@ class SQLiteStorage:
             raise
 
     def _check_foreign_or_newer(self) -> None:
-        """Read-only look at an existing file: refuse (without writing) a foreign or newer one."""
+        """Read-only look at an existing file: refuse (without writing) a foreign or newer one.
+
+        Read through `reader.connect_read_only` while this store holds the lock (no writer can
+        run): without a non-empty WAL the file is read `immutable`, creating no -wal/-shm files
+        next to it and reading past a rollback journal left by a kill during the first open's
+        switch to WAL (the connection made next rolls it back)."""
         path = self.path
-        # Without a WAL, `immutable` reads the file without creating -wal/-shm files next to it
-        # (a read-only connection to a WAL-mode file would leave them behind), and without
-        # tripping over a rollback journal left by a kill during the first open's switch to WAL
-        # (read-only, SQLite cannot roll it back and fails with "attempt to write a readonly
-        # database"; the connection below rolls it back). With a WAL (a crash, or another
-        # program's live database) the file is read as SQLite would, still read-only.
-        # The path is quoted: a '?', '#' or '%' in a file name is not URI syntax.
-        wal = path + "-wal"
-        flags = "mode=ro" if os.path.exists(wal) and os.path.getsize(wal) > 0 else "mode=ro&immutable=1"
+        ro = connect_read_only(path, writer_may_run=False)
         try:
-            ro = sqlite3.connect(f"file:{urllib.parse.quote(os.path.abspath(path))}?{flags}", uri=True)
-        except sqlite3.Error as exc:
-            raise CorruptSession(f"Session file {path} cannot be opened ({exc})", location=path) from exc
-        try:
-            app_id = ro.execute("PRAGMA application_id").fetchone()[0]
-            tables = {r[0] for r in ro.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if app_id != APPLICATION_ID:
-                if tables:
-                    raise NotASession(
-                        f"{path} is an SQLite database of another program, not a durable session file", location=path)
-                return  # an empty SQLite file: becomes a session
-            if "meta" not in tables:
-                raise CorruptSession(f"Session file {path} has no meta table", location=path)
-            row = ro.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-            version = int(row[0]) if row else 0
-            if version > SCHEMA_VERSION:
-                raise SchemaTooNew(path, version, SCHEMA_VERSION)
-        except sqlite3.DatabaseError as exc:
-            raise CorruptSession(f"Session file {path} is damaged and cannot be opened ({exc})", location=path) from exc
+            read_schema(ro, path, empty_ok=True)  # an empty SQLite file becomes a session
         finally:
             ro.close()
 

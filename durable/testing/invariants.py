@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import os
 import re
-import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -49,13 +48,13 @@ from typing import Any
 import attrs
 
 from .. import codec
+from ..errors import StorageError
 from ..records import (
     Aborted,
     Answered,
     AssistantEntry,
     CompactionEntry,
     Done,
-    Entry,
     Failed,
     Faulted,
     GenerationInput,
@@ -78,7 +77,8 @@ from ..records import (
     Waiting,
 )
 from ..settings import Settings
-from ..storage.schema import APPLICATION_ID, SCHEMA_VERSION
+from ..storage.reader import SessionReader, SessionRecords, decode_rows
+from ..storage.schema import SCHEMA_VERSION
 
 HOST_STOPPED = "The host stopped while"
 
@@ -100,7 +100,9 @@ class SessionImage:
 
 
 def load_session(source: Any) -> SessionImage:
-    """Read a session file path or a storage object into a `SessionImage` (read-only)."""
+    """Read a session file path or a storage object into a `SessionImage` (read-only), through
+    `durable.storage.reader`: a file is opened read-only and refused files, failed integrity
+    checks and rows that do not decode become `problems` instead of exceptions."""
     from ..storage.memory import MemoryStorage
     from ..storage.sqlite import SQLiteStorage
     from .crash import CrashableStorage
@@ -108,125 +110,41 @@ def load_session(source: Any) -> SessionImage:
     while isinstance(source, CrashableStorage):
         source = source.inner
     if isinstance(source, SQLiteStorage):
-        return _load_sqlite(source.path)
+        return _load_file(source.path)
     if isinstance(source, MemoryStorage):
-        return _load_memory(source)
+        return _image(decode_rows(source.stored_rows(), source.location))
     if isinstance(source, (str, os.PathLike)):
-        return _load_sqlite(os.fspath(source))
+        return _load_file(os.fspath(source))
     raise TypeError(f"check_invariants reads a session file path or a storage, not a {type(source).__name__}")
 
 
-def _connect_read_only(path: str) -> sqlite3.Connection:
+def _load_file(path: str) -> SessionImage:
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-        return conn
-    except sqlite3.OperationalError:
-        # A WAL file without its -shm (a copy taken after a power cut) cannot be read read-only;
-        # a plain connection rebuilds the index from the WAL and changes nothing logical.
-        return sqlite3.connect(path)
-
-
-def _load_sqlite(path: str) -> SessionImage:
-    image = SessionImage(path)
-    if not os.path.exists(path):
-        image.problems.append(f"The session file {path} does not exist")
-        image.readable = False
-        return image
+        reader = SessionReader(path)
+    except StorageError as exc:  # missing, not a session, newer schema, damaged: said by the reader
+        return SessionImage(path, problems=[str(exc)], readable=False)
+    problems = []
     try:
-        conn = _connect_read_only(path)
-    except sqlite3.Error as exc:
-        image.problems.append(f"The session file {path} cannot be opened: {exc}")
-        image.readable = False
-        return image
-    try:
-        try:
-            result = [row[0] for row in conn.execute("PRAGMA integrity_check").fetchall()]
-        except sqlite3.DatabaseError as exc:
-            result = [str(exc)]
+        result = reader.integrity_check()
         if result != ["ok"]:
-            image.problems.append(f"PRAGMA integrity_check of {path} failed: {'; '.join(map(str, result[:5]))}")
-        try:
-            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        except sqlite3.DatabaseError as exc:
-            image.problems.append(f"The session file {path} cannot be read: {exc}")
-            image.readable = False
-            return image
-        if app_id != APPLICATION_ID or "meta" not in tables:
-            image.problems.append(f"{path} is not a session file (application_id {app_id:#x}, tables {sorted(tables)})")
-            image.readable = False
-            return image
-        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        version = int(row[0]) if row else 0
-        if version != SCHEMA_VERSION:
-            image.problems.append(f"The session file {path} has schema version {version}, not the current {SCHEMA_VERSION}")
-        rows = {
-            "tasks": conn.execute("SELECT id, conversation_id, kind, state, live, parent_id, body FROM tasks").fetchall(),
-            "entries": conn.execute("SELECT conversation_id, seq, kind, body FROM entries ORDER BY conversation_id, seq").fetchall(),
-            "submissions": conn.execute("SELECT id, conversation_id, status, body FROM submissions").fetchall(),
-            "documents": conn.execute("SELECT conversation_id, body FROM documents").fetchall(),
-        }
-    except sqlite3.DatabaseError as exc:
-        image.problems.append(f"The session file {path} cannot be read: {exc}")
-        image.readable = False
-        return image
+            problems.append(f"PRAGMA integrity_check of {path} failed: {'; '.join(result[:5])}")
+        if reader.schema_version != SCHEMA_VERSION:
+            problems.append(f"The session file {path} has schema version {reader.schema_version}, "
+                            f"not the current {SCHEMA_VERSION}")
+        with reader.snapshot():
+            rows = reader.rows()
+    except StorageError as exc:
+        return SessionImage(path, problems=[*problems, str(exc)], readable=False)
     finally:
-        conn.close()
-    _decode_rows(image, rows)
+        reader.close()
+    image = _image(decode_rows(rows, path))
+    image.problems[:0] = problems
     return image
 
 
-def _load_memory(store: Any) -> SessionImage:
-    image = SessionImage(store.location)
-    rows = {
-        "tasks": [(tid, *row[:4], row[4], row[5]) for tid, row in store._tasks.items()],
-        "entries": [(cid, seq, kind, body) for cid, seqs in store._entries.items() for seq, (kind, body) in sorted(seqs.items())],
-        "submissions": [(sid, cid, status, body) for sid, (cid, status, body) in store._subs.items()],
-        "documents": list(store._docs.items()),
-    }
-    _decode_rows(image, rows)
-    return image
-
-
-def _decode(image: SessionImage, body: Any, cls: Any, what: str) -> Any:
-    try:
-        return codec.loads(body, cls)
-    except (codec.CodecError, ValueError, TypeError) as exc:
-        image.problems.append(f"{what} in {image.location} does not load with the current schema: {exc}")
-        return None
-
-
-def _decode_rows(image: SessionImage, rows: dict[str, list[tuple]]) -> None:
-    for tid, cid, kind, state, live, parent, body in rows["tasks"]:
-        task = _decode(image, body, Task, f"Task {tid}")
-        if task is None:
-            continue
-        image.tasks[tid] = task
-        columns = (task.id, task.conversation_id, task.kind, codec.tag_of(task.state), not task.terminal, task.parent_id)
-        if columns != (tid, cid, kind, state, bool(live), parent):
-            image.problems.append(f"Task {tid}'s index columns ({kind}, {state}, live={bool(live)}) disagree with its "
-                                  f"record ({task.kind}, {codec.tag_of(task.state)}, live={not task.terminal})")
-    for cid, seq, kind, body in rows["entries"]:
-        entry = _decode(image, body, Entry, f"Entry {seq} of conversation {cid!r}")
-        if entry is None:
-            continue
-        if codec.tag_of(entry) != kind:
-            image.problems.append(f"Entry {seq} of conversation {cid!r} is stored as {kind} but is a {codec.tag_of(entry)}")
-        image.entries.setdefault(cid, []).append(StoredEntry(cid, seq, entry))
-    for sid, cid, status, body in rows["submissions"]:
-        sub = _decode(image, body, Submission, f"Submission {sid}")
-        if sub is None:
-            continue
-        image.submissions[sid] = sub
-        if (sub.id, sub.conversation_id, codec.tag_of(sub.status)) != (sid, cid, status):
-            image.problems.append(f"Submission {sid}'s index columns disagree with its record")
-    for cid, body in rows["documents"]:
-        live = _decode(image, body, Live, f"The live document of conversation {cid!r}")
-        if live is not None:
-            image.live[cid] = live
-    for cid, stored in image.entries.items():
-        stored.sort(key=lambda e: e.seq)
+def _image(records: SessionRecords) -> SessionImage:
+    return SessionImage(records.location, records.tasks, records.entries, records.submissions, records.live,
+                        records.problems)
 
 
 # --------------------------------------------------------------------------- the check

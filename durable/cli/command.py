@@ -1,0 +1,159 @@
+"""The `durable` command: the click group, its two commands, and errors as one line.
+
+    durable demo [--db PATH] [--kill-after SECONDS] [--model faux|openai|anthropic] [--plain]
+    durable inspect PATH [--json] [--last N]
+    durable --debug ...     show the traceback of an error
+
+`demo` runs (or, on an existing file, resumes) a scripted agent session that survives `kill -9`
+(see `durable.cli.demo`). `inspect` shows a session file without owning it: read-only, without the
+lock, safe while its owner runs (see `durable.cli.inspect_data` and `durable.storage.reader`).
+
+Errors a person can act on (a missing file, a file another process owns, a newer schema, a file
+that is not a session, a missing API key) are one line on stderr and exit status 2; `--debug`
+shows the traceback. Heavy imports (anyio and trio through the engine, rich, the provider SDKs)
+happen inside the commands that need them, so `durable inspect` starts fast and never imports
+the event-loop libraries.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+import click
+
+EXIT_USER_ERROR = 2
+
+
+def _unwrap(exc: BaseException) -> BaseException:
+    """The one error inside (nested) exception groups of one error each (task groups wrap)."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _user_message(exc: BaseException) -> str | None:
+    """The one line to show for an error a person can act on; None for anything else (a bug)."""
+    from ..errors import DurableError
+
+    if isinstance(exc, DurableError):
+        return str(exc)
+    # A provider's `MissingCredentials` can only have been raised once its module was imported;
+    # looked up there, so that this check imports no provider module (nor anyio) itself.
+    models_errors = sys.modules.get("durable.models.errors")
+    if models_errors is not None and isinstance(exc, models_errors.MissingCredentials):
+        return str(exc)
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
+    return None
+
+
+class _Group(click.Group):
+    """Turns errors a person can act on into one line on stderr and exit status 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except Exception as group:  # shown as one line unless --debug
+            exc = _unwrap(group)
+            if isinstance(exc, BrokenPipeError):  # `durable inspect x | head`: the reader left
+                sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit
+                ctx.exit(1)
+            if (ctx.obj or {}).get("debug"):
+                raise
+            message = _user_message(exc)
+            if message is not None:
+                click.echo(f"durable: error: {message}", err=True)
+                ctx.exit(EXIT_USER_ERROR)
+            click.echo(f"durable: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)",
+                       err=True)
+            ctx.exit(1)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show the traceback of an error.")
+@click.version_option(package_name="durable-harness", prog_name="durable")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """durable: an LLM agent harness that survives the death of its process."""
+    ctx.obj = {"debug": debug}
+
+
+# --------------------------------------------------------------------------- demo
+
+
+@cli.command()
+@click.option("--db", default="durable-demo.sqlite", show_default=True, metavar="PATH",
+              help="The session file (created, or resumed when it exists).")
+@click.option("--kill-after", type=click.FloatRange(min=0), metavar="SECONDS",
+              help="SIGKILL this process after SECONDS (then run the same command again to resume).")
+@click.option("--model", "model", type=click.Choice(["faux", "openai", "anthropic"]), default="faux",
+              show_default=True,
+              help="faux needs no key; openai/anthropic read OPENAI_API_KEY/ANTHROPIC_API_KEY "
+                   "(and *_BASE_URL), the model name from DURABLE_DEMO_MODEL.")
+@click.option("--plain", is_flag=True, help="One line per event, even on a terminal.")
+@click.option("--speed", type=click.FloatRange(min=0, min_open=True), default=1.0, envvar="DURABLE_DEMO_SPEED",
+              hidden=True, help="Scale every delay (tests run the demo fast).")
+@click.option("--kill-at", envvar="DURABLE_DEMO_KILL_AT", hidden=True,
+              help="SIGKILL when a point is committed: stream, tool, backoff or poll (optionally @<input>).")
+@click.pass_context
+def demo(ctx: click.Context, db: str, kill_after: float | None, model: str, plain: bool, speed: float,
+         kill_at: str | None) -> None:
+    """Run a scripted agent session on an SQLite file; kill it any time and run it again.
+
+    Four inputs: a streamed answer, a tool round (a safe and an unsafe tool), a provider error
+    retried after a backoff, and a deferred answer. Running the same command on the same file
+    resumes: it shows what recovery did and gives only the inputs not yet given."""
+    from . import demo as demo_module
+
+    if kill_at is not None and kill_at.partition("@")[0] not in demo_module.KILL_POINTS:
+        raise click.BadParameter(f"must be one of {', '.join(demo_module.KILL_POINTS)} (optionally @<input>)",
+                                 param_hint="DURABLE_DEMO_KILL_AT / --kill-at")
+    folder = os.path.dirname(os.path.abspath(db))
+    if not os.path.isdir(folder):
+        from ..errors import StorageError
+
+        raise StorageError(f"Cannot create the session file {db}: the folder {folder} does not exist", location=db)
+    opts = demo_module.DemoOptions(db=db, kill_after=kill_after, model=model, speed=speed, kill_at=kill_at or None)
+    try:
+        status = demo_module.main(opts, plain=plain)
+    except BaseException as exc:
+        if not isinstance(_unwrap(exc), KeyboardInterrupt):
+            raise
+        click.echo(f"durable demo: stopped (a clean close); the session is saved in {db}: "
+                   f"run the same command again to continue", err=True)
+        ctx.exit(130)
+    ctx.exit(status)
+
+
+# --------------------------------------------------------------------------- inspect
+
+
+@cli.command()
+@click.argument("path", metavar="PATH")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (stable keys) for scripts.")
+@click.option("--last", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Entries per conversation, and ended tasks and settled submissions, to show.")
+def inspect(path: str, as_json: bool, last: int) -> None:
+    """Show a session file: conversations, submissions, tasks, the live document and file facts.
+
+    Read-only and without the lock: safe while the owner process runs."""
+    from .inspect_data import read_session
+
+    data = read_session(path, last=last)
+    if as_json:
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        from .inspect_view import print_session
+
+        print_session(data)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The console script `durable`."""
+    cli.main(args=argv, prog_name="durable")
+

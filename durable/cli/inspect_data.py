@@ -1,0 +1,116 @@
+"""What `durable inspect` shows, as one plain JSON-ready dict, read through `SessionReader`.
+
+`read_session(path)` returns file facts, conversations with their last entries, submissions,
+tasks and the live documents. It is safe while the owner process runs: the file is read through
+`durable.storage.reader` (read-only, URL-quoted, never locked, nothing written), and the records
+it returns (decoded by `durable.codec`) are turned back into the codec's JSON shape here. This
+module imports neither anyio, trio nor a provider SDK.
+
+A file that is missing, not a session, of a newer schema or damaged is refused with the same
+error classes the harness raises (`StorageError`, `NotASession`, `SchemaTooNew`,
+`CorruptSession`), naming the file; nothing in it is changed.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .. import codec
+from .. import records as r
+from ..storage.reader import FileFacts, SessionReader, owner_of
+from ..storage.schema import SCHEMA_VERSION
+
+DEFAULT_SYNCHRONOUS = "FULL"  # what `open_harness` sets on its connection unless told otherwise
+
+
+def read_session(path: str | os.PathLike[str], *, last: int = 10) -> dict[str, Any]:
+    """Everything `durable inspect` shows about the session file at `path`.
+
+    `last` bounds what grows with history: the entries shown per conversation, and the ended
+    tasks and settled submissions shown (live tasks and unsettled submissions are always all
+    shown)."""
+    path = os.fspath(path)
+    with SessionReader(path) as reader, reader.snapshot():  # one commit in every section
+        conversations = []
+        for cid in reader.conversation_ids():
+            count, last_seq = reader.entry_span(cid)
+            entries = [{"seq": e.seq, **codec.converter.unstructure(e.entry, r.Entry)}
+                       for e in reader.entries(cid, last=last)]
+            conversations.append({"id": cid, "entry_count": count, "last_seq": last_seq, "entries": entries})
+        return {
+            "file": _file_facts(reader.file_facts(), path),
+            "conversations": conversations,
+            "submissions": sorted((_submission(s) for s in reader.submissions(settled_last=last)),
+                                  key=lambda s: (s["created_at"] or 0, s["id"])),
+            "tasks": [_task(t) for t in reader.tasks(ended_last=last)],
+            "live": {cid: codec.to_data(doc) for cid, doc in reader.live_documents().items()},
+        }
+
+
+def _file_facts(f: FileFacts, path: str) -> dict[str, Any]:
+    return {
+        "path": f.path,
+        "size_bytes": f.size_bytes,
+        "wal_bytes": f.wal_bytes,
+        "page_size": f.page_size,
+        "page_count": f.page_count,
+        "schema_version": f.schema_version,
+        "supported_schema_version": SCHEMA_VERSION,
+        "journal_mode": f.journal_mode,
+        # `synchronous` is a setting of each connection, not of the file: the owner sets it when
+        # it opens. What the owner chose is not recorded, so this is the library default.
+        "synchronous": DEFAULT_SYNCHRONOUS,
+        "synchronous_source": "the library default; set per connection by the owner, not stored in the file",
+        "owner_pid": owner_of(path),
+        "counts": {
+            "conversations": f.conversations,
+            "entries": f.entries,
+            "submissions": f.submissions,
+            "tasks": f.tasks,
+            "live_tasks": f.live_tasks,
+        },
+    }
+
+
+def _submission(s: r.Submission) -> dict[str, Any]:
+    status = s.status
+    unanswered = status if isinstance(status, r.Unanswered) else None
+    return {
+        "id": s.id,
+        "conversation_id": s.conversation_id,
+        "text": s.text,
+        "status": codec.tag_of(status),
+        "reason": unanswered.reason if unanswered else None,
+        "detail": unanswered.detail if unanswered else None,
+        "task_id": s.task_id,
+        "seq": s.seq,
+        "created_at": s.created_at,
+    }
+
+
+def _task(t: r.Task) -> dict[str, Any]:
+    state, checkpoint, outcome, inp = t.state, t.checkpoint, t.outcome, t.input
+    error = outcome.error if isinstance(outcome, (r.Failed, r.Faulted)) else None
+    return {
+        "id": t.id,
+        "kind": t.kind,
+        "conversation_id": t.conversation_id,
+        "parent_id": t.parent_id,
+        "state": codec.tag_of(state),
+        "until": state.until if isinstance(state, r.Sleeping) else None,
+        "waiting_on": list(state.on) if isinstance(state, r.Waiting) else None,
+        "phase": codec.tag_of(checkpoint) if checkpoint is not None else None,
+        "attempt": getattr(checkpoint, "attempt", None),
+        "restarts": t.restarts,
+        "stop": t.stop,
+        "outcome": codec.tag_of(outcome) if outcome is not None else None,
+        "error": {"message": error.message, "reason": error.detail.reason} if error else None,
+        "tool": ({"name": inp.call.name, "call_id": inp.call.id, "replay": inp.replay, "client": inp.client}
+                 if isinstance(inp, r.ToolInput) else None),
+        "inputs": list(inp.submission_ids) if isinstance(inp, r.GenerationInput) else None,
+        "updated_at": t.updated_at,
+    }
+
+
+__all__ = ["read_session"]

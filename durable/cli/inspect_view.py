@@ -1,0 +1,166 @@
+"""The text view of `durable inspect`: the dict of `inspect_data.read_session` as rich tables.
+
+`print_session(data)` prints the file facts, each conversation's last entries and live document,
+the submissions and the tasks. rich is imported when it prints, never at import.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any
+
+
+def print_session(data: dict[str, Any]) -> None:
+    """Print what `read_session` returned, for a person (a wide table when piped)."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    # Piped output has no terminal width to respect: use a wide one (COLUMNS still wins).
+    wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 140
+    console = Console(highlight=False, soft_wrap=False, width=wide)
+    f = data["file"]
+    owner = f["owner_pid"]
+    owner_text = "none (not open)" if owner is None else ("another process" if owner < 0 else f"process {owner}")
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="bold")
+    facts.add_column()
+    facts.add_row("file", f["path"])
+    facts.add_row("size", f"{f['size_bytes']:,} bytes (+ {f['wal_bytes']:,} in the WAL)")
+    facts.add_row("schema", f"version {f['schema_version']} (this durable reads up to {f['supported_schema_version']})")
+    facts.add_row("journal", f["journal_mode"])
+    facts.add_row("synchronous", f"{f['synchronous']}: {f['synchronous_source']}")
+    facts.add_row("owner", owner_text)
+    c = f["counts"]
+    facts.add_row("holds", f"{c['conversations']} conversation(s), {c['entries']} entries, "
+                           f"{c['submissions']} submissions, {c['tasks']} tasks ({c['live_tasks']} not ended)")
+    console.print(Text("Session file", style="bold underline"))
+    console.print(facts)
+
+    for conv in data["conversations"]:
+        shown = len(conv["entries"])
+        console.print()
+        console.print(Text(f"Conversation {conv['id']!r}: {conv['entry_count']} entries"
+                           + (f" (last {shown})" if shown < conv["entry_count"] else ""), style="bold underline"))
+        table = Table(show_header=True, header_style="dim", box=None, pad_edge=False)
+        for col in ("seq", "entry", "text"):
+            table.add_column(col, overflow="fold")
+        for e in conv["entries"]:
+            table.add_row(str(e["seq"]), _entry_kind(e), _entry_text(e))
+        console.print(table)
+        live = data["live"].get(conv["id"])
+        if live is not None:
+            console.print(Text("live document: ", style="bold") + Text(_live_text(live)))
+
+    console.print()
+    console.print(Text(f"Submissions ({len(data['submissions'])} shown)", style="bold underline"))
+    table = Table(show_header=True, header_style="dim", box=None, pad_edge=False)
+    for col in ("id", "conv", "task", "status", "text"):
+        table.add_column(col, no_wrap=col != "text", overflow="fold")
+    for s in data["submissions"]:
+        style = {"done": "green", "unanswered": "red", "queued": "yellow"}.get(s["status"] or "", "")
+        status = Text(s["status"] or "?", style=style)
+        if s["reason"]:
+            status.append(f" ({s['reason']}): {s['detail']}")
+        table.add_row(s["id"], s["conversation_id"], str(s["task_id"] or ""), status, _short(s["text"] or "", 60))
+    console.print(table)
+
+    console.print()
+    console.print(Text(f"Tasks ({len(data['tasks'])} shown)", style="bold underline"))
+    table = Table(show_header=True, header_style="dim", box=None, pad_edge=False)
+    for col in ("id", "kind", "state", "phase", "attempt", "restarts", "about"):
+        table.add_column(col, no_wrap=col != "about", overflow="fold")
+    for t in data["tasks"]:
+        state = t["state"] or "?"
+        if t["outcome"]:
+            state = t["outcome"] + (f" ({t['error']['reason']})" if t["error"] else "")
+        elif t["until"] is not None:
+            state += f" (+{t['until'] - _now():.1f} s)" if t["until"] > _now() else " (due)"
+        elif t["waiting_on"]:
+            state += f" (on {', '.join(map(str, t['waiting_on']))})"
+        about = ""
+        if t["tool"]:
+            about = f"{t['tool']['name']} ({'client' if t['tool']['client'] else t['tool']['replay']})"
+        elif t["inputs"] is not None:
+            about = f"{len(t['inputs'])} input(s)"
+        if t["stop"]:
+            about += f", stopped: {t['stop']}"
+        if t["error"]:
+            about += f"; {t['error']['message']}"
+        style = "red" if t["outcome"] in ("failed", "faulted") else ("green" if t["outcome"] == "done" else "yellow")
+        table.add_row(str(t["id"]), t["kind"] or "", Text(state, style=style), t["phase"] or "",
+                      str(t["attempt"] or ""), Text(str(t["restarts"]), style="yellow" if t["restarts"] else ""), about)
+    console.print(table)
+
+
+def _now() -> float:
+    return time.time()
+
+
+def _short(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _entry_kind(e: dict[str, Any]) -> str:
+    kind = e.get("type", "?")
+    if kind == "assistant":
+        attempt = e.get("attempt", 1)
+        return f"assistant:{e.get('stop_reason')}" + (f" (attempt {attempt})" if attempt > 1 else "")
+    if kind == "tool_result":
+        return f"tool_result:{e.get('tool_name')}" + (" (error)" if e.get("is_error") else "")
+    return str(kind)
+
+
+def _entry_text(e: dict[str, Any]) -> str:
+    kind = e.get("type")
+    if kind == "assistant":
+        text = _short(e.get("text") or "")
+        calls = ", ".join(f"{c.get('name')}({_short(c.get('arguments') or '', 40)})" for c in e.get("tool_calls") or ())
+        if calls:
+            text = (text + " " if text else "") + f"→ {calls}"
+        if e.get("error"):
+            text += f" [{e['error']}]"
+        return text
+    if kind == "tool_result":
+        return _short(e.get("content") or "")
+    if kind == "compaction":
+        return _short(e.get("summary") or "")
+    return _short(e.get("text") or "")
+
+
+def _live_text(live: dict[str, Any]) -> str:
+    parts = []
+    run = live.get("run")
+    if run:
+        parts.append(f"busy with task {run['task_id']} ({len(run.get('inputs') or ())} input(s))")
+    gen = live.get("generation")
+    if gen:
+        g = f"generation attempt {gen.get('attempt')}"
+        message = (gen.get("message") or {}).get("text") or ""
+        if message:
+            g += f", partial {_short(message, 60)!r}"
+        retry = gen.get("retry")
+        if retry:
+            g += f", retry at +{retry['at'] - _now():.1f} s after {retry.get('kind')}: {retry.get('error')}"
+        deferred = gen.get("deferred")
+        if deferred:
+            g += f", deferred: next poll at +{deferred['poll_at'] - _now():.1f} s"
+        parts.append(g)
+    for slot in live.get("tools") or ():
+        out = (slot.get("output") or "").strip().splitlines()
+        parts.append(f"tool {slot.get('name')} {slot.get('status')}" + (f" ({_short(out[-1], 40)})" if out else ""))
+    failure = live.get("run_failure")
+    if failure:
+        parts.append(f"last run unanswered ({failure.get('reason')}): {failure.get('detail')}")
+    cf = live.get("compaction_failure")
+    if cf:
+        parts.append(f"compaction failed: {cf.get('error')}")
+    if live.get("compactions"):
+        parts.append(f"{live['compactions']} compaction(s)")
+    return "; ".join(parts) if parts else "idle"
+
+
+__all__ = ["print_session"]

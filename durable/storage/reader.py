@@ -1,0 +1,438 @@
+"""Reading a session file without owning it: the one read-only reader of session files.
+
+`SessionReader(path)` is what `durable inspect`, the invariant checker (`durable.testing`) and
+`SQLiteStorage`'s look at a file before it opens it all read through:
+
+- the file is opened with a read-only SQLite connection whose URI quotes the path (a `?`, `#`
+  or `%` in a file name is not URI syntax): `file:<quoted path>?mode=ro`. When no writer can be
+  running (there is no `-wal` file, or an empty one and the caller knows nobody owns the file)
+  the file is opened `immutable` as well, so that not even SQLite's empty `-wal`/`-shm` sidecars
+  are created; otherwise WAL lets it read the last committed state while the owner writes;
+- the session lock is never taken (`owner_of` finds the owner without taking it);
+- a file that is missing, not a session, of a newer schema or damaged is refused with
+  `StorageError`, `NotASession`, `SchemaTooNew` or `CorruptSession`, naming the file, and
+  nothing in it is changed;
+- rows come back as records decoded through `durable.codec` (`Task`, `StoredEntry`,
+  `Submission`, `Live`). A row that does not decode raises `CorruptSession` naming the row and
+  the file, except through `rows()` + `decode_rows()`, which report such rows as problems (what
+  the invariant checker lists instead of crashing).
+
+`decode_rows` also decodes what `MemoryStorage.stored_rows()` returns, so both backends are read
+the same way. This module imports the standard library, attrs, cattrs (through the codec), the
+records and the errors only: never anyio, trio or a provider SDK.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import urllib.parse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Self
+
+from attrs import define, field, frozen
+
+from .. import codec
+from ..errors import CorruptSession, NotASession, SchemaTooNew, StorageError
+from ..records import Entry, Live, StoredEntry, Submission, Task
+from . import _rows
+from .schema import APPLICATION_ID, SCHEMA_VERSION
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+TABLES = frozenset({"tasks", "entries", "submissions", "documents"})
+
+TaskRow = tuple[int, str, str, str, bool, int | None, str]  # id, conversation, kind, state, live, parent, body
+EntryRow = tuple[str, int, str, str]  # conversation_id, seq, kind, body
+SubmissionRow = tuple[str, str, str, str]  # id, conversation_id, status, body
+DocumentRow = tuple[str, str]  # conversation_id, body
+
+
+# --------------------------------------------------------------------------- opening
+
+
+def check_file(path: str) -> None:
+    """Refuse, before any SQLite connection, a path that is missing, a folder, empty or not SQLite."""
+    if not os.path.exists(path):
+        raise StorageError(f"No session file at {path}", location=path)
+    if os.path.isdir(path):
+        raise NotASession(f"{path} is a directory, not a durable session file", location=path)
+    try:
+        with open(path, "rb") as f:
+            header = f.read(100)
+    except OSError as exc:
+        raise StorageError(f"Session file {path} cannot be read ({exc.strerror})", location=path) from exc
+    if not header:
+        raise NotASession(f"{path} is empty, not a durable session file", location=path)
+    if not header.startswith(SQLITE_HEADER):
+        raise NotASession(f"{path} is not a durable session file (not an SQLite database)", location=path)
+
+
+def connect_read_only(path: str, *, writer_may_run: bool = True) -> sqlite3.Connection:
+    """A read-only connection that writes nothing to the file and takes no lock.
+
+    `immutable` (no locking, no sidecar files) only when no writer can be running: there is no
+    `-wal` file, or it is empty and `writer_may_run` is False (the caller holds the lock). It
+    also reads past a rollback journal left by a kill during the first open's switch to WAL,
+    which a read-only connection could not roll back. With a non-empty WAL (a crash, or a live
+    owner) the file is read as SQLite would, still read-only."""
+    wal = path + "-wal"
+    try:
+        wal_size: int | None = os.path.getsize(wal)
+    except OSError:
+        wal_size = None
+    immutable = wal_size is None or (wal_size == 0 and not writer_may_run)
+    uri = f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro" + ("&immutable=1" if immutable else "")
+    try:
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA query_only = 1")
+    except sqlite3.Error as exc:
+        raise StorageError(f"Session file {path} cannot be opened for reading ({exc})", location=path) from exc
+    return conn
+
+
+def read_schema(conn: sqlite3.Connection, path: str, *, empty_ok: bool = False) -> int | None:
+    """The file's schema version, after refusing a foreign, newer or incomplete file.
+
+    An SQLite file with no table at all is refused as "not yet a session", unless `empty_ok`
+    (the store makes it a session): then None."""
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if app_id != APPLICATION_ID:
+            if tables:
+                raise NotASession(f"{path} is an SQLite database of another program, not a durable session file",
+                                  location=path)
+            if empty_ok:
+                return None
+            raise NotASession(f"{path} is an empty SQLite database, not yet a durable session file", location=path)
+        if "meta" not in tables:
+            raise CorruptSession(f"Session file {path} has no meta table", location=path)
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise CorruptSession(f"Session file {path} is damaged and cannot be read ({exc})", location=path) from exc
+    version = int(row[0]) if row else 0
+    if version > SCHEMA_VERSION:
+        raise SchemaTooNew(path, version, SCHEMA_VERSION)
+    missing = TABLES - tables
+    if version == SCHEMA_VERSION and missing:
+        raise CorruptSession(f"Session file {path} lacks the table(s) {', '.join(sorted(missing))}", location=path)
+    return version
+
+
+def journal_mode(path: str) -> str:
+    """"wal" or "rollback journal", from the file header (bytes 18-19: the read and write format
+    versions, 2 for WAL). Read from the file: an immutable connection reports its own mode."""
+    with open(path, "rb") as f:
+        header = f.read(20)
+    return "wal" if header[18:20] == b"\x02\x02" else "rollback journal"
+
+
+# --------------------------------------------------------------------------- records
+
+
+@frozen
+class StoredRows:
+    """A session's rows as stored: index columns and the codec's JSON body. Both backends give them."""
+
+    tasks: list[TaskRow] = field(factory=list)
+    entries: list[EntryRow] = field(factory=list)  # in (conversation_id, seq) order
+    submissions: list[SubmissionRow] = field(factory=list)  # in the order they were first committed
+    documents: list[DocumentRow] = field(factory=list)
+
+
+@define
+class SessionRecords:
+    """Every record of a session, decoded; `problems` names each row that did not decode, or
+    whose index columns disagree with its record (one sentence each, naming the row and file)."""
+
+    location: str
+    tasks: dict[int, Task] = field(factory=dict)
+    entries: dict[str, list[StoredEntry]] = field(factory=dict)
+    submissions: dict[str, Submission] = field(factory=dict)
+    live: dict[str, Live] = field(factory=dict)
+    problems: list[str] = field(factory=list)
+
+
+def decode_rows(rows: StoredRows, location: str) -> SessionRecords:
+    """Decode every row; rows that do not decode become `problems`, never an exception."""
+    out = SessionRecords(location)
+
+    def load(body: str, cls: Any, what: str) -> Any:
+        try:
+            return codec.loads(body, cls)
+        except (codec.CodecError, ValueError, TypeError) as exc:
+            out.problems.append(f"{what} in {location} does not load with the current schema: {exc}")
+            return None
+
+    for tid, cid, kind, state, live, parent, body in rows.tasks:
+        task: Task | None = load(body, Task, f"Task {tid}")
+        if task is None:
+            continue
+        out.tasks[tid] = task
+        columns = (task.id, task.conversation_id, task.kind, codec.tag_of(task.state), not task.terminal, task.parent_id)
+        if columns != (tid, cid, kind, state, bool(live), parent):
+            out.problems.append(f"Task {tid}'s index columns ({kind}, {state}, live={bool(live)}) disagree with its "
+                                f"record ({task.kind}, {codec.tag_of(task.state)}, live={not task.terminal})")
+    for cid, seq, kind, body in rows.entries:
+        entry = load(body, Entry, f"Entry {seq} of conversation {cid!r}")
+        if entry is None:
+            continue
+        if codec.tag_of(entry) != kind:
+            out.problems.append(f"Entry {seq} of conversation {cid!r} is stored as {kind} but is a {codec.tag_of(entry)}")
+        out.entries.setdefault(cid, []).append(StoredEntry(cid, seq, entry))
+    for sid, cid, status, body in rows.submissions:
+        sub: Submission | None = load(body, Submission, f"Submission {sid}")
+        if sub is None:
+            continue
+        out.submissions[sid] = sub
+        if (sub.id, sub.conversation_id, codec.tag_of(sub.status)) != (sid, cid, status):
+            out.problems.append(f"Submission {sid}'s index columns disagree with its record")
+    for cid, body in rows.documents:
+        doc: Live | None = load(body, Live, f"The live document of conversation {cid!r}")
+        if doc is not None:
+            out.live[cid] = doc
+    for stored in out.entries.values():
+        stored.sort(key=lambda e: e.seq)
+    return out
+
+
+# --------------------------------------------------------------------------- the reader
+
+
+@frozen
+class FileFacts:
+    path: str  # absolute
+    size_bytes: int
+    wal_bytes: int
+    page_size: int
+    page_count: int
+    schema_version: int
+    journal_mode: str
+    conversations: int
+    entries: int
+    submissions: int
+    tasks: int
+    live_tasks: int
+
+
+class SessionReader:
+    """A read-only view of one session file (see the module docstring). Opening it refuses a
+    file that is not a readable session; close it (or use it as a context manager) when done.
+    `snapshot()` makes several reads see the same commit."""
+
+    def __init__(self, path: str | os.PathLike[str], *, writer_may_run: bool = True) -> None:
+        self.path = os.fspath(path)
+        check_file(self.path)
+        self._conn = connect_read_only(self.path, writer_may_run=writer_may_run)
+        try:
+            version = read_schema(self._conn, self.path)
+        except BaseException:
+            self._conn.close()
+            raise
+        assert version is not None  # empty_ok is False: an empty database was refused
+        self.schema_version = version
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read transaction: every read inside it sees the same commit."""
+        self._run("BEGIN")
+        try:
+            yield
+        finally:
+            self._run("COMMIT")
+
+    # ------------------------------------------------------------------ reads
+
+    def file_facts(self) -> FileFacts:
+        wal = self.path + "-wal"
+
+        def one(sql: str) -> int:
+            return int(self._all(sql)[0][0])
+
+        return FileFacts(
+            path=os.path.abspath(self.path),
+            size_bytes=os.path.getsize(self.path),
+            wal_bytes=os.path.getsize(wal) if os.path.exists(wal) else 0,
+            page_size=one("PRAGMA page_size"),
+            page_count=one("PRAGMA page_count"),
+            schema_version=self.schema_version,
+            journal_mode=journal_mode(self.path),
+            conversations=one("SELECT COUNT(*) FROM documents"),
+            entries=one("SELECT COUNT(*) FROM entries"),
+            submissions=one("SELECT COUNT(*) FROM submissions"),
+            tasks=one("SELECT COUNT(*) FROM tasks"),
+            live_tasks=one("SELECT COUNT(*) FROM tasks WHERE live = 1"),
+        )
+
+    def integrity_check(self) -> list[str]:
+        """What `PRAGMA integrity_check` says: `["ok"]` for a sound file, else its findings."""
+        try:
+            return [str(row[0]) for row in self._conn.execute("PRAGMA integrity_check").fetchall()]
+        except sqlite3.DatabaseError as exc:
+            return [str(exc)]
+
+    def conversation_ids(self) -> list[str]:
+        """Every conversation with a live document or an entry, in order."""
+        return [r[0] for r in self._all(
+            "SELECT conversation_id FROM documents UNION SELECT DISTINCT conversation_id FROM entries ORDER BY 1")]
+
+    def entry_span(self, conversation_id: str) -> tuple[int, int]:
+        """(number of entries, last seq) of a conversation; (0, 0) for none."""
+        count, last = self._all("SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM entries WHERE conversation_id = ?",
+                                (conversation_id,))[0]
+        return int(count), int(last)
+
+    def entries(self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None, *,
+                last: int | None = None) -> list[StoredEntry]:
+        """The entries of a conversation with `from_seq <= seq <= to_seq`, in order; with `last`,
+        only the newest `last` of them."""
+        hi = to_seq if to_seq is not None else (1 << 63) - 1
+        sql = "SELECT seq, body FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq"
+        args: tuple[Any, ...] = (conversation_id, from_seq, hi)
+        if last is not None:
+            sql += " DESC LIMIT ?"
+            args += (last,)
+        rows = self._all(sql, args)
+        if last is not None:
+            rows.reverse()
+        return [_rows.entry(conversation_id, seq, body, self.path) for seq, body in rows]
+
+    def tasks(self, *, live: bool | None = None, kind: str | None = None, state: str | None = None,
+              conversation_id: str | None = None, ended_last: int | None = None) -> list[Task]:
+        """Tasks by id, filtered on their index columns. `ended_last=N`: every live task, and only
+        the newest N ended ones."""
+        where: list[str] = []
+        args: list[Any] = []
+        for column, value in (("kind", kind), ("state", state), ("conversation_id", conversation_id)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        if live is not None:
+            where.append(f"live = {int(live)}")
+        cond = " AND ".join(where) or "1"
+        if ended_last is None:
+            sql = f"SELECT id, body FROM tasks WHERE {cond} ORDER BY id"
+        else:
+            sql = (f"SELECT id, body FROM tasks WHERE {cond} AND live = 1 UNION SELECT id, body FROM "
+                   f"(SELECT id, body FROM tasks WHERE {cond} AND live = 0 ORDER BY id DESC LIMIT ?) ORDER BY 1")
+            args = [*args, *args, ended_last]
+        return [_rows.task(body, tid, self.path) for tid, body in self._all(sql, tuple(args))]
+
+    def submissions(self, *, conversation_id: str | None = None, settled_last: int | None = None) -> list[Submission]:
+        """Submissions in the order they were first committed. `settled_last=N`: every queued
+        one, and only the newest N settled ones."""
+        cond = "1"
+        args: list[Any] = []
+        if conversation_id is not None:
+            cond, args = "conversation_id = ?", [conversation_id]
+        if settled_last is None:
+            sql = f"SELECT id, body FROM submissions WHERE {cond} ORDER BY rowid"
+        else:
+            sql = (f"SELECT id, body, rowid FROM submissions WHERE {cond} AND status = 'queued' UNION ALL "
+                   f"SELECT * FROM (SELECT id, body, rowid FROM submissions WHERE {cond} AND status != 'queued' "
+                   "ORDER BY rowid DESC LIMIT ?) ORDER BY 3")
+            args = [*args, *args, settled_last]
+        return [_rows.submission(row[1], row[0], self.path) for row in self._all(sql, tuple(args))]
+
+    def live_documents(self) -> dict[str, Live]:
+        """The live document of every conversation, by conversation id."""
+        return {cid: _rows.live(body, cid, self.path)
+                for cid, body in self._all("SELECT conversation_id, body FROM documents ORDER BY conversation_id")}
+
+    def rows(self) -> StoredRows:
+        """Every row as stored, undecoded (`decode_rows` decodes them, reporting bad ones)."""
+        return StoredRows(
+            [(tid, cid, kind, state, bool(live), parent, body) for tid, cid, kind, state, live, parent, body
+             in self._all("SELECT id, conversation_id, kind, state, live, parent_id, body FROM tasks ORDER BY id")],
+            self._all("SELECT conversation_id, seq, kind, body FROM entries ORDER BY conversation_id, seq"),
+            self._all("SELECT id, conversation_id, status, body FROM submissions ORDER BY rowid"),
+            self._all("SELECT conversation_id, body FROM documents ORDER BY conversation_id"),
+        )
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _all(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+        try:
+            return self._conn.execute(sql, args).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise CorruptSession(f"Session file {self.path} is damaged and cannot be read ({exc})",
+                                 location=self.path) from exc
+
+    def _run(self, sql: str) -> None:
+        self._all(sql)
+
+
+# --------------------------------------------------------------------------- the owner
+
+
+def owner_of(path: str) -> int | None:
+    """The pid of the process that owns the session file, or None. Never takes the lock on
+    Linux (reads `/proc/locks`); elsewhere `owner_pid` probes with a shared lock for an instant.
+    -1: owned, by a process that did not write its pid."""
+    lock = path + ".lock"
+    try:
+        st = os.stat(lock)
+    except FileNotFoundError:
+        return None
+    held = _held_in_proc_locks(st)
+    if held is None:
+        from ._lock import owner_pid
+
+        return owner_pid(path)
+    if not held:
+        return None
+    try:
+        with open(lock, "rb") as f:
+            text = f.read(32).decode().strip()
+        pid = int(text) if text else -1
+    except (OSError, ValueError):
+        return -1
+    if held == "inode" and pid > 0 and not _alive(pid):
+        return None  # the inode matched a lock elsewhere; the pid in the file is dead
+    return pid
+
+
+def _held_in_proc_locks(st: os.stat_result) -> bool | str | None:
+    """True when /proc/locks shows a flock on this file; "inode" when only the inode matched
+    (device numbers can differ on overlay filesystems); None when /proc/locks is unreadable."""
+    try:
+        with open("/proc/locks") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    exact = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    found: bool | str = False
+    for line in lines:
+        fields = line.split()
+        if "FLOCK" not in fields or "->" in fields:  # "->" marks a waiter, not a holder
+            continue
+        ident = next((f for f in fields if f.count(":") == 2), "")
+        if ident == exact:
+            return True
+        if ident.rsplit(":", 1)[-1] == str(st.st_ino):
+            found = "inode"
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+__all__ = ["FileFacts", "SessionReader", "SessionRecords", "StoredRows", "check_file", "connect_read_only",
+           "decode_rows", "journal_mode", "owner_of", "read_schema"]
