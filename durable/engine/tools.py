@@ -34,6 +34,7 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import enum
+import functools
 import importlib
 import inspect
 import json
@@ -327,9 +328,11 @@ def _check_refs(tool_name: str, schema: dict[str, Any]) -> None:
 # a library. Measured (Python 3.11): pydantic's TypeAdapter would add pydantic + pydantic-core
 # (9.6 MB installed, ~90 ms to import and build the first adapter), it is not a core dependency
 # (only the openai extra brings it), it refuses attrs classes (`PydanticSchemaGenerationError`),
-# and it ignores a bare-string `Annotated[int, "how many"]` description. The values are
-# converted with cattrs (already the project's record converter); the schema is plain JSON with
-# nested classes inlined (no `$defs`), which every provider accepts.
+# and it ignores a bare-string `Annotated[int, "how many"]` description. The schema is plain JSON
+# with nested classes inlined (no `$defs`), which every provider accepts. Values are converted by
+# `_structure` below rather than by cattrs: cattrs hashes each annotation, so it refuses an
+# `Annotated[int, {"maximum": 14}]`, and it trusts `__required_keys__`, which Python 3.11 gets
+# wrong for `NotRequired` under `from __future__ import annotations`.
 
 
 @frozen
@@ -392,19 +395,15 @@ def _typed_call(tool_name: str, fn: AnyExecute) -> _TypedCall | None:
     schema["additionalProperties"] = False if extra is None else _schema(extra, tool_name, "**kwargs", ())
 
     def convert(args: dict[str, Any]) -> dict[str, Any]:
-        converter = _converter()
-        out: dict[str, Any] = {}
-        for key, value in args.items():
-            hint = types_by_name.get(key, extra)
-            # a key the function does not name (only an explicit schema lets one through) is
-            # passed as is: the call then fails with the function's own TypeError
-            out[key] = value if hint is None else converter.structure(value, hint)
-        return out
+        # a key the function does not name (only an explicit schema lets one through) is passed
+        # as is: the call then fails with the function's own TypeError
+        return {key: _structure(value, types_by_name.get(key, extra if extra is not None else Any))
+                for key, value in args.items()}
 
     async def execute(args: dict[str, Any], api: ToolApi, ctx: ToolContext) -> Any:
         passed = {name: api if kind is ToolApi else ctx for name, kind in injected.items()}
         value = await fn(**args, **passed)
-        return value if isinstance(value, str) else _converter().unstructure(value)
+        return value if isinstance(value, str) else _unstructure(value)
 
     execute.__name__ = getattr(fn, "__name__", tool_name)
     execute.__qualname__ = _qualname(fn)
@@ -481,7 +480,7 @@ def _schema(hint: Any, tool_name: str, where: str, seen: tuple[type, ...]) -> di
     if hint in _ARRAYS or origin in _ARRAYS:
         container = origin or hint
         schema = {"type": "array"}
-        if container in (set, frozenset, collections.abc.Set, collections.abc.MutableSet):
+        if _is_set(container):
             schema["uniqueItems"] = True
         if container is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
             if args == ((),):
@@ -513,7 +512,7 @@ def _enum_schema(values: list[Any]) -> dict[str, Any]:
 
 def _class_schema(cls: type, tool_name: str, where: str, seen: tuple[type, ...]) -> dict[str, Any]:
     try:
-        hints = typing.get_type_hints(cls, include_extras=True)
+        hints = _class_hints(cls)
     except Exception as exc:  # noqa: BLE001 - NameError, TypeError...: any unresolvable annotation
         raise ToolDefinitionError(f"Tool {tool_name}: {where}: the annotations of {cls.__qualname__} cannot be "
                                   f"resolved ({type(exc).__name__}: {exc})") from None
@@ -530,7 +529,7 @@ def _class_schema(cls: type, tool_name: str, where: str, seen: tuple[type, ...])
         fields = [(f.name, hints.get(f.name, f.type), f.default is dataclasses.MISSING
                    and f.default_factory is dataclasses.MISSING) for f in dataclasses.fields(cls) if f.init]
     else:
-        fields = [(a.name, hints.get(a.name, a.type), a.default is attrs.NOTHING)
+        fields = [(a.alias, hints.get(a.name, a.type), a.default is attrs.NOTHING)
                   for a in attrs.fields(cls) if a.init]
     properties = {name: _schema(hint, tool_name, f"{where}, field {cls.__qualname__}.{name}", seen)
                   for name, hint, _ in fields}
@@ -546,28 +545,85 @@ def _class_schema(cls: type, tool_name: str, where: str, seen: tuple[type, ...])
     return schema
 
 
-_CONVERTER: Any = None
+# --------------------------------------------------------------------------- typed values
+#
+# Arguments are converted after validation, so the JSON already has the shape of the annotation;
+# what is left is to build instances (classes, enums, tuples, sets) and to pick a union's branch.
 
 
-def _converter() -> Any:
-    """The cattrs converter for typed tools' arguments and results (made on first use)."""
-    global _CONVERTER
-    if _CONVERTER is None:
-        import cattrs
+def _structure(value: Any, hint: Any) -> Any:
+    """The validated JSON `value` as an instance of the annotation `hint`."""
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin is Annotated or origin in (typing.Required, typing.NotRequired):
+        return _structure(value, args[0])
+    if hint is float:
+        return float(value)
+    if hint is int:
+        return int(value)
+    if origin is Literal:
+        return next((v for v in args if isinstance(v, enum.Enum) and v.value == value), value)
+    if origin in (typing.Union, types.UnionType):
+        branch = next((a for a in args if _fits(value, a)), None)
+        return value if branch is None else _structure(value, branch)
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return hint(value)
+    container = origin or hint
+    if container in _ARRAYS and isinstance(value, list):
+        if container is tuple:
+            fixed = args and not (len(args) == 2 and args[1] is Ellipsis) and args != ((),)
+            kinds = args if fixed else (args[0] if args else Any,) * len(value)
+            return tuple(_structure(v, k) for v, k in zip(value, kinds))
+        items = [_structure(v, args[0]) if args else v for v in value]
+        return (frozenset(items) if container is frozenset else set(items)) if _is_set(container) else items
+    if container in _OBJECTS and isinstance(value, dict):
+        return {k: _structure(v, args[1]) for k, v in value.items()} if args else value
+    if isinstance(hint, type) and isinstance(value, dict):
+        if typing.is_typeddict(hint):
+            hints = _class_hints(hint)
+            return {k: _structure(v, hints[k]) if k in hints else v for k, v in value.items()}
+        if dataclasses.is_dataclass(hint) or attrs.has(hint):
+            hints = _class_hints(hint)
+            names = {f.name: f.name for f in dataclasses.fields(hint) if f.init} if dataclasses.is_dataclass(hint) \
+                else {a.alias: a.name for a in attrs.fields(hint) if a.init}
+            return hint(**{k: _structure(v, hints.get(names[k], Any)) for k, v in value.items() if k in names})
+    return value
 
-        converter = cattrs.Converter()
 
-        def typeddict_hook(cls: Any) -> Callable[[Any, Any], Any]:
-            # cattrs reads `__required_keys__`, which Python 3.11 gets wrong for NotRequired under
-            # `from __future__ import annotations`; the schema has already decided what is required
-            hints = {key: _strip_required(hint) for key, hint in typing.get_type_hints(cls, include_extras=True).items()}
-            return lambda value, _: {key: converter.structure(item, hints[key]) if key in hints else item
-                                     for key, item in value.items()}
-
-        converter.register_structure_hook_factory(typing.is_typeddict, typeddict_hook)
-        _CONVERTER = converter
-    return _CONVERTER
+@functools.cache
+def _class_hints(cls: type) -> dict[str, Any]:
+    """A class's resolved annotations, once per class (so that union branches inside stay the
+    same objects, and `_fits` caches their validators)."""
+    return typing.get_type_hints(cls, include_extras=True)
 
 
-def _strip_required(hint: Any) -> Any:
-    return typing.get_args(hint)[0] if typing.get_origin(hint) in (typing.Required, typing.NotRequired) else hint
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether `value` is valid for the union branch `hint` (its own schema decides)."""
+    key = id(hint)
+    cached = _BRANCHES.get(key)
+    if cached is None or cached[0] is not hint:
+        validator = importlib.import_module("jsonschema").Draft202012Validator(_schema(hint, "", "", ()))
+        cached = _BRANCHES[key] = (hint, validator)
+    return bool(cached[1].is_valid(value))
+
+
+_BRANCHES: dict[int, tuple[Any, Any]] = {}  # union branch -> (the branch, its validator)
+
+
+def _is_set(container: Any) -> bool:
+    return container in (set, frozenset, collections.abc.Set, collections.abc.MutableSet)
+
+
+def _unstructure(value: Any) -> Any:
+    """A typed tool's result as JSON: class instances as objects, enums as their values."""
+    if isinstance(value, enum.Enum):
+        return _unstructure(value.value)
+    if attrs.has(type(value)):
+        return {a.name: _unstructure(getattr(value, a.name)) for a in attrs.fields(type(value))}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _unstructure(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {k: _unstructure(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_unstructure(v) for v in value]
+    return value
