@@ -113,8 +113,8 @@ class MissingExtra(DurableError, ImportError):
     which extra to install, e.g. `pip install "durable-harness[openai]"`."""
 
     def __init__(self, what: str, package: str, extra: str, detail: str | None = None) -> None:
-        because = f" ({detail})" if detail else ""
-        super().__init__(f'{what} needs the {package} package, which is not installed{because}: '
-                         f'pip install "durable-harness[{extra}]"', name=package)
+        state = f"which cannot be imported ({detail})" if detail else "which is not installed"
+        super().__init__(f'{what} needs the {package} package, {state}: pip install "durable-harness[{extra}]"',
+                         name=package)
         self.package = package
         self.extra = extra
