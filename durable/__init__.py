@@ -68,4 +68,4 @@ if TYPE_CHECKING:
     from .engine.tools import Tool, ToolApi, ToolContext, define_tool, tool
     from .storage import MemoryStorage, SQLiteStorage, Storage
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one place the version is written: pyproject.toml reads it (setuptools dynamic)
