@@ -60,7 +60,7 @@ def checkout(tmp_path):
 
 def make(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}
-    return subprocess.run(["make", "--no-print-directory", *args], cwd=work, capture_output=True, text=True,
+    return subprocess.run(["make", "--no-print-directory", *args], cwd=work, capture_output=True, text=True, check=False,
                           timeout=60, env=env)
 
 

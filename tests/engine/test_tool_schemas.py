@@ -54,7 +54,8 @@ class Detail(enum.Enum):
 
 @durable.tool(replay="safe")
 async def forecast(place: Place, days: Annotated[int, "Days ahead", {"minimum": 1, "maximum": 14}] = 1,
-                   unit: Optional[Unit] = None, window: Window | None = None, tags: list[str] | None = None,
+                   unit: Optional[Unit] = None,  # noqa: UP045 - the spelling under test
+                   window: Window | None = None, tags: list[str] | None = None,
                    detail: Detail = Detail.SHORT, *, api: durable.ToolApi, ctx: durable.ToolContext) -> dict[str, Any]:
     """The weather forecast for a place.
 
@@ -213,8 +214,8 @@ class Node(TypedDict):
 @pytest.mark.parametrize(("source", "message"), [
     ("async def f(x): ...", "parameter 'x' of f has no type annotation"),
     ("async def f(x: set[bytes]): ...",
-     "parameter 'x' of f: <class 'bytes'> cannot be described as JSON schema (use str, int, float, bool, list, "
-     "dict, Literal, an Enum, a TypedDict, an attrs class or a dataclass)"),
+     ("parameter 'x' of f: <class 'bytes'> cannot be described as JSON schema (use str, int, float, bool, list, "
+      "dict, Literal, an Enum, a TypedDict, an attrs class or a dataclass)")),
     ("async def f(x: dict[int, str]): ...",
      "parameter 'x' of f: the keys of dict[int, str] must be str (JSON object keys are strings)"),
     ("async def f(node: Node): ...",
@@ -222,12 +223,12 @@ class Node(TypedDict):
     ("async def f(x: int, /): ...", "parameter 'x' of f is positional-only; tool arguments are passed by name"),
     ("def f(x: int): ...", "f must be an async function (async def)"),
     ("async def f(x: Missing): ...",
-     "the annotations of f cannot be resolved (NameError: name 'Missing' is not defined); define the types "
-     "they name at module level"),
+     ("the annotations of f cannot be resolved (NameError: name 'Missing' is not defined); define the types "
+      "they name at module level")),
 ])
 def test_a_signature_that_cannot_be_a_schema_is_refused_naming_the_tool(source, message):
     namespace: dict[str, Any] = {"Node": Node}
-    exec(f"from __future__ import annotations\n{source}", namespace)
+    exec(f"from __future__ import annotations\n{source}", namespace)  # noqa: S102 - each case is a signature
     with pytest.raises(ToolDefinitionError) as info:
         durable.tool(namespace["f"])
     assert str(info.value) == f"Tool f: {message}"
@@ -260,8 +261,8 @@ def checked(schema: dict[str, Any]) -> durable.Tool:
     ({"properties": {"xs": {"type": "array", "uniqueItems": True}}}, '{"xs": [1, 1]}',
      "$.xs: [1, 1] has non-unique elements (keyword: uniqueItems)"),
     ({"properties": {"v": {"anyOf": [{"type": "integer"}, {"type": "string", "format": "date"}]}}}, '{"v": 1.5}',
-     "$.v: 1.5 is not valid under any of the given schemas (keyword: anyOf), closest: $.v: 1.5 is not of type "
-     "'integer' (keyword: type)"),
+     ("$.v: 1.5 is not valid under any of the given schemas (keyword: anyOf), closest: $.v: 1.5 is not of type "
+      "'integer' (keyword: type)")),
     ({"properties": {"v": {"oneOf": [{"type": "integer"}, {"minimum": 0}]}}}, '{"v": 3}',
      "$.v: 3 is valid under each of {'minimum': 0}, {'type': 'integer'} (keyword: oneOf)"),
     ({"properties": {"v": {"const": "yes"}}}, '{"v": "no"}', "$.v: 'yes' was expected (keyword: const)"),
@@ -303,11 +304,11 @@ def test_valid_arguments_pass_as_parsed():
 @pytest.mark.parametrize(("parameters", "message"), [
     ({"type": "array"}, "parameters must be a JSON schema of type 'object'"),
     ({"type": "object", "properties": {"n": {"type": "integr"}}},
-     "the parameters are not a valid JSON schema (Draft 2020-12): $.properties.n.type: 'integr' is not valid "
-     "under any of the given schemas"),
+     ("the parameters are not a valid JSON schema (Draft 2020-12): $.properties.n.type: 'integr' is not valid "
+      "under any of the given schemas")),
     ({"type": "object", "properties": {"n": {"maximum": "14"}}},
-     "the parameters are not a valid JSON schema (Draft 2020-12): $.properties.n.maximum: '14' is not of type "
-     "'number'"),
+     ("the parameters are not a valid JSON schema (Draft 2020-12): $.properties.n.maximum: '14' is not of type "
+      "'number'")),
     ({"type": "object", "required": "n"},
      "the parameters are not a valid JSON schema (Draft 2020-12): $.required: 'n' is not of type 'array'"),
     ({"type": "object", "properties": {"n": {"$ref": "#/$defs/missing"}}},
