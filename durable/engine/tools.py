@@ -19,7 +19,7 @@ A tool is written in one of two forms; `define_tool` and `@tool` tell them apart
 An explicit `parameters` schema is always possible and wins over the derived one. Every schema is
 checked when the tool is defined (`ToolDefinitionError` naming the tool), and every call's
 arguments are validated with `jsonschema` before the tool runs, so every keyword is enforced
-(`maximum`, `pattern`, `maxLength`, `anyOf`, `$ref`...). A mismatch, invalid JSON or arguments
+(`maximum`, `pattern`, `maxLength`, `anyOf`, `$ref`, `format`...). A mismatch, invalid JSON or arguments
 nested deeper than `MAX_DEPTH` raise `ToolArgumentError`: the model reads its message (the JSON
 path and the failed keyword) as an error result and the run continues.
 
@@ -290,7 +290,10 @@ def _compile_schema(tool_name: str, schema: Any) -> Any:
         raise ToolDefinitionError(f"Tool {tool_name}: the parameters are not a valid JSON schema (Draft 2020-12): "
                                   f"{where}: {_shorten(exc.message)}") from None
     _check_refs(tool_name, schema)
-    return Draft202012Validator(schema)
+    # `format` is only an annotation in Draft 2020-12 unless a format checker asserts it: we do
+    # (date, time, email, ipv4/ipv6, uuid, regex...; formats whose checker needs a package that
+    # is not installed are let through)
+    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def _check_refs(tool_name: str, schema: dict[str, Any]) -> None:
@@ -385,8 +388,10 @@ def _typed_call(tool_name: str, fn: AnyExecute) -> _TypedCall | None:
         prop = _schema(hint, tool_name, where, ())
         if p.default is p.empty:
             required.append(p.name)
-        elif isinstance(p.default, (str, int, float, bool)) or p.default is None:
-            prop = {**prop, "default": p.default}
+        else:  # a JSON scalar default is shown to the model
+            default = p.default.value if isinstance(p.default, enum.Enum) else p.default
+            if isinstance(default, (str, int, float, bool)) or default is None:
+                prop = {**prop, "default": default}
         properties[p.name] = prop
         types_by_name[p.name] = hint
     schema: dict[str, Any] = {"type": "object", "properties": properties}
