@@ -1,20 +1,58 @@
 # The two quick-start commands: `make demo` (the main job) and `make test` (the suite).
-# Each one sets up everything it needs on a fresh machine: a virtual environment in .venv with
-# durable and its test dependencies installed. `make test` lints (ruff), type-checks (mypy --strict,
-# configured in pyproject.toml) and then runs the suite; it stops at the first of them that fails.
+# Each one sets up everything it needs on a fresh machine, in a virtual environment in .venv:
+# `make demo` installs durable alone, `make test` durable with its test extras. Python 3.11 or
+# newer is checked before anything is made (choose one with `make demo PYTHON=python3.12`), and a
+# .venv made by another Python is made again. `make clean` removes what these commands made.
+# `make test` lints (ruff), type-checks (mypy --strict, configured in pyproject.toml) and then runs
+# the suite; it stops at the first of them that fails.
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-stamp
+DEMO_STAMP := $(VENV)/.installed-demo-stamp
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+# An interpreter's identity, and that of the one .venv was made from (empty when .venv is missing
+# or its Python is gone): when they differ, .venv is made again.
+IDENTITY := import sys; print(sys.version.split()[0], sys.base_prefix)
+PYTHON_ID := $(shell $(PYTHON) -c '$(IDENTITY)' 2>/dev/null)
+VENV_ID := $(shell $(VENV)/bin/python -c '$(IDENTITY)' 2>/dev/null)
+ifneq ($(PYTHON_ID),$(VENV_ID))
+STALE_VENV := stale-venv
+endif
+
+define make_venv
+	@if [ "$$($(VENV)/bin/python -c '$(IDENTITY)' 2>/dev/null)" != "$(PYTHON_ID)" ]; then \
+	  if [ -d $(VENV) ]; then echo "$(VENV) was made by another Python: making it again with $(PYTHON)"; fi; \
+	  rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); \
+	fi
+endef
+
+$(STAMP): pyproject.toml $(STALE_VENV) | python-version
+	$(make_venv)
 	$(VENV)/bin/pip install -q --disable-pip-version-check -e '.[test]'
-	touch $(STAMP)
+	touch $(STAMP) $(DEMO_STAMP)
 
-.PHONY: demo test setup
+$(DEMO_STAMP): pyproject.toml $(STALE_VENV) | python-version
+	$(make_venv)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -e .
+	touch $(DEMO_STAMP)
+
+.PHONY: demo test setup clean python-version stale-venv
 setup: $(STAMP)
 
-demo: $(STAMP)
+stale-venv: ;
+
+python-version:
+	@command -v $(PYTHON) >/dev/null 2>&1 || { \
+	  echo "durable needs Python 3.11 or newer, and $(PYTHON) was not found: run make $(or $(MAKECMDGOALS),demo) PYTHON=python3.11 (or newer)" >&2; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+	  echo "durable needs Python 3.11 or newer, and $(PYTHON) is $$($(PYTHON) -V 2>&1): run make $(or $(MAKECMDGOALS),demo) PYTHON=python3.11 (or newer)" >&2; exit 1; }
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache
+	rm -rf durable-demo-scratch durable-demo.sqlite durable-demo.sqlite-wal durable-demo.sqlite-shm durable-demo.sqlite.lock
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+demo: $(DEMO_STAMP)
 	$(VENV)/bin/durable demo
 
 test: $(STAMP)

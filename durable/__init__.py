@@ -16,12 +16,15 @@ from .errors import (
     DurableError as DurableError,
     HarnessClosed as HarnessClosed,
     HarnessError as HarnessError,
+    IllegalTransition as IllegalTransition,
     LockLost as LockLost,
+    MissingExtra as MissingExtra,
     NotASession as NotASession,
     SchemaTooNew as SchemaTooNew,
     SessionLocked as SessionLocked,
     StorageClosed as StorageClosed,
     StorageError as StorageError,
+    ToolArgumentError as ToolArgumentError,
     ToolDefinitionError as ToolDefinitionError,
     ToolResultRejected as ToolResultRejected,
     UnknownSubmission as UnknownSubmission,
@@ -96,4 +99,4 @@ if TYPE_CHECKING:  # what `__getattr__` loads, as the type checker must see it (
     from .models.protocol import ModelError as ModelError
     from .storage import MemoryStorage as MemoryStorage, SQLiteStorage as SQLiteStorage, Storage as Storage
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one place the version is written: pyproject.toml reads it (setuptools dynamic)

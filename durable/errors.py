@@ -118,3 +118,24 @@ class IllegalTransition(HarnessError):
 
 class ToolDefinitionError(HarnessError):
     """A tool was defined with an invalid name, schema or replay policy."""
+
+
+class ToolArgumentError(HarnessError, ValueError):
+    """A tool call's arguments are not valid JSON, are nested too deeply, or do not match the
+    tool's schema. The message names the tool, and each problem's JSON path and failed keyword;
+    the model reads it as an error result and the run continues."""
+
+
+# --------------------------------------------------------------------------- installation
+
+
+class MissingExtra(DurableError, ImportError):
+    """An optional dependency is not installed (the OpenAI or Anthropic SDK). The message says
+    which extra to install, e.g. `pip install "durable-harness[openai]"`."""
+
+    def __init__(self, what: str, package: str, extra: str, detail: str | None = None) -> None:
+        state = f"which cannot be imported ({detail})" if detail else "which is not installed"
+        super().__init__(f'{what} needs the {package} package, {state}: pip install "durable-harness[{extra}]"',
+                         name=package)
+        self.package = package
+        self.extra = extra

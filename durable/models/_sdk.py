@@ -3,10 +3,24 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+from types import ModuleType
 from typing import Any
 
+from ..errors import MissingExtra
 from .errors import AttemptGuard, close_quietly
+
+
+def import_sdk(package: str, extra: str, what: str) -> ModuleType:
+    """Import a provider SDK (an optional extra) when a model is constructed. Raises
+    `MissingExtra`, whose message says `pip install "durable-harness[<extra>]"`, when it (or a
+    package it needs) cannot be imported."""
+    try:
+        return importlib.import_module(package)
+    except ImportError as exc:
+        detail = None if exc.name == package else str(exc)  # the SDK is there, a package it needs is not
+        raise MissingExtra(what, package, extra, detail) from exc
 
 
 class SDKModel:

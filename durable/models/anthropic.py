@@ -34,7 +34,7 @@ from ..records import (
     Usage,
     UserEntry,
 )
-from ._sdk import SDKModel
+from ._sdk import SDKModel, import_sdk
 from .errors import END, MissingCredentials, classify_status, close_quietly
 from .protocol import (
     DeferredHandle,
@@ -203,15 +203,15 @@ class AnthropicModel(SDKModel):
         request_timeout: float | None = None,
         poll_interval: float = 10.0,
     ) -> None:
+        sdk = import_sdk("anthropic", "anthropic", "AnthropicModel")  # lazy: importing durable must not import the SDK
         key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY")
         if not key:
             raise MissingCredentials("Anthropic needs an API key: set ANTHROPIC_API_KEY or pass api_key=")
-        from anthropic import AsyncAnthropic  # lazy: importing durable must not import the SDK
 
         self._setup(model, key, context_window=context_window, deferred=deferred, stream_silence=stream_silence,
                     request_timeout=request_timeout, poll_interval=poll_interval, max_tokens=max_tokens,
                     temperature=temperature)
-        self._client = AsyncAnthropic(**self._client_options(base_url, "ANTHROPIC_BASE_URL"))
+        self._client = sdk.AsyncAnthropic(**self._client_options(base_url, "ANTHROPIC_BASE_URL"))
 
     def __repr__(self) -> str:
         return f"AnthropicModel({self.model!r}, deferred={self.deferred!r})"

@@ -32,7 +32,7 @@ from ..records import (
     Usage,
     UserEntry,
 )
-from ._sdk import SDKModel
+from ._sdk import SDKModel, import_sdk
 from .errors import END, MissingCredentials, classify_status, close_quietly
 from .protocol import (
     DeferredHandle,
@@ -209,6 +209,7 @@ class OpenAIModel(SDKModel):
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> None:
+        sdk = import_sdk("openai", "openai", "OpenAIModel")  # lazy: importing durable must not import the SDK
         if api not in ("responses", "chat"):
             raise ValueError(f'OpenAIModel api must be "responses" or "chat", not {api!r}')
         if deferred and api != "responses":
@@ -219,13 +220,12 @@ class OpenAIModel(SDKModel):
                 "OpenAI needs an API key: set OPENAI_API_KEY or pass api_key= "
                 '(a local server that needs no key accepts api_key="not-needed")'
             )
-        from openai import AsyncOpenAI  # lazy: importing durable must not import the SDK
 
         self.api = api
         self._setup(model, key, context_window=context_window, deferred=deferred, stream_silence=stream_silence,
                     request_timeout=request_timeout, poll_interval=poll_interval, max_tokens=max_tokens,
                     temperature=temperature)
-        self._client = AsyncOpenAI(**self._client_options(base_url, "OPENAI_BASE_URL"))
+        self._client = sdk.AsyncOpenAI(**self._client_options(base_url, "OPENAI_BASE_URL"))
 
     def __repr__(self) -> str:
         return f"OpenAIModel({self.model!r}, api={self.api!r}, deferred={self.deferred!r})"

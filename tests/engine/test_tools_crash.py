@@ -152,7 +152,7 @@ async def test_bad_calls_become_error_results_the_model_can_read(host):
         ("a", True, "invalid_arguments"), ("b", True, "invalid_arguments"),
         ("c", True, "unknown_tool"), ("d", True, "tool_error")]
     assert results[0].content.startswith("Tool echo: the arguments are not valid JSON")
-    assert results[1].content == "Tool echo: arguments.text must be of type string, got int"
+    assert results[1].content == "Tool echo: invalid arguments: $.text: 5 is not of type 'string' (keyword: type)"
     assert results[2].content == "Unknown tool nope (known tools: boom, echo)"
     assert results[3].content == "Tool boom failed: RuntimeError: disk on fire"
 
