@@ -20,12 +20,14 @@ from .errors import (
     NotASession,
     SchemaTooNew,
     SessionLocked,
+    SessionReadOnly,
     StorageClosed,
     StorageError,
     ToolDefinitionError,
     ToolResultRejected,
     UnknownSubmission,
     UnknownTask,
+    UnsafeSessionFile,
 )
 from .records import *  # noqa: F403 - the records are part of the public API
 from .settings import Compaction, Progress, RetryPolicy, Settings, StreamSettings
