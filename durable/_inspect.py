@@ -40,6 +40,8 @@ def read_session(path: str, *, last: int = 10) -> dict[str, Any]:
     tasks and settled submissions shown (live tasks and unsettled submissions are always all
     shown)."""
     path = os.fspath(path)
+    if os.path.islink(path):  # as the owner does: the file itself, with its -wal beside it
+        path = os.path.realpath(path)
     _check_file(path)
     conn = _connect_read_only(path)
     try:

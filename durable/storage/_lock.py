@@ -116,8 +116,10 @@ def refuse_orphan_journal(path: str) -> None:
         return
     except OSError as exc:
         raise _error(exc, wal, path) from exc
-    if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
-        raise UnsafeSessionFile(f"{wal} (beside session file {path}) is not a regular file; durable will not write through it",
+    if stat.S_ISLNK(st.st_mode):
+        raise _error(OSError(errno.ELOOP, os.strerror(errno.ELOOP)), wal, path)
+    if not stat.S_ISREG(st.st_mode):
+        raise UnsafeSessionFile(f"{wal} (beside session file {path}) is not a regular file; durable will not write to it",
                                 location=path)
     if st.st_size > 0:
         raise UnsafeSessionFile(

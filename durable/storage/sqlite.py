@@ -19,6 +19,15 @@ for its commit's result, which only takes as long as the write itself.
 
 Opening never modifies a file it refuses: the header is checked in Python first, a foreign or
 newer file is read without writing, and a new file is created with mode 0600.
+
+Ownership and file safety (durable.storage._lock): the store owns the database file itself (its
+identity, not its name), so another path to it (a symbolic or hard link, a rename) is refused with
+`SessionLocked`; a store whose path no longer names its file refuses to commit (`LockLost`). A
+symbolic link at the path is resolved to an existing session file (the store then names and works
+on that file) or refused; -wal/-shm are made by the store, never through a link; files of another
+user, files with a second hard link and a -wal left without its database are refused
+(`UnsafeSessionFile`); a file that becomes a session is set to 0600. A file or folder this process
+cannot write is `SessionReadOnly`, never "damaged".
 """
 
 from __future__ import annotations
