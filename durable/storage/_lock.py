@@ -388,12 +388,13 @@ def _open_database(path: str) -> tuple[int, bool]:
         except FileExistsError:
             pass
         except OSError as exc:
-            if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS) and not os.path.lexists(path):
                 folder = os.path.dirname(os.path.abspath(path))
                 raise SessionReadOnly(
                     f"Session file {path} cannot be created: its folder {folder} is read-only "
                     f"({(exc.strerror or str(exc)).lower()})", location=path) from exc
-            raise _error(exc, path, path) from exc
+            if not os.path.lexists(path):
+                raise _error(exc, path, path) from exc
         try:
             return os.open(path, os.O_RDWR | _O_OPEN), False
         except FileNotFoundError:

@@ -29,6 +29,7 @@ from durable.errors import (
     LockLost,
     NotASession,
     SessionLocked,
+    SessionReadOnly,
     UnsafeSessionFile,
 )
 from durable.models import FauxModel, faux
@@ -516,6 +517,41 @@ async def test_an_unprivileged_owner_of_its_own_folder_opens_normally(shared_dir
     assert await run_opener(path, "nobody") == ("opened",)
     assert await run_opener(path, "nobody") == ("opened",)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+
+
+@pytest.fixture
+def read_only_mount(tmp_path):
+    """(writable folder, the same folder mounted read-only), or a skip saying why not."""
+    src, ro = tmp_path / "src", tmp_path / "ro"
+    src.mkdir()
+    ro.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("a read-only bind mount needs root and mount(8)")
+    done = subprocess.run(["mount", "--bind", src, ro], check=False, capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot bind-mount here: {done.stderr.strip()}")
+    try:
+        done = subprocess.run(["mount", "-o", "remount,bind,ro", ro], check=False, capture_output=True, text=True)
+        if done.returncode != 0:
+            pytest.skip(f"cannot make a bind mount read-only here: {done.stderr.strip()}")
+        yield os.fspath(src), os.fspath(ro)
+    finally:
+        subprocess.run(["umount", ro], check=True)
+
+
+async def test_a_session_on_a_read_only_file_system_is_reported_read_only_even_to_root(read_only_mount):
+    src, ro = read_only_mount
+    await make_session(os.path.join(src, "session.db"))
+    before = digest(os.path.join(src, "session.db"))
+    path, new = os.path.join(ro, "session.db"), os.path.join(ro, "new.db")
+    with pytest.raises(SessionReadOnly) as refused:
+        async with durable.open_harness(path, model=FauxModel([])):
+            pass
+    assert str(refused.value) == f"Session file {path} cannot be opened for writing: {path} is on a read-only file system"
+    with pytest.raises(SessionReadOnly) as refused:
+        await SQLiteStorage(new).open()
+    assert str(refused.value) == f"Session file {new} cannot be created: its folder {ro} is read-only (read-only file system)"
+    assert digest(path) == before and sorted(os.listdir(src)) == ["session.db"]
 
 
 # ----------------------------------------------------------------------------- item 10a: an orphan write-ahead log
