@@ -106,7 +106,7 @@ class ErrorDetail:
 
 
 @frozen
-class TaskError:
+class ErrorInfo:
     message: str
     detail: ErrorDetail
 
@@ -118,7 +118,7 @@ class Done:
 
 @frozen
 class Failed:
-    error: TaskError
+    error: ErrorInfo
 
 
 @frozen
@@ -128,7 +128,7 @@ class Aborted:
 
 @frozen
 class Faulted:
-    error: TaskError
+    error: ErrorInfo
 
 
 Outcome = Union[Done, Failed, Aborted, Faulted]
@@ -169,7 +169,7 @@ State = Union[Pending, Running, Sleeping, Waiting, Terminal]
 
 
 @frozen
-class RetryError:
+class AttemptFailure:
     """Why an attempt failed, as the live document shows it."""
 
     message: str
@@ -208,7 +208,7 @@ class Poll:
 class Retry:
     attempt: int
     until: float
-    error: RetryError
+    error: AttemptFailure
     job: DeferredJob | None = None
 
 
@@ -416,7 +416,7 @@ __all__ = [
     "Entry",
     "StoredEntry",
     "ErrorDetail",
-    "TaskError",
+    "ErrorInfo",
     "Done",
     "Failed",
     "Aborted",
@@ -428,7 +428,7 @@ __all__ = [
     "Waiting",
     "Terminal",
     "State",
-    "RetryError",
+    "AttemptFailure",
     "DeferredJob",
     "Prepare",
     "Request",

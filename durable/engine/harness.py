@@ -45,7 +45,7 @@ from ..records import (
     Submission,
     SubmissionStatus,
     Task,
-    TaskError,
+    ErrorInfo,
     ErrorDetail,
     Terminal,
     Waiting,
@@ -314,7 +314,7 @@ class Harness:
         kind = self.kinds.get(task.kind)
         hook = getattr(kind, "fault", None)
         change = self.session.change()
-        error = TaskError(message, ErrorDetail("exception"))
+        error = ErrorInfo(message, ErrorDetail("exception"))
         if hook is not None:
             hook(self.rt, change, task, error)
         else:

@@ -33,7 +33,7 @@ from ..records import (
     Prepare,
     Running,
     Task,
-    TaskError,
+    ErrorInfo,
     Terminal,
     ToolResultEntry,
     UserEntry,
@@ -166,7 +166,7 @@ class CompactionKind:
     async def _fail(self, rt: Runtime, task: Task, message: str, reason: str) -> None:
         cid = task.conversation_id
         change = rt.change()
-        change.put_task(attrs.evolve(task, state=Terminal(Failed(TaskError(message, ErrorDetail(reason))))), progress=False)
+        change.put_task(attrs.evolve(task, state=Terminal(Failed(ErrorInfo(message, ErrorDetail(reason))))), progress=False)
         failure = CompactionFailure(task.id, task.input.trigger, message)  # type: ignore[union-attr]
         change.edit_live(cid, compactions=max(0, change.live(cid).compactions - 1), compaction_failure=failure)
         await change.commit()

@@ -56,13 +56,13 @@ from ..records import (
     Prepare,
     Request,
     Retry,
-    RetryError,
+    AttemptFailure,
     RetryLive,
     Running,
     Sleeping,
     Submission,
     Task,
-    TaskError,
+    ErrorInfo,
     ToolInput,
     ToolProgress,
     ToolRound,
@@ -98,7 +98,7 @@ class GenerationKind:
         await change.commit()
         await rt.restart_runner(task.id)
 
-    def fault(self, rt: Runtime, change: Change, task: Task, error: TaskError) -> None:
+    def fault(self, rt: Runtime, change: Change, task: Task, error: ErrorInfo) -> None:
         runs.end_run(rt, change, task, Faulted(error), reason="faulted", detail=error.message)
 
     # ------------------------------------------------------------------ the runner
@@ -242,7 +242,7 @@ class GenerationKind:
     async def _final(self, rt: Runtime, task: Task, final: FinalMessage, attempt: int) -> Task | None:
         if final.stop_reason == "error":
             partial = PartialMessage(final.text, (), final.usage)
-            err = RetryError(final.error or "The model answered with an error", "unknown", _provider(rt.model))
+            err = AttemptFailure(final.error or "The model answered with an error", "unknown", _provider(rt.model))
             return await self._attempt_failed(rt, task, err, None, "model_error", partial=partial, retryable=False)
         change = rt.change()
         entry = AssistantEntry(final.text, final.stop_reason, tuple(final.tool_calls), final.usage, None, attempt)
@@ -397,7 +397,7 @@ class GenerationKind:
         attempt = getattr(task.checkpoint, "attempt", 1)
         change.append(task.conversation_id, AssistantEntry(message.text, stop_reason, (), message.usage, error, attempt))  # type: ignore[arg-type]
 
-    async def _attempt_failed(self, rt: Runtime, task: Task, err: RetryError, retry_after: float | None,
+    async def _attempt_failed(self, rt: Runtime, task: Task, err: AttemptFailure, retry_after: float | None,
                               final_reason: str, *, partial: PartialMessage | None = None, raw: object = None,
                               stop_reason: str = "error", retryable: bool = True) -> Task | None:
         """Charge a failed attempt: back off durably when the error is retryable and the policy
@@ -419,7 +419,7 @@ class GenerationKind:
             await change.commit()
             return task
         await self._cancel_job(rt, task)
-        runs.end_run(rt, change, task, Failed(TaskError(err.message, ErrorDetail(final_reason))),
+        runs.end_run(rt, change, task, Failed(ErrorInfo(err.message, ErrorDetail(final_reason))),
                      reason=final_reason, detail=err.message)
         await rt.commit(change)
         return None
@@ -444,12 +444,12 @@ class GenerationKind:
         if isinstance(phase, Request):
             detail = HOST_STOPPED_STREAM.format(n=phase.attempt)
             rt.report(TaskInterrupted(ref, "interrupted", n, detail))
-            return await self._attempt_failed(rt, task, RetryError(detail, "interrupted"), None, "interrupted",
+            return await self._attempt_failed(rt, task, AttemptFailure(detail, "interrupted"), None, "interrupted",
                                               stop_reason="aborted")
         if isinstance(phase, Poll) and phase.job.handle is not None:
             detail = HOST_STOPPED_FETCH.format(n=phase.attempt)
             rt.report(TaskInterrupted(ref, "interrupted", n, detail))
-            return await self._attempt_failed(rt, task, RetryError(detail, "interrupted"), None, "interrupted",
+            return await self._attempt_failed(rt, task, AttemptFailure(detail, "interrupted"), None, "interrupted",
                                               stop_reason="aborted")
         rt.report(TaskInterrupted(ref, "interrupted", n, f"The {PHASE_NAMES[type(phase)]} phase runs again"))
         return task
@@ -465,7 +465,7 @@ class GenerationKind:
             self._keep_partial(rt, change, task, "aborted", detail)
         await runs.close_calls(rt, change, task, "The tool call was not answered: the run ended at the restart limit",
                                "restart_limit")
-        runs.end_run(rt, change, task, Failed(TaskError(detail, ErrorDetail("restart_limit"))),
+        runs.end_run(rt, change, task, Failed(ErrorInfo(detail, ErrorDetail("restart_limit"))),
                      reason="restart_limit", detail=detail)
         await rt.commit(change)
         rt.report(TaskInterrupted(TaskRef.of(task), "restart_limit", n, detail))
@@ -502,7 +502,7 @@ class GenerationKind:
             tg.start_soon(give_up)
             await self._cancel_job(rt, task)
             tg.cancel_scope.cancel()
-        runs.end_run(rt, change, task, Faulted(TaskError(detail, ErrorDetail("restart_limit"))),
+        runs.end_run(rt, change, task, Faulted(ErrorInfo(detail, ErrorDetail("restart_limit"))),
                      reason="aborted", detail=detail)
         await rt.commit(change)
         rt.report(TaskFaulted(TaskRef.of(task), "restart_limit", detail))
@@ -514,6 +514,6 @@ def _provider(model: object) -> str | None:
     return name.split(":", 1)[0] if isinstance(name, str) else None
 
 
-def _retry_error(exc: ModelError) -> RetryError:
-    return RetryError(exc.message, exc.kind, exc.provider, exc.status_code)
+def _retry_error(exc: ModelError) -> AttemptFailure:
+    return AttemptFailure(exc.message, exc.kind, exc.provider, exc.status_code)
 

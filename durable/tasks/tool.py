@@ -38,7 +38,7 @@ from ..records import (
     Pending,
     Running,
     Task,
-    TaskError,
+    ErrorInfo,
     Terminal,
     ToolInput,
     ToolProgress,
@@ -59,13 +59,13 @@ class ToolKind:
             if n >= limit:
                 msg = f"Tool {name} was interrupted {recovery.times_in_a_row(n)}; it is not run again"
                 await self._finish(rt, task, self._error(task, msg, "restart_limit"),
-                                   Failed(TaskError(msg, ErrorDetail("restart_limit"))))
+                                   Failed(ErrorInfo(msg, ErrorDetail("restart_limit"))))
                 rt.report(TaskInterrupted(TaskRef.of(task), "restart_limit", n, msg))
                 return
             if inp.replay == "unsafe" and not inp.client:
                 msg = f"Tool {name} was interrupted and may have partially run"
                 await self._finish(rt, task, self._error(task, msg, "interrupted"),
-                                   Failed(TaskError(msg, ErrorDetail("interrupted"))))
+                                   Failed(ErrorInfo(msg, ErrorDetail("interrupted"))))
                 rt.report(TaskInterrupted(TaskRef.of(task), "not_rerun", n, msg))
                 return
             rt.report(TaskInterrupted(TaskRef.of(task), "interrupted", n, f"Tool {name} runs again (replay safe)"))
@@ -74,7 +74,7 @@ class ToolKind:
             # a crash (nothing is charged), but the tool may have partially run all the same.
             msg = f"Tool {name} was interrupted and may have partially run"
             await self._finish(rt, task, self._error(task, msg, "interrupted"),
-                               Failed(TaskError(msg, ErrorDetail("interrupted"))))
+                               Failed(ErrorInfo(msg, ErrorDetail("interrupted"))))
             return
         if inp.client:
             await self._wait_for_client(rt, task)
@@ -154,7 +154,7 @@ class ToolKind:
             return
         msg = "Tool execution timed out"
         await self._finish(rt, current, self._error(current, msg, "timeout"),
-                           Failed(TaskError(f"Tool {inp.call.name} execution timed out", ErrorDetail("timeout"))))
+                           Failed(ErrorInfo(f"Tool {inp.call.name} execution timed out", ErrorDetail("timeout"))))
 
     async def submit_client_result(self, rt: Runtime, call_id: str, content: str, is_error: bool) -> None:
         for task in rt.session.tasks.values():

@@ -69,7 +69,7 @@ async def test_a_bug_in_a_kind_faults_only_that_task_and_ends_its_run_visibly(ho
         result = await sub.wait()
         assert result.reason == "faulted"
         assert result.detail == "Task 1 (generation) raised ZeroDivisionError: oops"
-        assert (await h.task(1)).state == r.Terminal(r.Faulted(r.TaskError(result.detail, r.ErrorDetail("exception"))))
+        assert (await h.task(1)).state == r.Terminal(r.Faulted(r.ErrorInfo(result.detail, r.ErrorDetail("exception"))))
         assert (await (await h.conversation("other").submit("again")).wait()).reason == "faulted"
     assert [x.type for x in host.reports] == ["error", "task_faulted", "error", "task_faulted"]
 

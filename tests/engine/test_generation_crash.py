@@ -70,7 +70,7 @@ async def test_a_long_backoff_after_the_charge_sleeps_durably_with_restarts_clea
         assert task.state == r.Sleeping(until)
         assert until == host.clock.now() + 30.0
         assert isinstance(task.checkpoint, r.Retry) and task.checkpoint.attempt == 1
-        assert task.checkpoint.error == r.RetryError(HOST_STOPPED_1, "interrupted")
+        assert task.checkpoint.error == r.AttemptFailure(HOST_STOPPED_1, "interrupted")
         assert task.restarts == 0
         assert h.wake() == durable.Wake(active=False, next_timer=until)
 
@@ -90,7 +90,7 @@ async def test_two_crashes_with_max_retries_1_end_the_run_interrupted_keeping_bo
         result = await h.root.submission(sid).wait()
         assert result == r.Unanswered("interrupted", HOST_STOPPED_2)
         task = await h.task(1)
-        assert task.state == r.Terminal(r.Failed(r.TaskError(HOST_STOPPED_2, r.ErrorDetail("interrupted"))))
+        assert task.state == r.Terminal(r.Failed(r.ErrorInfo(HOST_STOPPED_2, r.ErrorDetail("interrupted"))))
         assert h.root.live().run_failure == r.RunFailure(1, (sid,), "interrupted", HOST_STOPPED_2, "hi")
     assert last.calls == 0
     assert await host.transcript() == ["user", "assistant:aborted", "assistant:aborted"]
@@ -161,7 +161,7 @@ async def test_a_crash_in_prepare_at_restart_limit_1_ends_the_run_with_restart_l
         (sid,) = (await h.task(1)).input.submission_ids
         assert await sub_wait(h, sid) == r.Unanswered("restart_limit", detail)
         task = await h.task(1)
-        assert task.state == r.Terminal(r.Failed(r.TaskError(detail, r.ErrorDetail("restart_limit"))))
+        assert task.state == r.Terminal(r.Failed(r.ErrorInfo(detail, r.ErrorDetail("restart_limit"))))
         assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sid,), "restart_limit", detail, "hi"))
     assert model.calls == 0
     assert await host.transcript() == ["user"]

@@ -79,7 +79,7 @@ async def test_an_abort_handler_cut_off_restart_limit_times_faults_the_task(host
         assert model.cancelled == ["faux-job-1"]
         host.clock.advance(30.0)
         assert await h.root.submission(sub.id).wait() == r.Unanswered("aborted", detail)
-        assert (await h.task(1)).state == r.Terminal(r.Faulted(r.TaskError(detail, r.ErrorDetail("restart_limit"))))
+        assert (await h.task(1)).state == r.Terminal(r.Faulted(r.ErrorInfo(detail, r.ErrorDetail("restart_limit"))))
     assert host.reports[-1] == durable.TaskFaulted(durable.TaskRef(1, "generation", "root"), "restart_limit", detail)
     assert [(x.type, x.reason, x.restarts) for x in host.reports[:-1]] == [("task_interrupted", "interrupted", 1)]
 
@@ -178,7 +178,7 @@ async def test_a_hanging_compaction_cut_off_at_restart_limit_1_fails_and_leaves_
     message = "Compaction was interrupted once"
     async with host.open(FauxModel([]), settings=st) as h:
         task = await h.wait_for_task(tid)
-        assert task.state == r.Terminal(r.Failed(r.TaskError(message, r.ErrorDetail("restart_limit"))))
+        assert task.state == r.Terminal(r.Failed(r.ErrorInfo(message, r.ErrorDetail("restart_limit"))))
         assert h.root.live() == r.Live(compaction_failure=r.CompactionFailure(tid, "manual", message))
     assert "compaction" not in await host.transcript()
     assert host.reports == [durable.TaskInterrupted(durable.TaskRef(tid, "compaction", "root"), "restart_limit", 1, message)]

@@ -65,7 +65,7 @@ async def test_a_safe_tool_that_never_finishes_runs_exactly_restart_limit_times(
     async with host.open(model, settings=st, tools=[heavy]) as h:
         assert await h.root.submission(sub.id).wait() == r.Answered()
         tool_task = await h.task(2)
-        assert tool_task.state == r.Terminal(r.Failed(r.TaskError(message, r.ErrorDetail("restart_limit"))))
+        assert tool_task.state == r.Terminal(r.Failed(r.ErrorInfo(message, r.ErrorDetail("restart_limit"))))
     assert runs == ["c1", "c1"]
     result = r.ToolResultEntry("c1", "heavy", message + "\nPartial output:\nstep 1", True,
                                (r.Diagnostic("error", "restart_limit", message),))

@@ -345,7 +345,7 @@ async def test_a_401_ends_the_run_unanswered_without_a_retry_and_the_key_is_nowh
         sub = await h.root.submit("Hello")
         assert await sub.wait() == r.Unanswered("model_error", message)
         assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sub.id,), "model_error", message, "Hello"))
-        assert (await h.task(1)).state == r.Terminal(r.Failed(r.TaskError(message, r.ErrorDetail("model_error"))))
+        assert (await h.task(1)).state == r.Terminal(r.Failed(r.ErrorInfo(message, r.ErrorDetail("model_error"))))
         assert host.clock.timers == {}
     assert routes(server) == [("POST", PATH[api])]  # exactly one request: not retried
     assert await host.transcript() == ["user"]
@@ -625,7 +625,7 @@ async def test_without_retries_a_crash_during_a_poll_ends_the_run_and_cancels_th
         assert await h.root.submission(sid).wait() == r.Unanswered("interrupted", FETCH_STOPPED_1)
         assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sid,), "interrupted", FETCH_STOPPED_1,
                                                                 "Think hard"))
-        assert (await h.task(1)).state == r.Terminal(r.Failed(r.TaskError(FETCH_STOPPED_1,
+        assert (await h.task(1)).state == r.Terminal(r.Failed(r.ErrorInfo(FETCH_STOPPED_1,
                                                                           r.ErrorDetail("interrupted"))))
     assert routes(server) == [jobs.create, jobs.retrieve, jobs.cancel]  # exactly one cancel, no new poll
     assert await host.transcript() == ["user"]

@@ -21,7 +21,7 @@ from durable.records import (
     Prepare,
     Running,
     Sleeping,
-    TaskError,
+    ErrorInfo,
     Terminal,
     ToolProgress,
     Unanswered,
@@ -116,7 +116,7 @@ async def test_a_later_task_state_replaces_the_earlier_one(backend, store):
 
 async def test_terminal_tasks_disappear_from_the_live_tasks_but_still_count_for_the_next_id(backend, store):
     await store.commit(Batch(tasks=[task(1), task(2), task(3)]))
-    failed = task(3, state=Terminal(Failed(TaskError("no", ErrorDetail("model_error")))))
+    failed = task(3, state=Terminal(Failed(ErrorInfo("no", ErrorDetail("model_error")))))
     await store.commit(Batch(tasks=[task(1, state=Terminal(Done())), failed]))
 
     store, opened = await reopen(backend, store)
