@@ -22,6 +22,7 @@ from .errors import (
     NotASession as NotASession,
     SchemaTooNew as SchemaTooNew,
     SessionLocked as SessionLocked,
+    SessionReadOnly as SessionReadOnly,
     StorageClosed as StorageClosed,
     StorageError as StorageError,
     ToolArgumentError as ToolArgumentError,
@@ -29,6 +30,7 @@ from .errors import (
     ToolResultRejected as ToolResultRejected,
     UnknownSubmission as UnknownSubmission,
     UnknownTask as UnknownTask,
+    UnsafeSessionFile as UnsafeSessionFile,
 )
 from .records import *  # noqa: F403 - the records are part of the public API
 from .settings import (

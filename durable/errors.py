@@ -50,6 +50,18 @@ class LockLost(StorageError):
     """This store no longer owns its file, so it refuses to commit."""
 
 
+class SessionReadOnly(StorageError):
+    """The session file, or its folder, cannot be written by this process (permission denied, a
+    read-only file system). The file is not damaged; nothing was changed."""
+
+
+class UnsafeSessionFile(StorageError):
+    """The session file, or a file beside it (-wal, -shm, -journal), is in a state durable will not
+    write to: a symbolic link it did not create, a link to nothing, a file with other hard links,
+    a file of another user, not a regular file, or a write-ahead log left without its database.
+    Nothing was written; the message names the file and what to do."""
+
+
 class NotASession(StorageError):
     """The file is not a durable session file (not SQLite, or SQLite of another program)."""
 

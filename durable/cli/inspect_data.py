@@ -31,6 +31,8 @@ def read_session(path: str | os.PathLike[str], *, last: int = 10) -> dict[str, A
     tasks and settled submissions shown (live tasks and unsettled submissions are always all
     shown)."""
     path = os.fspath(path)
+    if os.path.islink(path):  # as the owner does: the file itself, with its -wal beside it
+        path = os.path.realpath(path)
     with SessionReader(path) as reader, reader.snapshot():  # one commit in every section
         conversations = []
         for cid in reader.conversation_ids():

@@ -376,62 +376,13 @@ class SessionReader:
 
 
 def owner_of(path: str) -> int | None:
-    """The pid of the process that owns the session file, or None. Never takes the lock on
-    Linux (reads `/proc/locks`); elsewhere `owner_pid` probes with a shared lock for an instant.
-    -1: owned, by a process that did not write its pid."""
-    lock = path + ".lock"
-    try:
-        st = os.stat(lock)
-    except FileNotFoundError:
-        return None
-    held = _held_in_proc_locks(st)
-    if held is None:
-        from ._lock import owner_pid
+    """The pid of the process that owns the session file, or None. The lock is on the database
+    file itself (see `durable.storage._lock`): on Linux the owner is found in `/proc/locks`, never
+    by taking the lock; elsewhere `owner_pid` probes with a shared lock for an instant.
+    -1: owned, by a process whose pid cannot be seen."""
+    from ._lock import owner_pid
 
-        return owner_pid(path)
-    if not held:
-        return None
-    try:
-        with open(lock, "rb") as f:
-            text = f.read(32).decode().strip()
-        pid = int(text) if text else -1
-    except (OSError, ValueError):
-        return -1
-    if held == "inode" and pid > 0 and not _alive(pid):
-        return None  # the inode matched a lock elsewhere; the pid in the file is dead
-    return pid
-
-
-def _held_in_proc_locks(st: os.stat_result) -> bool | str | None:
-    """True when /proc/locks shows a flock on this file; "inode" when only the inode matched
-    (device numbers can differ on overlay filesystems); None when /proc/locks is unreadable."""
-    try:
-        with open("/proc/locks") as f:
-            lines = f.read().splitlines()
-    except OSError:
-        return None
-    exact = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
-    found: bool | str = False
-    for line in lines:
-        fields = line.split()
-        if "FLOCK" not in fields or "->" in fields:  # "->" marks a waiter, not a holder
-            continue
-        ident = next((f for f in fields if f.count(":") == 2), "")
-        if ident == exact:
-            return True
-        if ident.rsplit(":", 1)[-1] == str(st.st_ino):
-            found = "inode"
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return owner_pid(path)
 
 
 __all__ = ["FileFacts", "SessionReader", "SessionRecords", "StoredRows", "check_file", "connect_read_only",

@@ -19,6 +19,15 @@ for its commit's result, which only takes as long as the write itself.
 
 Opening never modifies a file it refuses: the header is checked in Python first, a foreign or
 newer file is read without writing, and a new file is created with mode 0600.
+
+Ownership and file safety (durable.storage._lock): the store owns the database file itself (its
+identity, not its name), so another path to it (a symbolic or hard link, a rename) is refused with
+`SessionLocked`; a store whose path no longer names its file refuses to commit (`LockLost`). A
+symbolic link at the path is resolved to an existing session file (the store then names and works
+on that file) or refused; -wal/-shm are made by the store, never through a link; files of another
+user, files with a second hard link and a -wal left without its database are refused
+(`UnsafeSessionFile`); a file that becomes a session is set to 0600. A file or folder this process
+cannot write is `SessionReadOnly`, never "damaged".
 """
 
 from __future__ import annotations
@@ -40,11 +49,12 @@ from ..errors import (
     DiskFull,
     NotASession,
     SchemaTooNew,
+    SessionReadOnly,
     StorageClosed,
     StorageError,
 )
 from ..records import Live, StoredEntry, Submission, Task
-from . import _rows
+from . import _lock, _rows
 from ._lock import FileLock
 from ._notify import thread_safe_caller
 from .protocol import Batch, ConversationState, EncodedBatch, Opened, encode_batch
@@ -105,7 +115,8 @@ class SQLiteStorage:
     def __init__(self, path: str | os.PathLike[str], *, synchronous: Synchronous = "FULL") -> None:
         if synchronous not in ("FULL", "NORMAL"):
             raise ValueError(f"synchronous must be 'FULL' or 'NORMAL', not {synchronous!r}")
-        self.path = os.fspath(path)
+        self._given = os.fspath(path)
+        self.path = self._given  # on open: the file a symbolic link at the path points to
         self.location = self.path
         self.synchronous = synchronous
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
@@ -412,6 +423,9 @@ class SQLiteStorage:
                 f"{what} {self.path} was rolled back: the disk or the file's size limit is full ({exc})",
                 location=self.path,
             )
+        if code.startswith("SQLITE_READONLY"):
+            return SessionReadOnly(f"{what} {self.path} was refused: the file or its folder is read-only "
+                                   f"for this process ({exc})", location=self.path)
         if code.startswith("SQLITE_CORRUPT") or code.startswith("SQLITE_NOTADB"):
             return CorruptSession(f"Session file {self.path} is damaged ({exc})", location=self.path)
         if isinstance(exc, sqlite3.IntegrityError):
@@ -421,17 +435,32 @@ class SQLiteStorage:
     # ------------------------------------------------------------------ opening
 
     def _open_in_thread(self, _: Any) -> Opened:
-        path = self.path
-        exists = os.path.exists(path) and os.path.getsize(path) > 0
-        if exists:
-            _check_header(path)
-        self._lock.acquire()
+        # A symbolic link at the path is resolved (or refused); see durable.storage._lock.
+        path = self.path = self.location = _lock.resolve(self._given)
+        self._lock = FileLock(path)
         try:
-            if not exists:
-                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-                os.close(fd)
-            else:
+            empty = os.path.getsize(path) == 0
+        except FileNotFoundError:
+            empty = True
+        except OSError:
+            empty = False  # the lock below says what is wrong
+        if empty:
+            _lock.refuse_orphan_journal(path)
+        st = self._lock.acquire()
+        try:
+            fd = self._lock.fd
+            assert fd is not None
+            adopting = st.st_size == 0
+            if not adopting:
+                adopting = _check_header(fd, path) != APPLICATION_ID
+            # Checked (not yet created) first: a refused file gets nothing written beside it.
+            _lock.prepare_journals(path, st, create=False)
+            if st.st_size > 0:
                 self._check_foreign_or_newer()
+            if adopting:  # a file that becomes a session now: its owner's only, whoever made it
+                _lock.narrow_to_owner(fd)
+                st = os.fstat(fd)
+            _lock.prepare_journals(path, st, create=True)
             conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._conn = conn
             conn.execute("PRAGMA busy_timeout = 5000")
@@ -439,16 +468,27 @@ class SQLiteStorage:
             if mode.lower() != "wal":
                 raise StorageError(f"Session file {path} cannot use WAL journaling (got {mode})", location=path)
             conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+            self._lock.check()  # SQLite opened the path: it must still name the file locked above
             self._migrate(conn)
             return self._read_opened(conn)
         except sqlite3.DatabaseError as exc:
             self._close_connection()
             self._lock.release()
-            raise CorruptSession(f"Session file {path} is damaged and cannot be opened ({exc})", location=path) from exc
+            raise self._open_error(exc) from exc
         except BaseException:
             self._close_connection()
             self._lock.release()
             raise
+
+    def _open_error(self, exc: sqlite3.DatabaseError) -> StorageError:
+        path = self.path
+        code = getattr(exc, "sqlite_errorname", "")
+        if code.startswith("SQLITE_READONLY"):
+            return SessionReadOnly(f"Session file {path} cannot be written: it or its folder is read-only "
+                                   f"for this process ({exc}); the file is not damaged", location=path)
+        if code.startswith("SQLITE_CANTOPEN"):
+            return StorageError(f"Session file {path} cannot be opened ({exc})", location=path)
+        return CorruptSession(f"Session file {path} is damaged and cannot be opened ({exc})", location=path)
 
     def _check_foreign_or_newer(self) -> None:
         """Read-only look at an existing file: refuse (without writing) a foreign or newer one.
@@ -544,12 +584,12 @@ def _has_journal(path: str) -> bool:
     return False
 
 
-def _check_header(path: str) -> None:
+def _check_header(fd: int, path: str) -> int:
     """Refuse a file that is not SQLite, or is shorter than its own header says, before any
-    SQLite connection (which could write to it) is made."""
+    SQLite connection (which could write to it) is made. Reads the descriptor that holds the
+    lock (the very file locked); returns the header's application id."""
     try:
-        with open(path, "rb") as f:
-            header = f.read(100)
+        header = os.pread(fd, 100, 0)
     except OSError as exc:
         raise StorageError(f"Session file {path} cannot be read ({exc})", location=path) from exc
     if not header.startswith(_HEADER):
@@ -561,7 +601,7 @@ def _check_header(path: str) -> None:
     pages = int.from_bytes(header[28:32], "big")
     change_counter = header[24:28]
     valid_for = header[92:96]
-    size = os.path.getsize(path)
+    size = os.fstat(fd).st_size
     # A kill during a checkpoint can leave page 1 (with the new size) written and the file not
     # yet grown; the WAL still holds every page and SQLite recovers from it (likewise a rollback
     # journal left by a kill). Only without either is a file shorter than its header says truncated.
@@ -570,3 +610,4 @@ def _check_header(path: str) -> None:
             f"Session file {path} is truncated: {size} bytes, its header says {pages * page_size}",
             location=path,
         )
+    return int.from_bytes(header[68:72], "big", signed=True)

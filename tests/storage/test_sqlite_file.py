@@ -132,7 +132,7 @@ async def test_a_new_session_file_is_readable_and_writable_by_its_owner_only(pat
     try:
         async with opened(path) as store:
             await store.commit(Batch(entries=[user(1)]))
-            for name in (path, path + "-wal", path + "-shm", path + ".lock"):
+            for name in (path, path + "-wal", path + "-shm"):
                 assert stat.S_IMODE(os.stat(name).st_mode) == 0o600, name
     finally:
         os.umask(old_umask)
@@ -152,7 +152,7 @@ async def test_a_path_with_uri_characters_opens_and_reopens(tmp_path):
         await store.commit(Batch(entries=[user(1)], live={"root": Live()}))
     async with opened(path) as store:  # the second open reads the existing file through a URI
         assert await store.get_entries("root") == [user(1)]
-    assert sorted(os.listdir(tmp_path)) == [os.path.basename(path), os.path.basename(path) + ".lock"]
+    assert sorted(os.listdir(tmp_path)) == [os.path.basename(path)]  # no lock file: the lock is on the file
 
 
 # ----------------------------------------------------------------------------- ownership
@@ -237,29 +237,34 @@ async def test_the_file_of_a_killed_owner_opens_at_once(path):
         await store.commit(Batch(entries=[user(2)]))
 
 
-async def test_a_store_whose_lock_file_was_removed_refuses_to_commit(path):
+async def test_a_store_whose_file_was_renamed_away_refuses_to_commit(path):
     async with opened(path) as store:
         await store.commit(Batch(entries=[user(1)]))
-        os.remove(path + ".lock")
+        for suffix in ("", "-wal", "-shm"):
+            os.rename(path + suffix, path + ".moved" + suffix)
         with pytest.raises(LockLost) as lost:
             await store.commit(Batch(entries=[user(2)]))
-        assert path in str(lost.value) and "no longer owned" in str(lost.value)
+        assert str(lost.value) == (f"Session file {path} is no longer owned by this process (the file was removed, "
+                                   f"renamed or replaced since it was opened); the commit was refused")
         assert await store.get_entries("root") == [user(1)]
 
 
-async def test_a_store_whose_file_was_taken_over_by_a_new_owner_refuses_to_commit(path):
+async def test_a_store_whose_file_was_replaced_by_a_new_owner_refuses_to_commit_and_leaves_its_journal(path):
     async with opened(path) as old:
         await old.commit(Batch(entries=[user(1)]))
-        os.remove(path + ".lock")  # someone deleted the lock file, and a second opener came
+        for suffix in ("", "-wal", "-shm"):  # someone deleted the file, and a second opener came
+            os.remove(path + suffix)
         async with opened(path) as new:
             with pytest.raises(LockLost):
                 await old.commit(Batch(entries=[user(2, "from the old owner")]))
-            await new.commit(Batch(entries=[user(2, "from the new owner")]))
-            assert await new.get_entries("root") == [user(1), user(2, "from the new owner")]
+            await new.commit(Batch(entries=[user(1, "from the new owner")]))
             with pytest.raises(LockLost):
                 await old.commit(Batch(entries=[user(3)]))
+            await old.close()  # SQLite leaves alone the -wal/-shm now at the path: they are the new owner's
+            assert os.path.getsize(path + "-wal") > 0
+            await new.commit(Batch(entries=[user(2, "from the new owner")]))
     async with opened(path) as store:
-        assert await store.get_entries("root") == [user(1), user(2, "from the new owner")]
+        assert await store.get_entries("root") == [user(1, "from the new owner"), user(2, "from the new owner")]
 
 
 # ----------------------------------------------------------------------------- disk full
