@@ -22,7 +22,7 @@ import anyio
 import anyio.abc
 from attrs import frozen
 
-from ..errors import ConversationBusy, HarnessClosed, UnknownSubmission, UnknownTask
+from ..errors import ConversationBusy, HarnessClosed, LockLost, UnknownSubmission, UnknownTask
 from ..models.protocol import Model
 from ..records import (
     Live,
@@ -95,6 +95,7 @@ class Harness:
         self._tg: anyio.abc.TaskGroup | None = None
         self._scheduler: Scheduler | None = None
         self._rt: Runtime | None = None
+        self._lost: LockLost | None = None
 
     @property
     def state(self) -> HarnessState:
@@ -125,7 +126,7 @@ class Harness:
             raise
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
-        self._scheduler = Scheduler(self._session, self.kinds, self.report, self._tg)
+        self._scheduler = Scheduler(self._session, self.kinds, self.report, self._tg, self._lose)
         self._rt = Runtime(self._session, model=self.model, tools=self.tools, settings=self.settings,
                            clock=self.clock, report=self.report, runners=self._scheduler)
         self._scheduler.rt = self._rt
@@ -182,6 +183,19 @@ class Harness:
                 await self.storage.close()
                 self._state = HarnessState.CLOSED
 
+    def _lose(self, err: LockLost) -> None:
+        """The store no longer owns its file: stop every runner and end every wait with `err`."""
+        if self._lost is not None:
+            return
+        self._lost = err
+        if self._scheduler is not None:
+            self._scheduler.cancel_all()
+        self.session.release_waiters()
+
+    def _raise_if_lost(self) -> None:
+        if self._lost is not None:
+            raise self._lost
+
     def abandon(self) -> None:
         """Stop everything without writing anything, as a crash would: the file keeps what was
         committed, running tasks stay `running`. For crash tests (`durable.testing`); the store
@@ -214,6 +228,7 @@ class Harness:
         """Wait until the task is terminal (resumes the harness); return its record."""
         await self.resume()
         await self.session.task_done_event(task_id).wait()
+        self._raise_if_lost()
         task = await self.storage.get_task(task_id)
         if task is None:
             raise UnknownTask(f"Task {task_id} does not exist in {self.storage.location}")
@@ -332,6 +347,7 @@ class SubmissionHandle:
         if isinstance(sub.status, Queued):
             await self._h.resume()
             await self._h.session.settled_event(self.id).wait()
+            self._h._raise_if_lost()
             sub = await self.get()
         return sub.status
 

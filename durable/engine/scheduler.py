@@ -15,7 +15,7 @@ as the file holds it, and a reopen charges it as after a crash.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import anyio
 import anyio.abc
@@ -61,8 +61,9 @@ class Scheduler:
     `resume`); until then `spawn` does nothing and `start` spawns every live task."""
 
     def __init__(self, session: Session, kinds: Mapping[str, TaskKind], report: Reporter,
-                 task_group: anyio.abc.TaskGroup) -> None:
+                 task_group: anyio.abc.TaskGroup, on_lost: Callable[[LockLost], None]) -> None:
         self.session = session
+        self._on_lost = on_lost
         self.kinds = dict(kinds)
         self.report = report
         self._tg = task_group
@@ -88,6 +89,12 @@ class Scheduler:
         if runner is not None:
             runner.scope.cancel()
             await runner.done.wait()
+
+    def cancel_all(self) -> None:
+        """Cancel every runner without waiting (from inside a runner too); none starts again."""
+        self._stopped = True
+        for runner in self._runners.values():
+            runner.scope.cancel()
 
     async def stop(self) -> None:
         """Cancel every runner and wait for them (their commits in flight complete); no new
@@ -121,6 +128,8 @@ class Scheduler:
                 return
             how = "stopped" if isinstance(err, (LockLost, StorageClosed)) else "stopped: its commit was refused"
             self.report(ErrorReport(f"Task {task.id} ({task.kind}) {how}: {err}", TaskRef.of(task), repr(err)))
+            if isinstance(err, LockLost):
+                self._on_lost(err)
 
     async def _drive(self, task: Task) -> None:
         rt = self.rt

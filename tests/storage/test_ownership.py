@@ -24,7 +24,7 @@ import anyio
 import pytest
 
 import durable
-from durable._inspect import read_session
+from durable.cli.inspect_data import read_session
 from durable.errors import (
     LockLost,
     NotASession,
@@ -286,8 +286,6 @@ async def test_an_owner_whose_file_was_replaced_by_a_second_process_finds_out_at
         assert texts == ["hello from the second process"]
 
 
-@pytest.mark.xfail(strict=True, reason="engine: on LockLost a runner stops (harness.py _drive) but waits on the "
-                                       "submission are never ended; needs the harness to end them with the error")
 async def test_an_owner_that_lost_its_file_ends_its_waits_with_lock_lost(path):
     model = GatedModel([faux.reply("never committed")])
     with pytest.raises(LockLost):  # the clean close cannot write its tasks back either
