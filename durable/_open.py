@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+
 from .engine.clock import Clock
 from .engine.harness import Harness
 from .engine.reports import ReportCallback

@@ -423,6 +423,7 @@ EMPTY_LIVE = Live()
 
 
 __all__ = [
+    "EMPTY_LIVE",
     "Aborted",
     "Answered",
     "AssistantEntry",
@@ -436,7 +437,6 @@ __all__ = [
     "DeferredLive",
     "Diagnostic",
     "Done",
-    "EMPTY_LIVE",
     "Entry",
     "ErrorDetail",
     "ErrorInfo",

@@ -61,7 +61,7 @@ class _Group(click.Group):
         except Exception as group:  # shown as one line unless --debug
             exc = _unwrap(group)
             if isinstance(exc, BrokenPipeError):  # `durable inspect x | head`: the reader left
-                sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit
+                sys.stdout = open(os.devnull, "w")
                 ctx.exit(1)
             if (ctx.obj or {}).get("debug"):
                 raise

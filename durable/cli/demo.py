@@ -35,8 +35,7 @@ import anyio
 import attrs
 from attrs import define, frozen
 
-from .. import codec
-from .. import records as r
+from .. import codec, records as r
 from .._open import open_harness
 from ..engine.reports import TaskFaulted, TaskInterrupted
 from ..errors import SessionLocked, StorageError

@@ -29,7 +29,7 @@ def make_tools(db: str, speed: float) -> list[Tool]:
         path = os.path.join(scratch, os.path.basename(args["name"]))
         # Not safe to repeat: it overwrites. Written line by line between awaits on purpose (a kill
         # in the middle leaves a partial note), so the plain blocking `open` is what it needs.
-        with open(path, "w", encoding="utf-8") as f:  # noqa: ASYNC230
+        with open(path, "w", encoding="utf-8") as f:
             for line in args["lines"]:
                 f.write(line + "\n")
                 f.flush()

@@ -16,8 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .. import codec
-from .. import records as r
+from .. import codec, records as r
 from ..storage.reader import FileFacts, SessionReader, owner_of
 from ..storage.schema import SCHEMA_VERSION
 

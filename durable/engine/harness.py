@@ -42,7 +42,7 @@ from ..storage.protocol import Storage
 from . import recovery
 from .clock import Clock, SystemClock
 from .kinds import RunService, TaskKind
-from .reports import Reporter, ReportCallback
+from .reports import ReportCallback, Reporter
 from .runtime import Runtime
 from .scheduler import Scheduler
 from .session import Session

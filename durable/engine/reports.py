@@ -14,7 +14,6 @@ from attrs import frozen
 
 from ..records import Task
 
-
 # What crash handling did with a task found cut off: charged or resumed ("interrupted"), an
 # unsafe tool not run again ("not_rerun"), or ended at the restart limit ("restart_limit").
 InterruptReason = Literal["interrupted", "not_rerun", "restart_limit"]

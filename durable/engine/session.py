@@ -25,7 +25,10 @@ from typing import Any
 
 import anyio
 import attrs
+from anyio.streams.memory import MemoryObjectSendStream
 
+from ..codec import CodecError
+from ..errors import CommitFailed, HarnessError, IllegalTransition, StorageClosed, StorageError
 from ..records import (
     EMPTY_LIVE,
     AssistantEntry,
@@ -36,8 +39,6 @@ from ..records import (
     Submission,
     Task,
 )
-from ..codec import CodecError
-from ..errors import CommitFailed, HarnessError, IllegalTransition, StorageClosed, StorageError
 from ..storage.protocol import Batch, Opened, Storage
 from .transitions import Transitions
 
@@ -146,7 +147,7 @@ class Session:
         self._settling: dict[str, int] = {}
         self._task_done: dict[int, anyio.Event] = {}
         self._settled: dict[str, anyio.Event] = {}
-        self._followers: list[tuple[str, anyio.abc.ObjectSendStream[Live]]] = []
+        self._followers: list[tuple[str, MemoryObjectSendStream[Live]]] = []
 
     # ------------------------------------------------------------------ reading the head
 

@@ -14,7 +14,7 @@ text, and a test holds each docstring to it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from attrs import field, frozen
 
@@ -38,6 +38,10 @@ def _frozen_map(value: Mapping[str, frozenset[str] | set[str]]) -> Mapping[str, 
     return {k: frozenset(v) for k, v in value.items()}
 
 
+def _positions(value: Iterable[tuple[str, str]]) -> frozenset[tuple[str, str]]:
+    return frozenset(value)
+
+
 @frozen
 class Transitions:
     """The allowed moves of one task kind.
@@ -47,7 +51,7 @@ class Transitions:
     its content changes, and every state may end `terminal`."""
 
     kind: str
-    start: frozenset[tuple[str, str]] = field(converter=frozenset)
+    start: frozenset[tuple[str, str]] = field(converter=_positions)
     states: Mapping[str, frozenset[str]] = field(converter=_frozen_map)
     phases: Mapping[str, frozenset[str]] = field(converter=_frozen_map)
 

@@ -11,6 +11,8 @@ fact from the entry, not from its text.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import attrs
 
 from ..engine.reports import ErrorReport, TaskRef
@@ -34,7 +36,6 @@ from ..records import (
     Sleeping,
     StopReason,
     Task,
-    UnansweredReason,
 )
 from ._provider import provider_of
 from .runs import end_run, job_of
@@ -65,7 +66,8 @@ def keep_partial(change: Change, task: Task, stop_reason: StopReason, error: str
     change.append(task.conversation_id, entry)
 
 
-async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *, final_reason: UnansweredReason,
+async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *,
+                         final_reason: Literal["model_error", "interrupted"],
                          retry_after: float | None = None, retryable: bool = True,
                          partial: PartialMessage | None = None, raw: object = None,
                          stop_reason: StopReason = "error", interrupted: bool = False) -> Task | None:

@@ -186,8 +186,8 @@ def _tokens(rt: Runtime, cid: str, context: list[StoredEntry]) -> int:
     for stored in context[counted:]:
         total += _entry_tokens(stored.entry)
     conv.token_cache = (len(context), total, context[-1].seq if context else 0)
-    comp = conv.compaction
-    return total + (estimate_tokens(comp.entry.summary) if comp else 0)
+    comp = conv.compaction.entry if conv.compaction else None
+    return total + (estimate_tokens(comp.summary) if isinstance(comp, CompactionEntry) else 0)
 
 
 def _entry_tokens(entry: Entry) -> int:

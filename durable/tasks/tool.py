@@ -154,10 +154,12 @@ class ToolKind(TaskKind):
 
         ctx = ToolContext(task.id, _input(task).call.id, cid, task.restarts + 1)
         name = tool.name
+        execute = tool.execute
+        assert execute is not None, f"tool {name} is a client tool; the harness does not run it"
         async with anyio.create_task_group() as tg:
             tg.start_soon(coalescer.run_flusher)
             try:
-                value = await tool.execute(args, ToolApi(emit), ctx)
+                value = await execute(args, ToolApi(emit), ctx)
                 content = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
                 failure = None
             except Exception as exc:  # noqa: BLE001 - the model reads it as an error result

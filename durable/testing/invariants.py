@@ -61,8 +61,6 @@ from ..records import (
     Live,
     Pending,
     Poll,
-    Prepare,
-    Request,
     Retry,
     Running,
     Sleeping,
@@ -79,8 +77,7 @@ from ..records import (
 from ..settings import Settings
 from ..storage.reader import SessionReader, SessionRecords, decode_rows
 from ..storage.schema import SCHEMA_VERSION
-
-HOST_STOPPED = "The host stopped while"
+from ..tasks.attempts import attempt_of
 
 
 @attrs.define
@@ -367,14 +364,14 @@ def _check_attempts(image: SessionImage, runs: dict[int, list[StoredEntry]], bou
                            f"past max_retries + 1 = {bounds.max_attempt}")
             if attempts != sorted(attempts):
                 out.append(f"The attempt numbers of turn {number} of the run of task {task_id} go back: {attempts}")
-            charged = Counter(e.attempt for e in answers if e.error and e.error.startswith(HOST_STOPPED))
+            charged = Counter(e.attempt for e in answers if e.interrupted)
             for attempt, n in sorted(charged.items()):
                 if n > 1:
                     out.append(f"Attempt {attempt} of turn {number} of the run of task {task_id} was charged as "
                                f"interrupted {n} times (an interruption is charged once)")
     for task in image.tasks.values():
-        attempt = getattr(task.checkpoint, "attempt", None)
-        if task.kind == "generation" and attempt is not None and attempt > bounds.max_attempt:
+        attempt = attempt_of(task.checkpoint)
+        if task.kind == "generation" and attempt > bounds.max_attempt:
             out.append(f"Task {task.id} (generation) is at attempt {attempt}, past max_retries + 1 = {bounds.max_attempt}")
     return out
 
@@ -588,8 +585,8 @@ def describe_session(source: Any) -> str:
 
 
 def _short(text: Any, n: int = 60) -> str:
-    text = str(text or "")
-    return text if len(text) <= n else text[: n - 1] + "…"
+    shown = str(text or "")
+    return shown if len(shown) <= n else shown[: n - 1] + "…"
 
 
-__all__ = ["check_invariants", "check_commit_history", "describe_session", "load_session", "SessionImage"]
+__all__ = ["SessionImage", "check_commit_history", "check_invariants", "describe_session", "load_session"]
