@@ -18,13 +18,13 @@ from .conftest import REPO
 
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 
-# `python -m venv DIR` makes DIR/bin/{python,pip,durable}: python answers `-c` with the real
+# `python -m venv DIR` makes DIR/bin/{python,pip,durable,ruff,mypy}: python answers `-c` with the real
 # interpreter and logs anything else (`-m pytest`), as pip and durable log their arguments.
 STAND_IN = """#!/bin/sh
 if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then
   echo "venv $3" >> "{log}"
   mkdir -p "$3/bin"
-  for tool in python pip durable; do
+  for tool in python pip durable ruff mypy; do
     printf '#!/bin/sh\\nif [ "$1" = "-c" ]; then exec "{real}" "$@"; fi\\necho "%s $*" >> "{log}"\\n' "$tool" > "$3/bin/$tool"
     chmod +x "$3/bin/$tool"
   done
@@ -77,8 +77,8 @@ def test_demo_installs_durable_alone_and_test_adds_the_test_extras(checkout):
     assert logged(log) == ["durable demo"]  # set up once
     log.write_text("")
     assert make(work, "test", f"PYTHON={python}").returncode == 0
-    assert logged(log) == ["pip install -q --disable-pip-version-check -e .[test]",
-                           "python -m pytest -q -p no:cacheprovider"]
+    assert logged(log) == ["pip install -q --disable-pip-version-check -e .[test]", "ruff check durable",
+                           "mypy durable", "python -m pytest -q -p no:cacheprovider"]
 
 
 def test_a_python_older_than_3_11_is_refused_before_anything_is_made(checkout, tmp_path):

@@ -59,6 +59,42 @@ async def test_a_full_disk_during_a_run_is_reported_and_the_run_finishes_once_sp
     assert [e for e in await host.transcript()].count("assistant:stop") == 1
 
 
+async def test_an_unsafe_tool_whose_result_commit_is_refused_runs_once_and_its_result_reaches_the_model(host):
+    # Defect 3 of the engine-shape issue: the refused commit used to make the scheduler run the
+    # task again from the file, where it was still `running`: one execution per backoff.
+    executions: list[str] = []
+    refusals = []
+    three_refusals = anyio.Event()
+    harness = []
+
+    async def send_email(args, api, ctx):
+        executions.append(ctx.call_id)
+        await set_page_limit(harness[0], await page_count(harness[0]) + 2)  # the disk fills up now
+        return "sent: " + "z" * 300_000
+
+    def report(event):
+        host.reports.append(event)
+        if event.type == "error":
+            refusals.append(event)
+            if len(refusals) == 3:
+                three_refusals.set()
+
+    tool = durable.define_tool("send_email", "Send an email", execute=send_email)  # unsafe
+    model = FauxModel([faux.reply("", tool_calls=[faux.call("send_email", {}, id="m1")]), faux.reply("Sent.")])
+    async with host.open(model, settings=settings(), tools=[tool]) as h:
+        harness.append(h)
+        h.report._callback = report
+        sub = await h.root.submit("email Bob")
+        await three_refusals.wait()  # refused three times, retried in memory each time
+        assert [x.message.split(":")[0] for x in refusals] == ["Task 2 (tool) could not commit and will try again"] * 3
+        await set_page_limit(h, 1_000_000)
+        assert await sub.wait() == r.Answered()
+    assert executions == ["m1"]
+    assert await host.transcript() == ["user", "assistant:tool_use", "tool_result", "assistant:stop"]
+    result = model.requests[1].messages[-1]
+    assert (result.call_id, result.content[:8], result.is_error) == ("m1", "sent: zz", False)
+
+
 async def test_a_bug_in_a_kind_faults_only_that_task_and_ends_its_run_visibly(host):
     class Broken(FauxModel):
         def stream(self, request):

@@ -4,6 +4,8 @@ hanging (what a killed process leaves); reopening uses a new harness on the same
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import anyio
 import attrs
 import pytest
@@ -213,17 +215,15 @@ async def test_crash_reopen_clean_close_reopen_charges_the_request_exactly_once(
     assert [x.restarts for x in host.reports] == [1]
 
 
-class CountingSettings:
-    """A settings proxy that counts reads of `restart_limit`."""
+class CountingSettings(durable.Settings):
+    """Settings that count reads of `restart_limit` (a subclass: the harness takes `Settings`)."""
 
-    def __init__(self, inner):
-        self._inner = inner
-        self.restart_limit_reads = 0
+    reads: ClassVar[list[str]] = []
 
-    def __getattr__(self, name):
+    def __getattribute__(self, name: str) -> Any:
         if name == "restart_limit":
-            self.restart_limit_reads += 1
-        return getattr(self._inner, name)
+            CountingSettings.reads.append(name)
+        return super().__getattribute__(name)
 
 
 async def test_the_normal_path_never_reads_the_restart_settings(host):
@@ -231,12 +231,14 @@ async def test_the_normal_path_never_reads_the_restart_settings(host):
     script = []
     for i in range(3):
         script += [faux.reply("", tool_calls=[faux.call("lookup", {"q": i})]), faux.reply(f"answer {i}")]
-    proxy = CountingSettings(settings())
-    async with host.open(FauxModel(script), settings=proxy, tools=[lookup]) as h:
+    counting = CountingSettings(**attrs.asdict(settings(), recurse=False))
+    CountingSettings.reads.clear()
+    async with host.open(FauxModel(script), settings=counting, tools=[lookup]) as h:
         for i in range(3):
             sub = await h.root.submit(f"question {i}")
             assert await sub.wait() == r.Answered()
-    assert proxy.restart_limit_reads == 0
+    assert CountingSettings.reads == []
+    assert counting.restart_limit == 3 and CountingSettings.reads == ["restart_limit"]  # the counter counts
     assert await host.transcript() == ["user", "assistant:tool_use", "tool_result", "assistant:stop"] * 3
 
 

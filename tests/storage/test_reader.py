@@ -18,6 +18,7 @@ import pytest
 from durable.errors import CorruptSession, NotASession, SchemaTooNew, StorageError
 from durable.records import Answered, Done, Terminal
 from durable.storage import Batch, MemoryStorage, SQLiteStorage
+from durable.storage.schema import SCHEMA_VERSION
 from durable.storage.reader import SessionReader, decode_rows
 from durable.testing import load_session
 
@@ -56,7 +57,7 @@ async def session(tmp_path) -> str:
 async def test_records_come_back_through_the_codec_with_ranges_and_filters(session):
     before = files_next_to(session)
     with SessionReader(session) as reader, reader.snapshot():
-        assert reader.schema_version == 1
+        assert reader.schema_version == SCHEMA_VERSION
         assert reader.conversation_ids() == ["root", "side"]
         assert reader.entry_span("root") == (3, 3)
         assert reader.entries("root") == [user(1), user(2), user(3)]
@@ -149,7 +150,7 @@ def test_what_is_not_a_session_is_refused_by_name_and_left_alone(tmp_path, make,
 async def test_a_newer_schema_is_refused_naming_both_versions(session):
     newer(session)
     before = files_next_to(session)
-    with pytest.raises(SchemaTooNew, match="has schema version 9; this version of durable reads up to version 1"):
+    with pytest.raises(SchemaTooNew, match=f"has schema version 9; this version of durable reads up to version {SCHEMA_VERSION}"):
         SessionReader(session)
     assert files_next_to(session) == before
 

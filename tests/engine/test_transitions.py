@@ -1,0 +1,118 @@
+"""The engine's shape: transitions as data, checked on every commit, and the docstrings held to
+the tables."""
+
+from __future__ import annotations
+
+import inspect
+
+import attrs
+import pytest
+
+import durable
+from durable import records as r
+from durable.engine.transitions import Transitions, phase_of, state_of
+from durable.models import FauxModel, faux
+from durable.tasks import CancelKind, CompactionKind, GenerationKind, ToolKind, default_kinds
+from durable.testing import scenarios
+from durable.testing.explore import replay
+
+from .conftest import settings
+
+pytestmark = pytest.mark.anyio
+
+KINDS = (GenerationKind, ToolKind, CompactionKind, CancelKind)
+
+
+def test_every_kind_declares_its_table_and_a_handler_for_each_of_its_phases():
+    kinds, _ = default_kinds()
+    assert sorted(k.name for k in kinds) == ["cancel", "compaction", "generation", "tool"]
+    for kind in kinds:
+        assert kind.transitions.kind == kind.name
+        phases = {p for p in kind.transitions.phases} | {p for _, p in kind.transitions.start}
+        handled = {"none" if cls is type(None) else durable.codec.tag_of(_sample(cls)) for cls in kind.phases}
+        assert phases <= handled, f"{kind.name}: phases without a handler: {phases - handled}"
+
+
+def _sample(cls):
+    samples = {r.Prepare: r.Prepare(1), r.Request: r.Request(1), r.Poll: r.Poll(1, r.DeferredJob("k"), 0.0),
+               r.Retry: r.Retry(1, 0.0, r.AttemptFailure("m", "k")), r.ToolRound: r.ToolRound(1, (), ()),
+               r.ToolProgress: r.ToolProgress()}
+    return samples[cls]
+
+
+def test_the_generation_docstring_diagram_is_its_transition_table():
+    diagram = GenerationKind.transitions.diagram()
+    doc = inspect.getdoc(inspect.getmodule(GenerationKind))
+    assert doc is not None
+    indented = "\n".join("    " + line for line in diagram.splitlines())
+    assert indented in doc, f"the module docstring must show the table:\n{indented}"
+
+
+async def test_an_illegal_move_is_refused_naming_the_task_its_kind_and_both_positions(tmp_path):
+    model = FauxModel([faux.hang("par")])
+    async with durable.open_harness(tmp_path / "s.sqlite", model=model, settings=settings()) as h:
+        await h.root.submit("hi")
+        await model.wait_for_requests(1)
+        task = h.session.tasks[1]
+        assert (state_of(task), phase_of(task)) == ("running", "request")
+        change = h.session.change()
+        with pytest.raises(durable.IllegalTransition) as refused:
+            change.put_task(attrs.evolve(task, checkpoint=r.Poll(1, r.DeferredJob("k"), 0.0)))
+        assert str(refused.value) == "Task 1 (generation) cannot move from running/request to running/poll"
+        with pytest.raises(durable.IllegalTransition, match=r"Task 99 \(generation\) cannot be created waiting/tools"):
+            change.create_task(r.Task(99, "root", "generation", r.GenerationInput(()), r.Waiting(),
+                                      r.ToolRound(1, (), ())))
+        ended = attrs.evolve(task, state=r.Terminal(r.Aborted()))
+        with pytest.raises(durable.IllegalTransition, match="cannot move from terminal/request to running/request"):
+            GenerationKind.transitions.check(ended, task)
+        assert not change  # nothing of the refused writes is in the change
+
+
+async def test_every_move_made_in_every_scenario_is_in_its_table_and_the_tables_have_no_dead_moves(tmp_path, monkeypatch):
+    seen: set[tuple[str, str, str]] = set()
+    check = Transitions.check
+
+    def recording(self, old, new):
+        check(self, old, new)  # raises on a move the table does not list
+        if phase_of(old) != phase_of(new):
+            seen.add((self.kind, phase_of(old), phase_of(new)))
+
+    monkeypatch.setattr(Transitions, "check", recording)
+    for i, scenario in enumerate(scenarios.ALL):
+        result = await replay(scenario, None, str(tmp_path / f"{i}.sqlite"))
+        assert result.violations == [], (scenario.name, result.violations)
+    declared = {(kind.transitions.kind, a, b) for kind in KINDS for a, nexts in kind.transitions.phases.items()
+                for b in nexts}
+    # Moves no ready-made scenario makes, each tested on its own: a context overflow compacts, then
+    # prepares again (tests/providers/test_harness_integration.py); a deferred answer that calls
+    # tools (below); a cut-off fetch is charged and polls the same job again (test_tools_crash.py).
+    elsewhere = {("generation", "request", "prepare"), ("generation", "poll", "tools"),
+                 ("generation", "poll", "retry"), ("generation", "retry", "poll")}
+    assert seen == declared - elsewhere
+
+
+async def test_a_deferred_answer_that_calls_a_tool_goes_from_poll_to_a_tool_round(host, monkeypatch):
+    seen: list[tuple[str, str]] = []
+    check = Transitions.check
+
+    def recording(self, old, new):
+        check(self, old, new)
+        if self.kind == "generation" and phase_of(old) != phase_of(new):
+            seen.append((phase_of(old), phase_of(new)))
+
+    monkeypatch.setattr(Transitions, "check", recording)
+
+    async def look(args, api, ctx):
+        return "found"
+
+    lookup = durable.define_tool("lookup", "Look up", replay="safe", execute=look)
+    model = FauxModel([faux.reply("", tool_calls=[faux.call("lookup", {}, id="c1")]), faux.reply("Done")],
+                      deferred=True, poll_after=5.0)
+    async with host.open(model, settings=settings(stream=durable.StreamSettings(deferred=True)), tools=[lookup]) as h:
+        sub = await h.root.submit("go")
+        for _ in range(2):
+            await host.clock.wait_for_timer("poll:1")
+            host.clock.advance(5.0)
+        assert await sub.wait() == r.Answered()
+    assert await host.transcript() == ["user", "assistant:tool_use", "tool_result", "assistant:stop"]
+    assert seen == [("prepare", "poll"), ("poll", "tools"), ("tools", "prepare"), ("prepare", "poll")]
