@@ -23,6 +23,8 @@ CALL_ABORTED = "The tool call was aborted"
 CALL_INTERRUPTED = "The tool call was interrupted by a new input"
 CALL_AT_LIMIT = "The tool call was not answered: the run ended at the restart limit"
 NO_RESULT = "The tool did not report a result"
+TOOL_ROUND_LIMIT = "The run was ended after {limit} tool rounds (settings.max_tool_rounds)"
+CALL_NOT_RUN = "The tool call was not run: the run reached its cap of tool rounds"
 
 
 def times(n: int) -> str:
@@ -40,6 +42,7 @@ __all__ = [
     "CALL_ABORTED",
     "CALL_AT_LIMIT",
     "CALL_INTERRUPTED",
+    "CALL_NOT_RUN",
     "CANCEL_AT_LIMIT",
     "COMPACTION_AT_LIMIT",
     "GENERATION_AT_LIMIT",
@@ -50,6 +53,7 @@ __all__ = [
     "RUN_INTERRUPTED",
     "TOOL_AT_LIMIT",
     "TOOL_MAY_HAVE_RUN",
+    "TOOL_ROUND_LIMIT",
     "TOOL_RUNS_AGAIN",
     "TOOL_TIMED_OUT",
     "times",

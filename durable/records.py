@@ -22,9 +22,11 @@ StopReason = Literal[ModelStopReason, "aborted"]
 after an interruption."""
 Replay = Literal["safe", "unsafe"]
 # Why a run ended without an answer (`Unanswered.reason`, `RunFailure.reason`).
-UnansweredReason = Literal["model_error", "interrupted", "restart_limit", "aborted", "faulted"]
+UnansweredReason = Literal["model_error", "interrupted", "restart_limit", "aborted", "faulted", "tool_round_limit",
+                           "storage_error"]
 # Why a task failed or faulted (`ErrorDetail.reason`).
-FailureReason = Literal["exception", "model_error", "interrupted", "restart_limit", "timeout"]
+FailureReason = Literal["exception", "model_error", "interrupted", "restart_limit", "timeout", "tool_round_limit",
+                        "storage_error"]
 # How the host stopped a run (`Task.stop`): an abort, or an interrupt by a new input.
 StopMark = Literal["aborted", "interrupted"]
 
@@ -196,15 +198,21 @@ class DeferredJob:
     handle: str | None = None
 
 
+# Every generation phase but `tools` carries `rounds`: the tool rounds its run has made so far
+# (bounded by `settings.max_tool_rounds`).
+
+
 @frozen
 class Prepare:
     attempt: int = 1
+    rounds: int = 0
 
 
 @frozen
 class Request:
     attempt: int
     options: dict[str, Any] = field(factory=dict)
+    rounds: int = 0
 
 
 @frozen
@@ -212,6 +220,7 @@ class Poll:
     attempt: int
     job: DeferredJob
     poll_at: float
+    rounds: int = 0
 
 
 @frozen
@@ -220,6 +229,7 @@ class Retry:
     until: float
     error: AttemptFailure
     job: DeferredJob | None = None
+    rounds: int = 0
 
 
 @frozen

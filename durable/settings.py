@@ -16,6 +16,7 @@
 | `compaction.keep_last` | 4 | entries kept verbatim after a compaction |
 | `system_prompt` | "You are a helpful assistant." | |
 | `when_busy` | "queue" | default for inputs submitted while a run is active |
+| `max_tool_rounds` | 50 | tool rounds one run may make; the next ends it `unanswered{tool_round_limit}` |
 """
 
 from __future__ import annotations
@@ -75,11 +76,14 @@ class Settings:
     compaction: Compaction = field(factory=Compaction)
     system_prompt: str = "You are a helpful assistant."
     when_busy: WhenBusy = "queue"
+    max_tool_rounds: int = 50
     model_options: dict[str, Any] = field(factory=dict)
 
     def __attrs_post_init__(self) -> None:
         if self.restart_limit < 1:
             raise ValueError(f"restart_limit must be at least 1, not {self.restart_limit}")
+        if self.max_tool_rounds < 1:
+            raise ValueError(f"max_tool_rounds must be at least 1, not {self.max_tool_rounds}")
         if self.retry.max_retries < 0:
             raise ValueError(f"retry.max_retries must be >= 0, not {self.retry.max_retries}")
         if self.when_busy not in ("queue", "interrupt", "reject"):

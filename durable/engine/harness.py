@@ -22,7 +22,7 @@ import anyio
 import anyio.abc
 from attrs import frozen
 
-from ..errors import ConversationBusy, HarnessClosed, LockLost, UnknownSubmission, UnknownTask
+from ..errors import ConversationBusy, HarnessClosed, StorageError, UnknownSubmission, UnknownTask
 from ..models.protocol import Model
 from ..records import (
     Live,
@@ -47,6 +47,13 @@ from .runtime import Runtime
 from .scheduler import Scheduler
 from .session import Session
 from .tools import Tool, ToolRegistry
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    out: list[BaseException] = []
+    for exc in group.exceptions:
+        out.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
+    return out
 
 
 class HarnessState(enum.Enum):
@@ -95,7 +102,7 @@ class Harness:
         self._tg: anyio.abc.TaskGroup | None = None
         self._scheduler: Scheduler | None = None
         self._rt: Runtime | None = None
-        self._lost: LockLost | None = None
+        self._broken: StorageError | None = None
 
     @property
     def state(self) -> HarnessState:
@@ -126,7 +133,7 @@ class Harness:
             raise
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
-        self._scheduler = Scheduler(self._session, self.kinds, self.report, self._tg, self._lose)
+        self._scheduler = Scheduler(self._session, self.kinds, self.report, self._tg, self._break)
         self._rt = Runtime(self._session, model=self.model, tools=self.tools, settings=self.settings,
                            clock=self.clock, report=self.report, runners=self._scheduler)
         self._scheduler.rt = self._rt
@@ -144,10 +151,14 @@ class Harness:
             try:
                 suppressed = await self._tg.__aexit__(*exc)
             except BaseExceptionGroup as group:
-                # The runners never let an error out, so a group holding only the body's own
-                # exception is unwrapped: the caller gets what it raised, not an exception group.
-                if exc[1] is not None and len(group.exceptions) == 1 and group.exceptions[0] is exc[1]:
-                    return False
+                # The runners let nothing but a BaseException out (a KeyboardInterrupt or a
+                # SystemExit raised by a tool or a model: the harness was closed cleanly above),
+                # so a group of one error is unwrapped: the caller gets what was raised.
+                leaves = _leaves(group)
+                if len(leaves) == 1:
+                    if leaves[0] is exc[1]:
+                        return False
+                    raise leaves[0] from None
                 raise
         return suppressed
 
@@ -183,18 +194,19 @@ class Harness:
                 await self.storage.close()
                 self._state = HarnessState.CLOSED
 
-    def _lose(self, err: LockLost) -> None:
-        """The store no longer owns its file: stop every runner and end every wait with `err`."""
-        if self._lost is not None:
+    def _break(self, err: StorageError) -> None:
+        """The store lost its file, or refuses for good: stop every runner and end every wait
+        with `err`."""
+        if self._broken is not None:
             return
-        self._lost = err
+        self._broken = err
         if self._scheduler is not None:
             self._scheduler.cancel_all()
         self.session.release_waiters()
 
-    def _raise_if_lost(self) -> None:
-        if self._lost is not None:
-            raise self._lost
+    def _raise_if_broken(self) -> None:
+        if self._broken is not None:
+            raise self._broken
 
     def abandon(self) -> None:
         """Stop everything without writing anything, as a crash would: the file keeps what was
@@ -228,7 +240,7 @@ class Harness:
         """Wait until the task is terminal (resumes the harness); return its record."""
         await self.resume()
         await self.session.task_done_event(task_id).wait()
-        self._raise_if_lost()
+        self._raise_if_broken()
         task = await self.storage.get_task(task_id)
         if task is None:
             raise UnknownTask(f"Task {task_id} does not exist in {self.storage.location}")
@@ -347,7 +359,7 @@ class SubmissionHandle:
         if isinstance(sub.status, Queued):
             await self._h.resume()
             await self._h.session.settled_event(self.id).wait()
-            self._h._raise_if_lost()
+            self._h._raise_if_broken()
             sub = await self.get()
         return sub.status
 

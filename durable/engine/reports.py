@@ -18,7 +18,7 @@ from ..records import Task
 # unsafe tool not run again ("not_rerun"), or ended at the restart limit ("restart_limit").
 InterruptReason = Literal["interrupted", "not_rerun", "restart_limit"]
 # Why the harness gave up on a task: its abort handler was cut off too often, or its code raised.
-FaultReason = Literal["restart_limit", "exception"]
+FaultReason = Literal["restart_limit", "exception", "storage_error"]
 
 
 @frozen

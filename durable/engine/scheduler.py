@@ -8,9 +8,10 @@ phase in its kind and awaits it, until the handler returns None.
 
 Faults: an exception from task code faults that task alone (the kind writes its ending, a report
 says why). A refused commit never reaches here as a reason to run a task again: the runtime
-retries it (see `Runtime.commit`). What does reach here is a store that stopped for good (lost
-lock, closed, or a refusal that will not pass): the runner reports it and stops; the task stays
-as the file holds it, and a reopen charges it as after a crash.
+retries it while it may pass (see `Runtime.commit`). A store that refuses for good (damaged,
+read-only, an I/O error that persists) faults the task with reason `storage_error`, so its run
+ends visibly; if even that ending cannot be written, or the lock was lost, the harness is
+broken: its runners stop and every wait ends with the store's error.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ import anyio.abc
 import attrs
 
 from ..codec import CodecError
-from ..errors import HarnessError, LockLost, StorageClosed, StorageError
+from ..errors import CommitFailed, HarnessError, LockLost, StorageClosed, StorageError
 from ..records import ErrorDetail, ErrorInfo, Task
 from . import recovery
 from .kinds import TaskKind
-from .reports import ErrorReport, Reporter, TaskFaulted, TaskRef
+from .reports import ErrorReport, FaultReason, Reporter, TaskFaulted, TaskRef
 from .runtime import Runtime
 from .session import Session
 from .transitions import phase_of
@@ -61,9 +62,9 @@ class Scheduler:
     `resume`); until then `spawn` does nothing and `start` spawns every live task."""
 
     def __init__(self, session: Session, kinds: Mapping[str, TaskKind], report: Reporter,
-                 task_group: anyio.abc.TaskGroup, on_lost: Callable[[LockLost], None]) -> None:
+                 task_group: anyio.abc.TaskGroup, on_broken: Callable[[StorageError], None]) -> None:
         self.session = session
-        self._on_lost = on_lost
+        self._on_broken = on_broken
         self.kinds = dict(kinds)
         self.report = report
         self._tg = task_group
@@ -123,13 +124,14 @@ class Scheduler:
             await self._drive(task)
         except Exception as exc:  # noqa: BLE001 - sorted below
             err = _storage_error(exc)
-            if err is None or isinstance(err.__cause__, CodecError):
-                await self._fault(task.id, exc)  # a bug in task code, or a value never storable
-                return
-            how = "stopped" if isinstance(err, (LockLost, StorageClosed)) else "stopped: its commit was refused"
-            self.report(ErrorReport(f"Task {task.id} ({task.kind}) {how}: {err}", TaskRef.of(task), repr(err)))
-            if isinstance(err, LockLost):
-                self._on_lost(err)
+            if err is None or (isinstance(err, CommitFailed) and isinstance(err.__cause__, CodecError)):
+                await self._fault(task.id, exc, "exception")  # a bug in task code, or a value never storable
+            elif isinstance(err, (LockLost, StorageClosed)):
+                self.report(ErrorReport(f"Task {task.id} ({task.kind}) stopped: {err}", TaskRef.of(task), repr(err)))
+                if isinstance(err, LockLost):
+                    self._on_broken(err)
+            else:  # a store that refuses for good (damaged, read-only, an I/O error that persists)
+                await self._fault(task.id, exc, "storage_error", err)
 
     async def _drive(self, task: Task) -> None:
         rt = self.rt
@@ -150,25 +152,34 @@ class Scheduler:
                                    f"{phase_of(current)} phase")
             current = await handler(rt, current)
 
-    async def _fault(self, task_id: int, raised: Exception) -> None:
+    async def _fault(self, task_id: int, raised: Exception, reason: FaultReason,
+                     storage: StorageError | None = None) -> None:
+        """End the task as its kind says for a fault, visibly. When the store itself refuses
+        (`storage`) and even that ending cannot be written, the harness is broken: every wait
+        ends with the store's error."""
         task = self.session.tasks.get(task_id)
         if task is None or self.rt is None:
             return
         exc = _unwrap(raised)
-        message = f"Task {task_id} ({task.kind}) raised {type(exc).__name__}: {exc}"
+        if storage is not None:
+            message = f"Task {task_id} ({task.kind}) stopped: {storage}"
+        else:
+            message = f"Task {task_id} ({task.kind}) raised {type(exc).__name__}: {exc}"
         self.report(ErrorReport(message, TaskRef.of(task), repr(exc)))
         kind = self.kinds.get(task.kind)
         if kind is None:  # no table to check an ending against: it stays as the file holds it
             return
         change = self.session.change()
-        kind.fault(self.rt, change, task, ErrorInfo(message, ErrorDetail("exception")))
+        kind.fault(self.rt, change, task, ErrorInfo(message, ErrorDetail(reason)))
         try:
-            await self.rt.commit(change)
+            await self.rt.commit(change, retry=storage is None)
         except StorageError as err:  # it stays as the file holds it; a reopen runs it again
             self.report(ErrorReport(f"Task {task_id} ({task.kind}) could not be marked faulted: {err}",
                                     TaskRef.of(task), repr(err)))
+            if storage is not None:
+                self._on_broken(storage)
             return
-        self.report(TaskFaulted(TaskRef.of(task), "exception", message))
+        self.report(TaskFaulted(TaskRef.of(task), reason, message))
 
 
 __all__ = ["Scheduler"]

@@ -28,7 +28,7 @@ import attrs
 from anyio.streams.memory import MemoryObjectSendStream
 
 from ..codec import CodecError
-from ..errors import CommitFailed, HarnessError, IllegalTransition, StorageClosed, StorageError
+from ..errors import CommitFailed, DiskFull, HarnessError, IllegalTransition, StorageClosed, StorageError
 from ..records import (
     EMPTY_LIVE,
     AssistantEntry,
@@ -213,6 +213,7 @@ class Session:
         batch = change.batch
         delay = 0.05
         refused = False  # the store refused this change at least once: nothing of it is on disk
+        attempts = 0
         try:
             while True:
                 try:
@@ -220,7 +221,8 @@ class Session:
                     break
                 except StorageError as exc:
                     refused = True
-                    if retry is None or not _transient(exc):
+                    attempts += 1
+                    if retry is None or not _transient(exc, attempts):
                         raise
                     retry(exc)
                     await anyio.sleep(delay)  # cancelling this wait gives the commit up
@@ -393,7 +395,14 @@ class Session:
         self._followers.clear()
 
 
-def _transient(exc: StorageError) -> bool:
-    """A refusal that may pass (disk full, an I/O error), as opposed to one that never will (a
-    value that cannot be stored, a lost lock, a closed or damaged store)."""
-    return isinstance(exc, CommitFailed) and not isinstance(exc.__cause__, CodecError)
+IO_ERROR_ATTEMPTS = 8  # a refusal other than a full disk is tried this often (~10 s), then given up
+
+
+def _transient(exc: StorageError, attempts: int) -> bool:
+    """A refusal that may pass, as opposed to one that never will (a value that cannot be
+    stored, a lost lock, a read-only, closed or damaged store). A full disk is waited out for as
+    long as it lasts; another I/O error only `IO_ERROR_ATTEMPTS` times, so a permanent one that
+    looks transient still ends visibly."""
+    if isinstance(exc, DiskFull):
+        return True
+    return isinstance(exc, CommitFailed) and not isinstance(exc.__cause__, CodecError) and attempts < IO_ERROR_ATTEMPTS

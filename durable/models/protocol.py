@@ -16,7 +16,7 @@ A provider module (faux, openai, anthropic) imports this module, `durable.record
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import get_args, Any, Literal, Protocol, runtime_checkable
 
 from attrs import field, frozen
 
@@ -34,11 +34,12 @@ ErrorKind = Literal[
     "invalid_model",  # unknown model: not retryable
     "context_overflow",  # prompt too long: not retryable, the harness compacts instead
     "invalid_request",  # other 4xx: not retryable
+    "invalid_response",  # a final message that breaks the protocol (see `check_final`): retryable
     "unknown",  # anything else: not retryable
 ]
 
 RETRYABLE_KINDS: frozenset[str] = frozenset(
-    {"rate_limit", "overloaded", "timeout", "connection", "server"}
+    {"rate_limit", "overloaded", "timeout", "connection", "server", "invalid_response"}
 )
 
 
@@ -95,6 +96,37 @@ class FinalMessage:
 
 
 StreamEvent = TextDelta | ToolCallEvent | UsageEvent | FinalMessage
+
+_STOP_REASONS = frozenset(get_args(ModelStopReason))
+
+
+def check_final(message: object, provider: str | None = None) -> FinalMessage:
+    """What a model returned, checked at the model boundary before anything of it is committed:
+    a `FinalMessage` with a known stop reason, text and calls of the right types, unique call
+    ids, calls only with `tool_use` and at least one with it. Raises `ModelError` (kind
+    `invalid_response`, retryable) naming what is wrong."""
+
+    def bad(why: str) -> ModelError:
+        return ModelError(f"The model's answer was malformed: {why}", kind="invalid_response", provider=provider)
+
+    if not isinstance(message, FinalMessage):
+        raise bad(f"expected a FinalMessage, got {type(message).__name__}")
+    if message.stop_reason not in _STOP_REASONS:
+        raise bad(f"unknown stop reason {message.stop_reason!r} (expected one of {', '.join(sorted(_STOP_REASONS))})")
+    if not isinstance(message.text, str) or not isinstance(message.usage, Usage):
+        raise bad("its text is not a string or its usage is not a Usage")
+    seen: set[str] = set()
+    for call in message.tool_calls:
+        if not isinstance(call, ToolCall) or not all(isinstance(v, str) for v in (call.id, call.name, call.arguments)):
+            raise bad(f"a tool call is not a ToolCall of strings: {call!r}")
+        if not call.id or call.id in seen:
+            raise bad(f"tool call id {call.id!r} is empty or used twice")
+        seen.add(call.id)
+    if message.stop_reason == "tool_use" and not message.tool_calls:
+        raise bad("stop reason tool_use without any tool call")
+    if message.tool_calls and message.stop_reason != "tool_use":
+        raise bad(f"{len(message.tool_calls)} tool call(s) under stop reason {message.stop_reason!r}")
+    return message
 
 
 @frozen

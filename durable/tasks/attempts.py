@@ -36,6 +36,7 @@ from ..records import (
     Sleeping,
     StopReason,
     Task,
+    ToolRound,
 )
 from ._provider import provider_of
 from .runs import end_run, job_of
@@ -44,6 +45,13 @@ from .runs import end_run, job_of
 def attempt_of(checkpoint: Checkpoint | None) -> int:
     """The attempt number a generation's checkpoint is at (1 outside an attempt)."""
     return checkpoint.attempt if isinstance(checkpoint, (Prepare, Request, Poll, Retry)) else 1
+
+
+def rounds_of(checkpoint: Checkpoint | None) -> int:
+    """The tool rounds the run of a generation's checkpoint has made so far."""
+    if isinstance(checkpoint, ToolRound):
+        return checkpoint.round
+    return checkpoint.rounds if isinstance(checkpoint, (Prepare, Request, Poll, Retry)) else 0
 
 
 def failure_of(exc: ModelError) -> AttemptFailure:
@@ -83,7 +91,8 @@ async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *,
     if retryable and policy.allows_another(attempt):
         until = rt.now() + policy.delay(attempt, retry_after)
         task = change.put_task(attrs.evolve(task, state=Sleeping(until),
-                                            checkpoint=Retry(attempt, until, err, job_of(task.checkpoint))))
+                                            checkpoint=Retry(attempt, until, err, job_of(task.checkpoint),
+                                                             rounds_of(task.checkpoint))))
         retry = RetryLive(attempt, until, err.message, err.kind, err.provider, err.status_code)
         change.edit_live(task.conversation_id, generation=GenerationLive(attempt, retry=retry))
         await rt.commit(change)
@@ -94,4 +103,4 @@ async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *,
     return None
 
 
-__all__ = ["attempt_failed", "attempt_of", "failure_of", "keep_partial", "model_failure"]
+__all__ = ["attempt_failed", "attempt_of", "failure_of", "keep_partial", "model_failure", "rounds_of"]

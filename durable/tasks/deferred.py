@@ -11,17 +11,34 @@ ends with the job open owes its cancel (see `runs.end_run`).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import attrs
 
 from ..engine.reports import ErrorReport, TaskRef
 from ..engine.runtime import Runtime
-from ..models.protocol import FinalMessage, ModelError, ModelRequest, StillRunning
+from ..models.protocol import FinalMessage, ModelError, ModelRequest, StillRunning, check_final
 from ..records import DeferredJob, DeferredLive, GenerationLive, Poll, Sleeping, Task
+from ._provider import provider_of
 from .attempts import attempt_failed, failure_of
+
+T = TypeVar("T")
 
 BuildRequest = Callable[[Runtime, Task, int], Awaitable[ModelRequest]]
 Finish = Callable[[Runtime, Task, FinalMessage, int], Awaitable[Task | None]]
+
+
+async def model_call(rt: Runtime, call: Awaitable[T]) -> T:
+    """A provider call, with the builtin timeout and connection errors a model may raise turned
+    into retryable `ModelError`s (everything else a model raises is a bug: the task faults)."""
+    try:
+        return await call
+    except TimeoutError as exc:
+        raise ModelError(f"The model request timed out ({exc or type(exc).__name__})", kind="timeout",
+                         provider=provider_of(rt.model)) from None
+    except ConnectionError as exc:
+        raise ModelError(f"The connection to the model failed: {exc}", kind="connection",
+                         provider=provider_of(rt.model)) from None
 
 
 async def submit_job(rt: Runtime, task: Task, request: ModelRequest) -> Task | None:
@@ -29,7 +46,7 @@ async def submit_job(rt: Runtime, task: Task, request: ModelRequest) -> Task | N
     phase = task.checkpoint
     assert isinstance(phase, Poll)
     try:
-        handle = await rt.model.submit(request)
+        handle = await model_call(rt, rt.model.submit(request))
     except ModelError as exc:
         return await attempt_failed(rt, task, failure_of(exc), final_reason="model_error", retry_after=exc.retry_after,
                                     raw=exc, retryable=exc.retryable)
@@ -66,7 +83,9 @@ async def poll(rt: Runtime, task: Task, build: BuildRequest, finish: Finish) -> 
         await rt.sleep_until(task.state.until, f"poll:{task.id}")
     task = await rt.mark_running(task)
     try:
-        result = await rt.model.fetch(phase.job.handle)
+        result = await model_call(rt, rt.model.fetch(phase.job.handle))
+        if not isinstance(result, StillRunning):
+            result = check_final(result, provider_of(rt.model))
     except ModelError as exc:
         return await attempt_failed(rt, task, failure_of(exc), final_reason="model_error", retry_after=exc.retry_after,
                                     raw=exc, retryable=exc.retryable)

@@ -41,16 +41,19 @@ from ..messages import (
     CALL_ABORTED,
     CALL_AT_LIMIT,
     CALL_INTERRUPTED,
+    CALL_NOT_RUN,
     GENERATION_AT_LIMIT,
     HOST_STOPPED_FETCH,
     HOST_STOPPED_STREAM,
     NO_RESULT,
     RUN_ABORTED,
     RUN_INTERRUPTED,
+    TOOL_ROUND_LIMIT,
     times_in_a_row,
 )
 from ..models.protocol import (
     FinalMessage,
+    check_final,
     ModelError,
     ModelRequest,
     TextDelta,
@@ -63,6 +66,7 @@ from ..records import (
     AttemptFailure,
     DeferredJob,
     DeferredLive,
+    Diagnostic,
     Done,
     ErrorDetail,
     ErrorInfo,
@@ -78,12 +82,15 @@ from ..records import (
     Sleeping,
     Task,
     ToolCall,
+    ToolResultEntry,
     ToolRound,
+    UnansweredReason,
     Usage,
 )
 from . import deferred, runs
 from ._coalesce import Coalescer
-from .attempts import attempt_failed, attempt_of, failure_of, keep_partial, model_failure
+from ._provider import provider_of
+from .attempts import attempt_failed, attempt_of, failure_of, keep_partial, model_failure, rounds_of
 from .tool import start_tool_round
 
 if TYPE_CHECKING:
@@ -130,11 +137,13 @@ class GenerationKind(TaskKind):
         change = rt.change()
         if rt.settings.stream.deferred and getattr(rt.model, "deferred", False):
             now = rt.now()
-            task = change.put_task(attrs.evolve(task, checkpoint=Poll(phase.attempt, DeferredJob(request.key), now)))
+            task = change.put_task(attrs.evolve(task, checkpoint=Poll(phase.attempt, DeferredJob(request.key), now,
+                                                                      phase.rounds)))
             change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt, deferred=DeferredLive(now)))
             await rt.commit(change)
             return await deferred.submit_job(rt, task, request)
-        task = change.put_task(attrs.evolve(task, checkpoint=Request(phase.attempt, dict(request.options))))
+        task = change.put_task(attrs.evolve(task, checkpoint=Request(phase.attempt, dict(request.options),
+                                                                     phase.rounds)))
         change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt))
         await rt.commit(change)
         return await self._stream(rt, task, request)
@@ -168,6 +177,7 @@ class GenerationKind(TaskKind):
 
         coalescer = Coalescer(rt.settings.progress.persist_within, flush)
         silence = rt.settings.stream.stream_silence
+        provider = provider_of(rt.model)
         final: FinalMessage | None = None
         failure: ModelError | None = None
         try:
@@ -184,9 +194,13 @@ class GenerationKind(TaskKind):
                                     event = await stream.__anext__()
                             except StopAsyncIteration:
                                 break
-                            except TimeoutError:
-                                raise ModelError(f"The model stream was silent for {silence or 0:g} s", kind="timeout",
-                                                 provider=model_failure(rt, "").provider) from None
+                            except TimeoutError as exc:
+                                message = (f"The model stream was silent for {silence:g} s" if silence
+                                           else f"The model request timed out ({exc or type(exc).__name__})")
+                                raise ModelError(message, kind="timeout", provider=provider) from None
+                            except ConnectionError as exc:
+                                raise ModelError(f"The connection to the model failed: {exc}", kind="connection",
+                                                 provider=provider) from None
                             if isinstance(event, TextDelta):
                                 text.append(event.text)
                                 await coalescer.update()
@@ -194,8 +208,8 @@ class GenerationKind(TaskKind):
                                 calls.append(event.call)
                             elif isinstance(event, UsageEvent):
                                 usage = event.usage
-                            elif isinstance(event, FinalMessage):
-                                final = event
+                            else:
+                                final = check_final(event, provider)
                                 break
                 except ModelError as exc:
                     failure = exc
@@ -204,7 +218,7 @@ class GenerationKind(TaskKind):
             coalescer.settle()
         if failure is None and final is None:
             failure = ModelError("The model stream ended without a final message", kind="connection",
-                                 provider=model_failure(rt, "").provider)
+                                 provider=provider)
         if failure is not None:
             if failure.kind == "context_overflow" and self.compaction is not None:
                 return await self._overflow(rt, task, failure)
@@ -222,8 +236,8 @@ class GenerationKind(TaskKind):
             return await attempt_failed(rt, task, failure_of(failure), final_reason="model_error", raw=failure,
                                         retryable=False)
         change = rt.change()
-        task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=Prepare(attempt_of(task.checkpoint))),
-                               progress=False)
+        prepare = Prepare(attempt_of(task.checkpoint), rounds_of(task.checkpoint))
+        task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=prepare), progress=False)
         await rt.commit(change)
         return task
 
@@ -235,10 +249,20 @@ class GenerationKind(TaskKind):
         change = rt.change()
         entry = AssistantEntry(final.text, final.stop_reason, tuple(final.tool_calls), final.usage, None, attempt)
         seq = change.append(task.conversation_id, entry)
-        if final.stop_reason == "tool_use" and final.tool_calls:
-            task = start_tool_round(rt, change, task, seq, final.tool_calls)
+        if final.stop_reason == "tool_use":
+            rounds = rounds_of(task.checkpoint) + 1
+            if rounds <= rt.settings.max_tool_rounds:
+                task = start_tool_round(rt, change, task, seq, final.tool_calls, rounds)
+                await rt.commit(change)
+                return task  # the `tools` phase waits on the tool tasks
+            detail = TOOL_ROUND_LIMIT.format(limit=rt.settings.max_tool_rounds)
+            for call in final.tool_calls:  # every call still gets exactly one result
+                change.append(task.conversation_id, ToolResultEntry(
+                    call.id, call.name, CALL_NOT_RUN, True, (Diagnostic("error", "tool_round_limit", detail),)))
+            runs.end_run(rt, change, task, Failed(ErrorInfo(detail, ErrorDetail("tool_round_limit"))),
+                         reason="tool_round_limit", detail=detail)
             await rt.commit(change)
-            return task  # the `tools` phase waits on the tool tasks
+            return None
         runs.end_run(rt, change, task, Done({"seq": seq}))
         await rt.commit(change)
         return None
@@ -250,7 +274,7 @@ class GenerationKind(TaskKind):
         change = rt.change()
         ended = await runs.close_calls(rt, change, task, NO_RESULT, "no_result")
         assert not ended, f"tool tasks {ended} of task {task.id} were not terminal"
-        task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=Prepare(1)))
+        task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=Prepare(1, phase.round)))
         change.edit_live(task.conversation_id, tools=(), generation=GenerationLive(1))
         await rt.commit(change)
         return task
@@ -264,10 +288,11 @@ class GenerationKind(TaskKind):
         attempt = phase.attempt + 1
         if phase.job is not None and phase.job.handle is not None:
             now = rt.now()
-            task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=Poll(attempt, phase.job, now)))
+            task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=Poll(attempt, phase.job, now,
+                                                                                       phase.rounds)))
             change.edit_live(task.conversation_id, generation=GenerationLive(attempt, deferred=DeferredLive(now)))
         else:
-            task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=Prepare(attempt)))
+            task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=Prepare(attempt, phase.rounds)))
             change.edit_live(task.conversation_id, generation=GenerationLive(attempt))
         await rt.commit(change)
         return task
@@ -320,7 +345,8 @@ class GenerationKind(TaskKind):
         await rt.commit(change)
 
     def fault(self, rt: Runtime, change: Change, task: Task, error: ErrorInfo) -> None:
-        runs.end_run(rt, change, task, Faulted(error), reason="faulted", detail=error.message)
+        reason: UnansweredReason = "storage_error" if error.detail.reason == "storage_error" else "faulted"
+        runs.end_run(rt, change, task, Faulted(error), reason=reason, detail=error.message)
 
 
 __all__ = ["GenerationKind"]

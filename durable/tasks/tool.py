@@ -53,10 +53,11 @@ from ..records import (
 from ._coalesce import Coalescer
 
 
-def start_tool_round(rt: Runtime, change: Change, task: Task, seq: int, calls: Sequence[ToolCall]) -> Task:
+def start_tool_round(rt: Runtime, change: Change, task: Task, seq: int, calls: Sequence[ToolCall], number: int) -> Task:
     """In `change`: a tool task per call of the assistant entry `seq` (its intent committed before
     anything runs), the generation `task` waiting on them in its `tools` phase, and the live
-    document's tool slots. Returns the generation task as written."""
+    document's tool slots. `number` counts the run's tool rounds. Returns the generation task as
+    written."""
     ids, slots = [], []
     for call in calls:
         tool = rt.tools.get(call.name)
@@ -71,7 +72,7 @@ def start_tool_round(rt: Runtime, change: Change, task: Task, seq: int, calls: S
                             checkpoint=ToolProgress(), parent_id=task.id, state=state)
         ids.append(child.id)
         slots.append(ToolSlot(call.id, call.name, child.id, status="waiting" if client else "running"))
-    round_ = ToolRound(seq, tuple(calls), tuple(ids), 1)
+    round_ = ToolRound(seq, tuple(calls), tuple(ids), number)
     task = change.put_task(attrs.evolve(task, state=Waiting(on=tuple(ids)), checkpoint=round_))
     change.edit_live(task.conversation_id, generation=None, tools=tuple(slots))
     return task

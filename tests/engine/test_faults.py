@@ -149,3 +149,25 @@ async def test_one_storage_object_can_be_opened_again_after_a_close(tmp_path):
     async with durable.open_harness(store, model=FauxModel([faux.reply("two")])) as h:
         assert await (await h.root.submit("second")).wait() == r.Answered()
         assert len(await h.root.entries()) == 4
+
+
+async def test_an_undecodable_row_ends_the_run_visibly_naming_the_file_instead_of_retrying_forever(host):
+    # Issue 13 item 3: a permanent error used to be reported "will try again" forever.
+    async with host.open(FauxModel([faux.reply("first answer")]), settings=settings()) as h:
+        assert await (await h.root.submit("first")).wait() == r.Answered()
+    import sqlite3
+
+    conn = sqlite3.connect(host.path)
+    with conn:
+        conn.execute("""UPDATE entries SET body = '{"type":"nope"}' WHERE seq = 2""")
+    conn.close()
+    model = FauxModel([faux.reply("never sent")])
+    async with host.open(model, settings=settings()) as h:
+        with anyio.fail_after(10):
+            result = await (await h.root.submit("second")).wait()
+        assert result.reason == "storage_error"
+        assert result.detail.startswith(f"Task 2 (generation) stopped: Entry 2 of conversation 'root' in {host.path}")
+        assert h.root.live().run_failure.reason == "storage_error"
+    assert model.requests == []
+    assert [(x.type, getattr(x, "reason", None)) for x in host.reports] == [("error", None),
+                                                                            ("task_faulted", "storage_error")]

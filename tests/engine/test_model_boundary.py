@@ -1,0 +1,115 @@
+"""What a model returns is checked at the model boundary; runs are bounded; a BaseException from
+a tool closes the harness cleanly (issue 13, items 5-7)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+import durable
+from durable import records as r
+from durable.models import FauxModel, faux
+from durable.models.protocol import FinalMessage, ModelRequest, StreamEvent
+
+from .conftest import settings
+
+pytestmark = pytest.mark.anyio
+
+
+class Scripted(FauxModel):
+    """Streams the given final messages (or raises the given exceptions), one per request."""
+
+    def __init__(self, answers):
+        super().__init__([])
+        self.answers = list(answers)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:  # type: ignore[override]
+        self.requests.append(request)
+        answer = self.answers.pop(0)
+        if isinstance(answer, BaseException):
+            raise answer
+        yield answer
+
+
+MALFORMED = [
+    (FinalMessage("x", "finished"), "unknown stop reason 'finished' (expected one of error, length, stop, tool_use)"),  # type: ignore[arg-type]
+    (FinalMessage("", "tool_use"), "stop reason tool_use without any tool call"),
+    (FinalMessage("", "tool_use", (r.ToolCall("a", "t", "{}"), r.ToolCall("a", "t", "{}"))),
+     "tool call id 'a' is empty or used twice"),
+    (FinalMessage("x", "stop", (r.ToolCall("a", "t", "{}"),)), "1 tool call(s) under stop reason 'stop'"),
+]
+
+
+@pytest.mark.parametrize(("bad", "why"), MALFORMED, ids=["stop_reason", "tool_use_without_calls", "duplicate_ids",
+                                                         "calls_under_stop"])
+async def test_a_malformed_answer_fails_its_attempt_and_nothing_unreadable_is_committed(host, bad, why):
+    model = Scripted([bad, FinalMessage("Fine", "stop")])
+    async with host.open(model, settings=settings()) as h:
+        sub = await h.root.submit("hi")
+        until = await host.clock.wait_for_timer("retry:1")
+        message = f"The model's answer was malformed: {why}"
+        assert h.root.live().generation.retry == r.RetryLive(1, until, message, "invalid_response", "faux")
+        host.clock.advance(1.0)
+        assert await sub.wait() == r.Answered()
+    assert await host.transcript() == ["user", "assistant:stop"]
+    async with host.open(FauxModel([]), settings=settings()) as h:  # the file reads back
+        assert [e.entry.text for e in await h.root.entries()] == ["hi", "Fine"]
+
+
+async def test_without_retries_a_malformed_answer_ends_the_run_as_a_model_error(host):
+    model = Scripted([FinalMessage("", "tool_use")])
+    async with host.open(model, settings=settings(retry=durable.RetryPolicy(enabled=False))) as h:
+        result = await (await h.root.submit("hi")).wait()
+    assert result == r.Unanswered("model_error", "The model's answer was malformed: stop reason tool_use without "
+                                                 "any tool call")
+
+
+@pytest.mark.parametrize("exc", [TimeoutError(), TimeoutError("deadline"), ConnectionResetError("reset by peer")])
+async def test_a_builtin_timeout_or_connection_error_from_a_model_is_a_retryable_attempt(host, exc):
+    model = Scripted([exc, FinalMessage("Fine", "stop")])
+    async with host.open(model, settings=settings()) as h:
+        sub = await h.root.submit("hi")
+        await host.clock.wait_for_timer("retry:1")
+        retry = h.root.live().generation.retry
+        host.clock.advance(1.0)
+        assert await sub.wait() == r.Answered()
+    expected = {TimeoutError: ("timeout", "The model request timed out"),
+                ConnectionResetError: ("connection", "The connection to the model failed: reset by peer")}[type(exc)]
+    assert retry.kind == expected[0] and retry.error.startswith(expected[1])
+
+
+async def test_a_model_that_always_calls_a_tool_is_stopped_at_the_cap_of_tool_rounds(host):
+    async def ping(args, api, ctx):
+        return "pong"
+
+    tool = durable.define_tool("ping", "Ping", replay="safe", execute=ping)
+    model = FauxModel([faux.reply("", tool_calls=[faux.call("ping", {}, id=f"c{i}")]) for i in range(4)])
+    async with host.open(model, settings=settings(max_tool_rounds=3), tools=[tool]) as h:
+        sub = await h.root.submit("loop")
+        detail = "The run was ended after 3 tool rounds (settings.max_tool_rounds)"
+        assert await sub.wait() == r.Unanswered("tool_round_limit", detail)
+        assert h.root.live().run_failure == r.RunFailure(1, (sub.id,), "tool_round_limit", detail, "loop")
+    assert len(model.requests) == 4
+    assert await host.transcript() == ["user"] + ["assistant:tool_use", "tool_result"] * 3 + [
+        "assistant:tool_use", "tool_result:error"]
+    last = (await host.entries())[-1]
+    assert (last.call_id, last.is_error, last.diagnostics[0].code) == ("c3", True, "tool_round_limit")
+
+
+async def test_a_keyboard_interrupt_in_a_tool_closes_the_harness_cleanly_and_reaches_the_host(host):
+    async def boom(args, api, ctx):
+        raise KeyboardInterrupt
+
+    tool = durable.define_tool("boom", "Interrupts", execute=boom)
+    model = FauxModel([faux.reply("", tool_calls=[faux.call("boom", {}, id="k")]), faux.reply("after")])
+    with pytest.raises(KeyboardInterrupt):
+        async with host.open(model, settings=settings(), tools=[tool]) as h:
+            await (await h.root.submit("go")).wait()
+    async with host.open(FauxModel([faux.reply("after")]), settings=settings(), tools=[tool]) as h:
+        # a clean close, not a crash: nothing charged; the unsafe call may have partially run
+        tool_task = await h.task(2)
+        assert (tool_task.state, tool_task.restarts, tool_task.checkpoint.started) == (r.Pending(), 0, True)
+        assert await h.root.submission((await h.task(1)).input.submission_ids[0]).wait() == r.Answered()
+    results = [e for e in await host.entries() if isinstance(e, r.ToolResultEntry)]
+    assert [x.content for x in results] == ["Tool boom was interrupted and may have partially run"]
