@@ -220,7 +220,8 @@ class Harness:
 
     def _check_open(self) -> None:
         if self._state not in _ACCEPTING:
-            raise HarnessClosed(f"The harness on {self.storage.location} is {self._state.value}; it accepts no more work")
+            raise HarnessClosed(
+                f"The harness on {self.storage.location} is {self._state.value}; it accepts no more work")
 
     # ------------------------------------------------------------------ host API
 

@@ -16,7 +16,7 @@ A provider module (faux, openai, anthropic) imports this module, `durable.record
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import get_args, Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 from attrs import field, frozen
 

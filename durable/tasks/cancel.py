@@ -64,8 +64,9 @@ class CancelKind(TaskKind):
                 if handle is None:
                     if find is None:
                         rt.report(ErrorReport(
-                            f"Task {inp.run_task_id}: the deferred job {inp.job.key} may have been submitted before the "
-                            f"host stopped; {provider} cannot look it up, so it cannot be cancelled", TaskRef.of(task)))
+                            f"Task {inp.run_task_id}: the deferred job {inp.job.key} may have been submitted "
+                            f"before the host stopped; {provider} cannot look it up, so it cannot be cancelled",
+                            TaskRef.of(task)))
                     await self._end(rt, task, Done({"cancelled": False}))
                     return None
             with anyio.CancelScope() as scope:

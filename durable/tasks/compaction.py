@@ -170,7 +170,8 @@ class CompactionKind(TaskKind):
         cid = task.conversation_id
         assert isinstance(task.input, CompactionInput)
         change = rt.change()
-        change.put_task(attrs.evolve(task, state=Terminal(Failed(ErrorInfo(message, ErrorDetail(reason))))), progress=False)
+        ended = Terminal(Failed(ErrorInfo(message, ErrorDetail(reason))))
+        change.put_task(attrs.evolve(task, state=ended), progress=False)
         failure = CompactionFailure(task.id, task.input.trigger, message)
         change.edit_live(cid, compactions=max(0, change.live(cid).compactions - 1), compaction_failure=failure)
         await rt.commit(change)

@@ -92,7 +92,8 @@ async def poll(rt: Runtime, task: Task, build: BuildRequest, finish: Finish) -> 
     if isinstance(result, StillRunning):
         poll_at = rt.now() + result.poll_after
         change = rt.change()
-        task = change.put_task(attrs.evolve(task, state=Sleeping(poll_at), checkpoint=attrs.evolve(phase, poll_at=poll_at)))
+        task = change.put_task(attrs.evolve(task, state=Sleeping(poll_at),
+                                            checkpoint=attrs.evolve(phase, poll_at=poll_at)))
         change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt, deferred=DeferredLive(poll_at)))
         await rt.commit(change)
         return task

@@ -53,12 +53,12 @@ from ..messages import (
 )
 from ..models.protocol import (
     FinalMessage,
-    check_final,
     ModelError,
     ModelRequest,
     TextDelta,
     ToolCallEvent,
     UsageEvent,
+    check_final,
 )
 from ..records import (
     Aborted,
@@ -125,7 +125,8 @@ class GenerationKind(TaskKind):
             messages = (conv.compaction.entry, *messages)
         settings = rt.settings
         key = f"g{task.id}-s{conv.last_seq}-a{attempt}"
-        return ModelRequest(settings.system_prompt, messages, rt.tools.specs, dict(settings.model_options), attempt, key)
+        return ModelRequest(settings.system_prompt, messages, rt.tools.specs, dict(settings.model_options), attempt,
+                            key)
 
     async def _prepare(self, rt: Runtime, task: Task) -> Task | None:
         task = await rt.mark_running(task)

@@ -100,7 +100,8 @@ async def close_calls(rt: Runtime, change: Change, task: Task, text: str, code: 
     ended = []
     for call, tid in zip(phase.calls, phase.pending, strict=True):
         child = rt.session.tasks.get(tid) or await rt.session.storage.get_task(tid)
-        progress = child.checkpoint if child is not None and isinstance(child.checkpoint, ToolProgress) else ToolProgress()
+        found = child.checkpoint if child is not None else None
+        progress = found if isinstance(found, ToolProgress) else ToolProgress()
         result = progress.result
         if result is None:
             content = text + (f"\nPartial output:\n{progress.output}" if progress.output else "")

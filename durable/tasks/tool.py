@@ -207,7 +207,8 @@ class ToolKind(TaskKind):
                 result = ToolResultEntry(call_id, task.input.call.name, content, is_error)
                 await self._finish(rt, task, result, Done(), retry=False)
                 return
-        raise ToolResultRejected(f"No client tool call {call_id} is waiting for a result (unknown, or already answered)")
+        raise ToolResultRejected(
+            f"No client tool call {call_id} is waiting for a result (unknown, or already answered)")
 
     def written_back(self, task: Task) -> Task:
         """How a clean close leaves a running tool task: `pending`, and for an unsafe tool that
