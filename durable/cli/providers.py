@@ -16,7 +16,7 @@ def make_model(kind: str, db: str, speed: float) -> Any:
         from durable.models.openai import OpenAIModel
 
         api = os.environ.get("DURABLE_DEMO_OPENAI_API", "responses")
-        return OpenAIModel(name or "gpt-4o-mini", api=api)  # type: ignore[arg-type]
+        return OpenAIModel(name or "gpt-4o-mini", api=api)  # type: ignore[arg-type]  # checked by OpenAIModel
     if kind == "anthropic":
         from durable.models.anthropic import AnthropicModel
 

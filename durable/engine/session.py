@@ -176,7 +176,8 @@ class Session:
         up to date by the commits of this process."""
         conv = self.conversation(conversation_id)
         if not conv.context_loaded:
-            start = conv.compaction.entry.first_kept_seq if conv.compaction else 1  # type: ignore[union-attr]
+            summary = conv.compaction.entry if conv.compaction else None
+            start = summary.first_kept_seq if isinstance(summary, CompactionEntry) else 1
             rows = await self.storage.get_entries(conversation_id, start, conv.last_seq)
             if not conv.context_loaded:  # another task may have loaded it meanwhile
                 keep = [e for e in rows if in_context(e.entry) and not isinstance(e.entry, CompactionEntry)]

@@ -208,8 +208,8 @@ class _Bounds:
 def _state_name(task: Task) -> str:
     """"running", "done", "failed (restart_limit)"..."""
     state = codec.tag_of(task.state)
-    if state == "terminal":
-        outcome = task.state.outcome  # type: ignore[union-attr]
+    outcome = task.outcome
+    if outcome is not None:
         state = codec.tag_of(outcome)
         if isinstance(outcome, (Failed, Faulted)):
             state += f" ({outcome.error.detail.reason})"
