@@ -137,8 +137,8 @@ async def test_attempts_past_the_retry_policy_and_a_double_charge_are_named():
     sub = r.Submission("s1", "root", "hi", seq=1, status=r.Answered(), task_id=1)
     store = await memory_session(Batch(
         tasks=[done],
-        entries=[user(1), entry(2, r.AssistantEntry("a", "aborted", error=stopped, attempt=2)),
-                 entry(3, r.AssistantEntry("b", "aborted", error=stopped, attempt=2)),
+        entries=[user(1), entry(2, r.AssistantEntry("a", "aborted", error=stopped, attempt=2, interrupted=True)),
+                 entry(3, r.AssistantEntry("b", "aborted", error=stopped, attempt=2, interrupted=True)),
                  entry(4, r.AssistantEntry("c", "error", error="boom", attempt=1)),
                  entry(5, r.AssistantEntry("Hello", "stop", attempt=5))],
         submissions=[sub], live={"root": r.Live()}))
