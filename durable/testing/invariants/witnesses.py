@@ -12,7 +12,6 @@ from ...records import ToolInput
 from .file_checks import Bounds
 from .image import SessionImage, state_name
 
-
 # ------------------------------------------------------------------ 4. executions
 
 
