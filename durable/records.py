@@ -7,6 +7,11 @@ place that knows their JSON shape is `durable.codec`.
 
 Variants (task states, outcomes, checkpoint phases, entries) are separate classes joined in a
 `Union`; the codec stores them with a tag field and refuses an unknown tag.
+
+This module defines the tasks and submissions and is where every record is imported from: the
+conversation entries are written in `durable.entries`, the live document in
+`durable.live_records` and the reason vocabularies in `durable.reasons`, and all are re-exported
+here.
 """
 
 from __future__ import annotations
@@ -15,98 +20,34 @@ from typing import Any, Literal, Union
 
 from attrs import field, frozen
 
-ModelStopReason = Literal["stop", "tool_use", "length", "error"]
-"""How a model's response ended (`durable.models.FinalMessage.stop_reason`)."""
-StopReason = Literal[ModelStopReason, "aborted"]
-"""How a stored assistant entry ended: what a model may return, or "aborted" for a partial kept
-after an interruption."""
+from .entries import (
+    AssistantEntry,
+    CompactionEntry,
+    Diagnostic,
+    Entry,
+    StoredEntry,
+    ToolCall,
+    ToolResultEntry,
+    Usage,
+    UserEntry,
+)
+from .live_records import (
+    EMPTY_LIVE,
+    CompactionFailure,
+    DeferredLive,
+    GenerationLive,
+    Live,
+    PartialMessage,
+    RetryLive,
+    Run,
+    RunFailure,
+    ToolSlot,
+)
+from .reasons import FailureReason, ModelStopReason, StopReason, UnansweredReason
+
 Replay = Literal["safe", "unsafe"]
-# Why a run ended without an answer (`Unanswered.reason`, `RunFailure.reason`).
-UnansweredReason = Literal["model_error", "interrupted", "restart_limit", "aborted", "faulted", "tool_round_limit",
-                           "storage_error"]
-# Why a task failed or faulted (`ErrorDetail.reason`).
-FailureReason = Literal["exception", "model_error", "interrupted", "restart_limit", "timeout", "tool_round_limit",
-                        "storage_error"]
 # How the host stopped a run (`Task.stop`): an abort, or an interrupt by a new input.
 StopMark = Literal["aborted", "interrupted"]
-
-
-# --------------------------------------------------------------------------- conversation entries
-
-
-@frozen
-class Usage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
-
-
-@frozen
-class ToolCall:
-    """One call the model asked for. `arguments` is the raw JSON text the model produced."""
-
-    id: str
-    name: str
-    arguments: str
-
-
-@frozen
-class Diagnostic:
-    severity: Literal["error", "warning", "info"]
-    code: str
-    message: str
-
-
-@frozen
-class UserEntry:
-    text: str
-    submission_id: str | None = None
-
-
-@frozen
-class AssistantEntry:
-    """A model message. `stop_reason` "aborted" marks a partial kept after an interruption; such
-    entries stay in the conversation but are never sent to the model again."""
-
-    text: str
-    stop_reason: StopReason
-    tool_calls: tuple[ToolCall, ...] = ()
-    usage: Usage = Usage()
-    error: str | None = None
-    attempt: int = 1
-    interrupted: bool = False  # a partial of an attempt the host's death cut off (charged once)
-
-
-@frozen
-class ToolResultEntry:
-    call_id: str
-    tool_name: str
-    content: str
-    is_error: bool = False
-    diagnostics: tuple[Diagnostic, ...] = ()
-
-
-@frozen
-class CompactionEntry:
-    """A summary that replaces every entry before `first_kept_seq` in the model's context."""
-
-    summary: str
-    first_kept_seq: int
-    usage: Usage = Usage()
-
-
-Entry = Union[UserEntry, AssistantEntry, ToolResultEntry, CompactionEntry]
-
-
-@frozen
-class StoredEntry:
-    """An entry at its place in a conversation (`seq` counts from 1 per conversation)."""
-
-    conversation_id: str
-    seq: int
-    entry: Entry
 
 
 # --------------------------------------------------------------------------- task states and outcomes
@@ -347,89 +288,6 @@ class Submission:
     @property
     def settled(self) -> bool:
         return not isinstance(self.status, Queued)
-
-
-# --------------------------------------------------------------------------- live document
-
-
-@frozen
-class Run:
-    task_id: int
-    inputs: tuple[str, ...]
-
-
-@frozen
-class PartialMessage:
-    text: str = ""
-    tool_calls: tuple[ToolCall, ...] = ()
-    usage: Usage = Usage()
-
-
-@frozen
-class RetryLive:
-    attempt: int
-    at: float
-    error: str
-    kind: str
-    provider: str | None = None
-    status_code: int | None = None
-
-
-@frozen
-class DeferredLive:
-    poll_at: float
-
-
-@frozen
-class GenerationLive:
-    attempt: int
-    message: PartialMessage = PartialMessage()
-    retry: RetryLive | None = None
-    deferred: DeferredLive | None = None
-
-
-@frozen
-class ToolSlot:
-    call_id: str
-    name: str
-    task_id: int
-    output: str = ""
-    status: Literal["running", "waiting", "done", "error"] = "running"
-
-
-@frozen
-class RunFailure:
-    task_id: int
-    inputs: tuple[str, ...]
-    reason: UnansweredReason
-    detail: str
-    first: str | None = None
-
-
-@frozen
-class CompactionFailure:
-    task_id: int
-    trigger: str
-    error: str
-
-
-@frozen
-class Live:
-    """What a UI renders for one conversation; only committed values ever appear here."""
-
-    run: Run | None = None
-    generation: GenerationLive | None = None
-    tools: tuple[ToolSlot, ...] = ()
-    run_failure: RunFailure | None = None
-    compaction_failure: CompactionFailure | None = None
-    compactions: int = 0
-
-    @property
-    def busy(self) -> bool:
-        return self.run is not None
-
-
-EMPTY_LIVE = Live()
 
 
 __all__ = [

@@ -8,7 +8,7 @@ break the harness: its exception is swallowed after one attempt (reports are inf
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from attrs import frozen
 
@@ -61,7 +61,7 @@ class ErrorReport:
     type: str = "error"
 
 
-Report = Union[TaskInterrupted, TaskFaulted, ErrorReport]
+Report = TaskInterrupted | TaskFaulted | ErrorReport
 ReportCallback = Callable[[Report], None]
 
 

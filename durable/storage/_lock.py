@@ -119,8 +119,8 @@ def refuse_orphan_journal(path: str) -> None:
     if stat.S_ISLNK(st.st_mode):
         raise _error(OSError(errno.ELOOP, os.strerror(errno.ELOOP)), wal, path)
     if not stat.S_ISREG(st.st_mode):
-        raise UnsafeSessionFile(f"{wal} (beside session file {path}) is not a regular file; durable will not write to it",
-                                location=path)
+        raise UnsafeSessionFile(f"{wal} (beside session file {path}) is not a regular file; durable will not "
+                                f"write to it", location=path)
     if st.st_size > 0:
         raise UnsafeSessionFile(
             f"Session file {path} is missing or empty, but its write-ahead log {wal} ({st.st_size} bytes) "
@@ -253,18 +253,19 @@ def prepare_journals(path: str, db: os.stat_result, *, create: bool) -> None:
         try:
             fd = os.open(name, flags, 0o600)
         except FileNotFoundError:
-            if suffix != "-journal" and not os.access(os.path.dirname(os.path.abspath(name)), os.W_OK, effective_ids=_EFFECTIVE):
+            folder = os.path.dirname(os.path.abspath(name))
+            if suffix != "-journal" and not os.access(folder, os.W_OK, effective_ids=_EFFECTIVE):
                 raise SessionReadOnly(
                     f"Session file {path} cannot be opened for writing: its folder "
-                    f"{os.path.dirname(os.path.abspath(name))} is read-only (permission denied), and durable "
+                    f"{folder} is read-only (permission denied), and durable "
                     f"keeps its journal ({os.path.basename(name)}) beside the file", location=path) from None
             continue
         except OSError as exc:
             if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS) and not os.path.lexists(name):
                 raise SessionReadOnly(
                     f"Session file {path} cannot be opened for writing: its folder "
-                    f"{os.path.dirname(os.path.abspath(name))} is read-only ({(exc.strerror or str(exc)).lower()}), and durable "
-                    f"keeps its journal ({os.path.basename(name)}) beside the file", location=path) from exc
+                    f"{os.path.dirname(os.path.abspath(name))} is read-only ({(exc.strerror or str(exc)).lower()}), "
+                    f"and durable keeps its journal ({os.path.basename(name)}) beside the file", location=path) from exc
             raise _error(exc, name, path) from exc
         try:
             st = os.fstat(fd)
@@ -418,12 +419,12 @@ def _error(exc: OSError, name: str, path: str) -> StorageError:
     """An OSError met while opening, as the error a person can act on."""
     if exc.errno == errno.ELOOP:
         beside = "" if name == path else f" (beside session file {path})"
-        return UnsafeSessionFile(f"{name}{beside} is a symbolic link; durable does not write through a link it did not create",
-                                 location=path)
+        return UnsafeSessionFile(f"{name}{beside} is a symbolic link; durable does not write through a link it did "
+                                 f"not create", location=path)
     if exc.errno in (errno.EACCES, errno.EPERM):
         return SessionReadOnly(f"Session file {path} cannot be opened for writing: permission denied on {name}",
                                location=path)
     if exc.errno == errno.EROFS:
-        return SessionReadOnly(f"Session file {path} cannot be opened for writing: {name} is on a read-only file system",
-                               location=path)
+        return SessionReadOnly(f"Session file {path} cannot be opened for writing: {name} is on a read-only file "
+                               f"system", location=path)
     return StorageError(f"Session file {path} cannot be opened: {exc.strerror} ({name})", location=path)

@@ -170,7 +170,8 @@ def decode_rows(rows: StoredRows, location: str) -> SessionRecords:
         if task is None:
             continue
         out.tasks[tid] = task
-        columns = (task.id, task.conversation_id, task.kind, codec.tag_of(task.state), not task.terminal, task.parent_id)
+        columns = (task.id, task.conversation_id, task.kind, codec.tag_of(task.state), not task.terminal,
+                   task.parent_id)
         if columns != (tid, cid, kind, state, bool(live), parent):
             out.problems.append(f"Task {tid}'s index columns ({kind}, {state}, live={bool(live)}) disagree with its "
                                 f"record ({task.kind}, {codec.tag_of(task.state)}, live={not task.terminal})")
@@ -179,7 +180,8 @@ def decode_rows(rows: StoredRows, location: str) -> SessionRecords:
         if entry is None:
             continue
         if codec.tag_of(entry) != kind:
-            out.problems.append(f"Entry {seq} of conversation {cid!r} is stored as {kind} but is a {codec.tag_of(entry)}")
+            out.problems.append(f"Entry {seq} of conversation {cid!r} is stored as {kind} but is a "
+                                f"{codec.tag_of(entry)}")
         out.entries.setdefault(cid, []).append(StoredEntry(cid, seq, entry))
     for sid, cid, status, body in rows.submissions:
         sub: Submission | None = load(body, Submission, f"Submission {sid}")

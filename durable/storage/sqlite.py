@@ -18,7 +18,8 @@ Cancellation: a job, once queued, runs to completion; a cancelled caller still w
 for its commit's result, which only takes as long as the write itself.
 
 Opening never modifies a file it refuses: the header is checked in Python first, a foreign or
-newer file is read without writing, and a new file is created with mode 0600.
+newer file is read without writing, and a new file is created with mode 0600 (the checks, the
+migration and the first read are in `durable.storage._opening`).
 
 Ownership and file safety (durable.storage._lock): the store owns the database file itself (its
 identity, not its name), so another path to it (a symbolic or hard link, a rename) is refused with
@@ -37,76 +38,21 @@ import queue
 import sqlite3
 import threading
 from collections.abc import Callable
-from functools import partial
 from typing import Any, Literal, TypeVar
 
 import anyio
 
 from .. import codec
-from ..errors import (
-    CommitFailed,
-    CorruptSession,
-    DiskFull,
-    NotASession,
-    SchemaTooNew,
-    SessionReadOnly,
-    StorageClosed,
-    StorageError,
-)
+from ..errors import CommitFailed, CorruptSession, DiskFull, SessionReadOnly, StorageClosed, StorageError
 from ..records import Live, StoredEntry, Submission, Task
-from . import _lock, _rows
+from . import _lock, _opening, _rows
+from ._jobs import Job, finish_all
 from ._lock import FileLock
-from ._notify import thread_safe_caller
-from .protocol import Batch, ConversationState, EncodedBatch, Opened, encode_batch
-from .reader import connect_read_only, read_schema
-from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
+from .protocol import Batch, EncodedBatch, Opened, encode_batch
 
 T = TypeVar("T")
 Synchronous = Literal["FULL", "NORMAL"]
-_HEADER = b"SQLite format 3\x00"
 _MAX_GROUP = 256
-
-
-class _Job:
-    """One job for the writer thread: a call (`fn`), or a commit (`batch`, encoded there)."""
-
-    __slots__ = ("_wake", "batch", "encoded", "error", "fn", "result")
-
-    def __init__(self, fn: Callable[[sqlite3.Connection], Any] | None, batch: Batch | None):
-        self.fn = fn
-        self.batch = batch
-        self.encoded: EncodedBatch | None = None
-        self.result: Any = None
-        self.error: BaseException | None = None
-        event = anyio.Event()
-        call = thread_safe_caller()
-        self._wake = (call, event)
-
-    @property
-    def event(self) -> anyio.Event:
-        return self._wake[1]
-
-    def finish(self) -> None:
-        call, event = self._wake
-        call(event.set)
-
-
-def _finish_all(jobs: list[_Job]) -> None:
-    """Wake the callers of many jobs: one hand-off to each event loop, not one per job."""
-    if len(jobs) == 1:
-        jobs[0].finish()
-        return
-    by_loop: dict[Any, tuple[Callable[[Callable[[], object]], None], list[anyio.Event]]] = {}
-    for job in jobs:
-        call, event = job._wake
-        by_loop.setdefault(getattr(call, "loop", call), (call, []))[1].append(event)
-    for call, events in by_loop.values():
-        call(partial(_set_all, events))
-
-
-def _set_all(events: list[anyio.Event]) -> None:
-    for event in events:
-        event.set()
 
 
 class SQLiteStorage:
@@ -119,7 +65,7 @@ class SQLiteStorage:
         self.path = self._given  # on open: the file a symbolic link at the path points to
         self.location = self.path
         self.synchronous = synchronous
-        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._lock = FileLock(self.path)
         self._conn: sqlite3.Connection | None = None
@@ -144,7 +90,7 @@ class SQLiteStorage:
     async def commit(self, batch: Batch) -> None:
         # The batch is encoded on the writer thread, next to its write: the event loop stays
         # free, and the two threads do not hand the GIL back and forth on every row.
-        await self._submit(_Job(None, batch))
+        await self._submit(Job(None, batch))
 
     async def get_task(self, task_id: int) -> Task | None:
         row = await self._call(
@@ -205,12 +151,12 @@ class SQLiteStorage:
     # ------------------------------------------------------------------ plumbing
 
     async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        job = _Job(fn, None)
+        job = Job(fn, None)
         await self._submit(job)
         result: T = job.result  # what `fn` returned, on the writer thread
         return result
 
-    async def _submit(self, job: _Job) -> None:
+    async def _submit(self, job: Job) -> None:
         if self._closed or self._thread is None:
             raise StorageClosed(f"Session file {self.path} is closed", location=self.path)
         self._queue.put(job)
@@ -225,7 +171,7 @@ class SQLiteStorage:
         thread, self._thread = self._thread, None
         if thread is None:
             return
-        done = _Job(lambda c: self._close_connection(), None)
+        done = Job(lambda c: self._close_connection(), None)
         self._queue.put(done)
         self._queue.put(None)
         with anyio.CancelScope(shield=True):
@@ -235,7 +181,7 @@ class SQLiteStorage:
     # ------------------------------------------------------------------ writer thread
 
     def _run(self) -> None:
-        carry: _Job | None = None
+        carry: Job | None = None
         try:
             while True:
                 job = carry if carry is not None else self._queue.get()
@@ -259,7 +205,7 @@ class SQLiteStorage:
         finally:
             self._close_connection()
 
-    def _run_call(self, job: _Job) -> None:
+    def _run_call(self, job: Job) -> None:
         try:
             fn, conn = job.fn, self._conn
             assert fn is not None, "a job without a batch is a call"
@@ -276,7 +222,7 @@ class SQLiteStorage:
         finally:
             job.finish()
 
-    def _write_group(self, group: list[_Job]) -> None:
+    def _write_group(self, group: list[Job]) -> None:
         conn = self._conn
         if conn is None:
             for job in group:
@@ -322,7 +268,7 @@ class SQLiteStorage:
         except sqlite3.Error:
             pass
 
-    def _encode(self, job: _Job) -> bool:
+    def _encode(self, job: Job) -> bool:
         """Encode a commit job's batch; refuse it (finished, with `CommitFailed`) if it cannot be."""
         try:
             assert job.batch is not None, "only commit jobs are encoded"
@@ -338,7 +284,7 @@ class SQLiteStorage:
         job.finish()
         return False
 
-    def _write_together(self, conn: sqlite3.Connection, group: list[_Job]) -> bool:
+    def _write_together(self, conn: sqlite3.Connection, group: list[Job]) -> bool:
         """Write a group in one transaction. First the rows of all its batches together, one
         statement per table in commit order (a later upsert wins, as if written one by one);
         if that fails, again with each batch inside its own savepoint, so that a batch that a
@@ -354,7 +300,7 @@ class SQLiteStorage:
             self._rollback(conn)
         else:
             self.commits += 1
-            _finish_all(group)
+            finish_all(group)
             return True
         errors: list[StorageError | None] = []
         try:
@@ -379,7 +325,7 @@ class SQLiteStorage:
         self.commits += 1
         for job, error in zip(group, errors, strict=True):
             job.error = error
-        _finish_all(group)
+        finish_all(group)
         return True
 
     @staticmethod
@@ -438,120 +384,22 @@ class SQLiteStorage:
         # A symbolic link at the path is resolved (or refused); see durable.storage._lock.
         path = self.path = self.location = _lock.resolve(self._given)
         self._lock = FileLock(path)
+        st = _opening.acquire(path, self._lock)
         try:
-            empty = os.path.getsize(path) == 0
-        except FileNotFoundError:
-            empty = True
-        except OSError:
-            empty = False  # the lock below says what is wrong
-        if empty:
-            _lock.refuse_orphan_journal(path)
-        st = self._lock.acquire()
-        try:
-            fd = self._lock.fd
-            assert fd is not None
-            adopting = st.st_size == 0
-            if not adopting:
-                adopting = _check_header(fd, path) != APPLICATION_ID
-            # Checked (not yet created) first: a refused file gets nothing written beside it.
-            _lock.prepare_journals(path, st, create=False)
-            if st.st_size > 0:
-                self._check_foreign_or_newer()
-            if adopting:  # a file that becomes a session now: its owner's only, whoever made it
-                _lock.narrow_to_owner(fd)
-                st = os.fstat(fd)
-            _lock.prepare_journals(path, st, create=True)
-            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-            self._conn = conn
-            conn.execute("PRAGMA busy_timeout = 5000")
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if mode.lower() != "wal":
-                raise StorageError(f"Session file {path} cannot use WAL journaling (got {mode})", location=path)
-            conn.execute(f"PRAGMA synchronous = {self.synchronous}")
-            self._lock.check()  # SQLite opened the path: it must still name the file locked above
-            self._migrate(conn)
-            return self._read_opened(conn)
+            self._conn = _opening.connect(path, self._lock, st, self.synchronous)
+            return self._read_opened(self._conn)
         except sqlite3.DatabaseError as exc:
             self._close_connection()
             self._lock.release()
-            raise self._open_error(exc) from exc
+            raise _opening.open_error(exc, path) from exc
         except BaseException:
             self._close_connection()
             self._lock.release()
             raise
 
-    def _open_error(self, exc: sqlite3.DatabaseError) -> StorageError:
-        path = self.path
-        code = getattr(exc, "sqlite_errorname", "")
-        if code.startswith("SQLITE_READONLY"):
-            return SessionReadOnly(f"Session file {path} cannot be written: it or its folder is read-only "
-                                   f"for this process ({exc}); the file is not damaged", location=path)
-        if code.startswith("SQLITE_CANTOPEN"):
-            return StorageError(f"Session file {path} cannot be opened ({exc})", location=path)
-        return CorruptSession(f"Session file {path} is damaged and cannot be opened ({exc})", location=path)
-
-    def _check_foreign_or_newer(self) -> None:
-        """Read-only look at an existing file: refuse (without writing) a foreign or newer one.
-
-        Read through `reader.connect_read_only` while this store holds the lock (no writer can
-        run): without a non-empty WAL the file is read `immutable`, creating no -wal/-shm files
-        next to it and reading past a rollback journal left by a kill during the first open's
-        switch to WAL (the connection made next rolls it back)."""
-        path = self.path
-        ro = connect_read_only(path, writer_may_run=False)
-        try:
-            read_schema(ro, path, empty_ok=True)  # an empty SQLite file becomes a session
-        finally:
-            ro.close()
-
-    def _migrate(self, conn: sqlite3.Connection) -> None:
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        version = 0
-        if app_id == APPLICATION_ID:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-            version = int(row[0]) if row else 0
-        if version == SCHEMA_VERSION:
-            return
-        if version > SCHEMA_VERSION:  # never "migrate" a newer file down
-            raise SchemaTooNew(self.path, version, SCHEMA_VERSION)
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for v in range(version + 1, SCHEMA_VERSION + 1):
-                for statement in MIGRATIONS[v]:
-                    conn.execute(statement)
-            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            conn.execute(
-                "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (str(SCHEMA_VERSION),),
-            )
-            conn.execute("COMMIT")
-        except BaseException:
-            self._rollback(conn)
-            raise
-
     def _read_opened(self, conn: sqlite3.Connection) -> Opened:
-        path = self.path
-        conversations: dict[str, ConversationState] = {}
-        for cid, body in conn.execute("SELECT conversation_id, body FROM documents").fetchall():
-            last = conn.execute("SELECT MAX(seq) FROM entries WHERE conversation_id = ?", (cid,)).fetchone()[0] or 0
-            # INDEXED BY: without statistics the planner walks the primary key backwards through
-            # every entry after the last compaction (all of them when there is none).
-            comp = conn.execute(
-                "SELECT seq, body FROM entries INDEXED BY entries_compactions "
-                "WHERE conversation_id = ? AND kind = 'compaction' ORDER BY seq DESC LIMIT 1",
-                (cid,),
-            ).fetchone()
-            last_compaction = _rows.entry(cid, comp[0], comp[1], path) if comp else None
-            conversations[cid] = ConversationState(last, _rows.live(body, cid, path), last_compaction)
-        live_tasks = [_rows.task(body, tid, path) for tid, body in conn.execute(
-            "SELECT id, body FROM tasks INDEXED BY tasks_live WHERE live = 1 ORDER BY id")]
-        unsettled = [_rows.submission(body, sid, path) for sid, body in conn.execute(
-            # In the order they were first committed (as the memory store keeps them); INDEXED BY,
-            # or the ORDER BY would make the planner scan every submission ever made.
-            "SELECT id, body FROM submissions INDEXED BY submissions_open WHERE status = 'queued' ORDER BY rowid")]
-        max_id = conn.execute("SELECT MAX(id) FROM tasks").fetchone()[0] or 0
-        return Opened(conversations, live_tasks, unsettled, max_id + 1)
+        """What a harness resumes from (see `_opening.read_opened`)."""
+        return _opening.read_opened(conn, self.path)
 
     def _close_connection(self) -> None:
         conn, self._conn = self._conn, None
@@ -571,43 +419,3 @@ def _merged(batches: list[EncodedBatch]) -> EncodedBatch:
         tuple(s for b in batches for s in b.submissions),
         tuple(d for b in batches for d in b.live),
     )
-
-
-def _has_journal(path: str) -> bool:
-    """Whether a non-empty WAL or rollback journal lies next to the file (left by a kill)."""
-    for suffix in ("-wal", "-journal"):
-        try:
-            if os.path.getsize(path + suffix) > 0:
-                return True
-        except OSError:
-            pass
-    return False
-
-
-def _check_header(fd: int, path: str) -> int:
-    """Refuse a file that is not SQLite, or is shorter than its own header says, before any
-    SQLite connection (which could write to it) is made. Reads the descriptor that holds the
-    lock (the very file locked); returns the header's application id."""
-    try:
-        header = os.pread(fd, 100, 0)
-    except OSError as exc:
-        raise StorageError(f"Session file {path} cannot be read ({exc})", location=path) from exc
-    if not header.startswith(_HEADER):
-        raise NotASession(f"{path} is not a durable session file (not an SQLite database)", location=path)
-    if len(header) < 100:
-        raise CorruptSession(f"Session file {path} is truncated ({len(header)} bytes)", location=path)
-    page_size = int.from_bytes(header[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    pages = int.from_bytes(header[28:32], "big")
-    change_counter = header[24:28]
-    valid_for = header[92:96]
-    size = os.fstat(fd).st_size
-    # A kill during a checkpoint can leave page 1 (with the new size) written and the file not
-    # yet grown; the WAL still holds every page and SQLite recovers from it (likewise a rollback
-    # journal left by a kill). Only without either is a file shorter than its header says truncated.
-    if pages and change_counter == valid_for and size < pages * page_size and not _has_journal(path):
-        raise CorruptSession(
-            f"Session file {path} is truncated: {size} bytes, its header says {pages * page_size}",
-            location=path,
-        )
-    return int.from_bytes(header[68:72], "big", signed=True)

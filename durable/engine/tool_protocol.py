@@ -1,0 +1,61 @@
+"""The values of the tool protocol: a `Tool` (what a host defines) and what its `execute` is
+given while it runs (`ToolApi`, `ToolContext`). Made and checked by `durable.engine.tools`."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+from attrs import field, frozen
+
+from ..models.protocol import ToolSpec
+
+Execute = Callable[[Any, "ToolApi", "ToolContext"], Awaitable[Any]]
+AnyExecute = Callable[..., Awaitable[Any]]
+Replay = Literal["safe", "unsafe"]
+
+EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+"""The schema of a tool that takes any object (a raw `execute` without `parameters`)."""
+
+
+@frozen
+class ToolContext:
+    task_id: int
+    call_id: str
+    conversation_id: str
+    attempt: int  # 1 on the first run; 2.. when a safe tool runs again after a crash
+
+
+class ToolApi:
+    """Given to `execute`; `output()` appends streamed output (committed coalesced)."""
+
+    def __init__(self, output: Callable[[str], Awaitable[None]]) -> None:
+        self._output = output
+
+    async def output(self, text: str) -> None:
+        await self._output(text)
+
+
+@frozen
+class Tool:
+    """A tool the model may call. Make one with `define_tool` or `@tool`, which check it.
+
+    `convert` turns validated JSON arguments into what `execute` receives (a typed tool's
+    keyword arguments); None passes the parsed JSON as is. `validator` is the compiled schema
+    (compiled on each call when None)."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any] = field(factory=lambda: dict(EMPTY_SCHEMA))
+    replay: Replay = "unsafe"
+    execute: Execute | None = None
+    client: bool = False
+    convert: Callable[[Any], Any] | None = field(default=None, eq=False, repr=False)
+    validator: Any = field(default=None, eq=False, repr=False)
+
+    @property
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.name, self.description, self.parameters)
+
+
+__all__ = ["EMPTY_SCHEMA", "AnyExecute", "Execute", "Replay", "Tool", "ToolApi", "ToolContext"]

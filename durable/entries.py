@@ -1,0 +1,103 @@
+"""The conversation entries: what a conversation holds, and the values they carry.
+
+User inputs, model messages (with their tool calls and token usage), tool results and compaction
+summaries, each stored at its `seq` in its conversation (`StoredEntry`). Re-exported by
+`durable.records`, where the codec and users find them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Union
+
+from attrs import frozen
+
+from .reasons import StopReason
+
+
+@frozen
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+
+
+@frozen
+class ToolCall:
+    """One call the model asked for. `arguments` is the raw JSON text the model produced."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@frozen
+class Diagnostic:
+    severity: Literal["error", "warning", "info"]
+    code: str
+    message: str
+
+
+@frozen
+class UserEntry:
+    text: str
+    submission_id: str | None = None
+
+
+@frozen
+class AssistantEntry:
+    """A model message. `stop_reason` "aborted" marks a partial kept after an interruption; such
+    entries stay in the conversation but are never sent to the model again."""
+
+    text: str
+    stop_reason: StopReason
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = Usage()
+    error: str | None = None
+    attempt: int = 1
+    interrupted: bool = False  # a partial of an attempt the host's death cut off (charged once)
+
+
+@frozen
+class ToolResultEntry:
+    call_id: str
+    tool_name: str
+    content: str
+    is_error: bool = False
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+@frozen
+class CompactionEntry:
+    """A summary that replaces every entry before `first_kept_seq` in the model's context."""
+
+    summary: str
+    first_kept_seq: int
+    usage: Usage = Usage()
+
+
+Entry = Union[UserEntry, AssistantEntry, ToolResultEntry, CompactionEntry]
+
+
+@frozen
+class StoredEntry:
+    """An entry at its place in a conversation (`seq` counts from 1 per conversation)."""
+
+    conversation_id: str
+    seq: int
+    entry: Entry
+
+
+
+__all__ = [
+    "AssistantEntry",
+    "CompactionEntry",
+    "Diagnostic",
+    "Entry",
+    "StoredEntry",
+    "ToolCall",
+    "ToolResultEntry",
+    "Usage",
+    "UserEntry",
+]

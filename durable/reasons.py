@@ -1,0 +1,22 @@
+"""Why things ended: the closed vocabularies of the records' reason fields.
+
+Each is a `Literal` of the values a stored reason may hold; the codec refuses any other.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+ModelStopReason = Literal["stop", "tool_use", "length", "error"]
+"""How a model's response ended (`durable.models.FinalMessage.stop_reason`)."""
+StopReason = Literal[ModelStopReason, "aborted"]
+"""How a stored assistant entry ended: what a model may return, or "aborted" for a partial kept
+after an interruption."""
+# Why a run ended without an answer (`Unanswered.reason`, `RunFailure.reason`).
+UnansweredReason = Literal["model_error", "interrupted", "restart_limit", "aborted", "faulted", "tool_round_limit",
+                           "storage_error"]
+# Why a task failed or faulted (`ErrorDetail.reason`).
+FailureReason = Literal["exception", "model_error", "interrupted", "restart_limit", "timeout", "tool_round_limit",
+                        "storage_error"]
+
+__all__ = ["FailureReason", "ModelStopReason", "StopReason", "UnansweredReason"]

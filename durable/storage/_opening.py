@@ -1,0 +1,193 @@
+"""Opening a session file for the SQLite store: the checks made before SQLite may write to it
+(header, links, modes, journal files), the migration to the current schema, and the read of what
+a harness resumes from. Called on the store's writer thread; see `durable.storage.sqlite`.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from ..errors import CorruptSession, NotASession, SchemaTooNew, SessionReadOnly, StorageError
+from . import _lock, _rows
+from ._lock import FileLock
+from .protocol import ConversationState, Opened
+from .reader import connect_read_only, read_schema
+from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
+
+_HEADER = b"SQLite format 3\x00"
+
+
+def acquire(path: str, lock: FileLock) -> os.stat_result:
+    """Take the file's lock (`lock` is `path`'s); a missing or empty file with a -wal or journal
+    left beside it is refused first. Returns the locked file's stat."""
+    try:
+        empty = os.path.getsize(path) == 0
+    except FileNotFoundError:
+        empty = True
+    except OSError:
+        empty = False  # the lock below says what is wrong
+    if empty:
+        _lock.refuse_orphan_journal(path)
+    return lock.acquire()
+
+
+def connect(path: str, lock: FileLock, st: os.stat_result, synchronous: str) -> sqlite3.Connection:
+    """Check the locked file (header, journal files, a foreign or newer schema), make it the
+    owner's only if it becomes a session now, connect in WAL mode and migrate it. The connection
+    is closed again when a step after it fails; the caller releases the lock."""
+    fd = lock.fd
+    assert fd is not None
+    adopting = st.st_size == 0
+    if not adopting:
+        adopting = check_header(fd, path) != APPLICATION_ID
+    # Checked (not yet created) first: a refused file gets nothing written beside it.
+    _lock.prepare_journals(path, st, create=False)
+    if st.st_size > 0:
+        check_foreign_or_newer(path)
+    if adopting:  # a file that becomes a session now: its owner's only, whoever made it
+        _lock.narrow_to_owner(fd)
+        st = os.fstat(fd)
+    _lock.prepare_journals(path, st, create=True)
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("PRAGMA busy_timeout = 5000")
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode.lower() != "wal":
+            raise StorageError(f"Session file {path} cannot use WAL journaling (got {mode})", location=path)
+        conn.execute(f"PRAGMA synchronous = {synchronous}")
+        lock.check()  # SQLite opened the path: it must still name the file locked above
+        migrate(conn, path)
+    except BaseException:
+        try:
+            conn.close()
+        except sqlite3.Error:
+            pass
+        raise
+    return conn
+
+
+def open_error(exc: sqlite3.DatabaseError, path: str) -> StorageError:
+    """The error a refused open raises: read-only, cannot open, or damaged."""
+    code = getattr(exc, "sqlite_errorname", "")
+    if code.startswith("SQLITE_READONLY"):
+        return SessionReadOnly(f"Session file {path} cannot be written: it or its folder is read-only "
+                               f"for this process ({exc}); the file is not damaged", location=path)
+    if code.startswith("SQLITE_CANTOPEN"):
+        return StorageError(f"Session file {path} cannot be opened ({exc})", location=path)
+    return CorruptSession(f"Session file {path} is damaged and cannot be opened ({exc})", location=path)
+
+
+def check_foreign_or_newer(path: str) -> None:
+    """Read-only look at an existing file: refuse (without writing) a foreign or newer one.
+
+    Read through `reader.connect_read_only` while this store holds the lock (no writer can
+    run): without a non-empty WAL the file is read `immutable`, creating no -wal/-shm files
+    next to it and reading past a rollback journal left by a kill during the first open's
+    switch to WAL (the connection made next rolls it back)."""
+    ro = connect_read_only(path, writer_may_run=False)
+    try:
+        read_schema(ro, path, empty_ok=True)  # an empty SQLite file becomes a session
+    finally:
+        ro.close()
+
+
+def migrate(conn: sqlite3.Connection, path: str) -> None:
+    """Bring the file to the current schema in one transaction."""
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    version = 0
+    if app_id == APPLICATION_ID:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        version = int(row[0]) if row else 0
+    if version == SCHEMA_VERSION:
+        return
+    if version > SCHEMA_VERSION:  # never "migrate" a newer file down
+        raise SchemaTooNew(path, version, SCHEMA_VERSION)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for v in range(version + 1, SCHEMA_VERSION + 1):
+            for statement in MIGRATIONS[v]:
+                conn.execute(statement)
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (str(SCHEMA_VERSION),),
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        _rollback(conn)
+        raise
+
+
+def read_opened(conn: sqlite3.Connection, path: str) -> Opened:
+    """What a harness resumes from: each conversation's last seq, live document and last
+    compaction, the live tasks, the unsettled submissions and the next task id."""
+    conversations: dict[str, ConversationState] = {}
+    for cid, body in conn.execute("SELECT conversation_id, body FROM documents").fetchall():
+        last = conn.execute("SELECT MAX(seq) FROM entries WHERE conversation_id = ?", (cid,)).fetchone()[0] or 0
+        # INDEXED BY: without statistics the planner walks the primary key backwards through
+        # every entry after the last compaction (all of them when there is none).
+        comp = conn.execute(
+            "SELECT seq, body FROM entries INDEXED BY entries_compactions "
+            "WHERE conversation_id = ? AND kind = 'compaction' ORDER BY seq DESC LIMIT 1",
+            (cid,),
+        ).fetchone()
+        last_compaction = _rows.entry(cid, comp[0], comp[1], path) if comp else None
+        conversations[cid] = ConversationState(last, _rows.live(body, cid, path), last_compaction)
+    live_tasks = [_rows.task(body, tid, path) for tid, body in conn.execute(
+        "SELECT id, body FROM tasks INDEXED BY tasks_live WHERE live = 1 ORDER BY id")]
+    unsettled = [_rows.submission(body, sid, path) for sid, body in conn.execute(
+        # In the order they were first committed (as the memory store keeps them); INDEXED BY,
+        # or the ORDER BY would make the planner scan every submission ever made.
+        "SELECT id, body FROM submissions INDEXED BY submissions_open WHERE status = 'queued' ORDER BY rowid")]
+    max_id = conn.execute("SELECT MAX(id) FROM tasks").fetchone()[0] or 0
+    return Opened(conversations, live_tasks, unsettled, max_id + 1)
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+
+
+def _has_journal(path: str) -> bool:
+    """Whether a non-empty WAL or rollback journal lies next to the file (left by a kill)."""
+    for suffix in ("-wal", "-journal"):
+        try:
+            if os.path.getsize(path + suffix) > 0:
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def check_header(fd: int, path: str) -> int:
+    """Refuse a file that is not SQLite, or is shorter than its own header says, before any
+    SQLite connection (which could write to it) is made. Reads the descriptor that holds the
+    lock (the very file locked); returns the header's application id."""
+    try:
+        header = os.pread(fd, 100, 0)
+    except OSError as exc:
+        raise StorageError(f"Session file {path} cannot be read ({exc})", location=path) from exc
+    if not header.startswith(_HEADER):
+        raise NotASession(f"{path} is not a durable session file (not an SQLite database)", location=path)
+    if len(header) < 100:
+        raise CorruptSession(f"Session file {path} is truncated ({len(header)} bytes)", location=path)
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    change_counter = header[24:28]
+    valid_for = header[92:96]
+    size = os.fstat(fd).st_size
+    # A kill during a checkpoint can leave page 1 (with the new size) written and the file not
+    # yet grown; the WAL still holds every page and SQLite recovers from it (likewise a rollback
+    # journal left by a kill). Only without either is a file shorter than its header says truncated.
+    if pages and change_counter == valid_for and size < pages * page_size and not _has_journal(path):
+        raise CorruptSession(
+            f"Session file {path} is truncated: {size} bytes, its header says {pages * page_size}",
+            location=path,
+        )
+    return int.from_bytes(header[68:72], "big", signed=True)

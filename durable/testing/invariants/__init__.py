@@ -1,0 +1,95 @@
+"""The invariants of SPEC §6, checked on a session file, in plain words.
+
+`check_invariants(source, ...)` reads a session (a file path, an `SQLiteStorage`, a
+`MemoryStorage`, or a `CrashableStorage` around one) and returns the violations it finds, one
+sentence each, naming the submission, task, call or job concerned; an empty list means every
+invariant holds. It only reads: a file is opened read-only (and may be open in a harness).
+
+What the file alone shows, always checked:
+
+1. submissions: every acknowledged id exists; a placed input has exactly one user entry; a
+   queued input has a run that will take it (its own, still active, or an active one it waits
+   behind); a settled input's status agrees with how its run ended, and an answered one has a
+   final answer in the conversation;
+2. every tool call of a (non-aborted) assistant entry has exactly one result, after it, unless
+   its tool round is still in progress; no result answers a call nobody made;
+3. within one model turn an attempt is charged as interrupted at most once, attempt numbers never
+   go back, and no attempt passes `max_retries + 1` (from `settings`, default `Settings()`);
+6. tool tasks do not outlive their run; the live document shows exactly the active run;
+   with `clean_close=True` no task is `running`; with `quiescent=True` (the harness settled:
+   nothing active and no timer pending) every task has ended and every input has settled, and
+   no task waits on tasks that have all ended;
+7. `PRAGMA integrity_check` passes, the file is a session of the current schema version, and
+   every row decodes to its record (and agrees with its index columns).
+
+What needs a witness from outside the file, checked when given:
+
+4. `executions` (an `ExecutionLog` or its path): an unsafe tool ran at most once per call (a
+   clean close included), a safe one in at most `restart_limit` attempts (one per crash; a clean
+   close resumes it in the same attempt), and only for calls whose intent is in the file;
+5. `jobs` (a `FauxJobLedger` or its path): no attempt key was submitted twice, and no job is
+   left open at the provider once its run ended (or its task moved on without it);
+3. `requests` (the `requests` of a faux model): no request was sent for an attempt past
+   `max_retries + 1`.
+
+`check_commit_history(batches)` checks what only the sequence of commits shows (the explorer
+records it): a submission is settled by exactly one commit, and an interrupted attempt is charged
+by at most one.
+
+Where each part lives: reading a session into a `SessionImage` in `image`, the checks of what the
+file alone shows in `file_checks`, those that need a witness in `witnesses`, the commit history in
+`history`, and `describe_session` in `describe`; all are re-exported here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ...settings import Settings
+from .describe import describe_session
+from .file_checks import Bounds, check_attempts, check_live, check_submissions, check_tasks, check_tool_calls
+from .history import check_commit_history
+from .image import SessionImage, load_session, run_entries
+from .witnesses import check_executions, check_jobs, check_requests
+
+
+def check_invariants(
+    source: Any,
+    *,
+    executions: Any = None,
+    jobs: Any = None,
+    requests: Sequence[Any] | None = None,
+    settings: Settings | Sequence[Settings] | None = None,
+    acknowledged: Iterable[str] = (),
+    clean_close: bool = False,
+    quiescent: bool = False,
+) -> list[str]:
+    """The violations of SPEC §6 in `source` (see the module docstring); empty when all hold.
+
+    `settings` gives the retry policy and restart limit in force (a sequence when successive
+    harnesses used different ones: the most permissive bound applies). `acknowledged` lists
+    submission ids whose `submit` returned. `clean_close=True`: the last harness closed cleanly.
+    `quiescent=True`: the last harness settled (nothing active and no timer pending, so every
+    task should have ended and every input settled)."""
+    image = source if isinstance(source, SessionImage) else load_session(source)
+    out = list(image.problems)
+    if not image.readable:
+        return out
+    bounds = Bounds.of(settings)
+    runs = run_entries(image)
+    out += check_submissions(image, runs, list(acknowledged), quiescent)
+    out += check_tool_calls(image)
+    out += check_attempts(image, runs, bounds)
+    out += check_tasks(image, clean_close=clean_close, quiescent=quiescent)
+    out += check_live(image)
+    if executions is not None:
+        out += check_executions(image, executions, bounds)
+    if jobs is not None:
+        out += check_jobs(image, jobs)
+    if requests is not None:
+        out += check_requests(requests, bounds)
+    return out
+
+
+__all__ = ["SessionImage", "check_commit_history", "check_invariants", "describe_session", "load_session"]

@@ -1,0 +1,52 @@
+"""What only the sequence of commits shows (the explorer records it): a submission is settled by
+exactly one commit, and an interrupted attempt is charged by at most one."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from ... import codec
+from ...records import Failed, Retry, Task, ToolRound
+
+
+def check_commit_history(batches: Iterable[Any]) -> list[str]:
+    """Check a sequence of committed batches (in commit order, across harness lifetimes): every
+    submission is settled by exactly one commit, and each attempt of a task is charged as
+    interrupted by at most one commit."""
+    out = []
+    settled: dict[str, list[str]] = defaultdict(list)
+    charged: Counter[tuple[int, int, int]] = Counter()  # (task, turn, attempt): attempts restart each turn
+    turns: Counter[int] = Counter()
+    last: dict[int, Task] = {}
+    for batch in batches:
+        for sub in {s.id: s for s in batch.submissions}.values():
+            if sub.settled:
+                settled[sub.id].append(codec.tag_of(sub.status))
+        for task in {t.id: t for t in batch.tasks}.values():
+            before = last.get(task.id)
+            last[task.id] = task
+            if task.kind != "generation":
+                continue
+            cp = task.checkpoint
+            moved = before is None or before.checkpoint != cp  # only a change of phase or an ending charges
+            ended = task.terminal and (before is None or not before.terminal)
+            if moved and isinstance(cp, ToolRound) and not isinstance(getattr(before, "checkpoint", None), ToolRound):
+                turns[task.id] += 1
+            if moved and isinstance(cp, Retry) and cp.error.kind == "interrupted":
+                charged[(task.id, turns[task.id], cp.attempt)] += 1
+            outcome = task.outcome
+            if ended and isinstance(outcome, Failed) and outcome.error.detail.reason == "interrupted":
+                charged[(task.id, turns[task.id], getattr(cp, "attempt", 0))] += 1
+    for sid, statuses in settled.items():
+        if len(statuses) > 1:
+            out.append(f"Submission {sid} was settled {len(statuses)} times ({', '.join(statuses)})")
+    for (task_id, turn, attempt), n in sorted(charged.items()):
+        if n > 1:
+            out.append(f"Attempt {attempt} of turn {turn + 1} of task {task_id} was charged as interrupted by "
+                       f"{n} commits")
+    return out
+
+
+__all__ = ["check_commit_history"]
