@@ -14,6 +14,7 @@ and the conversation is left uncompacted.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import aclosing
 from typing import ClassVar, Literal
 
@@ -96,6 +97,16 @@ class CompactionKind(TaskKind):
             return
         tid = await self.start(rt, conversation_id, "threshold")
         await rt.wait_tasks([tid])
+
+    async def may_compact(self, rt: Runtime, conversation_id: str, pending: Sequence[StoredEntry]) -> bool:
+        """Whether `compact_if_needed` may start a compaction once `pending` entries are added."""
+        settings = rt.settings.compaction
+        window = getattr(rt.model, "context_window", 0) or 0
+        if not settings.enabled or window <= 0:
+            return False
+        context = await rt.session.load_context(conversation_id)
+        extra = sum(_entry_tokens(e.entry) for e in pending)
+        return _tokens(rt, conversation_id, context) + extra > settings.threshold * window
 
     async def compact_for_overflow(self, rt: Runtime, conversation_id: str) -> bool:
         """After a context overflow: compact and wait; False when there is nothing to compact."""

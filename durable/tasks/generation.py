@@ -7,7 +7,7 @@ Its checkpoint moves through phases, each move one commit; the table below is th
     request -> prepare | retry | tools
     poll -> retry | tools
     retry -> poll | prepare
-    tools -> prepare
+    tools -> prepare | request
 
 `prepare` builds the request (compacting first when the context passes the threshold) and
 commits `request` (or `poll` for a deferred model) before anything is sent; `request` streams,
@@ -27,6 +27,7 @@ provider: an open deferred job becomes an owed cancel.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING, ClassVar
 
@@ -35,7 +36,7 @@ import attrs
 
 from ..engine.kinds import Resumed, TaskKind
 from ..engine.runtime import Runtime
-from ..engine.session import Change
+from ..engine.session import Change, in_context
 from ..engine.transitions import Transitions, phase_of
 from ..messages import (
     CALL_ABORTED,
@@ -80,6 +81,7 @@ from ..records import (
     Retry,
     Running,
     Sleeping,
+    StoredEntry,
     Task,
     ToolCall,
     ToolResultEntry,
@@ -107,7 +109,7 @@ class GenerationKind(TaskKind):
         states={"pending": {"running"}, "running": {"pending", "sleeping", "waiting"},
                 "sleeping": {"running"}, "waiting": {"running"}},
         phases={"prepare": {"request", "poll"}, "request": {"tools", "retry", "prepare"},
-                "poll": {"tools", "retry"}, "retry": {"prepare", "poll"}, "tools": {"prepare"}},
+                "poll": {"tools", "retry"}, "retry": {"prepare", "poll"}, "tools": {"request", "prepare"}},
     )
 
     def __init__(self, compaction: CompactionKind | None = None) -> None:
@@ -117,14 +119,18 @@ class GenerationKind(TaskKind):
 
     # ------------------------------------------------------------------ phases
 
-    async def _build_request(self, rt: Runtime, task: Task, attempt: int) -> ModelRequest:
+    async def _build_request(self, rt: Runtime, task: Task, attempt: int,
+                             pending: Sequence[StoredEntry] = ()) -> ModelRequest:
+        """The request of `attempt`: the conversation's context, and `pending`, entries of the
+        change being built that will be committed with the request's checkpoint."""
         context = await rt.session.load_context(task.conversation_id)
         conv = rt.session.conversation(task.conversation_id)
-        messages = tuple(e.entry for e in context)
+        messages = tuple(e.entry for e in context) + tuple(e.entry for e in pending if in_context(e.entry))
         if conv.compaction is not None:
             messages = (conv.compaction.entry, *messages)
         settings = rt.settings
-        key = f"g{task.id}-s{conv.last_seq}-a{attempt}"
+        last_seq = max([conv.last_seq, *(e.seq for e in pending)])
+        key = f"g{task.id}-s{last_seq}-a{attempt}"
         return ModelRequest(settings.system_prompt, messages, rt.tools.specs, dict(settings.model_options), attempt,
                             key)
 
@@ -269,16 +275,29 @@ class GenerationKind(TaskKind):
         return None
 
     async def _tool_round(self, rt: Runtime, task: Task) -> Task | None:
+        """Once every tool task of the round ended: the results in call order and, in the same
+        commit, the next request (nothing happens in between that `prepare` would commit),
+        unless a compaction or a deferred job has to come first: then `prepare`."""
         phase = task.checkpoint
         assert isinstance(phase, ToolRound)
         await rt.wait_tasks(phase.pending)
+        cid = task.conversation_id
         change = rt.change()
         ended = await runs.close_calls(rt, change, task, NO_RESULT, "no_result")
         assert not ended, f"tool tasks {ended} of task {task.id} were not terminal"
-        task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=Prepare(1, phase.round)))
-        change.edit_live(task.conversation_id, tools=(), generation=GenerationLive(1))
+        results = list(change.batch.entries)
+        deferred_model = rt.settings.stream.deferred and getattr(rt.model, "deferred", False)
+        if deferred_model or (self.compaction is not None and await self.compaction.may_compact(rt, cid, results)):
+            task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=Prepare(1, phase.round)))
+            change.edit_live(cid, tools=(), generation=GenerationLive(1))
+            await rt.commit(change)
+            return task
+        request = await self._build_request(rt, task, 1, results)
+        task = change.put_task(attrs.evolve(task, state=Running(),
+                                            checkpoint=Request(1, dict(request.options), phase.round)))
+        change.edit_live(cid, tools=(), generation=GenerationLive(1))
         await rt.commit(change)
-        return task
+        return await self._stream(rt, task, request)
 
     async def _retry(self, rt: Runtime, task: Task) -> Task | None:
         phase = task.checkpoint

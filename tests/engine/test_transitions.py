@@ -85,9 +85,11 @@ async def test_every_move_made_in_every_scenario_is_in_its_table_and_the_tables_
                 for b in nexts}
     # Moves no ready-made scenario makes, each tested on its own: a context overflow compacts, then
     # prepares again (tests/providers/test_harness_integration.py); a deferred answer that calls
-    # tools (below); a cut-off fetch is charged and polls the same job again (test_tools_crash.py).
+    # tools, and its next round prepared (a deferred job or a compaction comes first) rather than
+    # requested in the round's last commit (below); a cut-off fetch is charged and polls the same
+    # job again (test_tools_crash.py).
     elsewhere = {("generation", "request", "prepare"), ("generation", "poll", "tools"),
-                 ("generation", "poll", "retry"), ("generation", "retry", "poll")}
+                 ("generation", "tools", "prepare"), ("generation", "poll", "retry"), ("generation", "retry", "poll")}
     assert seen == declared - elsewhere
 
 
