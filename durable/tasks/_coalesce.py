@@ -1,8 +1,10 @@
 """Coalesced commits of streaming progress (partial answers, tool output).
 
 At most one flush per `interval` seconds; with interval 0 every update is flushed before
-`update()` returns. The last update is never left behind: a flusher commits it once the window
-opens again, so a crash loses at most one window. Used inside a task group that the owner closes
+`update()` returns. The first window starts with the coalescer (the stream), so an answer that
+completes within one window is never flushed at all: its final commit carries it. The last update
+is never left behind: a flusher commits it once the window opens again, so a crash loses at most
+one window. Used inside a task group that the owner closes
 when the stream ends (an in-flight flush still completes: commits are shielded).
 """
 
@@ -19,7 +21,7 @@ class Coalescer:
         self._flush = flush
         self._dirty = False
         self._wake = anyio.Event()
-        self._last = -1e18
+        self._last = anyio.current_time()
 
     async def update(self) -> None:
         if self.interval <= 0:
