@@ -129,6 +129,9 @@ class Session:
         self.now = now
         self.tables = dict(tables)
         self.tasks: dict[int, Task] = {t.id: t for t in opened.live_tasks}
+        # Child tasks (tool calls) ended while their parent lives: the parent reads their results
+        # from here instead of from the store; dropped once the parent ends.
+        self.ended_children: dict[int, Task] = {}
         self.submissions: dict[str, Submission] = {s.id: s for s in opened.unsettled}
         self.convs: dict[str, ConversationHead] = {}
         for cid, state in opened.conversations.items():
@@ -265,6 +268,7 @@ class Session:
         after it may already have taken the next ones."""
         try:
             for task in change.batch.tasks:
+                self.ended_children.pop(task.id, None)
                 stored = await self.storage.get_task(task.id)
                 if stored is None or stored.terminal:
                     self.tasks.pop(task.id, None)
@@ -292,6 +296,10 @@ class Session:
         for task in change._tasks.values():
             if task.terminal:
                 self.tasks.pop(task.id, None)
+                if task.parent_id is not None and task.parent_id in self.tasks:
+                    self.ended_children[task.id] = task
+                for child in [c for c in self.ended_children.values() if c.parent_id == task.id]:
+                    del self.ended_children[child.id]  # its parent ended: nobody reads it again
             else:
                 self.tasks[task.id] = task
         for stored in change.batch.entries:

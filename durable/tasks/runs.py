@@ -99,7 +99,8 @@ async def close_calls(rt: Runtime, change: Change, task: Task, text: str, code: 
         await rt.cancel_runner(tid)
     ended = []
     for call, tid in zip(phase.calls, phase.pending, strict=True):
-        child = rt.session.tasks.get(tid) or await rt.session.storage.get_task(tid)
+        child = (rt.session.tasks.get(tid) or rt.session.ended_children.pop(tid, None)
+                 or await rt.session.storage.get_task(tid))
         found = child.checkpoint if child is not None else None
         progress = found if isinstance(found, ToolProgress) else ToolProgress()
         result = progress.result
