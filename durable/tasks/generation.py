@@ -239,7 +239,7 @@ class GenerationKind(TaskKind):
             task = start_tool_round(rt, change, task, seq, final.tool_calls)
             await rt.commit(change)
             return task  # the `tools` phase waits on the tool tasks
-        runs.end_run(rt, change, task, Done({"seq": seq}))
+        runs.end_run(rt, change, task, Done({"seq": seq}), answer=(seq, entry))
         await rt.commit(change)
         return None
 
