@@ -21,6 +21,7 @@ callback). One harness may be used from several threads; each call blocks only i
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 from collections.abc import Awaitable, Callable, Generator, Iterable
 from contextlib import ExitStack
@@ -89,6 +90,9 @@ class Harness:
             raise RuntimeError("A durable.sync harness can be entered only once")
         with ExitStack() as stack:  # when opening fails, the event loop stops and its thread ends here
             portal = stack.enter_context(start_blocking_portal(self._backend))
+            # After the harness closed, calls still blocked in other threads (a `wait()`) are
+            # cancelled: they raise `HarnessClosed` instead of holding the thread open forever.
+            stack.callback(portal.call, portal.stop, True)
             harness = portal.call(self._make)
             stack.enter_context(portal.wrap_async_context_manager(harness))
             self._stack = stack.pop_all()
@@ -131,10 +135,25 @@ class Harness:
         return self._portal
 
     def _call(self, func: Callable[..., Awaitable[T]], *args: Any) -> T:
-        return self.portal.call(func, *args)
+        """Run the coroutine function `func` on the event-loop thread; block until it returns."""
+        result: T = self._through_portal(func, *args)
+        return result
 
     def _run(self, func: Callable[..., T], *args: Any) -> T:
-        return self.portal.call(func, *args)  # a plain function, run on the event-loop thread
+        """Run the plain function `func` on the event-loop thread (where the harness's state lives)."""
+        result: T = self._through_portal(func, *args)
+        return result
+
+    def _through_portal(self, func: Callable[..., Any], *args: Any) -> Any:
+        portal = self.portal
+        try:
+            return portal.call(func, *args)
+        except concurrent.futures.CancelledError:
+            pass  # the harness closed while this call waited (another thread left the block)
+        except RuntimeError:
+            if self._portal is portal:
+                raise  # a RuntimeError of the call itself
+        raise HarnessClosed(f"The harness on {self.harness.storage.location} closed while this call was waiting")
 
     # ------------------------------------------------------------------ host API
 
