@@ -112,8 +112,7 @@ def test_importing_durable_loads_neither_anyio_nor_trio_and_first_use_loads_the_
         print(sorted(m for m in ("anyio", "trio") if m in sys.modules))
         durable.open_harness
         print("anyio" in sys.modules, "durable.engine.harness" in sys.modules)
-        import durable.sync
-        print(durable.sync.open_harness.__module__)
+        print(durable.sync.open_harness.__module__)  # the submodule, loaded on first use too
     """)
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
