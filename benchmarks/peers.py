@@ -89,7 +89,7 @@ def _ours(variant: str, n: int, conc: int) -> dict:
             async def workflow(k: int) -> None:
                 sub = await h.conversation(f"wf{k}").submit("run the workflow")
                 status = await sub.wait()
-                if status != durable.Answered():
+                if not isinstance(status, durable.Answered):
                     raise RuntimeError(f"workflow {k}: {status}")
                 model.requests.clear()  # the faux model records requests; keep memory flat
 

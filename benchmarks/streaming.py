@@ -79,7 +79,7 @@ def child(mode: str, rate: float, seconds: float) -> None:
             status = await sub.wait()
             t1, c1 = _usage()
             commits, io1 = h.storage.commits - commits0, _io_written()
-        assert status == durable.Answered(), status
+        assert isinstance(status, durable.Answered), status
         return {"wall": t1 - t0, "cpu": c1 - c0, "deltas": tokens, "commits": commits,
                 "bytes_written": (io1 - io0) if io0 is not None and io1 is not None else None}
 

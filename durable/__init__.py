@@ -3,10 +3,14 @@ survives the death of its process.
 
     async with durable.open_harness("agent.sqlite", model=model, tools=tools) as h:
         sub = await h.root.submit("Hello")
-        print(await sub.wait())
+        print(await sub.answer())
+
+`durable.sync` offers the same harness to programs that are not async. The public namespace is
+`__all__`; the records a task kind keeps for itself (generation phases, tool progress) are in
+`durable.records`.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .errors import (
     CommitFailed as CommitFailed,
@@ -25,6 +29,7 @@ from .errors import (
     SessionReadOnly as SessionReadOnly,
     StorageClosed as StorageClosed,
     StorageError as StorageError,
+    SubmissionUnanswered as SubmissionUnanswered,
     ToolArgumentError as ToolArgumentError,
     ToolDefinitionError as ToolDefinitionError,
     ToolResultRejected as ToolResultRejected,
@@ -32,60 +37,84 @@ from .errors import (
     UnknownTask as UnknownTask,
     UnsafeSessionFile as UnsafeSessionFile,
 )
-from .records import *  # noqa: F403 - the records are part of the public API
+from .records import (
+    Aborted as Aborted,
+    Answered as Answered,
+    AssistantEntry as AssistantEntry,
+    CancelInput as CancelInput,
+    CompactionEntry as CompactionEntry,
+    CompactionFailure as CompactionFailure,
+    CompactionInput as CompactionInput,
+    DeferredLive as DeferredLive,
+    Diagnostic as Diagnostic,
+    Done as Done,
+    Entry as Entry,
+    ErrorDetail as ErrorDetail,
+    ErrorInfo as ErrorInfo,
+    Failed as Failed,
+    FailureReason as FailureReason,
+    Faulted as Faulted,
+    GenerationInput as GenerationInput,
+    GenerationLive as GenerationLive,
+    Live as Live,
+    ModelStopReason as ModelStopReason,
+    Outcome as Outcome,
+    PartialMessage as PartialMessage,
+    Pending as Pending,
+    Queued as Queued,
+    Replay as Replay,
+    RetryLive as RetryLive,
+    Run as Run,
+    RunFailure as RunFailure,
+    Running as Running,
+    Sleeping as Sleeping,
+    State as State,
+    StopMark as StopMark,
+    StopReason as StopReason,
+    StoredEntry as StoredEntry,
+    Submission as Submission,
+    SubmissionStatus as SubmissionStatus,
+    Task as Task,
+    TaskInput as TaskInput,
+    Terminal as Terminal,
+    ToolCall as ToolCall,
+    ToolInput as ToolInput,
+    ToolResultEntry as ToolResultEntry,
+    ToolSlot as ToolSlot,
+    Unanswered as Unanswered,
+    UnansweredReason as UnansweredReason,
+    Usage as Usage,
+    UserEntry as UserEntry,
+    Waiting as Waiting,
+)
 from .settings import (
     Compaction as Compaction,
     Progress as Progress,
     RetryPolicy as RetryPolicy,
     Settings as Settings,
     StreamSettings as StreamSettings,
+    WhenBusy as WhenBusy,
 )
 
-# The engine, the stores and the clocks import anyio; they are loaded on first use, so that a
-# program that only reads a session file (`durable inspect`) starts fast and never imports the
-# event-loop libraries. Records, settings and errors are plain and imported at once.
-_LAZY = {
-    "open_harness": "._open",
-    # The errors that live next to the code raising them (see durable.errors), under the same tree.
-    "CodecError": ".codec",
-    "ModelError": ".models.protocol",
-    "MissingCredentials": ".models.errors",
-    **dict.fromkeys(("Clock", "FakeClock", "SystemClock"), ".engine.clock"),
-    **dict.fromkeys(("Conversation", "Harness", "SubmissionHandle", "Wake"), ".engine.harness"),
-    **dict.fromkeys(("ErrorReport", "Report", "TaskFaulted", "TaskInterrupted", "TaskRef"), ".engine.reports"),
-    **dict.fromkeys(("Tool", "ToolApi", "ToolContext", "define_tool", "tool"), ".engine.tools"),
-    **dict.fromkeys(("MemoryStorage", "SQLiteStorage", "Storage"), ".storage"),
-}
+if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must see it (`X as X`: re-exported)
+    from durable import sync as sync  # (mypy 1.x does not see the relative form of this one)
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'durable' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
-
-
-if TYPE_CHECKING:  # what `__getattr__` loads, as the type checker must see it (`X as X`: re-exported)
     from ._open import open_harness as open_harness
     from .codec import CodecError as CodecError
     from .engine.clock import Clock as Clock, FakeClock as FakeClock, SystemClock as SystemClock
     from .engine.harness import (
         Conversation as Conversation,
         Harness as Harness,
+        HarnessState as HarnessState,
         SubmissionHandle as SubmissionHandle,
         Wake as Wake,
     )
     from .engine.reports import (
         ErrorReport as ErrorReport,
+        FaultReason as FaultReason,
+        InterruptReason as InterruptReason,
         Report as Report,
+        ReportCallback as ReportCallback,
         TaskFaulted as TaskFaulted,
         TaskInterrupted as TaskInterrupted,
         TaskRef as TaskRef,
@@ -98,7 +127,154 @@ if TYPE_CHECKING:  # what `__getattr__` loads, as the type checker must see it (
         tool as tool,
     )
     from .models.errors import MissingCredentials as MissingCredentials
-    from .models.protocol import ModelError as ModelError
+    from .models.protocol import Model as Model, ModelError as ModelError
     from .storage import MemoryStorage as MemoryStorage, SQLiteStorage as SQLiteStorage, Storage as Storage
+    from .storage.sqlite import Synchronous as Synchronous
+else:
+    # The engine, the stores, the clocks and the models import anyio; they are loaded on first
+    # use, so that a program that only reads a session file (`durable inspect`) starts fast and
+    # never imports the event-loop libraries. Records, settings and errors are plain and imported
+    # at once. (Hidden from type checkers: a module `__getattr__` would make every name `Any`.)
+    _LAZY = {
+        "open_harness": "._open",
+        "sync": None,  # the submodule itself
+        # The errors that live next to the code raising them (see durable.errors), under the same tree.
+        "CodecError": ".codec",
+        "MissingCredentials": ".models.errors",
+        **dict.fromkeys(("Model", "ModelError"), ".models.protocol"),
+        **dict.fromkeys(("Clock", "FakeClock", "SystemClock"), ".engine.clock"),
+        **dict.fromkeys(("Conversation", "Harness", "HarnessState", "SubmissionHandle", "Wake"), ".engine.harness"),
+        **dict.fromkeys(("ErrorReport", "FaultReason", "InterruptReason", "Report", "ReportCallback", "TaskFaulted",
+                         "TaskInterrupted", "TaskRef"), ".engine.reports"),
+        **dict.fromkeys(("Tool", "ToolApi", "ToolContext", "define_tool", "tool"), ".engine.tools"),
+        **dict.fromkeys(("MemoryStorage", "SQLiteStorage", "Storage"), ".storage"),
+        "Synchronous": ".storage.sqlite",
+    }
+
+    def __getattr__(name):
+        if name not in _LAZY:
+            raise AttributeError(f"module 'durable' has no attribute {name!r}")
+        import importlib
+
+        module = _LAZY[name]
+        value = importlib.import_module(f".{name}" if module is None else module, __name__)
+        if module is not None:
+            value = getattr(value, name)
+        globals()[name] = value
+        return value
+
+    def __dir__():
+        return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = [
+    "Aborted",
+    "Answered",
+    "AssistantEntry",
+    "CancelInput",
+    "Clock",
+    "CodecError",
+    "CommitFailed",
+    "Compaction",
+    "CompactionEntry",
+    "CompactionFailure",
+    "CompactionInput",
+    "Conversation",
+    "ConversationBusy",
+    "CorruptSession",
+    "DeferredLive",
+    "Diagnostic",
+    "DiskFull",
+    "Done",
+    "DurableError",
+    "Entry",
+    "ErrorDetail",
+    "ErrorInfo",
+    "ErrorReport",
+    "Failed",
+    "FailureReason",
+    "FakeClock",
+    "FaultReason",
+    "Faulted",
+    "GenerationInput",
+    "GenerationLive",
+    "Harness",
+    "HarnessClosed",
+    "HarnessError",
+    "HarnessState",
+    "IllegalTransition",
+    "InterruptReason",
+    "Live",
+    "LockLost",
+    "MemoryStorage",
+    "MissingCredentials",
+    "MissingExtra",
+    "Model",
+    "ModelError",
+    "ModelStopReason",
+    "NotASession",
+    "Outcome",
+    "PartialMessage",
+    "Pending",
+    "Progress",
+    "Queued",
+    "Replay",
+    "Report",
+    "ReportCallback",
+    "RetryLive",
+    "RetryPolicy",
+    "Run",
+    "RunFailure",
+    "Running",
+    "SQLiteStorage",
+    "SchemaTooNew",
+    "SessionLocked",
+    "SessionReadOnly",
+    "Settings",
+    "Sleeping",
+    "State",
+    "StopMark",
+    "StopReason",
+    "Storage",
+    "StorageClosed",
+    "StorageError",
+    "StoredEntry",
+    "StreamSettings",
+    "Submission",
+    "SubmissionHandle",
+    "SubmissionStatus",
+    "SubmissionUnanswered",
+    "Synchronous",
+    "SystemClock",
+    "Task",
+    "TaskFaulted",
+    "TaskInput",
+    "TaskInterrupted",
+    "TaskRef",
+    "Terminal",
+    "Tool",
+    "ToolApi",
+    "ToolArgumentError",
+    "ToolCall",
+    "ToolContext",
+    "ToolDefinitionError",
+    "ToolInput",
+    "ToolResultEntry",
+    "ToolResultRejected",
+    "ToolSlot",
+    "Unanswered",
+    "UnansweredReason",
+    "UnknownSubmission",
+    "UnknownTask",
+    "UnsafeSessionFile",
+    "Usage",
+    "UserEntry",
+    "Waiting",
+    "WhenBusy",
+    "define_tool",
+    "open_harness",
+    "sync",
+    "tool",
+]
 
 __version__ = "0.1.0"  # the one place the version is written: pyproject.toml reads it (setuptools dynamic)

@@ -9,7 +9,7 @@ Messages are plain sentences that name the file, task, conversation or tool conc
     |       +-- DiskFull
     +-- HarnessError               the host API
     |   +-- HarnessClosed, ConversationBusy, UnknownTask, UnknownSubmission,
-    |       ToolResultRejected, ToolDefinitionError
+    |       SubmissionUnanswered, ToolResultRejected, ToolDefinitionError
     +-- CodecError (also a ValueError)          durable.codec: a value without its record's shape
     +-- ModelError                              durable.models: a provider call failed (`kind`)
     +-- MissingCredentials (also a ValueError)  durable.models.errors: a provider without a key
@@ -117,6 +117,16 @@ class UnknownTask(HarnessError):
 
 class UnknownSubmission(HarnessError):
     pass
+
+
+class SubmissionUnanswered(HarnessError):
+    """`answer()` was asked of a submission whose run ended without an answer. `reason` and
+    `detail` are those of its `Unanswered` status."""
+
+    def __init__(self, message: str, *, reason: str, detail: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.detail = detail
 
 
 class ToolResultRejected(HarnessError):

@@ -263,7 +263,12 @@ class Queued:
 
 @frozen
 class Answered:
-    """The run that took this input ended with an answer (`done`)."""
+    """The run that took this input ended with an answer (`done`): `text` is the final assistant
+    message and `seq` its entry in the conversation. (A file written before they were stored
+    loads them as "" and None.)"""
+
+    text: str = ""
+    seq: int | None = None
 
 
 @frozen

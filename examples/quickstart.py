@@ -8,9 +8,10 @@ durable's scripted `FauxModel`, so no API key is needed; swap in
 `durable.models.anthropic.AnthropicModel("claude-3-5-haiku-latest")` for a real one.
 
 What it shows: `submit` returns once the input is committed to the file; `wait()` returns how it
-settled (`Answered()`, or `Unanswered(reason, detail)`); leaving the `async with` block is a clean
-close. Run it twice on the same PATH: the second run finds the first exchange in the file and
-adds to it.
+settled (`Answered(text, seq)`, or `Unanswered(reason, detail)`) and `answer()` the answer's text;
+leaving the `async with` block is a clean close. Run it twice on the same PATH: the second run
+finds the first exchange in the file and adds to it. `sync_quickstart.py` is the same program
+without async.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ async def main(path: str) -> None:
         submission = await harness.root.submit("Hello, durable!")  # durable once this returns
         result = await submission.wait()
         print(f"submission {submission.id}: {result}")
+        print(f"answer: {await submission.answer()}")
         for stored in await harness.root.entries():
             entry = stored.entry
             who = "you" if isinstance(entry, durable.UserEntry) else "assistant"

@@ -22,9 +22,17 @@ import anyio
 import anyio.abc
 from attrs import frozen
 
-from ..errors import ConversationBusy, HarnessClosed, StorageError, UnknownSubmission, UnknownTask
+from ..errors import (
+    ConversationBusy,
+    HarnessClosed,
+    StorageError,
+    SubmissionUnanswered,
+    UnknownSubmission,
+    UnknownTask,
+)
 from ..models.protocol import Model
 from ..records import (
+    Answered,
     Live,
     Pending,
     Queued,
@@ -35,6 +43,7 @@ from ..records import (
     SubmissionStatus,
     Task,
     ToolInput,
+    Unanswered,
     Waiting,
 )
 from ..settings import Settings, WhenBusy
@@ -355,7 +364,7 @@ class SubmissionHandle:
         return sub
 
     async def wait(self) -> SubmissionStatus:
-        """Wait until the submission settles; returns `Answered()` or `Unanswered(reason, detail)`."""
+        """Wait until the submission settles; returns `Answered(text, seq)` or `Unanswered(reason, detail)`."""
         sub = await self.get()
         if isinstance(sub.status, Queued):
             await self._h.resume()
@@ -363,6 +372,17 @@ class SubmissionHandle:
             self._h._raise_if_broken()
             sub = await self.get()
         return sub.status
+
+    async def answer(self) -> str:
+        """Wait until the submission settles and return the answer's text; raises
+        `SubmissionUnanswered` (with the `reason` and `detail`) when its run ended without one."""
+        status = await self.wait()
+        if isinstance(status, Unanswered):
+            raise SubmissionUnanswered(
+                f"Submission {self.id} in {self._h.storage.location} was not answered "
+                f"({status.reason}): {status.detail}", reason=status.reason, detail=status.detail)
+        assert isinstance(status, Answered)
+        return status.text
 
 
 __all__ = ["Conversation", "Harness", "HarnessState", "SubmissionHandle", "Wake"]

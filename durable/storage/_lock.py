@@ -22,6 +22,16 @@ Linux the lock is taken on a sidecar `<file>.lock` (opened without following lin
 the owner's pid); there a file with a second hard link is refused (below), so the resolved name
 is unique to the file.
 
+Platforms. The lock goes through a `Locker`: `FlockLocker` (flock(2), wherever `fcntl` exists)
+or `WindowsLocker` (msvcrt.locking, on Windows, where there is no `fcntl`: this module imports
+neither at import time, so `import durable` works everywhere). Windows byte-range locks are
+mandatory (a locked byte cannot be read by anyone else), so `WindowsLocker` locks one byte far
+past the end of the `.lock` sidecar and the owner's pid at its start stays readable; the lock
+is per handle, so it also refuses a second store of this process, and the OS drops it when the
+owner dies. Where a check needs POSIX (O_NOFOLLOW, the owner uid, fchmod) and the platform has
+no such thing, it is skipped: Windows has no symbolic links a user can plant without privileges,
+no uid on files, and no mode bits beyond read-only. Only Linux is tested (in CI).
+
 Losing ownership. Before each transaction the store checks that its path still names the inode
 it locked; when the file was deleted, renamed or replaced (and perhaps a second process created a
 new session at the path), the commit is refused with `LockLost`. SQLite itself does not checkpoint
@@ -53,11 +63,12 @@ database that is gone; opening refuses it with `UnsafeSessionFile` naming the -w
 from __future__ import annotations
 
 import errno
-import fcntl
+import importlib
 import os
 import stat
 import sys
 import threading
+from typing import Any, Protocol
 
 from ..errors import (
     LockLost,
@@ -67,14 +78,113 @@ from ..errors import (
     UnsafeSessionFile,
 )
 
+# --------------------------------------------------------------------------- lockers
+
+
+class Locker(Protocol):
+    """An exclusive, non-blocking lock on an open file, as the platform offers it."""
+
+    def try_lock(self, fd: int) -> bool:
+        """Take the lock; False when another holder has it."""
+        ...
+
+    def unlock(self, fd: int) -> None: ...
+
+    def held_elsewhere(self, fd: int) -> bool:
+        """Whether another holder has the lock (probed for an instant through `fd`)."""
+        ...
+
+
+class FlockLocker:
+    """flock(2) on the whole file (POSIX). Locks belong to the open file description."""
+
+    def __init__(self, fcntl: Any) -> None:
+        self._fcntl = fcntl
+
+    def try_lock(self, fd: int) -> bool:
+        try:
+            self._fcntl.flock(fd, self._fcntl.LOCK_EX | self._fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def unlock(self, fd: int) -> None:
+        self._fcntl.flock(fd, self._fcntl.LOCK_UN)
+
+    def held_elsewhere(self, fd: int) -> bool:
+        try:
+            self._fcntl.flock(fd, self._fcntl.LOCK_SH | self._fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        self._fcntl.flock(fd, self._fcntl.LOCK_UN)
+        return False
+
+
+class WindowsLocker:
+    """msvcrt.locking of one byte at `OFFSET`, far past anything written to the file: Windows
+    locks are mandatory, and the bytes before it (the owner's pid) stay readable. `msvcrt` is
+    passed in (the module, or a stand-in in tests)."""
+
+    OFFSET = 1 << 30
+
+    def __init__(self, msvcrt: Any) -> None:
+        self._msvcrt = msvcrt
+
+    def _locking(self, fd: int, mode: int) -> None:
+        os.lseek(fd, self.OFFSET, os.SEEK_SET)  # msvcrt.locking locks from the file position
+        self._msvcrt.locking(fd, mode, 1)
+
+    def try_lock(self, fd: int) -> bool:
+        try:
+            self._locking(fd, self._msvcrt.LK_NBLCK)
+        except OSError as exc:  # EACCES / EDEADLOCK: another handle holds it
+            if exc.errno not in (errno.EACCES, errno.EDEADLOCK):
+                raise
+            return False
+        return True
+
+    def unlock(self, fd: int) -> None:
+        self._locking(fd, self._msvcrt.LK_UNLCK)
+
+    def held_elsewhere(self, fd: int) -> bool:
+        if not self.try_lock(fd):
+            return True
+        self.unlock(fd)
+        return False
+
+
+def platform_locker() -> Locker | None:
+    """The locker of this platform: flock where `fcntl` exists, msvcrt.locking on Windows; None
+    when neither can be imported (opening a store then says so)."""
+    if sys.platform == "win32":
+        return WindowsLocker(importlib.import_module("msvcrt"))
+    try:
+        return FlockLocker(importlib.import_module("fcntl"))
+    except ImportError:
+        return None
+
+
+LOCKER = platform_locker()
+
 # flock on the database itself where flock and fcntl locks are independent (see above).
-LOCK_ON_DATABASE = sys.platform.startswith("linux")
+LOCK_ON_DATABASE = sys.platform.startswith("linux") and isinstance(LOCKER, FlockLocker)
 _SIDECARS = ("-wal", "-shm")
 
 _owned: dict[tuple[int, int], str] = {}  # (st_dev, st_ino) -> path, the files stores of this process own
 _owned_guard = threading.Lock()
 
-_O_OPEN = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK  # NONBLOCK: a FIFO planted there does not hang us
+# NOFOLLOW: never through a planted link; NONBLOCK: a FIFO planted there does not hang us. Each
+# where the platform has it (Windows has none of them; BINARY is Windows only).
+_O_OPEN = (getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+           | getattr(os, "O_BINARY", 0))
+
+
+def _locker(path: str) -> Locker:
+    if LOCKER is None:
+        raise StorageError(
+            f"Session file {path} cannot be opened: this platform ({sys.platform}) offers no file lock durable "
+            f"can use (neither fcntl nor msvcrt can be imported), so its ownership cannot be taken", location=path)
+    return LOCKER
 
 
 def resolve(path: str) -> str:
@@ -140,6 +250,7 @@ class FileLock:
         self._id: tuple[int, int] | None = None
         self._sidecar: int | None = None  # the `.lock` descriptor where flock cannot go on the database
         self._sidecar_id: tuple[int, int] | None = None
+        self._sidecar_locked = False
 
     def acquire(self) -> os.stat_result:
         """Open (or create, 0600) the database file, take ownership, return its fstat."""
@@ -159,10 +270,8 @@ class FileLock:
             st = os.fstat(fd)
             _check_regular_and_ours(st, path, path)
             if LOCK_ON_DATABASE:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    raise SessionLocked(path, _holder(st)) from None
+                if not _locker(path).try_lock(fd):
+                    raise SessionLocked(path, _holder(st))
             else:
                 self._lock_sidecar()
             if st.st_nlink > 1:
@@ -191,11 +300,11 @@ class FileLock:
         self._sidecar = fd
         st = os.fstat(fd)
         _check_regular_and_ours(st, lock, self.path)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise SessionLocked(self.path, _read_pid(fd)) from None
+        if not _locker(self.path).try_lock(fd):
+            raise SessionLocked(self.path, _read_pid(fd))
+        self._sidecar_locked = True
         os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
         os.write(fd, str(os.getpid()).encode())
         self._sidecar_id = _identity(st)
 
@@ -227,16 +336,23 @@ class FileLock:
         self._close_sidecar()
         try:
             if LOCK_ON_DATABASE:
-                fcntl.flock(self.fd, fcntl.LOCK_UN)
+                _locker(self.path).unlock(self.fd)
         finally:
             os.close(self.fd)
             self.fd = None
 
     def _close_sidecar(self) -> None:
         if self._sidecar is not None:
-            os.close(self._sidecar)  # closing the descriptor drops its flock
-            self._sidecar = None
-            self._sidecar_id = None
+            try:
+                if self._sidecar_locked:  # closing drops a flock; Windows asks for an explicit unlock
+                    _locker(self.path).unlock(self._sidecar)
+            except OSError:
+                pass  # the close below drops it all the same
+            finally:
+                os.close(self._sidecar)
+                self._sidecar = None
+                self._sidecar_id = None
+                self._sidecar_locked = False
 
 
 def prepare_journals(path: str, db: os.stat_result, *, create: bool) -> None:
@@ -270,7 +386,7 @@ def prepare_journals(path: str, db: os.stat_result, *, create: bool) -> None:
         try:
             st = os.fstat(fd)
             _check_regular_and_ours(st, name, path)
-            if stat.S_IMODE(st.st_mode) & ~want:
+            if stat.S_IMODE(st.st_mode) & ~want and _HAS_FCHMOD:
                 os.fchmod(fd, stat.S_IMODE(st.st_mode) & want)
         finally:
             os.close(fd)
@@ -278,7 +394,7 @@ def prepare_journals(path: str, db: os.stat_result, *, create: bool) -> None:
 
 def narrow_to_owner(fd: int) -> None:
     """A file of ours that becomes a session: readable and writable by its owner only."""
-    if stat.S_IMODE(os.fstat(fd).st_mode) != 0o600:
+    if _HAS_FCHMOD and stat.S_IMODE(os.fstat(fd).st_mode) != 0o600:
         os.fchmod(fd, 0o600)
 
 
@@ -303,16 +419,15 @@ def owner_pid(session_path: str) -> int | None:
         probe = path
     else:
         probe = path + ".lock"
+    if LOCKER is None:
+        return None
     try:
         fd = os.open(probe, os.O_RDONLY | _O_OPEN)
     except OSError:
         return None
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if LOCKER.held_elsewhere(fd):
             return (_read_pid(fd) if not LOCK_ON_DATABASE else None) or -1
-        fcntl.flock(fd, fcntl.LOCK_UN)
         return None
     finally:
         os.close(fd)
@@ -366,7 +481,12 @@ def _alive(pid: int) -> bool:
 
 def _read_pid(fd: int) -> int | None:
     try:
-        text = os.pread(fd, 32, 0).decode().strip()
+        if hasattr(os, "pread"):
+            data = os.pread(fd, 32, 0)
+        else:  # Windows
+            os.lseek(fd, 0, os.SEEK_SET)
+            data = os.read(fd, 32)
+        text = data.decode().strip()
         return int(text) if text else None
     except (OSError, ValueError):
         return None
@@ -375,6 +495,7 @@ def _read_pid(fd: int) -> int | None:
 # --------------------------------------------------------------------------- helpers
 
 _EFFECTIVE = os.access in os.supports_effective_ids
+_HAS_FCHMOD = hasattr(os, "fchmod")  # not on Windows before Python 3.13 (nor needed there: no mode bits)
 
 
 def _identity(st: os.stat_result) -> tuple[int, int]:
@@ -409,7 +530,7 @@ def _check_regular_and_ours(st: os.stat_result, name: str, path: str) -> None:
     beside = "" if name == path else f" (beside session file {path})"
     if not stat.S_ISREG(st.st_mode):
         raise UnsafeSessionFile(f"{name}{beside} is not a regular file; durable will not write to it", location=path)
-    if st.st_uid != os.geteuid():
+    if hasattr(os, "geteuid") and st.st_uid != os.geteuid():  # Windows has no uid on files
         raise UnsafeSessionFile(
             f"{name}{beside} belongs to user {st.st_uid}, not to this user ({os.geteuid()}); durable only "
             f"uses files of the user running it (another user could read the conversation)", location=path)

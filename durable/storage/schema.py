@@ -46,7 +46,9 @@ MIGRATIONS: dict[int, list[str]] = {
         "CREATE INDEX submissions_open ON submissions (conversation_id) WHERE status = 'queued'",
         "CREATE TABLE documents (conversation_id TEXT PRIMARY KEY, body TEXT NOT NULL) STRICT",
     ],
-    # Version 2 changes records, not tables: owed cancels (a `cancel` task kind) and
-    # `AssistantEntry.interrupted`. Older versions of durable refuse such a file cleanly.
+    # Version 2 changes records, not tables: owed cancels (a `cancel` task kind),
+    # `AssistantEntry.interrupted`, the `rounds` of generation phases and the answer's text and
+    # seq in `Answered`. Older versions of durable refuse such a file cleanly; version-1 files
+    # load as they are (every new field has a default).
     2: [],
 }

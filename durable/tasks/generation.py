@@ -270,7 +270,7 @@ class GenerationKind(TaskKind):
                          reason="tool_round_limit", detail=detail)
             await rt.commit(change)
             return None
-        runs.end_run(rt, change, task, Done({"seq": seq}))
+        runs.end_run(rt, change, task, Done({"seq": seq}), answer=(seq, entry))
         await rt.commit(change)
         return None
 

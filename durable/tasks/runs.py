@@ -18,6 +18,7 @@ from ..engine.session import Change
 from ..records import (
     Aborted,
     Answered,
+    AssistantEntry,
     CancelInput,
     Checkpoint,
     DeferredJob,
@@ -64,16 +65,20 @@ def job_of(checkpoint: Checkpoint | None) -> DeferredJob | None:
 
 
 def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason: UnansweredReason | None = None,
-            detail: str = "") -> None:
-    """Settle the run of generation `task`: `reason` None means answered (done). A deferred job
-    still open is cancelled afterwards, as work of its own recorded in this change."""
+            detail: str = "", answer: tuple[int, AssistantEntry] | None = None) -> None:
+    """Settle the run of generation `task`: `reason` None means answered (done), by `answer` (the
+    final assistant entry and its seq, which the inputs' `Answered` status carries). A deferred
+    job still open is cancelled afterwards, as work of its own recorded in this change."""
     cid = task.conversation_id
     assert isinstance(task.input, GenerationInput)
     job = job_of(task.checkpoint)
     if job is not None and not isinstance(outcome, Done):  # an answered job is finished
         rt.new_task(change, conversation_id=cid, kind="cancel",
                     input=CancelInput(job, task.id, provider_of(rt.model)), state=Pending())
-    status = Answered() if reason is None else Unanswered(reason, detail)
+    if reason is not None:
+        status: Answered | Unanswered = Unanswered(reason, detail)
+    else:
+        status = Answered() if answer is None else Answered(answer[1].text, answer[0])
     first = None
     for sid in task.input.submission_ids:
         sub = rt.session.submissions.get(sid)

@@ -4,6 +4,7 @@ and the chat example survives `kill -9`."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -30,7 +31,8 @@ def test_quickstart_opens_submits_waits_and_closes(tmp_path):
     db = tmp_path / "quick.sqlite"
     done = run_example("quickstart.py", str(db), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "Answered()" in done.stdout
+    assert "Answered(text='Hello! This answer is committed to the session file as it streams.', seq=2)" in done.stdout
+    assert "answer: Hello! This answer is committed to the session file as it streams.\n" in done.stdout
     assert transcript(inspect_json(db)) == ["user", "assistant:stop"]
     again = run_example("quickstart.py", str(db), cwd=tmp_path)
     assert again.returncode == 0, again.stderr
@@ -41,6 +43,42 @@ def test_quickstart_without_a_path_uses_a_temporary_directory(tmp_path):
     done = run_example("quickstart.py", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert os.listdir(tmp_path) == []
+
+
+def test_sync_quickstart_does_the_same_without_async_and_leaves_no_thread(tmp_path):
+    db = tmp_path / "quick.sqlite"
+    done = run_example("sync_quickstart.py", str(db), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Answered(text='Hello! This answer is committed to the session file as it streams.', seq=2)" in done.stdout
+    assert "answer: Hello! This answer is committed to the session file as it streams.\n" in done.stdout
+    again = run_example("sync_quickstart.py", str(db), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "seq=4)" in again.stdout
+    assert transcript(inspect_json(db)) == ["user", "assistant:stop"] * 2
+
+
+def readme_snippets(section: str) -> list[str]:
+    """The ```python blocks of one README section."""
+    text = (REPO / "README.md").read_text()
+    body = text.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", body, re.S)
+
+
+def test_the_readme_embedding_snippets_run_as_scripts_async_and_sync(tmp_path):
+    snippets = readme_snippets("Embedding it")
+    assert len(snippets) == 2 and "anyio.run(main)" in snippets[0] and "durable.sync.open_harness" in snippets[1]
+    for i, snippet in enumerate(snippets):
+        cwd = tmp_path / f"snippet{i}"
+        cwd.mkdir()
+        script = cwd / "snippet.py"
+        script.write_text(snippet)
+        done = subprocess.run([sys.executable, str(script)], cwd=cwd, env=clean_env(), capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        expected = ["Answered(text='It is 42.', seq=4)", "It is 42."] if i == 0 else ["It is 42."]
+        assert done.stdout.splitlines() == expected
+        assert transcript(inspect_json(cwd / "agent.sqlite")) == [
+            "user", "assistant:tool_use", "tool_result", "assistant:stop"]
 
 
 def test_tools_runs_a_safe_an_unsafe_and_a_client_tool(tmp_path):

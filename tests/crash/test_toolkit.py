@@ -236,7 +236,7 @@ async def test_a_crashable_harness_dies_at_its_commit_and_the_file_reopens_as_af
     async with crashable_harness(path, model=model, settings=SETTINGS, clock=clock, report=reports.append) as h:
         settled = await settle(h, clock)
         assert settled.quiescent
-        assert await h.root.submission(sub.id).wait() == r.Answered()
+        assert await h.root.submission(sub.id).wait() == r.Answered("Hello there", 3)
     assert [x.reason for x in reports] == ["interrupted"]
     assert check_invariants(path, acknowledged=[sub.id], clean_close=True, quiescent=True) == []
 
@@ -292,7 +292,7 @@ async def test_settle_fires_durable_timers_on_the_fake_clock_and_answers_client_
         sub = await h.root.submit("hi")
         start = clock.now()
         assert (await settle(h, clock, answer=lambda call: "yes")).quiescent
-        assert await sub.wait() == r.Answered()
+        assert await sub.wait() == r.Answered("Thanks", 4)
         assert clock.now() == start + 1.0 + 2.0  # the two backoffs, and not a second more
     assert [q.attempt for q in model.requests] == [1, 2, 3, 1]
 

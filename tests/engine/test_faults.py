@@ -32,7 +32,7 @@ async def test_a_full_disk_refuses_the_submit_cleanly_and_loses_nothing_once_spa
         assert h.root.live() == r.Live()
         assert await h.tasks() == []
         await set_page_limit(h, 1_000_000)
-        assert await (await h.root.submit("hello")).wait() == r.Answered()
+        assert await (await h.root.submit("hello")).wait() == r.Answered("fine", 3)
     assert await host.transcript() == ["user", "assistant:stop"]
 
 
@@ -53,7 +53,7 @@ async def test_a_full_disk_during_a_run_is_reported_and_the_run_finishes_once_sp
         await errors.wait()
         assert "could not commit and will try again" in host.reports[0].message
         await set_page_limit(h, 1_000_000)
-        assert await sub.wait() == r.Answered()
+        assert await sub.wait() == r.Answered(big, 2)
     entries = await host.entries()
     assert entries[-1].text == big and entries[-1].stop_reason == "stop"
     assert [e for e in await host.transcript()].count("assistant:stop") == 1
@@ -88,7 +88,7 @@ async def test_an_unsafe_tool_whose_result_commit_is_refused_runs_once_and_its_r
         await three_refusals.wait()  # refused three times, retried in memory each time
         assert [x.message.split(":")[0] for x in refusals] == ["Task 2 (tool) could not commit and will try again"] * 3
         await set_page_limit(h, 1_000_000)
-        assert await sub.wait() == r.Answered()
+        assert await sub.wait() == r.Answered("Sent.", 4)
     assert executions == ["m1"]
     assert await host.transcript() == ["user", "assistant:tool_use", "tool_result", "assistant:stop"]
     result = model.requests[1].messages[-1]
@@ -145,9 +145,9 @@ async def test_a_session_file_in_a_missing_folder_is_a_clear_storage_error(tmp_p
 async def test_one_storage_object_can_be_opened_again_after_a_close(tmp_path):
     store = durable.SQLiteStorage(tmp_path / "s.sqlite")
     async with durable.open_harness(store, model=FauxModel([faux.reply("one")])) as h:
-        assert await (await h.root.submit("first")).wait() == r.Answered()
+        assert await (await h.root.submit("first")).wait() == r.Answered("one", 2)
     async with durable.open_harness(store, model=FauxModel([faux.reply("two")])) as h:
-        assert await (await h.root.submit("second")).wait() == r.Answered()
+        assert await (await h.root.submit("second")).wait() == r.Answered("two", 4)
         assert len(await h.root.entries()) == 4
 
 

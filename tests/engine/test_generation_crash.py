@@ -48,7 +48,7 @@ async def test_a_crash_while_the_model_streams_is_charged_once_and_attempt_2_ans
             generation=r.GenerationLive(1, retry=r.RetryLive(1, until, HOST_STOPPED_1, "interrupted")),
         )
         host.clock.advance(1.0)
-        assert await h.root.submission(sid).wait() == r.Answered()
+        assert await h.root.submission(sid).wait() == r.Answered("Hello world", 3)
         assert h.root.live() == r.Live()
     assert await host.transcript() == ["user", "assistant:aborted", "assistant:stop"]
     entries = await host.entries()
@@ -119,7 +119,7 @@ async def test_a_close_is_not_a_crash_the_request_is_resent_without_a_charge(hos
     async with host.open(model, settings=settings()) as h:
         task = await h.task(1)
         assert (task.state, task.restarts, task.checkpoint) == (r.Pending(), 0, r.Request(1))
-        assert await sub_wait(h, sub.id) == r.Answered()
+        assert await sub_wait(h, sub.id) == r.Answered("Hello", 3)
     assert model.requests[0].attempt == 1
     assert await host.transcript() == ["user", "assistant:aborted", "assistant:stop"]
     assert host.reports == []
@@ -142,7 +142,7 @@ async def test_a_crash_while_sleeping_in_a_retry_backoff_is_not_charged(host):
         await h.resume()
         await host.clock.wait_for_timer("retry:1")
         host.clock.advance(1.0)
-        assert await sub_wait(h, sub.id) == r.Answered()
+        assert await sub_wait(h, sub.id) == r.Answered("Hello", 2)
     assert model.requests[0].attempt == 2
     # The provider error was reported; nothing about crash handling (nothing was charged).
     assert [(x.type, x.message) for x in host.reports] == [("error", "Attempt 1 of task 1 failed: Rate limited")]
@@ -209,7 +209,7 @@ async def test_crash_reopen_clean_close_reopen_charges_the_request_exactly_once(
         await h.resume()
         await host.clock.wait_for_timer("retry:1")
         host.clock.advance(1.0)
-        assert await sub_wait(h, sid) == r.Answered()
+        assert await sub_wait(h, sid) == r.Answered("Hello world", 3)
     assert model.requests[0].attempt == 2
     assert await host.transcript() == ["user", "assistant:aborted", "assistant:stop"]
     assert [x.restarts for x in host.reports] == [1]
@@ -236,7 +236,7 @@ async def test_the_normal_path_never_reads_the_restart_settings(host):
     async with host.open(FauxModel(script), settings=counting, tools=[lookup]) as h:
         for i in range(3):
             sub = await h.root.submit(f"question {i}")
-            assert await sub.wait() == r.Answered()
+            assert await sub.wait() == r.Answered(f"answer {i}", 4 * i + 4)
     assert CountingSettings.reads == []
     assert counting.restart_limit == 3 and CountingSettings.reads == ["restart_limit"]  # the counter counts
     assert await host.transcript() == ["user", "assistant:tool_use", "tool_result", "assistant:stop"] * 3
@@ -256,7 +256,7 @@ async def test_a_provider_error_is_retried_after_the_backoff_shown_in_live(host)
         assert h.root.live().generation == r.GenerationLive(
             1, retry=r.RetryLive(1, until, "Overloaded", "overloaded", "faux", 529))
         host.clock.advance(5.0)
-        assert await sub.wait() == r.Answered()
+        assert await sub.wait() == r.Answered("Fine now", 2)
     assert await host.transcript() == ["user", "assistant:stop"]
 
 

@@ -154,7 +154,7 @@ async def test_interrupt_while_streaming_answers_the_new_input_next(host):
         await until_live(h, partial_is("I was say"))
         second = await h.root.submit("new question", when_busy="interrupt")
         assert await first.wait() == r.Unanswered("interrupted", "The run was interrupted by a new input")
-        assert await second.wait() == r.Answered()
+        assert await second.wait() == r.Answered("Sure, the new question.", 4)
     assert await host.transcript() == ["user", "assistant:aborted", "user", "assistant:stop"]
     assert [m.text for m in model.requests[1].messages] == ["old question", "new question"]
 
@@ -167,7 +167,7 @@ async def test_interrupt_during_a_tool_round_gives_unanswered_calls_an_interrupt
         await started.wait()
         second = await h.root.submit("new", when_busy="interrupt")
         assert await first.wait() == r.Unanswered("interrupted", "The run was interrupted by a new input")
-        assert await second.wait() == r.Answered()
+        assert await second.wait() == r.Answered("New answer", 5)
     assert await host.transcript() == ["user", "assistant:tool_use", "tool_result:error", "user", "assistant:stop"]
     result = (await host.entries())[2]
     assert result.content == "The tool call was interrupted by a new input\nPartial output:\nhalf"
@@ -183,8 +183,8 @@ async def test_queued_inputs_are_answered_after_the_run_in_one_run(host):
         third = await h.root.submit("three", when_busy="queue")
         assert h.root.live().run == r.Run(1, (first.id,))
         await h.root.abort()
-        assert await second.wait() == r.Answered()
-        assert await third.wait() == r.Answered()
+        assert await second.wait() == r.Answered("both answered", 5)
+        assert await third.wait() == r.Answered("both answered", 5)
         assert (await second.get()).task_id == (await third.get()).task_id == 2
     assert await host.transcript() == ["user", "assistant:aborted", "user", "user", "assistant:stop"]
 
@@ -204,7 +204,7 @@ async def test_reject_refuses_an_input_while_busy_and_loses_nothing(host):
 
 async def three_turns(h):
     for i in range(3):
-        assert await (await h.root.submit(f"q{i}")).wait() == r.Answered()
+        assert await (await h.root.submit(f"q{i}")).wait() == r.Answered(f"a{i}", 2 * i + 2)
 
 
 async def test_manual_compaction_replaces_older_entries_in_the_next_request_only(host):
@@ -213,7 +213,7 @@ async def test_manual_compaction_replaces_older_entries_in_the_next_request_only
         await three_turns(h)
         tid = await h.root.compact()
         assert (await h.wait_for_task(tid)).state == r.Terminal(r.Done({"first_kept_seq": 5}))
-        assert await (await h.root.submit("q3")).wait() == r.Answered()
+        assert await (await h.root.submit("q3")).wait() == r.Answered("a3", 9)
     assert await host.transcript() == ["user", "assistant:stop"] * 3 + ["compaction", "user", "assistant:stop"]
     sent = model.requests[4].messages
     assert sent[0] == r.CompactionEntry("SUMMARY", 5, sent[0].usage)
@@ -224,8 +224,8 @@ async def test_a_context_past_the_threshold_compacts_before_the_request(host):
     model = FauxModel([faux.reply("x" * 400), faux.reply("SUMMARY"), faux.reply("short")], context_window=200)
     st = settings(compaction=durable.Compaction(threshold=0.5, keep_last=1))
     async with host.open(model, settings=st) as h:
-        assert await (await h.root.submit("first")).wait() == r.Answered()
-        assert await (await h.root.submit("second")).wait() == r.Answered()
+        assert await (await h.root.submit("first")).wait() == r.Answered("x" * 400, 2)
+        assert await (await h.root.submit("second")).wait() == r.Answered("short", 5)
     assert await host.transcript() == ["user", "assistant:stop", "user", "compaction", "assistant:stop"]
     assert [type(m).__name__ for m in model.requests[2].messages] == ["CompactionEntry", "UserEntry"]
 
@@ -261,13 +261,13 @@ async def test_the_public_api_works_on_asyncio_and_trio(tmp_path, anyio_backend)
     path = tmp_path / "s.sqlite"
     async with durable.open_harness(path, model=model, tools=tools) as h:
         sub = await h.root.submit("question")
-        assert await sub.wait() == r.Answered()
+        assert await sub.wait() == r.Answered("It is 42.", 4)
         snapshots = []
         async for live in h.root.follow():
             snapshots.append(live)
             break
         assert snapshots == [r.Live()]
     async with durable.open_harness(path, model=FauxModel([])) as h:
-        assert await h.root.submission(sub.id).wait() == r.Answered()
+        assert await h.root.submission(sub.id).wait() == r.Answered("It is 42.", 4)
         assert [e.entry.__class__.__name__ for e in await h.root.entries()] == [
             "UserEntry", "AssistantEntry", "ToolResultEntry", "AssistantEntry"]

@@ -155,7 +155,7 @@ async def test_a_typed_tool_runs_in_the_harness_with_its_api_and_context(host):
     call = faux.call("forecast", {"place": {"city": "Oslo"}, "unit": {"name": "F", "precision": 1}, "days": 2})
     model = FauxModel([faux.reply("", tool_calls=[call]), faux.reply("Cold.")])
     async with host.open(model, settings=settings(), tools=[forecast]) as h:
-        assert await (await h.root.submit("Weather?")).wait() == r.Answered()
+        assert await (await h.root.submit("Weather?")).wait() == r.Answered("Cold.", 4)
     assert model.requests[0].tools[0].parameters == forecast.parameters
     result = model.requests[1].messages[-1]
     assert result == r.ToolResultEntry(call.id, "forecast", '{"place": {"city": "Oslo"}, "days": 2, "unit": '
@@ -193,7 +193,7 @@ async def test_the_raw_form_still_gets_the_parsed_json(host):
     calls = [faux.call("raw", {"q": [1, {"x": None}]}), faux.call("annotated", {"n": 1})]
     model = FauxModel([faux.reply("", tool_calls=calls), faux.reply("ok")])
     async with host.open(model, settings=settings(), tools=tools) as h:
-        assert await (await h.root.submit("go")).wait() == r.Answered()
+        assert await (await h.root.submit("go")).wait() == r.Answered("ok", 5)
     assert sorted(seen, key=str) == [{"n": 1}, {"q": [1, {"x": None}]}]
 
 
@@ -361,7 +361,7 @@ async def test_a_call_nested_3000_deep_gets_an_error_result_and_the_run_continue
     call = faux.call("echo", raw=nested(3_000), id="deep")
     model = FauxModel([faux.reply("", tool_calls=[call]), faux.reply("Sorry.")])
     async with host.open(model, settings=settings(), tools=tools) as h:
-        assert await (await h.root.submit("go")).wait() == r.Answered()
+        assert await (await h.root.submit("go")).wait() == r.Answered("Sorry.", 4)
     result = model.requests[1].messages[-1]
     assert (result.call_id, result.is_error, result.diagnostics[0].code) == ("deep", True, "invalid_arguments")
     assert result.content == "Tool echo: the arguments are nested too deeply (at most 64 levels of objects and arrays)"

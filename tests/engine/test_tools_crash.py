@@ -63,7 +63,7 @@ async def test_a_safe_tool_that_never_finishes_runs_exactly_restart_limit_times(
     model = FauxModel([faux.reply("The tool failed.")])
     message = "Tool heavy was interrupted 2 times in a row; it is not run again"
     async with host.open(model, settings=st, tools=[heavy]) as h:
-        assert await h.root.submission(sub.id).wait() == r.Answered()
+        assert await h.root.submission(sub.id).wait() == r.Answered("The tool failed.", 4)
         tool_task = await h.task(2)
         assert tool_task.state == r.Terminal(r.Failed(r.ErrorInfo(message, r.ErrorDetail("restart_limit"))))
     assert runs == ["c1", "c1"]
@@ -88,7 +88,7 @@ async def test_an_unsafe_tool_cut_off_once_is_not_run_again_and_the_run_continue
     model = FauxModel([faux.reply("It may have partly run.")])
     message = "Tool deploy was interrupted and may have partially run"
     async with host.open(model, settings=settings(), tools=[deploy]) as h:
-        assert await h.root.submission(sub.id).wait() == r.Answered()
+        assert await h.root.submission(sub.id).wait() == r.Answered("It may have partly run.", 4)
     assert runs == ["c1"]
     assert model.requests[0].messages[-1] == r.ToolResultEntry(
         "c1", "deploy", message + "\nPartial output:\nstep 1", True, (r.Diagnostic("error", "interrupted", message),))
@@ -127,7 +127,7 @@ async def test_tools_run_in_parallel_and_results_follow_the_call_order(host):
     model = FauxModel([faux.reply("", tool_calls=[faux.call("first", {}, id="a"), faux.call("second", {}, id="b")]),
                        faux.reply("done")])
     async with host.open(model, settings=settings(), tools=tools) as h:
-        assert await (await h.root.submit("both")).wait() == r.Answered()
+        assert await (await h.root.submit("both")).wait() == r.Answered("done", 5)
     assert order == ["second", "first"]
     assert model.requests[1].messages[-2:] == (r.ToolResultEntry("a", "first", "one"),
                                                r.ToolResultEntry("b", "second", '{"n": 2}'))
@@ -146,7 +146,7 @@ async def test_bad_calls_become_error_results_the_model_can_read(host):
              faux.call("nope", {}, id="c"), faux.call("boom", {}, id="d")]
     model = FauxModel([faux.reply("", tool_calls=calls), faux.reply("ok")])
     async with host.open(model, settings=settings(), tools=tools) as h:
-        assert await (await h.root.submit("try")).wait() == r.Answered()
+        assert await (await h.root.submit("try")).wait() == r.Answered("ok", 7)
     results = model.requests[1].messages[-4:]
     assert [(x.call_id, x.is_error, x.diagnostics[0].code) for x in results] == [
         ("a", True, "invalid_arguments"), ("b", True, "invalid_arguments"),
@@ -179,7 +179,7 @@ async def test_a_client_tool_is_answered_after_a_restart_without_any_charge(host
             await h.submit_tool_result("q1", "again")
         with pytest.raises(durable.ToolResultRejected, match="zzz"):
             await h.submit_tool_result("zzz", "who")
-        assert await h.root.submission(sub.id).wait() == r.Answered()
+        assert await h.root.submission(sub.id).wait() == r.Answered("Thanks", 4)
     assert model.requests[0].messages[-1] == r.ToolResultEntry("q1", "ask_user", "yes")
     assert host.reports == []
 
@@ -196,7 +196,7 @@ async def test_a_client_tool_times_out_at_its_stored_deadline_across_a_restart(h
     host.clock.advance(301.0)  # the host was down longer than the deadline
     model = FauxModel([faux.reply("No answer came")])
     async with host.open(model, settings=st, tools=[ask_user()]) as h:
-        assert await h.root.submission(sub.id).wait() == r.Answered()
+        assert await h.root.submission(sub.id).wait() == r.Answered("No answer came", 4)
     assert model.requests[0].messages[-1] == r.ToolResultEntry(
         "q1", "ask_user", "Tool execution timed out", True, (r.Diagnostic("error", "timeout", "Tool execution timed out"),))
     assert await host.transcript() == ["user", "assistant:tool_use", "tool_result:error", "assistant:stop"]
@@ -245,7 +245,7 @@ async def test_a_crash_during_a_deferred_fetch_polls_the_same_job_again(host):
         until = await host.clock.wait_for_timer("retry:1")
         assert h.root.live().generation.retry == r.RetryLive(1, until, FETCH_STOPPED_1, "interrupted")
         host.clock.advance(1.0)
-        assert await h.root.submission(sid).wait() == r.Answered()
+        assert await h.root.submission(sid).wait() == r.Answered("Deep answer", 2)
     assert (model.submitted, model.fetches, model.cancelled) == ([], ["faux-job-1"], [])
     assert await host.transcript() == ["user", "assistant:stop"]
 
@@ -277,5 +277,5 @@ async def test_a_deferred_answer_is_polled_until_ready(host):
             until = await host.clock.wait_for_timer("poll:1")
             assert h.root.live().generation == r.GenerationLive(1, deferred=r.DeferredLive(until))
             host.clock.advance(5.0)
-        assert await sub.wait() == r.Answered()
+        assert await sub.wait() == r.Answered("Slow but sure", 2)
     assert (model.submitted, model.fetches) == (["faux-job-1"], ["faux-job-1", "faux-job-1"])

@@ -115,6 +115,6 @@ async def test_a_deferred_answer_that_calls_a_tool_goes_from_poll_to_a_tool_roun
         for _ in range(2):
             await host.clock.wait_for_timer("poll:1")
             host.clock.advance(5.0)
-        assert await sub.wait() == r.Answered()
+        assert await sub.wait() == r.Answered("Done", 4)
     assert await host.transcript() == ["user", "assistant:tool_use", "tool_result", "assistant:stop"]
     assert seen == [("prepare", "poll"), ("poll", "tools"), ("tools", "prepare"), ("prepare", "poll")]

@@ -180,7 +180,7 @@ async def test_a_streamed_answer_through_the_harness(server, host, api):
         live = await until_live(h, lambda live: live.generation is not None and live.generation.message.text)
         assert (live.generation.attempt, live.generation.message.text) == (1, "Hello ")  # streamed, committed
         reply.resume.set()
-        assert await sub.wait() == r.Answered()
+        assert await sub.wait() == r.Answered("Hello there!", 2)
         assert h.root.live() == r.Live()
         assert (await h.task(1)).state == r.Terminal(r.Done({"seq": 2}))
     assert await host.transcript() == ["user", "assistant:stop"]
@@ -215,7 +215,7 @@ async def test_a_tool_round_sends_the_tool_result_in_the_providers_wire_format(s
     weather = durable.define_tool("get_weather", "The weather in a city", WEATHER_SCHEMA, execute=get_weather)
     server.script("POST", PATH[api], answer(api, [], (CALL,)), answer(api, ["Sunny, 18 C."]))
     async with host.open(model(server, api), tools=[weather]) as h:
-        assert await (await h.root.submit("Weather in Paris?")).wait() == r.Answered()
+        assert await (await h.root.submit("Weather in Paris?")).wait() == r.Answered("Sunny, 18 C.", 4)
     assert executed == [("call_1", {"city": "Paris"})]
     assert await host.transcript() == ["user", "assistant:tool_use", "tool_result", "assistant:stop"]
     entries = await host.entries()
@@ -300,7 +300,7 @@ async def test_a_retryable_error_is_retried_after_its_backoff_and_attempt_2_answ
             1, retry=r.RetryLive(1, at, message, kind, provider, status))
         assert len(server.requests) == 1  # nothing is sent while the backoff runs
         host.clock.advance(backoff)
-        assert await sub.wait() == r.Answered()
+        assert await sub.wait() == r.Answered("Fine.", 2)
     assert routes(server) == [("POST", PATH[api])] * 2
     assert await host.transcript() == ["user", "assistant:stop"]
     assert (await host.entries())[1] == r.AssistantEntry("Fine.", "stop", (), USAGE[api], None, 2)
@@ -320,7 +320,7 @@ async def test_an_overloaded_error_inside_an_anthropic_stream_keeps_the_partial_
         assert h.root.live().generation == r.GenerationLive(
             1, retry=r.RetryLive(1, at, message, "overloaded", "anthropic", 529))
         host.clock.advance(1.0)
-        assert await sub.wait() == r.Answered()
+        assert await sub.wait() == r.Answered("Hello.", 3)
     assert await host.transcript() == ["user", "assistant:error", "assistant:stop"]
     assert (await host.entries())[1] == r.AssistantEntry("Hel", "error", (), r.Usage(25, 1), message, 1)
     # the failed partial stays in the conversation but is not sent again
@@ -406,9 +406,9 @@ async def test_a_context_overflow_compacts_and_the_same_attempt_answers(server, 
                   answer(api, ["We talked."]), answer(api, ["Second answer."]))
     st = make_settings(compaction=durable.Compaction(keep_last=2))
     async with host.open(model(server, api), settings=st) as h:
-        assert await (await h.root.submit("First question")).wait() == r.Answered()
+        assert await (await h.root.submit("First question")).wait() == r.Answered("First answer.", 2)
         sub = await h.root.submit("Second question")
-        assert await sub.wait() == r.Answered()
+        assert await sub.wait() == r.Answered("Second answer.", 5)
         assert host.clock.timers == {}
         [compaction] = await h.tasks(kind="compaction")
         assert (compaction.id, compaction.input, compaction.state) == (
@@ -476,7 +476,7 @@ async def test_a_silent_stream_times_out_and_attempt_2_answers(server, host, api
             1, retry=r.RetryLive(1, at, message, "timeout", NAME[api].split(":")[0], None))
         await server.wait_for(server.disconnected)  # the silent connection was closed
         host.clock.advance(1.0)
-        assert await sub.wait() == r.Answered()
+        assert await sub.wait() == r.Answered("Hello.", 3)
     assert await host.transcript() == ["user", "assistant:error", "assistant:stop"]
     partial_usage = r.Usage(25, 1) if api == "anthropic" else r.Usage()
     assert (await host.entries())[1:] == [r.AssistantEntry("Hel", "error", (), partial_usage, message, 1),
@@ -568,7 +568,7 @@ async def test_a_background_job_is_created_once_and_polled_to_completion(server,
             assert (await h.task(1)).checkpoint == r.Poll(1, r.DeferredJob("g1-s1-a1", jobs.id), poll_at)
             assert routes(server) == [jobs.create] + [jobs.retrieve] * fetches  # no fetch before poll_at
             host.clock.advance(2.0)
-        assert await sub.wait() == r.Answered()
+        assert await sub.wait() == r.Answered("Deep answer", 2)
     assert routes(server) == [jobs.create, jobs.retrieve] + done_routes
     assert server.requests[0].body == jobs.create_body()
     assert await host.transcript() == ["user", "assistant:stop"]
@@ -607,7 +607,7 @@ async def test_a_crash_during_a_poll_polls_the_same_job_after_reopen(server, hos
         assert host.reports == [TaskInterrupted(ROOT_GEN, "interrupted", 1, FETCH_STOPPED_1)]
         assert routes(server) == [jobs.create, jobs.retrieve]  # nothing sent during the backoff
         host.clock.advance(1.0)
-        assert await h.root.submission(sid).wait() == r.Answered()
+        assert await h.root.submission(sid).wait() == r.Answered("Deep answer", 2)
     # the same job polled again; no second create, no cancel
     assert routes(server) == [jobs.create, jobs.retrieve] + done_routes
     assert await host.transcript() == ["user", "assistant:stop"]

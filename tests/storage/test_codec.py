@@ -386,3 +386,11 @@ def test_a_stored_json_body_is_the_codec_text():
     stored = codec.dumps(task(7, state=r.Sleeping(until=3.5)), r.Task)
     assert json.loads(stored)["state"] == {"type": "sleeping", "until": 3.5}
     assert ", " not in stored
+
+
+def test_an_answered_status_stores_the_answer_text_and_seq_and_an_older_bare_one_still_loads():
+    answered = r.Answered("It is 42.", 4)
+    assert json.loads(codec.dumps(answered, r.SubmissionStatus)) == {"type": "done", "text": "It is 42.", "seq": 4}
+    round_trips(answered, r.SubmissionStatus)
+    # What durable wrote before the answer was kept in the status: the defaults fill it in.
+    assert codec.loads('{"type": "done"}', r.SubmissionStatus) == r.Answered("", None)

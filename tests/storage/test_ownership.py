@@ -93,7 +93,7 @@ async def main():
     try:
         async with durable.open_harness(sys.argv[1], model=FauxModel([faux.reply("from the second process")])) as h:
             status = await (await h.root.submit("hello from the second process")).wait()
-            print("answered" if status == durable.Answered() else status, flush=True)
+            print("answered" if status == durable.Answered("from the second process", 2) else status, flush=True)
     except durable.DurableError as exc:
         print(type(exc).__name__, getattr(exc, "pid", ""), exc, sep="|", flush=True)
 
@@ -181,7 +181,7 @@ class GatedModel(FauxModel):
 async def test_a_second_process_reaching_the_file_by_another_name_is_refused_naming_the_owner(tmp_path, path, how):
     other = os.fspath(tmp_path / "other-name.db")
     async with durable.open_harness(path, model=FauxModel([faux.reply("one"), faux.reply("two")])) as h:
-        assert await (await h.root.submit("first")).wait() == durable.Answered()
+        assert await (await h.root.submit("first")).wait() == durable.Answered("one", 2)
         if how == "symlink":
             os.symlink(path, other)
         elif how == "hardlink":
@@ -193,7 +193,7 @@ async def test_a_second_process_reaching_the_file_by_another_name_is_refused_nam
         named = path if how == "symlink" else other  # a link is resolved: errors name the file itself
         assert message == f"Session file {named} is already open in process {os.getpid()}"
         if how != "rename":  # the owner is not disturbed
-            assert await (await h.root.submit("second")).wait() == durable.Answered()
+            assert await (await h.root.submit("second")).wait() == durable.Answered("two", 4)
             assert [e.seq for e in await h.root.entries()] == [1, 2, 3, 4]
     assert integrity(other) == "ok"
 
@@ -310,7 +310,7 @@ async def test_a_symlink_planted_at_the_old_lock_path_is_never_written_through(t
     victim.write_text("precious")
     os.symlink(victim, path + ".lock")
     async with durable.open_harness(path, model=FauxModel([faux.reply("hi")])) as h:
-        assert await (await h.root.submit("hello")).wait() == durable.Answered()
+        assert await (await h.root.submit("hello")).wait() == durable.Answered("hi", 2)
     assert victim.read_text() == "precious"
     assert os.readlink(path + ".lock") == os.fspath(victim)
 
@@ -410,7 +410,7 @@ async def test_an_empty_world_readable_file_is_adopted_as_0600_with_its_journals
             os.close(os.open(path + suffix, os.O_WRONLY | os.O_CREAT, 0o666))
         assert stat.S_IMODE(os.stat(path).st_mode) == 0o666
         async with durable.open_harness(path, model=FauxModel([faux.reply("secret answer")])) as h:
-            assert await (await h.root.submit("secret")).wait() == durable.Answered()
+            assert await (await h.root.submit("secret")).wait() == durable.Answered("secret answer", 2)
             for name in (path, path + "-wal", path + "-shm"):
                 assert stat.S_IMODE(os.stat(name).st_mode) == 0o600, name
     finally:
