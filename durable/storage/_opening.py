@@ -169,7 +169,11 @@ def check_header(fd: int, path: str) -> int:
     SQLite connection (which could write to it) is made. Reads the descriptor that holds the
     lock (the very file locked); returns the header's application id."""
     try:
-        header = os.pread(fd, 100, 0)
+        if hasattr(os, "pread"):
+            header = os.pread(fd, 100, 0)
+        else:  # Windows: no pread; this descriptor is ours alone, so seeking it is safe
+            os.lseek(fd, 0, os.SEEK_SET)
+            header = os.read(fd, 100)
     except OSError as exc:
         raise StorageError(f"Session file {path} cannot be read ({exc})", location=path) from exc
     if not header.startswith(_HEADER):

@@ -154,7 +154,7 @@ async def test_one_storage_object_can_be_opened_again_after_a_close(tmp_path):
 async def test_an_undecodable_row_ends_the_run_visibly_naming_the_file_instead_of_retrying_forever(host):
     # Issue 13 item 3: a permanent error used to be reported "will try again" forever.
     async with host.open(FauxModel([faux.reply("first answer")]), settings=settings()) as h:
-        assert await (await h.root.submit("first")).wait() == r.Answered()
+        assert await (await h.root.submit("first")).wait() == r.Answered("first answer", 2)
     import sqlite3
 
     conn = sqlite3.connect(host.path)

@@ -51,7 +51,7 @@ async def test_a_malformed_answer_fails_its_attempt_and_nothing_unreadable_is_co
         message = f"The model's answer was malformed: {why}"
         assert h.root.live().generation.retry == r.RetryLive(1, until, message, "invalid_response", "faux")
         host.clock.advance(1.0)
-        assert await sub.wait() == r.Answered()
+        assert await sub.wait() == r.Answered("Fine", 2)
     assert await host.transcript() == ["user", "assistant:stop"]
     async with host.open(FauxModel([]), settings=settings()) as h:  # the file reads back
         assert [e.entry.text for e in await h.root.entries()] == ["hi", "Fine"]
@@ -73,7 +73,7 @@ async def test_a_builtin_timeout_or_connection_error_from_a_model_is_a_retryable
         await host.clock.wait_for_timer("retry:1")
         retry = h.root.live().generation.retry
         host.clock.advance(1.0)
-        assert await sub.wait() == r.Answered()
+        assert await sub.wait() == r.Answered("Fine", 2)
     expected = {TimeoutError: ("timeout", "The model request timed out"),
                 ConnectionResetError: ("connection", "The connection to the model failed: reset by peer")}[type(exc)]
     assert retry.kind == expected[0] and retry.error.startswith(expected[1])
@@ -110,6 +110,6 @@ async def test_a_keyboard_interrupt_in_a_tool_closes_the_harness_cleanly_and_rea
         # a clean close, not a crash: nothing charged; the unsafe call may have partially run
         tool_task = await h.task(2)
         assert (tool_task.state, tool_task.restarts, tool_task.checkpoint.started) == (r.Pending(), 0, True)
-        assert await h.root.submission((await h.task(1)).input.submission_ids[0]).wait() == r.Answered()
+        assert await h.root.submission((await h.task(1)).input.submission_ids[0]).wait() == r.Answered("after", 4)
     results = [e for e in await host.entries() if isinstance(e, r.ToolResultEntry)]
     assert [x.content for x in results] == ["Tool boom was interrupted and may have partially run"]
