@@ -21,12 +21,14 @@ StopReason = Literal[ModelStopReason, "aborted"]
 """How a stored assistant entry ended: what a model may return, or "aborted" for a partial kept
 after an interruption."""
 Replay = Literal["safe", "unsafe"]
-# Why a run ended without an answer (`Unanswered.reason`, `RunFailure.reason`).
+"""What a tool call may do after a crash cut it off: "safe" runs it again, "unsafe" never
+runs it a second time (the model gets an error result saying it may have run)."""
 UnansweredReason = Literal["model_error", "interrupted", "restart_limit", "aborted", "faulted"]
-# Why a task failed or faulted (`ErrorDetail.reason`).
+"""Why a run ended without an answer (`Unanswered.reason`, `RunFailure.reason`)."""
 FailureReason = Literal["exception", "model_error", "interrupted", "restart_limit", "timeout"]
-# How the host stopped a run (`Task.stop`): an abort, or an interrupt by a new input.
+"""Why a task failed or faulted (`ErrorDetail.reason`)."""
 StopMark = Literal["aborted", "interrupted"]
+"""How the host stopped a run (`Task.stop`): an abort, or an interrupt by a new input."""
 
 
 # --------------------------------------------------------------------------- conversation entries
@@ -34,6 +36,8 @@ StopMark = Literal["aborted", "interrupted"]
 
 @frozen
 class Usage:
+    """Tokens a model call used, as the provider reported them (0 when it did not). `a + b` adds them up."""
+
     input_tokens: int = 0
     output_tokens: int = 0
 
@@ -52,6 +56,9 @@ class ToolCall:
 
 @frozen
 class Diagnostic:
+    """A note attached to a tool result (for the host and the logs, not sent to the model):
+    its `severity`, a stable `code` and a sentence."""
+
     severity: Literal["error", "warning", "info"]
     code: str
     message: str
@@ -59,6 +66,9 @@ class Diagnostic:
 
 @frozen
 class UserEntry:
+    """An input of the host, in the conversation. `submission_id` is the submission it came from
+    (None for an entry written without one)."""
+
     text: str
     submission_id: str | None = None
 
@@ -79,6 +89,9 @@ class AssistantEntry:
 
 @frozen
 class ToolResultEntry:
+    """The result of one tool call, as the model reads it: `content` (text), with `is_error`
+    when the call failed (bad arguments, an unknown tool, an exception, an interruption)."""
+
     call_id: str
     tool_name: str
     content: str
@@ -96,6 +109,7 @@ class CompactionEntry:
 
 
 Entry = Union[UserEntry, AssistantEntry, ToolResultEntry, CompactionEntry]
+"""Every kind of conversation entry."""
 
 
 @frozen
@@ -112,50 +126,65 @@ class StoredEntry:
 
 @frozen
 class ErrorDetail:
+    """The machine-readable part of an error: why the task failed (`FailureReason`)."""
+
     reason: FailureReason
 
 
 @frozen
 class ErrorInfo:
+    """An error a task ended with: a sentence for people (`message`) and its `detail`."""
+
     message: str
     detail: ErrorDetail
 
 
 @frozen
 class Done:
+    """Outcome: the task finished; `result` is what it produced (a tool's result, a summary...)."""
+
     result: Any = None
 
 
 @frozen
 class Failed:
+    """Outcome: the task ended with an error it could report (`error` says which and why)."""
+
     error: ErrorInfo
 
 
 @frozen
 class Aborted:
-    pass
+    """Outcome: the host stopped the task (an abort, or an interrupt by a new input)."""
 
 
 @frozen
 class Faulted:
+    """Outcome: the harness gave up on the task: its code raised, or its abort handler was cut off
+    `restart_limit` times in a row (`error` says which)."""
+
     error: ErrorInfo
 
 
 Outcome = Union[Done, Failed, Aborted, Faulted]
+"""How a task ended (`Terminal.outcome`)."""
 
 
 @frozen
 class Pending:
-    pass
+    """State: the task is ready to run; its runner picks it up (after a crash or a clean close too)."""
 
 
 @frozen
 class Running:
-    pass
+    """State: an invocation owns the task. A task found `running` when a file is opened was cut off
+    by a crash: the open charges it (`restarts + 1`) and makes it `pending`."""
 
 
 @frozen
 class Sleeping:
+    """State: the task waits, durably, until the clock reaches `until` (a retry backoff, a poll)."""
+
     until: float
 
 
@@ -169,10 +198,13 @@ class Waiting:
 
 @frozen
 class Terminal:
+    """State: the task ended, with its `outcome`; it never changes again."""
+
     outcome: Outcome
 
 
 State = Union[Pending, Running, Sleeping, Waiting, Terminal]
+"""Where a task stands."""
 
 
 # --------------------------------------------------------------------------- generation phases
@@ -198,17 +230,25 @@ class DeferredJob:
 
 @frozen
 class Prepare:
+    """Generation phase: build the request of attempt `attempt` from the conversation."""
+
     attempt: int = 1
 
 
 @frozen
 class Request:
+    """Generation phase: the request of attempt `attempt` is being sent and its answer streamed;
+    `options` are the model options it was sent with."""
+
     attempt: int
     options: dict[str, Any] = field(factory=dict)
 
 
 @frozen
 class Poll:
+    """Generation phase: a deferred answer is pending at the provider (`job`); the next poll is at
+    `poll_at`."""
+
     attempt: int
     job: DeferredJob
     poll_at: float
@@ -216,6 +256,9 @@ class Poll:
 
 @frozen
 class Retry:
+    """Generation phase: attempt `attempt` failed with `error`; the next attempt starts at `until`
+    (the durable backoff). `job` is the deferred job the failed attempt had, if any."""
+
     attempt: int
     until: float
     error: AttemptFailure
@@ -233,10 +276,13 @@ class ToolRound:
 
 
 Phase = Union[Prepare, Request, Poll, Retry, ToolRound]
+"""The checkpoint phases of a generation task."""
 
 
 @frozen
 class GenerationInput:
+    """The input of a generation task (a run): the submissions it answers, in order."""
+
     submission_ids: tuple[str, ...]
 
 
@@ -252,6 +298,9 @@ class ToolInput:
 
 @frozen
 class CompactionInput:
+    """The input of a compaction task: what started it (the host, the context threshold,
+    or a context overflow reported by the model)."""
+
     trigger: Literal["manual", "threshold", "overflow"]
 
 
@@ -265,6 +314,7 @@ class CancelInput:
 
 
 TaskInput = Union[GenerationInput, ToolInput, CompactionInput, CancelInput]
+"""What a task was started with, one class per kind."""
 
 
 @frozen
@@ -277,10 +327,19 @@ class ToolProgress:
 
 
 Checkpoint = Union[Prepare, Request, Poll, Retry, ToolRound, ToolProgress]
+"""The committed position a task resumes from: a generation's phase, or a tool's progress."""
 
 
 @frozen
 class Task:
+    """A unit of work the harness runs and commits: a generation (a run), a tool call, a compaction
+    or an owed cancel.
+
+    `state` is where it stands (pending, running, sleeping, waiting, terminal); `checkpoint` the
+    committed position its kind resumes from; `restarts` how many times in a row a crash cut it
+    off (0 again once it commits progress). `parent_id` is the task that started it (a tool's
+    generation); `stop` is set when the host stopped its run. Times are the clock's seconds."""
+
     id: int
     conversation_id: str
     kind: str
@@ -307,7 +366,7 @@ class Task:
 
 @frozen
 class Queued:
-    pass
+    """Submission status: accepted and committed; waiting for a run to answer it."""
 
 
 @frozen
@@ -317,15 +376,24 @@ class Answered:
 
 @frozen
 class Unanswered:
+    """Submission status: the run that took this input ended without an answer; `reason` says why
+    (`UnansweredReason`) and `detail` in a sentence."""
+
     reason: UnansweredReason
     detail: str
 
 
 SubmissionStatus = Union[Queued, Answered, Unanswered]
+"""What became of a submission."""
 
 
 @frozen
 class Submission:
+    """An input the host submitted to a conversation, and what became of it (`status`).
+
+    `seq` is the seq of its user entry once a run took it; `task_id` the run (generation task)
+    that took it. `settled` is true once it is answered or unanswered: it settles exactly once."""
+
     id: str
     conversation_id: str
     text: str
@@ -344,12 +412,16 @@ class Submission:
 
 @frozen
 class Run:
+    """The run a conversation is busy with: its generation task and the submissions it answers."""
+
     task_id: int
     inputs: tuple[str, ...]
 
 
 @frozen
 class PartialMessage:
+    """The committed part of an answer being streamed: text, tool calls and usage so far."""
+
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage = Usage()
@@ -357,6 +429,9 @@ class PartialMessage:
 
 @frozen
 class RetryLive:
+    """A retry the live document shows: attempt `attempt` failed with `error` (`kind`, and the
+    provider's name and HTTP status when known); the next attempt starts at `at`."""
+
     attempt: int
     at: float
     error: str
@@ -367,11 +442,16 @@ class RetryLive:
 
 @frozen
 class DeferredLive:
+    """A deferred answer the live document shows: the next poll is at `poll_at`."""
+
     poll_at: float
 
 
 @frozen
 class GenerationLive:
+    """The generation a live document shows: its attempt, the partial answer, and a pending retry
+    or deferred poll."""
+
     attempt: int
     message: PartialMessage = PartialMessage()
     retry: RetryLive | None = None
@@ -380,6 +460,9 @@ class GenerationLive:
 
 @frozen
 class ToolSlot:
+    """A tool call the live document shows: its call id, tool name and task, the output committed so
+    far, and its status."""
+
     call_id: str
     name: str
     task_id: int
@@ -389,6 +472,9 @@ class ToolSlot:
 
 @frozen
 class RunFailure:
+    """The last run of a conversation that ended without an answer: its task, inputs, `reason`
+    and `detail`, and the first input's text (to show next to it)."""
+
     task_id: int
     inputs: tuple[str, ...]
     reason: UnansweredReason
@@ -398,6 +484,9 @@ class RunFailure:
 
 @frozen
 class CompactionFailure:
+    """A compaction that failed: its task, what triggered it and the error. The conversation
+    goes on uncompacted."""
+
     task_id: int
     trigger: str
     error: str
@@ -420,6 +509,7 @@ class Live:
 
 
 EMPTY_LIVE = Live()
+"""The live document of an idle conversation."""
 
 
 __all__ = [

@@ -1,7 +1,7 @@
 """The real harness with the real provider adapters, against the local 127.0.0.1 server speaking
 the OpenAI (Responses, Chat Completions) and Anthropic (Messages, Message Batches) wire formats:
 streamed answers, tool rounds, every error class and its retry decision, background jobs polled,
-cut off by a crash and cancelled, and a silent stream aborted and retried (SPEC §3-§5).
+cut off by a crash and cancelled, and a silent stream aborted and retried (docs/spec.md §3-§5).
 
 Each test opens `durable.open_harness` on a real SQLite file through a `CrashableStorage`, with a
 `FakeClock` for the durable deadlines (backoffs, poll times); it waits on the harness's timers
