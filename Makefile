@@ -4,11 +4,12 @@
 # newer is checked before anything is made (choose one with `make demo PYTHON=python3.12`), and a
 # .venv made by another Python is made again. `make clean` removes what these commands made.
 # `make test` lints (ruff), type-checks (mypy --strict, configured in pyproject.toml) and then runs
-# the suite; it stops at the first of them that fails.
+# the suite; it stops at the first of them that fails. `make docs` builds the documentation into site/.
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-stamp
 DEMO_STAMP := $(VENV)/.installed-demo-stamp
+DOCS_STAMP := $(VENV)/.installed-docs-stamp
 
 # An interpreter's identity, and that of the one .venv was made from (empty when .venv is missing
 # or its Python is gone): when they differ, .venv is made again.
@@ -29,14 +30,19 @@ endef
 $(STAMP): pyproject.toml $(STALE_VENV) | python-version
 	$(make_venv)
 	$(VENV)/bin/pip install -q --disable-pip-version-check -e '.[test]'
-	touch $(STAMP) $(DEMO_STAMP)
+	touch $(STAMP) $(DEMO_STAMP) $(DOCS_STAMP)
 
 $(DEMO_STAMP): pyproject.toml $(STALE_VENV) | python-version
 	$(make_venv)
 	$(VENV)/bin/pip install -q --disable-pip-version-check -e .
 	touch $(DEMO_STAMP)
 
-.PHONY: demo test setup clean python-version stale-venv
+$(DOCS_STAMP): pyproject.toml $(STALE_VENV) | python-version
+	$(make_venv)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+.PHONY: demo test docs setup clean python-version stale-venv
 setup: $(STAMP)
 
 stale-venv: ;
@@ -48,12 +54,17 @@ python-version:
 	  echo "durable needs Python 3.11 or newer, and $(PYTHON) is $$($(PYTHON) -V 2>&1): run make $(or $(MAKECMDGOALS),demo) PYTHON=python3.11 (or newer)" >&2; exit 1; }
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist site *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache
 	rm -rf durable-demo-scratch durable-demo.sqlite durable-demo.sqlite-wal durable-demo.sqlite-shm durable-demo.sqlite.lock
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
 demo: $(DEMO_STAMP)
 	$(VENV)/bin/durable demo
+
+# The API reference (pdoc, from the docstrings) and the pages in docs/, into site/; any warning,
+# dangling link or "SPEC §" citation fails it (the test suite runs the same build).
+docs: $(DOCS_STAMP)
+	$(VENV)/bin/python docs/build.py site
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check durable

@@ -16,6 +16,8 @@ from .reasons import StopReason
 
 @frozen
 class Usage:
+    """Tokens a model call used, as the provider reported them (0 when it did not). `a + b` adds them up."""
+
     input_tokens: int = 0
     output_tokens: int = 0
 
@@ -34,6 +36,9 @@ class ToolCall:
 
 @frozen
 class Diagnostic:
+    """A note attached to a tool result (for the host and the logs, not sent to the model):
+    its `severity`, a stable `code` and a sentence."""
+
     severity: Literal["error", "warning", "info"]
     code: str
     message: str
@@ -41,6 +46,9 @@ class Diagnostic:
 
 @frozen
 class UserEntry:
+    """An input of the host, in the conversation. `submission_id` is the submission it came from
+    (None for an entry written without one)."""
+
     text: str
     submission_id: str | None = None
 
@@ -61,6 +69,9 @@ class AssistantEntry:
 
 @frozen
 class ToolResultEntry:
+    """The result of one tool call, as the model reads it: `content` (text), with `is_error`
+    when the call failed (bad arguments, an unknown tool, an exception, an interruption)."""
+
     call_id: str
     tool_name: str
     content: str

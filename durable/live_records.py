@@ -17,12 +17,16 @@ from .reasons import UnansweredReason
 
 @frozen
 class Run:
+    """The run a conversation is busy with: its generation task and the submissions it answers."""
+
     task_id: int
     inputs: tuple[str, ...]
 
 
 @frozen
 class PartialMessage:
+    """The committed part of an answer being streamed: text, tool calls and usage so far."""
+
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage = Usage()
@@ -30,6 +34,9 @@ class PartialMessage:
 
 @frozen
 class RetryLive:
+    """A retry the live document shows: attempt `attempt` failed with `error` (`kind`, and the
+    provider's name and HTTP status when known); the next attempt starts at `at`."""
+
     attempt: int
     at: float
     error: str
@@ -40,11 +47,16 @@ class RetryLive:
 
 @frozen
 class DeferredLive:
+    """A deferred answer the live document shows: the next poll is at `poll_at`."""
+
     poll_at: float
 
 
 @frozen
 class GenerationLive:
+    """The generation a live document shows: its attempt, the partial answer, and a pending retry
+    or deferred poll."""
+
     attempt: int
     message: PartialMessage = PartialMessage()
     retry: RetryLive | None = None
@@ -53,6 +65,9 @@ class GenerationLive:
 
 @frozen
 class ToolSlot:
+    """A tool call the live document shows: its call id, tool name and task, the output committed so
+    far, and its status."""
+
     call_id: str
     name: str
     task_id: int
@@ -62,6 +77,9 @@ class ToolSlot:
 
 @frozen
 class RunFailure:
+    """The last run of a conversation that ended without an answer: its task, inputs, `reason`
+    and `detail`, and the first input's text (to show next to it)."""
+
     task_id: int
     inputs: tuple[str, ...]
     reason: UnansweredReason
@@ -71,6 +89,9 @@ class RunFailure:
 
 @frozen
 class CompactionFailure:
+    """A compaction that failed: its task, what triggered it and the error. The conversation
+    goes on uncompacted."""
+
     task_id: int
     trigger: str
     error: str

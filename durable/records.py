@@ -55,32 +55,45 @@ StopMark = Literal["aborted", "interrupted"]
 
 @frozen
 class ErrorDetail:
+    """The machine-readable part of an error: why the task failed (`FailureReason`)."""
+
     reason: FailureReason
 
 
 @frozen
 class ErrorInfo:
+    """An error a task ended with: a sentence for people (`message`) and its `detail`."""
+
     message: str
     detail: ErrorDetail
 
 
 @frozen
 class Done:
+    """Outcome: the task finished; `result` is what it produced (a tool's result, a summary...)."""
+
     result: Any = None
 
 
 @frozen
 class Failed:
+    """Outcome: the task ended with an error it could report (`error` says which and why)."""
+
     error: ErrorInfo
 
 
 @frozen
 class Aborted:
+    """Outcome: the host stopped the task (an abort, or an interrupt by a new input)."""
+
     pass
 
 
 @frozen
 class Faulted:
+    """Outcome: the harness gave up on the task: its code raised, or its abort handler was cut off
+    `restart_limit` times in a row (`error` says which)."""
+
     error: ErrorInfo
 
 
@@ -89,16 +102,23 @@ Outcome = Union[Done, Failed, Aborted, Faulted]
 
 @frozen
 class Pending:
+    """State: the task is ready to run; its runner picks it up (after a crash or a clean close too)."""
+
     pass
 
 
 @frozen
 class Running:
+    """State: an invocation owns the task. A task found `running` when a file is opened was cut off
+    by a crash: the open charges it (`restarts + 1`) and makes it `pending`."""
+
     pass
 
 
 @frozen
 class Sleeping:
+    """State: the task waits, durably, until the clock reaches `until` (a retry backoff, a poll)."""
+
     until: float
 
 
@@ -112,6 +132,8 @@ class Waiting:
 
 @frozen
 class Terminal:
+    """State: the task ended, with its `outcome`; it never changes again."""
+
     outcome: Outcome
 
 
@@ -145,12 +167,17 @@ class DeferredJob:
 
 @frozen
 class Prepare:
+    """Generation phase: build the request of attempt `attempt` from the conversation."""
+
     attempt: int = 1
     rounds: int = 0
 
 
 @frozen
 class Request:
+    """Generation phase: the request of attempt `attempt` is being sent and its answer streamed;
+    `options` are the model options it was sent with."""
+
     attempt: int
     options: dict[str, Any] = field(factory=dict)
     rounds: int = 0
@@ -158,6 +185,9 @@ class Request:
 
 @frozen
 class Poll:
+    """Generation phase: a deferred answer is pending at the provider (`job`); the next poll is at
+    `poll_at`."""
+
     attempt: int
     job: DeferredJob
     poll_at: float
@@ -166,6 +196,9 @@ class Poll:
 
 @frozen
 class Retry:
+    """Generation phase: attempt `attempt` failed with `error`; the next attempt starts at `until`
+    (the durable backoff). `job` is the deferred job the failed attempt had, if any."""
+
     attempt: int
     until: float
     error: AttemptFailure
@@ -188,6 +221,8 @@ Phase = Union[Prepare, Request, Poll, Retry, ToolRound]
 
 @frozen
 class GenerationInput:
+    """The input of a generation task (a run): the submissions it answers, in order."""
+
     submission_ids: tuple[str, ...]
 
 
@@ -203,6 +238,9 @@ class ToolInput:
 
 @frozen
 class CompactionInput:
+    """The input of a compaction task: what started it (the host, the context threshold,
+    or a context overflow reported by the model)."""
+
     trigger: Literal["manual", "threshold", "overflow"]
 
 
@@ -232,6 +270,14 @@ Checkpoint = Union[Prepare, Request, Poll, Retry, ToolRound, ToolProgress]
 
 @frozen
 class Task:
+    """A unit of work the harness runs and commits: a generation (a run), a tool call, a compaction
+    or an owed cancel.
+
+    `state` is where it stands (pending, running, sleeping, waiting, terminal); `checkpoint` the
+    committed position its kind resumes from; `restarts` how many times in a row a crash cut it
+    off (0 again once it commits progress). `parent_id` is the task that started it (a tool's
+    generation); `stop` is set when the host stopped its run. Times are the clock's seconds."""
+
     id: int
     conversation_id: str
     kind: str
@@ -258,14 +304,14 @@ class Task:
 
 @frozen
 class Queued:
+    """Submission status: accepted and committed; waiting for a run to answer it."""
+
     pass
 
 
 @frozen
 class Answered:
-    """The run that took this input ended with an answer (`done`): `text` is the final assistant
-    message and `seq` its entry in the conversation. (A file written before they were stored
-    loads them as "" and None.)"""
+    """The run that took this input ended with an answer (`done`)."""
 
     text: str = ""
     seq: int | None = None
@@ -273,6 +319,9 @@ class Answered:
 
 @frozen
 class Unanswered:
+    """Submission status: the run that took this input ended without an answer; `reason` says why
+    (`UnansweredReason`) and `detail` in a sentence."""
+
     reason: UnansweredReason
     detail: str
 
@@ -282,6 +331,11 @@ SubmissionStatus = Union[Queued, Answered, Unanswered]
 
 @frozen
 class Submission:
+    """An input the host submitted to a conversation, and what became of it (`status`).
+
+    `seq` is the seq of its user entry once a run took it; `task_id` the run (generation task)
+    that took it. `settled` is true once it is answered or unanswered: it settles exactly once."""
+
     id: str
     conversation_id: str
     text: str

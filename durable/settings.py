@@ -26,10 +26,18 @@ from typing import Any, Literal
 from attrs import field, frozen
 
 WhenBusy = Literal["queue", "interrupt", "reject"]
+"""What `submit` does with an input while a run is active: "queue" it for the next run,
+"interrupt" the run (the input starts the next one), or "reject" it (`ConversationBusy`)."""
 
 
 @frozen
 class RetryPolicy:
+    """How failed model attempts are retried (see the table in the module docstring).
+
+    Attempt n+1 waits `delay(n)`: `base_delay * 2**(n-1)` seconds, capped at `max_delay`, raised
+    to the provider's retry-after; the wait is durable (it survives a restart). A run gets at
+    most `max_retries + 1` attempts; with `enabled=False`, the first failure ends it."""
+
     enabled: bool = True
     max_retries: int = 3
     base_delay: float = 1.0
@@ -49,18 +57,30 @@ class RetryPolicy:
 
 @frozen
 class Progress:
+    """How often streamed progress is committed: partial answer text at most every
+    `persist_within` seconds, tool output at most every `output_interval` seconds (0: every
+    delta). A crash loses at most one window of it."""
+
     persist_within: float = 0.1
     output_interval: float = 0.1
 
 
 @frozen
 class StreamSettings:
+    """How answers are requested: `deferred=True` asks the model for a background job (polled, and
+    never submitted twice for one attempt) instead of a stream; `stream_silence` is the number
+    of seconds without a stream event after which the attempt fails as a timeout (None: no limit)."""
+
     deferred: bool = False
     stream_silence: float | None = None
 
 
 @frozen
 class Compaction:
+    """Automatic compaction of a conversation's context: before a request whose context passes
+    `threshold` of the model's context window, the older entries are summarised and the last
+    `keep_last` kept verbatim. `enabled=False` turns it off (the host may still compact)."""
+
     enabled: bool = True
     threshold: float = 0.8
     keep_last: int = 4
@@ -68,6 +88,12 @@ class Compaction:
 
 @frozen
 class Settings:
+    """Everything a harness can be told, with its defaults (see the table in the module docstring).
+
+    Frozen: make a changed copy with `attrs.evolve(settings, ...)`. Invalid values (`restart_limit`
+    below 1, negative `max_retries`, an unknown `when_busy`) raise `ValueError` when made.
+    `model_options` are passed to the model with every request (temperature, ...)."""
+
     retry: RetryPolicy = field(factory=RetryPolicy)
     restart_limit: int = 3
     progress: Progress = field(factory=Progress)

@@ -1,12 +1,17 @@
-"""The `durable` command: the click group, its two commands, and errors as one line.
+"""The `durable` command: the click group, its commands, and errors as one line.
 
     durable demo [--db PATH] [--kill-after SECONDS] [--model faux|openai|anthropic] [--plain]
-    durable inspect PATH [--json] [--last N]
+    durable inspect PATH [--json] [--last N] [--kind KIND]... [--state STATE]...
+    durable export PATH [--conversation ID] [--format json|markdown] [--output FILE]
+    durable watch PATH [--interval SECONDS] [--timeout SECONDS] [--once] [--last N]
     durable --debug ...     show the traceback of an error
 
 `demo` runs (or, on an existing file, resumes) a scripted agent session that survives `kill -9`
-(see `durable.cli.demo`). `inspect` shows a session file without owning it: read-only, without the
-lock, safe while its owner runs (see `durable.cli.inspect_data` and `durable.storage.reader`).
+(see `durable.cli.demo`). `inspect`, `export` and `watch` read a session file without owning it:
+read-only, without the lock, safe while its owner runs (see `durable.cli.inspect_data`,
+`durable.cli.export_data`, `durable.cli.follow` and `durable.storage.reader`). `inspect` shows a
+summary (the last entries, tasks filtered by kind and state), `export` every entry of the
+conversations, `watch` follows the file live as its owner commits.
 
 Errors a person can act on (a missing file, a file another process owns, a newer schema, a file
 that is not a session, a missing API key) are one line on stderr and exit status 2; `--debug`
@@ -133,24 +138,88 @@ def demo(ctx: click.Context, db: str, kill_after: float | None, model: str, plai
 # --------------------------------------------------------------------------- inspect
 
 
+# What `--state` accepts (durable.cli.inspect_data.TASK_STATES, written here so that the
+# command line is built without importing the reader).
+_TASK_STATES = ("pending", "running", "sleeping", "waiting", "terminal", "done", "failed", "faulted", "aborted")
+
+
 @cli.command()
 @click.argument("path", metavar="PATH")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (stable keys) for scripts.")
 @click.option("--last", type=click.IntRange(min=1), default=10, show_default=True,
               help="Entries per conversation, and ended tasks and settled submissions, to show.")
-def inspect(path: str, as_json: bool, last: int) -> None:
+@click.option("--kind", "kinds", multiple=True, metavar="KIND",
+              help="Only tasks of this kind (generation, tool, compaction, cancel); repeat for several.")
+@click.option("--state", "states", multiple=True, type=click.Choice(_TASK_STATES),
+              help="Only tasks in this state, or ended with this outcome; repeat for several.")
+def inspect(path: str, as_json: bool, last: int, kinds: tuple[str, ...], states: tuple[str, ...]) -> None:
     """Show a session file: conversations, submissions, tasks, the live document and file facts.
 
+    With --kind or --state, every matching task is listed (ended ones too, not bound by --last).
     Read-only and without the lock: safe while the owner process runs."""
     from .inspect_data import read_session
 
-    data = read_session(path, last=last)
+    data = read_session(path, last=last, kinds=kinds, states=states)
     if as_json:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         from .inspect_view import print_session
 
         print_session(data)
+
+
+# --------------------------------------------------------------------------- export
+
+
+@cli.command()
+@click.argument("path", metavar="PATH")
+@click.option("--conversation", metavar="ID", help="Only this conversation (default: every one).")
+@click.option("--format", "fmt", type=click.Choice(["json", "markdown"]), default="json", show_default=True,
+              help="JSON (the stored records, for scripts) or a Markdown transcript (for people).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+              help="Write to FILE instead of standard output.")
+def export(path: str, conversation: str | None, fmt: str, output: str | None) -> None:
+    """Write whole conversations of a session file: every entry, its submissions, its live document.
+
+    Read-only and without the lock: safe while the owner process runs."""
+    from .export_data import export_session, to_json, to_markdown
+
+    data = export_session(path, conversation=conversation)
+    text = to_json(data) + "\n" if fmt == "json" else to_markdown(data)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+# --------------------------------------------------------------------------- watch
+
+
+@cli.command()
+@click.argument("path", metavar="PATH")
+@click.option("--interval", type=click.FloatRange(min=0.01), default=0.2, show_default=True, metavar="SECONDS",
+              help="How often to read the file.")
+@click.option("--timeout", type=click.FloatRange(min=0), metavar="SECONDS", help="Stop after SECONDS.")
+@click.option("--once", is_flag=True, help="Print what the file holds now, then stop.")
+@click.option("--last", type=click.IntRange(min=0), default=10, show_default=True,
+              help="Entries per conversation to show at the start.")
+@click.pass_context
+def watch(ctx: click.Context, path: str, interval: float, timeout: float | None, once: bool, last: int) -> None:
+    """Follow a session file live while another process owns it: new entries, live documents, tasks.
+
+    One line per event. Read-only and without the lock; stops on Ctrl-C."""
+    from .follow import follow
+
+    def echo(line: str) -> None:
+        click.echo(line)
+        sys.stdout.flush()
+
+    try:
+        follow(path, interval=interval, timeout=timeout, once=once, last=last, echo=echo)
+    except KeyboardInterrupt:
+        click.echo("durable watch: stopped", err=True)
+        ctx.exit(130)
 
 
 def main(argv: list[str] | None = None) -> None:

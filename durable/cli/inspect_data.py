@@ -14,6 +14,7 @@ error classes the harness raises (`StorageError`, `NotASession`, `SchemaTooNew`,
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from .. import codec, records as r
@@ -23,12 +24,22 @@ from ..storage.schema import SCHEMA_VERSION
 DEFAULT_SYNCHRONOUS = "FULL"  # what `open_harness` sets on its connection unless told otherwise
 
 
-def read_session(path: str | os.PathLike[str], *, last: int = 10) -> dict[str, Any]:
+# What `--state` accepts: the stored states, and the outcomes of ended (terminal) tasks.
+TASK_STATES = ("pending", "running", "sleeping", "waiting", "terminal", "done", "failed", "faulted", "aborted")
+
+
+def read_session(path: str | os.PathLike[str], *, last: int = 10, kinds: Sequence[str] = (),
+                 states: Sequence[str] = ()) -> dict[str, Any]:
     """Everything `durable inspect` shows about the session file at `path`.
 
     `last` bounds what grows with history: the entries shown per conversation, and the ended
     tasks and settled submissions shown (live tasks and unsettled submissions are always all
-    shown)."""
+    shown). `kinds` and `states` (any of `TASK_STATES`) filter the tasks: with either, every task
+    that matches one of the kinds and one of the states is shown, ended ones too, without the
+    `last` bound."""
+    unknown = sorted(set(states) - set(TASK_STATES))
+    if unknown:
+        raise ValueError(f"Unknown task state(s) {', '.join(unknown)} (expected: {', '.join(TASK_STATES)})")
     path = os.fspath(path)
     if os.path.islink(path):  # as the owner does: the file itself, with its -wal beside it
         path = os.path.realpath(path)
@@ -42,11 +53,22 @@ def read_session(path: str | os.PathLike[str], *, last: int = 10) -> dict[str, A
         return {
             "file": _file_facts(reader.file_facts(), path),
             "conversations": conversations,
-            "submissions": sorted((_submission(s) for s in reader.submissions(settled_last=last)),
+            "submissions": sorted((submission_data(s) for s in reader.submissions(settled_last=last)),
                                   key=lambda s: (s["created_at"] or 0, s["id"])),
-            "tasks": [_task(t) for t in reader.tasks(ended_last=last)],
+            "tasks": _tasks(reader, last, kinds, states),
             "live": {cid: codec.to_data(doc) for cid, doc in reader.live_documents().items()},
         }
+
+
+def _tasks(reader: SessionReader, last: int, kinds: Sequence[str], states: Sequence[str]) -> list[dict[str, Any]]:
+    if not kinds and not states:
+        return [_task(t) for t in reader.tasks(ended_last=last)]
+    found = [t for kind in sorted(set(kinds)) for t in reader.tasks(kind=kind)] if kinds else reader.tasks()
+    shown = [_task(t) for t in sorted(found, key=lambda t: t.id)]
+    if states:
+        wanted = set(states)
+        shown = [t for t in shown if t["state"] in wanted or t["outcome"] in wanted]
+    return shown
 
 
 def _file_facts(f: FileFacts, path: str) -> dict[str, Any]:
@@ -74,7 +96,7 @@ def _file_facts(f: FileFacts, path: str) -> dict[str, Any]:
     }
 
 
-def _submission(s: r.Submission) -> dict[str, Any]:
+def submission_data(s: r.Submission) -> dict[str, Any]:
     status = s.status
     unanswered = status if isinstance(status, r.Unanswered) else None
     return {
@@ -114,4 +136,4 @@ def _task(t: r.Task) -> dict[str, Any]:
     }
 
 
-__all__ = ["read_session"]
+__all__ = ["TASK_STATES", "read_session", "submission_data"]

@@ -16,6 +16,10 @@ import anyio
 
 
 class Clock(Protocol):
+    """What the harness asks of a clock: wall time in seconds (`now`), and a named, cancellable
+    wait until a deadline. Durable deadlines are stored as `now()` values, so a clock must agree
+    with the one the file was written with (wall time) across restarts."""
+
     def now(self) -> float: ...
 
     async def sleep_until(self, deadline: float, name: str = "") -> None:
@@ -24,6 +28,8 @@ class Clock(Protocol):
 
 
 class SystemClock:
+    """The real clock: `time.time()`, and event-loop sleeps until the deadline. The default."""
+
     def now(self) -> float:
         return time.time()
 

@@ -1,40 +1,77 @@
 """Reports to the host: structured events about crash handling, and errors with human text.
 
 The host passes `report=callback`; the callback gets `TaskInterrupted`, `TaskFaulted` and
-`ErrorReport` values, synchronously, in commit order. A callback that raises is not allowed to
-break the harness: its exception is swallowed after one attempt (reports are information).
+`ErrorReport` values, synchronously, in commit order. Every report is also logged, whether or
+not there is a callback, on a child of the `durable` logger (the library adds no handler but a
+`NullHandler` on `durable`; the application's logging configuration decides what is shown):
+
+| report                                        | logger             | level   |
+|-----------------------------------------------|--------------------|---------|
+| `TaskInterrupted`, reason `interrupted`       | `durable.recovery` | INFO    |
+| `TaskInterrupted`, `not_rerun`/`restart_limit`| `durable.recovery` | WARNING |
+| `TaskFaulted`, reason `restart_limit`         | `durable.recovery` | ERROR   |
+| `TaskFaulted`, reason `exception`             | `durable.task`     | ERROR   |
+| `ErrorReport`, topic `model` (provider error) | `durable.model`    | WARNING |
+| `ErrorReport`, topic `commit` (refused commit)| `durable.commit`   | WARNING |
+| `ErrorReport`, topic `storage` (store lost)   | `durable.storage`  | ERROR   |
+| `ErrorReport`, topic `task` (task code raised)| `durable.task`     | ERROR   |
+| a report callback that raised                 | `durable.reports`  | ERROR, with its traceback |
+
+Each record carries, as `extra`, `report` (the report value), `report_type`, `task_id`,
+`task_kind`, `conversation_id` (None when the report names no task) and `reason` (the report's
+reason, or the topic of an `ErrorReport`), so a structured handler needs no parsing.
+
+A callback that raises is not allowed to break the harness: its exception is logged (with its
+traceback) on `durable.reports` and the harness goes on (reports are information).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any, Literal
 
 from attrs import frozen
 
+from ..messages import times_in_a_row
 from ..records import Task
+
+logging.getLogger("durable").addHandler(logging.NullHandler())
+_recovery_log = logging.getLogger("durable.recovery")
+_reports_log = logging.getLogger("durable.reports")
 
 # What crash handling did with a task found cut off: charged or resumed ("interrupted"), an
 # unsafe tool not run again ("not_rerun"), or ended at the restart limit ("restart_limit").
 InterruptReason = Literal["interrupted", "not_rerun", "restart_limit"]
 # Why the harness gave up on a task: its abort handler was cut off too often, or its code raised.
 FaultReason = Literal["restart_limit", "exception", "storage_error"]
+# What an `ErrorReport` is about: the model provider (a failed attempt, a job that cannot be
+# looked up or cancelled), a commit the store refused (retried), the store stopping for good
+# (lock lost, closed), or task code that raised.
+ErrorTopic = Literal["model", "commit", "storage", "task"]
 
 
 @frozen
 class TaskRef:
+    """The task a report is about: its id, its kind ("generation", "tool", ...) and the
+    conversation it belongs to."""
+
     id: int
     kind: str
     conversation_id: str
 
     @classmethod
     def of(cls, task: Task) -> TaskRef:
+        """The reference of a task record."""
         return cls(task.id, task.kind, task.conversation_id)
 
 
 @frozen
 class TaskInterrupted:
-    """A task was found cut off by a crash; `reason` says what crash handling did with it."""
+    """A task was found cut off by a crash; `reason` says what crash handling did with it.
+
+    `restarts` is how many times in a row the task was cut off; `detail` is the sentence that
+    explains the decision (it is also what the conversation or the tool result says)."""
 
     task: TaskRef
     reason: InterruptReason
@@ -45,6 +82,9 @@ class TaskInterrupted:
 
 @frozen
 class TaskFaulted:
+    """The harness gave up on a task: its code raised (`exception`), or its abort handler was cut
+    off `restart_limit` times in a row. The task ended `faulted`; `detail` says why."""
+
     task: TaskRef
     reason: FaultReason
     detail: str = ""
@@ -53,25 +93,93 @@ class TaskFaulted:
 
 @frozen
 class ErrorReport:
-    """A human-readable error, with the raw error (never a credential) for the logs."""
+    """A human-readable error, with the raw error (never a credential) for the logs.
+
+    `task` is the task concerned (None for a commit that belongs to no one task), `topic` what
+    the error is about (see `ErrorTopic`); it chooses the logger the report is logged on."""
 
     message: str
     task: TaskRef | None = None
     raw: Any = None
+    topic: ErrorTopic = "task"
     type: str = "error"
 
 
 Report = TaskInterrupted | TaskFaulted | ErrorReport
+"""Every value a report callback can receive."""
 ReportCallback = Callable[[Report], None]
+"""The `report=` callback of `open_harness`: called synchronously, in commit order."""
+
+_TOPIC_LEVELS: dict[str, int] = {"model": logging.WARNING, "commit": logging.WARNING,
+                                 "storage": logging.ERROR, "task": logging.ERROR}
+
+
+def _describe(task: TaskRef | None) -> str:
+    return f"Task {task.id} ({task.kind}, conversation {task.conversation_id})" if task else "A commit"
+
+
+def _extra(report: Report, reason: str) -> dict[str, Any]:
+    task = report.task
+    return {
+        "report": report,
+        "report_type": report.type,
+        "task_id": task.id if task else None,
+        "task_kind": task.kind if task else None,
+        "conversation_id": task.conversation_id if task else None,
+        "reason": reason,
+    }
+
+
+def log_report(report: Report) -> None:
+    """Log a report on its logger, at its level, with structured `extra` (see the module docstring)."""
+    reason: str
+    if isinstance(report, TaskInterrupted):
+        logger, reason = _recovery_log, report.reason
+        level = logging.INFO if reason == "interrupted" else logging.WARNING
+        message = f"{_describe(report.task)} was cut off {times_in_a_row(report.restarts)} ({reason}): {report.detail}"
+    elif isinstance(report, TaskFaulted):
+        reason = report.reason
+        logger = _recovery_log if reason == "restart_limit" else logging.getLogger("durable.task")
+        level = logging.ERROR
+        message = f"{_describe(report.task)} faulted ({reason}): {report.detail}"
+    else:
+        reason = report.topic
+        logger, level = logging.getLogger(f"durable.{reason}"), _TOPIC_LEVELS.get(reason, logging.ERROR)
+        message = report.message
+    if logger.isEnabledFor(level):
+        # `%s`: the message is data (it may hold a `%` from a provider's error text), never a format.
+        logger.log(level, "%s", message, extra=_extra(report, reason))
 
 
 class Reporter:
+    """Sends each report to the log (`log_report`) and to the host's callback, if any."""
+
     def __init__(self, callback: ReportCallback | None) -> None:
         self._callback = callback
 
     def __call__(self, report: Report) -> None:
+        log_report(report)
         if self._callback is not None:
             try:
                 self._callback(report)
-            except Exception:  # noqa: BLE001 - a report must never break the harness
-                pass
+            except Exception:  # noqa: BLE001 - a report must never break the harness: logged instead
+                task = report.task
+                about = f" about task {task.id} ({task.kind})" if task else ""
+                name = getattr(self._callback, "__qualname__", repr(self._callback))
+                _reports_log.exception("The report callback %s raised on the %s report%s; the harness goes on",
+                                       name, report.type, about, extra=_extra(report, "callback_raised"))
+
+
+__all__ = [
+    "ErrorReport",
+    "ErrorTopic",
+    "FaultReason",
+    "InterruptReason",
+    "Report",
+    "ReportCallback",
+    "Reporter",
+    "TaskFaulted",
+    "TaskInterrupted",
+    "TaskRef",
+    "log_report",
+]

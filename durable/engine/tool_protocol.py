@@ -20,6 +20,10 @@ EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
 @frozen
 class ToolContext:
+    """Given to `execute` with the arguments: which call this is. `task_id` is the tool's task,
+    `call_id` the model's call id, `conversation_id` its conversation; `attempt` is 1 on the first
+    run and 2, 3... when a safe tool runs again after a crash cut it off (an unsafe tool never
+    runs a second time)."""
     task_id: int
     call_id: str
     conversation_id: str

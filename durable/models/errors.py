@@ -1,5 +1,5 @@
 """Provider errors, classified: the one place that turns what a provider or its HTTP stack raised
-into a `ModelError` whose `kind` the harness can act on (SPEC §3, §5).
+into a `ModelError` whose `kind` the harness can act on (docs/spec.md §3, §5).
 
 Owns:
 - `classify_status`: an HTTP status, the provider's JSON error body and the response headers

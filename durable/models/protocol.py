@@ -6,7 +6,7 @@ streaming call that yields text deltas, finished tool calls and usage, and ends 
 `fetch` and `cancel`.
 
 Errors are `ModelError`s that carry the provider, the HTTP status, a retry-after and a `kind`;
-the harness decides from `kind` alone whether an attempt is retried (SPEC §3). Providers never
+the harness decides from `kind` alone whether an attempt is retried (docs/spec.md §3). Providers never
 put credentials in an error message.
 
 A provider module (faux, openai, anthropic) imports this module, `durable.records` and

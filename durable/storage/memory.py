@@ -22,6 +22,10 @@ from .reader import StoredRows
 
 
 class MemoryStorage:
+    """A `Storage` that keeps everything in memory: for tests and throwaway sessions. Same
+    contract as `SQLiteStorage` (the conformance tests run on both), but nothing survives the
+    process."""
+
     def __init__(self, name: str = "memory") -> None:
         self.location = f"<memory:{name}>"
         self._open = False

@@ -9,7 +9,7 @@ Witnesses that survive crashes:
     `ExecutionLog` (tool executions per call), `FauxJobLedger` (deferred jobs at the provider)
 Faux models that answer by turn, so retries after a crash get the same answer:
     `by_input({...})`
-Invariants (SPEC §6):
+Invariants (docs/spec.md §6):
     `check_invariants(path_or_storage, ...) -> list[str]`, `check_commit_history(batches)`,
     `describe_session(path)`
 The explorer (every commit boundary of a scenario):

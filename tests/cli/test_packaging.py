@@ -75,7 +75,8 @@ def test_the_sdist_has_the_examples_the_tests_and_the_license(built):
     examples = {p.name for p in (REPO / "examples").glob("*.py")}
     assert examples and {f"examples/{e}" for e in examples} <= names
     assert {"LICENSE", "README.md", "Makefile", "pyproject.toml", "durable/py.typed", "tests/conftest.py",
-            "tests/cli/test_packaging.py", "tests/engine/test_tool_schemas.py"} <= names
+            "tests/cli/test_packaging.py", "tests/engine/test_tool_schemas.py", "docs/spec.md", "docs/index.md",
+            "docs/build.py"} <= names
     assert not [n for n in names if "__pycache__" in n or ".sqlite" in n]
 
 

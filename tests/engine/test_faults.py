@@ -1,4 +1,4 @@
-"""Faults other than crashes (SPEC §5): a full disk, a tool or kind that raises."""
+"""Faults other than crashes (docs/spec.md §5): a full disk, a tool or kind that raises."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Generations that survive crashes: SPEC §4, one behaviour a test, with exact transcripts,
+"""Generations that survive crashes: docs/spec.md §4, one behaviour a test, with exact transcripts,
 submission results, live snapshots and reports. A crash abandons the harness with its storage
 hanging (what a killed process leaves); reopening uses a new harness on the same file."""
 

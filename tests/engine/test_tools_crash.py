@@ -1,4 +1,4 @@
-"""Tools after crashes, client tools, and bad calls (SPEC §3, §4, §5)."""
+"""Tools after crashes, client tools, and bad calls (docs/spec.md §3, §4, §5)."""
 
 from __future__ import annotations
 

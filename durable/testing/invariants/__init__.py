@@ -1,4 +1,4 @@
-"""The invariants of SPEC §6, checked on a session file, in plain words.
+"""The invariants of docs/spec.md §6, checked on a session file, in plain words.
 
 `check_invariants(source, ...)` reads a session (a file path, an `SQLiteStorage`, a
 `MemoryStorage`, or a `CrashableStorage` around one) and returns the violations it finds, one
@@ -65,7 +65,7 @@ def check_invariants(
     clean_close: bool = False,
     quiescent: bool = False,
 ) -> list[str]:
-    """The violations of SPEC §6 in `source` (see the module docstring); empty when all hold.
+    """The violations of docs/spec.md §6 in `source` (see the module docstring); empty when all hold.
 
     `settings` gives the retry policy and restart limit in force (a sequence when successive
     harnesses used different ones: the most permissive bound applies). `acknowledged` lists

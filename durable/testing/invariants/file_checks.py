@@ -1,4 +1,4 @@
-"""The invariants the session file alone shows (SPEC §6, numbers 1, 2, 3 and 6): submissions,
+"""The invariants the session file alone shows (docs/spec.md §6, numbers 1, 2, 3 and 6): submissions,
 tool calls, attempts and charges, tasks and the live document. Each check returns its violations,
 one sentence each."""
 

@@ -1,4 +1,4 @@
-"""The invariants that need a witness from outside the file (SPEC §6, numbers 4 and 5, and the
+"""The invariants that need a witness from outside the file (docs/spec.md §6, numbers 4 and 5, and the
 model's requests of number 3): tool executions, deferred jobs at the provider, attempts sent."""
 
 from __future__ import annotations

@@ -1,0 +1,145 @@
+"""Optional OpenTelemetry spans: one per task runner, model attempt, tool call and commit.
+
+Tracing is opt-in twice: the `otel` extra installs `opentelemetry-api`, and the application
+configures a tracer provider (with the SDK, or any other implementation). Without the API
+installed, every decorator here returns the function it decorates unchanged (no cost at all);
+installed but not configured, OpenTelemetry's own no-op tracer makes the spans (a few
+microseconds each).
+
+The engine marks what it traces with decorators, one line above the method:
+
+| decorator            | on                                                | span name           |
+|----------------------|---------------------------------------------------|---------------------|
+| `@tracing.task_run`  | `Scheduler._guarded(self, task)`                  | `durable.<kind>`    |
+| `@tracing.attempt`   | `GenerationKind._stream(self, rt, task, request)` | `durable.attempt`   |
+| `@tracing.tool_call` | `ToolKind._execute(self, rt, task, tool, args)`   | `durable.tool_call` |
+| `@tracing.commit`    | `Session.commit(self, change, ...)`               | `durable.commit`    |
+
+(`durable.<kind>`: `durable.generation`, `durable.tool`, `durable.compaction`, ...)
+
+Attributes: `durable.task.id`, `durable.task.kind`, `durable.conversation.id` and
+`durable.task.restarts` on the spans of a task; `durable.attempt` on an attempt;
+`durable.tool.name` and `durable.tool.call_id` on a tool call; `durable.commit.task_ids` and
+`durable.commit.entries` on a commit. Spans follow the context: a tool runner started by a
+generation's commit is a child of that generation's span.
+
+An exception escaping a traced call is recorded on its span, which ends with status ERROR;
+cancellation (a clean close, an abort) ends the span without an error. Tracing never changes what
+the traced call does or raises.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import anyio
+
+from ..records import Task
+
+AttributeValue = str | int | float | bool | Sequence[int] | Sequence[str]
+Describe = Callable[..., tuple[str, Mapping[str, AttributeValue]]]
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+
+TRACER_NAME = "durable"
+
+_tracer: Any = None
+
+
+def available() -> bool:
+    """Whether `opentelemetry-api` is installed (the `otel` extra)."""
+    return importlib.util.find_spec("opentelemetry") is not None and \
+        importlib.util.find_spec("opentelemetry.trace") is not None
+
+
+def _get_tracer() -> Any:
+    """The `durable` tracer: a proxy that follows the global tracer provider, even one set later."""
+    global _tracer
+    if _tracer is None:
+        from opentelemetry import trace
+
+        from .. import __version__
+
+        _tracer = trace.get_tracer(TRACER_NAME, __version__)
+    return _tracer
+
+
+def task_attributes(task: Task) -> dict[str, AttributeValue]:
+    """The attributes that name a task on its spans."""
+    return {
+        "durable.task.id": task.id,
+        "durable.task.kind": task.kind,
+        "durable.conversation.id": task.conversation_id,
+        "durable.task.restarts": task.restarts,
+    }
+
+
+def traced(describe: Describe) -> Callable[[F], F]:
+    """Decorate an async function so that each call runs in a span; `describe` gets the call's
+    arguments and returns the span's name and attributes. Without OpenTelemetry installed the
+    function is returned unchanged."""
+
+    def decorate(fn: F) -> F:
+        if not available():
+            return fn
+
+        @functools.wraps(fn)
+        async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            from opentelemetry.trace import Status, StatusCode
+
+            name, attributes = describe(*args, **kwargs)
+            with _get_tracer().start_as_current_span(name, attributes=dict(attributes), record_exception=False,
+                                                     set_status_on_exception=False) as span:
+                try:
+                    return await fn(*args, **kwargs)
+                except anyio.get_cancelled_exc_class():
+                    span.set_attribute("durable.cancelled", True)
+                    raise
+                except Exception as exc:
+                    span.record_exception(exc)
+                    span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+                    raise
+
+        return wrapper  # type: ignore[return-value]  # same signature as fn (functools.wraps)
+
+    return decorate
+
+
+def _task_run(scheduler: object, task: Task) -> tuple[str, Mapping[str, AttributeValue]]:
+    return f"durable.{task.kind}", task_attributes(task)
+
+
+def _attempt(kind: object, rt: object, task: Task, request: Any) -> tuple[str, Mapping[str, AttributeValue]]:
+    return "durable.attempt", {**task_attributes(task), "durable.attempt": int(request.attempt)}
+
+
+Described = tuple[str, Mapping[str, AttributeValue]]
+
+
+def _tool_call(kind: object, rt: object, task: Task, tool: Any, args: object) -> Described:
+    call_id = getattr(getattr(task.input, "call", None), "id", "")
+    return "durable.tool_call", {**task_attributes(task), "durable.tool.name": str(tool.name),
+                                 "durable.tool.call_id": str(call_id)}
+
+
+def _commit(session: object, change: Any, **_: object) -> tuple[str, Mapping[str, AttributeValue]]:
+    # At the start of `Session.commit` the change's tasks are still in `_tasks` (the host API
+    # may also have put some in its batch directly).
+    ids = set(getattr(change, "_tasks", {})) | {t.id for t in change.batch.tasks}
+    return "durable.commit", {"durable.commit.task_ids": sorted(ids),
+                              "durable.commit.entries": len(change.batch.entries)}
+
+
+task_run = traced(_task_run)
+"""On `Scheduler._guarded(self, task)`: a span per task runner, named after the task's kind."""
+attempt = traced(_attempt)
+"""On `GenerationKind._stream(self, rt, task, request)`: a span per model attempt."""
+tool_call = traced(_tool_call)
+"""On `ToolKind._execute(self, rt, task, tool, args)`: a span per tool execution."""
+commit = traced(_commit)
+"""On `Session.commit(self, change, ...)`: a span per commit (the store may group several)."""
+
+
+__all__ = ["TRACER_NAME", "attempt", "available", "commit", "task_attributes", "task_run", "tool_call", "traced"]
