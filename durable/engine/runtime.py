@@ -60,7 +60,7 @@ class Runtime:
         def refused(exc: StorageError) -> None:
             owners = ", ".join(f"task {t.id} ({t.kind})" for t in change.batch.tasks) or "A commit"
             self.report(ErrorReport(f"{owners[0].upper()}{owners[1:]} could not commit and will try again: {exc}",
-                                    raw=repr(exc)))
+                                    raw=repr(exc), topic="commit"))
 
         await self.session.commit(change, retry=refused if retry else None)
         for task in change.batch.tasks:

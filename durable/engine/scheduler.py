@@ -25,7 +25,7 @@ import attrs
 from ..codec import CodecError
 from ..errors import CommitFailed, HarnessError, LockLost, StorageClosed, StorageError
 from ..records import ErrorDetail, ErrorInfo, Task
-from . import recovery
+from . import recovery, tracing
 from .kinds import TaskKind
 from .reports import ErrorReport, FaultReason, Reporter, TaskFaulted, TaskRef
 from .runtime import Runtime
@@ -118,6 +118,7 @@ class Scheduler:
                 del self._runners[task_id]
             runner.done.set()
 
+    @tracing.task_run
     async def _guarded(self, task: Task) -> None:
         """Drive the task; sort what escapes. Cancellation is not caught."""
         try:
@@ -127,7 +128,8 @@ class Scheduler:
             if err is None or (isinstance(err, CommitFailed) and isinstance(err.__cause__, CodecError)):
                 await self._fault(task.id, exc, "exception")  # a bug in task code, or a value never storable
             elif isinstance(err, (LockLost, StorageClosed)):
-                self.report(ErrorReport(f"Task {task.id} ({task.kind}) stopped: {err}", TaskRef.of(task), repr(err)))
+                self.report(ErrorReport(f"Task {task.id} ({task.kind}) stopped: {err}", TaskRef.of(task), repr(err),
+                                        topic="storage"))
                 if isinstance(err, LockLost):
                     self._on_broken(err)
             else:  # a store that refuses for good (damaged, read-only, an I/O error that persists)
@@ -165,7 +167,7 @@ class Scheduler:
             message = f"Task {task_id} ({task.kind}) stopped: {storage}"
         else:
             message = f"Task {task_id} ({task.kind}) raised {type(exc).__name__}: {exc}"
-        self.report(ErrorReport(message, TaskRef.of(task), repr(exc)))
+        self.report(ErrorReport(message, TaskRef.of(task), repr(exc), topic="task" if storage is None else "storage"))
         kind = self.kinds.get(task.kind)
         if kind is None:  # no table to check an ending against: it stays as the file holds it
             return
@@ -175,7 +177,7 @@ class Scheduler:
             await self.rt.commit(change, retry=storage is None)
         except StorageError as err:  # it stays as the file holds it; a reopen runs it again
             self.report(ErrorReport(f"Task {task_id} ({task.kind}) could not be marked faulted: {err}",
-                                    TaskRef.of(task), repr(err)))
+                                    TaskRef.of(task), repr(err), topic="storage"))
             if storage is not None:
                 self._on_broken(storage)
             return

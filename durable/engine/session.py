@@ -40,6 +40,7 @@ from ..records import (
     Task,
 )
 from ..storage.protocol import Batch, Opened, Storage
+from . import tracing
 from .transitions import Transitions
 
 
@@ -190,6 +191,7 @@ class Session:
 
     # ------------------------------------------------------------------ the commit line
 
+    @tracing.commit
     async def commit(self, change: Change, *, retry: Callable[[StorageError], None] | None = None) -> None:
         """Apply `change` to the head and make it durable. If cancelled after this call started,
         the commit still completes (the store shields it); observers see it either way.

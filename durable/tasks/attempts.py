@@ -84,7 +84,8 @@ async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *,
     attempt = attempt_of(task.checkpoint)
     if raw is not None:
         detail = raw.raw if isinstance(raw, ModelError) and raw.raw is not None else repr(raw)
-        rt.report(ErrorReport(f"Attempt {attempt} of task {task.id} failed: {err.message}", TaskRef.of(task), detail))
+        rt.report(ErrorReport(f"Attempt {attempt} of task {task.id} failed: {err.message}", TaskRef.of(task), detail,
+                              topic="model"))
     policy = rt.settings.retry
     change = rt.change()
     keep_partial(change, task, stop_reason, err.message, partial, interrupted=interrupted)

@@ -66,7 +66,7 @@ class CancelKind(TaskKind):
                         rt.report(ErrorReport(
                             f"Task {inp.run_task_id}: the deferred job {inp.job.key} may have been submitted "
                             f"before the host stopped; {provider} cannot look it up, so it cannot be cancelled",
-                            TaskRef.of(task)))
+                            TaskRef.of(task), topic="model"))
                     await self._end(rt, task, Done({"cancelled": False}))
                     return None
             with anyio.CancelScope() as scope:
@@ -83,7 +83,7 @@ class CancelKind(TaskKind):
                 raise ModelError(f"{provider} did not answer within {CANCEL_TIMEOUT:g} s", kind="timeout")
         except ModelError as exc:
             message = f"Cancelling deferred job {handle or inp.job.key} at {provider} failed: {exc.message}"
-            rt.report(ErrorReport(message, TaskRef.of(task), exc.raw))
+            rt.report(ErrorReport(message, TaskRef.of(task), exc.raw, topic="model"))
             reason: FailureReason = "timeout" if exc.kind == "timeout" else "model_error"
             await self._end(rt, task, Failed(ErrorInfo(message, ErrorDetail(reason))))
             return None

@@ -76,7 +76,7 @@ async def poll(rt: Runtime, task: Task, build: BuildRequest, finish: Finish) -> 
             return task
         rt.report(ErrorReport(
             f"Task {task.id}: the deferred job {phase.job.key} may have been submitted before the host stopped; "
-            f"the provider cannot look it up, so it is submitted again", TaskRef.of(task)))
+            f"the provider cannot look it up, so it is submitted again", TaskRef.of(task), topic="model"))
         request = attrs.evolve(await build(rt, task, phase.attempt), key=phase.job.key)
         return await submit_job(rt, task, request)
     if isinstance(task.state, Sleeping):

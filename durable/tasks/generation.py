@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, ClassVar
 import anyio
 import attrs
 
+from ..engine import tracing
 from ..engine.kinds import Resumed, TaskKind
 from ..engine.runtime import Runtime
 from ..engine.session import Change, in_context
@@ -167,6 +168,7 @@ class GenerationKind(TaskKind):
         await rt.commit(change)
         return await self._stream(rt, task, await self._build_request(rt, task, phase.attempt))
 
+    @tracing.attempt
     async def _stream(self, rt: Runtime, task: Task, request: ModelRequest) -> Task | None:
         phase = task.checkpoint
         assert isinstance(phase, Request)

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 import anyio
 import attrs
 
+from ..engine import tracing
 from ..engine.kinds import Resumed, TaskKind
 from ..engine.runtime import Runtime
 from ..engine.session import Change
@@ -135,6 +136,7 @@ class ToolKind(TaskKind):
         await self._execute(rt, task, tool, args)
         return None
 
+    @tracing.tool_call
     async def _execute(self, rt: Runtime, task: Task, tool: Tool, args: Any) -> None:
         cid = task.conversation_id
         output: list[str] = []  # a safe tool run again starts its output afresh

@@ -9,7 +9,6 @@ and on the server's own signals, never on hopeful sleeps."""
 
 from __future__ import annotations
 
-import inspect
 import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -34,9 +33,7 @@ from .conftest import ANTHROPIC_KEY, OPENAI_KEY, FakeServer, Reply, json_reply, 
 from .test_anthropic import batch, error_body, message_events, result_line
 from .test_openai import chat_chunk, chat_stream, response_object, responses_stream
 
-# A failed attempt's report names its topic ("model") once the report sites pass `topic=` (the
-# lead's hook lines in durable/tasks/attempts.py); until then it has the default ("task").
-MODEL_TOPIC = "model" if 'topic="model"' in inspect.getsource(durable.tasks.attempts) else "task"
+MODEL_TOPIC = "model"  # a failed attempt's report is about the model provider
 
 pytestmark = pytest.mark.anyio
 
