@@ -89,6 +89,7 @@ class CompactionEntry:
 
 
 Entry = Union[UserEntry, AssistantEntry, ToolResultEntry, CompactionEntry]
+"""Any entry of a conversation; stored with its kind as a tag."""
 
 
 @frozen

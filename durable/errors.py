@@ -112,11 +112,11 @@ class ConversationBusy(HarnessError):
 
 
 class UnknownTask(HarnessError):
-    pass
+    """No task with this id in the session (the message names the id and the file)."""
 
 
 class UnknownSubmission(HarnessError):
-    pass
+    """No submission with this id in the session (the message names the id and the file)."""
 
 
 class SubmissionUnanswered(HarnessError):

@@ -12,11 +12,11 @@ ModelStopReason = Literal["stop", "tool_use", "length", "error"]
 StopReason = Literal[ModelStopReason, "aborted"]
 """How a stored assistant entry ended: what a model may return, or "aborted" for a partial kept
 after an interruption."""
-# Why a run ended without an answer (`Unanswered.reason`, `RunFailure.reason`).
 UnansweredReason = Literal["model_error", "interrupted", "restart_limit", "aborted", "faulted", "tool_round_limit",
                            "storage_error"]
-# Why a task failed or faulted (`ErrorDetail.reason`).
+"""Why a run ended without an answer (`Unanswered.reason`, `RunFailure.reason`)."""
 FailureReason = Literal["exception", "model_error", "interrupted", "restart_limit", "timeout", "tool_round_limit",
                         "storage_error"]
+"""Why a task failed or faulted (`ErrorDetail.reason`)."""
 
 __all__ = ["FailureReason", "ModelStopReason", "StopReason", "UnansweredReason"]

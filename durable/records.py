@@ -46,8 +46,10 @@ from .live_records import (
 from .reasons import FailureReason, ModelStopReason, StopReason, UnansweredReason
 
 Replay = Literal["safe", "unsafe"]
-# How the host stopped a run (`Task.stop`): an abort, or an interrupt by a new input.
+"""What a tool call may do after a crash cut it off: "safe" runs it again, "unsafe" never runs it a
+second time (the model gets an error result saying it may have run)."""
 StopMark = Literal["aborted", "interrupted"]
+"""How the host stopped a run (`Task.stop`): an abort, or an interrupt by a new input."""
 
 
 # --------------------------------------------------------------------------- task states and outcomes
@@ -98,6 +100,7 @@ class Faulted:
 
 
 Outcome = Union[Done, Failed, Aborted, Faulted]
+"""How a task ended (`Terminal.outcome`)."""
 
 
 @frozen
@@ -138,6 +141,7 @@ class Terminal:
 
 
 State = Union[Pending, Running, Sleeping, Waiting, Terminal]
+"""Where a task stands (`Task.state`)."""
 
 
 # --------------------------------------------------------------------------- generation phases
@@ -254,6 +258,7 @@ class CancelInput:
 
 
 TaskInput = Union[GenerationInput, ToolInput, CompactionInput, CancelInput]
+"""The committed intent of a task, one kind of input per task kind (`Task.input`)."""
 
 
 @frozen
@@ -327,6 +332,7 @@ class Unanswered:
 
 
 SubmissionStatus = Union[Queued, Answered, Unanswered]
+"""Where a submission stands: queued until its run settles it, then answered or unanswered."""
 
 
 @frozen

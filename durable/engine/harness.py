@@ -66,6 +66,9 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
 
 
 class HarnessState(enum.Enum):
+    """The lifecycle of a harness (`Harness.state`): new, open (recovery done), resumed (runners
+    run), closing, closed; or crashed (abandoned without writing, or died while opening)."""
+
     NEW = "new"
     OPEN = "open"  # opened, recovery done, nothing running yet
     RESUMED = "resumed"  # runners run
@@ -79,6 +82,8 @@ _ACCEPTING = (HarnessState.OPEN, HarnessState.RESUMED)
 
 @frozen
 class Wake:
+    """What `Harness.wake()` returns: whether work is active, and when the next durable timer fires."""
+
     active: bool  # some task is running or ready to run
     next_timer: float | None  # the earliest durable deadline (clock seconds), if any
 

@@ -43,8 +43,10 @@ _reports_log = logging.getLogger("durable.reports")
 # What crash handling did with a task found cut off: charged or resumed ("interrupted"), an
 # unsafe tool not run again ("not_rerun"), or ended at the restart limit ("restart_limit").
 InterruptReason = Literal["interrupted", "not_rerun", "restart_limit"]
+"""What crash handling did with a task found cut off (`TaskInterrupted.reason`)."""
 # Why the harness gave up on a task: its abort handler was cut off too often, or its code raised.
 FaultReason = Literal["restart_limit", "exception", "storage_error"]
+"""Why the harness gave up on a task (`TaskFaulted.reason`)."""
 # What an `ErrorReport` is about: the model provider (a failed attempt, a job that cannot be
 # looked up or cancelled), a commit the store refused (retried), the store stopping for good
 # (lock lost, closed), or task code that raised.

@@ -4,15 +4,15 @@ given while it runs (`ToolApi`, `ToolContext`). Made and checked by `durable.eng
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import Any
 
 from attrs import field, frozen
 
 from ..models.protocol import ToolSpec
+from ..records import Replay
 
 Execute = Callable[[Any, "ToolApi", "ToolContext"], Awaitable[Any]]
 AnyExecute = Callable[..., Awaitable[Any]]
-Replay = Literal["safe", "unsafe"]
 
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 """The schema of a tool that takes any object (a raw `execute` without `parameters`)."""

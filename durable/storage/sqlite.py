@@ -52,6 +52,7 @@ from .protocol import Batch, EncodedBatch, Opened, encode_batch
 
 T = TypeVar("T")
 Synchronous = Literal["FULL", "NORMAL"]
+"""SQLite's `synchronous` level for commits: "FULL" fsyncs every commit, "NORMAL" only at checkpoints."""
 _MAX_GROUP = 256
 
 
