@@ -17,6 +17,7 @@ from .errors import (
     HarnessClosed as HarnessClosed,
     HarnessError as HarnessError,
     IllegalTransition as IllegalTransition,
+    InvalidInput as InvalidInput,
     LockLost as LockLost,
     MissingExtra as MissingExtra,
     NotASession as NotASession,
