@@ -408,7 +408,8 @@ class AttemptGuard:
                 return await call()
             with anyio.move_on_after(max(limit, 0.0)):
                 return await call()
-        except (ModelError, *_BUGS):
+        except (ModelError, *_BUGS) as exc:
+            _scrub_in_place(exc, self.api_key)  # it goes on as it is: its text must hold no key either
             raise
         except Exception as exc:  # noqa: BLE001 - every provider failure becomes a ModelError
             # `from None`: the SDK exception holds the request and its Authorization header.
@@ -433,6 +434,15 @@ class AttemptGuard:
 
 
 _BUGS = (TypeError, NameError, AssertionError)
+
+
+def _scrub_in_place(exc: BaseException, api_key: str | None) -> None:
+    """Scrub the text of an exception that propagates unchanged (its message reaches reports and
+    the session file when it faults the task)."""
+    exc.args = tuple(scrub(a, api_key) if isinstance(a, str) else a for a in exc.args)
+    if isinstance(exc, ModelError):
+        exc.message = scrub(exc.message, api_key)
+        exc.raw = scrub(exc.raw, api_key) if exc.raw is not None else None
 
 END = object()
 """Returned by `AttemptGuard.next` when the stream has no more events."""

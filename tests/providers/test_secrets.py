@@ -149,3 +149,24 @@ def test_scrub_replaces_every_form_of_the_key_and_every_key_shape():
     assert scrub(once, key) == once
     # a short configured key is replaced only exactly (case-folded it would hit ordinary words)
     assert scrub("none None NONE", "none") == "*** None NONE"
+
+
+async def test_an_error_the_guard_passes_on_unchanged_is_scrubbed_too():
+    from durable.models.errors import AttemptGuard
+    from durable.models.protocol import ModelError
+
+    key = "sk-test-0123456789abcdef"
+    guard = AttemptGuard("openai", api_key=key)
+
+    async def bug() -> None:
+        raise TypeError(f"bad header value 'Bearer {key.upper()}'")
+
+    async def model_error() -> None:
+        raise ModelError(f"echo {percent_all(key)}", raw={"x-api-key": key}, provider="openai")
+
+    with pytest.raises(TypeError) as caught:
+        await guard.call(bug)
+    assert str(caught.value) == "bad header value 'Bearer ***'"
+    with pytest.raises(ModelError) as failed:
+        await guard.call(model_error)
+    assert (failed.value.message, str(failed.value), failed.value.raw) == ("echo ***", "echo ***", {"x-api-key": "***"})
