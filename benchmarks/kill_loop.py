@@ -271,6 +271,8 @@ class Loop:
             if missing:
                 problems.append(f"inputs never given: {missing[:10]}")
         self.figures["unsafe executions"] = sum(runs.values())
+        self.figures["unsafe calls committed"] = len(tool_calls)
+        self.figures["unsafe calls cut off, not run again"] = len(tool_calls - set(runs))
         self.figures["submissions"] = len(subs)
         self.figures["settled"] = sum(1 for s in subs.values() if s.settled)
         self.figures["answered"] = sum(1 for s in subs.values() if type(s.status).__name__ == "Answered")
@@ -297,6 +299,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     attempts = kills = missed = 0
     where: Counter[str] = Counter()
     failure: str | None = None
+    settled_by_kill_phase = 0
     try:
         startup = _startup_estimate()
         while kills < args.kills:
@@ -319,6 +322,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if args.progress and kills % 10 == 0 and killed:
                 print(f"  {kills} kills, {loop.figures['settled']} settled, "
                       f"{loop.figures['unsafe executions']} unsafe runs, {time.monotonic() - began:.0f} s", flush=True)
+        settled_by_kill_phase = loop.figures["settled"]
         lines, _, code = loop.run_child(None, timeout=args.timeout * 4)
         if code != 0 or "closed" not in lines:
             raise Violation(f"the last child did not finish cleanly (exit {code}): {lines[-5:]}; see {loop.stderr}")
@@ -329,7 +333,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     result = {
         "kills": kills, "children": attempts + 1, "ended_before_kill": missed, "kills_by_phase": dict(where),
         "inputs": args.inputs, **dict(loop.figures),
-        "unanswered_reasons": dict(loop.unanswered), "seed": args.seed, "seconds": round(seconds, 1),
+        "unanswered_reasons": dict(loop.unanswered), "settled_during_kills": settled_by_kill_phase,
+        "seed": args.seed, "seconds": round(seconds, 1),
         "violation": failure, "workdir": workdir if (failure or args.keep) else None,
     }
     if failure is None and not args.keep:
@@ -371,7 +376,11 @@ def main() -> int:
     print(f"  inputs: {result.get('submissions', 0)} given, {result.get('acknowledged', 0)} acknowledged, "
           f"{result.get('settled', 0)} settled ({result.get('answered', 0)} answered, unanswered: "
           f"{result['unanswered_reasons'] or 'none'}) of {result['inputs']}")
-    print(f"  unsafe tool executions: {result.get('unsafe executions', 0)}, each call at most once")
+    print(f"  {result.get('settled_during_kills', 0)} inputs settled while the kills went on, the rest by the last "
+          f"process; {result.get('kills that left no session yet', 0)} kill(s) came before the file was a session")
+    print(f"  unsafe tool calls: {result.get('unsafe calls committed', 0)} committed, "
+          f"{result.get('unsafe executions', 0)} executions, each call at most once; "
+          f"{result.get('unsafe calls cut off, not run again', 0)} cut off by a kill and not run again")
     print("  after every kill: integrity_check ok, every acknowledged input present, no unsafe call twice, "
           "no submission settled twice" if result["violation"] is None else f"  VIOLATION: {result['violation']}")
     if result["workdir"]:
