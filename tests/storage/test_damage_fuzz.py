@@ -281,4 +281,4 @@ def test_one_damaged_page_opens_cleanly_or_is_a_clear_error_within_a_bound(healt
     if pending:
         pytest.xfail(f"issue 13 item 3 (permanent storage errors end visibly; a damaged file is not silently "
                      f"used): {len(pending)} case(s) hang or answer on a damaged file: {', '.join(pending)}; "
-                     f"replay: DURABLE_FUZZ_ONLY={','.join(pending)} pytest -s {__file__}")
+                     f"replay: DURABLE_FUZZ_ONLY={','.join(pending)} pytest -s tests/storage/test_damage_fuzz.py")
