@@ -48,6 +48,12 @@ nav a {{ margin-right: 1rem; }}
 """
 
 
+PUBLIC_MODULES = (  # a subpackage brings its submodules along, and `durable` its `sync`
+    "durable", "durable.records", "durable.entries", "durable.live_records", "durable.reasons",
+    "durable.settings", "durable.errors", "durable.messages", "durable.codec",
+    "durable.engine", "durable.storage", "durable.models", "durable.tasks", "durable.testing",
+)
+
 def slug(heading: str) -> str:
     """The anchor GitHub (and markdown2's header-ids) gives a heading: "3. The generation task"
     is "3-the-generation-task"."""
@@ -121,6 +127,7 @@ def build(site: Path) -> list[str]:
     import pdoc
     import pdoc.render_helpers
 
+
     problems = check_sources()
     problems += check_links(ROOT / "README.md", (ROOT / "README.md").read_text(encoding="utf-8"), None)
     if site.exists():
@@ -128,7 +135,8 @@ def build(site: Path) -> list[str]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         pdoc.render.configure(docformat="markdown", show_source=False)
-        pdoc.pdoc("durable", output_directory=site / "api")
+        # Listed, not found: `durable.__all__` names only the top-level API, and pdoc would follow it.
+        pdoc.pdoc(*PUBLIC_MODULES, output_directory=site / "api")
     problems += [f"{w.filename}:{w.lineno}: {w.category.__name__}: {w.message}" for w in caught]
     for name in PAGES:
         markdown = (DOCS / name).read_text(encoding="utf-8")

@@ -9,7 +9,8 @@ Messages are plain sentences that name the file, task, conversation or tool conc
     |       +-- DiskFull
     +-- HarnessError               the host API
     |   +-- HarnessClosed, ConversationBusy, UnknownTask, UnknownSubmission,
-    |       SubmissionUnanswered, ToolResultRejected, ToolDefinitionError
+    |       SubmissionUnanswered, ToolResultRejected, ToolDefinitionError, ToolArgumentError,
+    |       InvalidInput (also ValueErrors)
     +-- CodecError (also a ValueError)          durable.codec: a value without its record's shape
     +-- ModelError                              durable.models: a provider call failed (`kind`)
     +-- MissingCredentials (also a ValueError)  durable.models.errors: a provider without a key
@@ -161,3 +162,12 @@ class MissingExtra(DurableError, ImportError):
                          name=package)
         self.package = package
         self.extra = extra
+
+
+# --------------------------------------------------------------------------- odd input
+
+
+class InvalidInput(HarnessError, ValueError):
+    """The host passed a value durable refuses before anything is written: a conversation id that
+    is not a non-empty string, or holds a NUL or a lone surrogate (it could not be stored as
+    UTF-8); an input that is not non-empty text. The message names the value (its repr)."""

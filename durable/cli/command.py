@@ -22,8 +22,10 @@ the event-loop libraries.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
+import re
 import sys
 from typing import Any
 
@@ -71,11 +73,11 @@ class _Group(click.Group):
             if (ctx.obj or {}).get("debug"):
                 raise
             message = _user_message(exc)
-            if message is not None:
-                click.echo(f"durable: error: {message}", err=True)
+            if message is not None:  # escaped: a file name may hold a lone surrogate
+                click.echo(f"durable: error: {_escaped(message)}", err=True)
                 ctx.exit(EXIT_USER_ERROR)
-            click.echo(f"durable: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)",
-                       err=True)
+            click.echo(f"durable: internal error: {type(exc).__name__}: {_escaped(str(exc))} "
+                       "(run with --debug for the traceback)", err=True)
             ctx.exit(1)
 
 
@@ -137,6 +139,42 @@ def demo(ctx: click.Context, db: str, kill_after: float | None, model: str, plai
 
 # --------------------------------------------------------------------------- inspect
 
+# A lone surrogate (U+D800-U+DFFF) is a valid Python str but has no UTF-8 form: the harness stores
+# such text (as a JSON escape), and a file name undecodable in the locale arrives as one.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escaped(text: str) -> str:
+    """`text` with each lone surrogate written as its escape `\\udXXX`, so any output can encode it."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _printable(value: Any) -> Any:
+    """`value` (plain data) with every string, keys included, `_escaped`: for the text view."""
+    if isinstance(value, str):
+        return _escaped(value)
+    if isinstance(value, dict):
+        return {_printable(k): _printable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_printable(v) for v in value]
+    return value
+
+
+def _utf8(stream: Any) -> bool:
+    try:
+        return codecs.lookup(getattr(stream, "encoding", None) or "utf-8").name == "utf-8"
+    except LookupError:
+        return False
+
+
+def _json_text(data: Any) -> str:
+    """`data` as indented JSON that any stdout can print. A lone surrogate only occurs inside a
+    JSON string, where its escape `\\udXXX` is valid JSON that decodes to the very same str; when
+    stdout cannot encode the rest either (an ASCII locale), every non-ASCII character is escaped."""
+    if not _utf8(sys.stdout):
+        return json.dumps(data, indent=2, ensure_ascii=True)
+    return _escaped(json.dumps(data, indent=2, ensure_ascii=False))
+
 
 # What `--state` accepts (durable.cli.inspect_data.TASK_STATES, written here so that the
 # command line is built without importing the reader).
@@ -161,11 +199,14 @@ def inspect(path: str, as_json: bool, last: int, kinds: tuple[str, ...], states:
 
     data = read_session(path, last=last, kinds=kinds, states=states)
     if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        click.echo(_json_text(data))
     else:
         from .inspect_view import print_session
 
-        print_session(data)
+        reconfigure = getattr(sys.stdout, "reconfigure", None)
+        if reconfigure is not None and not _utf8(sys.stdout):  # an ASCII locale: é prints as \xe9
+            reconfigure(errors="backslashreplace")
+        print_session(_printable(data))
 
 
 # --------------------------------------------------------------------------- export

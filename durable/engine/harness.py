@@ -25,6 +25,7 @@ from attrs import frozen
 from ..errors import (
     ConversationBusy,
     HarnessClosed,
+    InvalidInput,
     StorageError,
     SubmissionUnanswered,
     UnknownSubmission,
@@ -240,6 +241,18 @@ class Harness:
     # ------------------------------------------------------------------ host API
 
     def conversation(self, conversation_id: str = "root") -> Conversation:
+        """The conversation `conversation_id` (created by its first input). Raises `InvalidInput`
+        for an id that is not a non-empty `str`, or that holds a NUL or a lone surrogate (it could
+        not be stored as UTF-8 text): refused here, before anything is written."""
+        if not isinstance(conversation_id, str) or not conversation_id:
+            raise InvalidInput(f"A conversation id must be a non-empty str, not {conversation_id!r}")
+        if "\x00" in conversation_id:
+            raise InvalidInput(f"The conversation id {conversation_id!r} contains a NUL character")
+        try:
+            conversation_id.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInput(f"The conversation id {conversation_id!r} contains a lone surrogate "
+                               "and cannot be stored as UTF-8") from None
         return Conversation(self, conversation_id)
 
     @property
@@ -304,7 +317,8 @@ class Conversation:
         h = self._h
         h._check_open()
         if not isinstance(text, str) or not text.strip():
-            raise ValueError(f"An input for conversation {self.id!r} must be non-empty text")
+            what = "blank text" if isinstance(text, str) else type(text).__name__
+            raise InvalidInput(f"An input for conversation {self.id!r} must be non-empty text (a str), not {what}")
         policy = when_busy or h.settings.when_busy
         if policy not in ("queue", "interrupt", "reject"):
             raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {policy!r}")

@@ -1,0 +1,172 @@
+"""An API key echoed back by a provider never reaches the session file (-wal included), the live
+document, the reports or `Unanswered.detail` in any form (issue 13, item 8): upper-cased, URL-
+encoded (wholly, partly, twice), JSON-escaped, or only by its shape (`sk-...`, `sk-proj-...`,
+`sk-ant-...`, a bearer token). Real harness, real adapters, the local fake provider server."""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from durable import records as r
+from durable.models.errors import scrub
+
+from .conftest import Reply, json_reply
+from .test_anthropic import error_body
+from .test_harness_integration import KEY, PATH, Host, model
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Host:
+    return Host(tmp_path / "session.sqlite")
+
+APIS = ["responses", "chat", "anthropic"]
+OTHER_KEYS = ["sk-proj-Zq81mXbC4tLw0pQe9RnV", "sk-ant-api03-Hk3jW9sLq0Zx7VbNm2Pt-AA", "gsk_Qw8Er7Ty6Ui5Op4As3Df2Gh"]
+BEARER = "eyJhbGciOiJIUzI1NiJ9.cGF5bG9hZA.c2lnbmF0dXJl"
+
+
+def percent_all(text: str) -> str:
+    return "".join(f"%{b:02X}" for b in text.encode())
+
+
+def forms(key: str) -> list[str]:
+    """The ways a provider or a proxy in between might echo the key."""
+    return [
+        key.upper(),
+        key.swapcase(),
+        percent_all(key),
+        percent_all(key).lower(),
+        key.replace("-", "%2D"),
+        key.replace("-", "%252D"),
+        "".join(f"\\u{ord(c):04x}" for c in key[:6]) + key[6:].upper(),
+        urllib.parse.quote_plus(f"Bearer {key}"),
+    ]
+
+
+def echo(key: str) -> str:
+    """An error message that echoes the key in every form, and other secrets by their shape."""
+    parts = [f"form {i}: {form}" for i, form in enumerate(forms(key))]
+    parts += [f"other {i}: {other.upper() if i % 2 else other}" for i, other in enumerate(OTHER_KEYS)]
+    parts += [f"GET /v1/models?api_key={percent_all(key)}&x=1", f"Authorization: bearer {BEARER}"]
+    return "Incorrect API key provided. " + "; ".join(parts)
+
+
+def error_reply(api: str, status: int, message: str) -> Reply:
+    if api == "anthropic":
+        typ = {401: "authentication_error", 500: "api_error"}[status]
+        return json_reply(error_body(typ, message), status)
+    code = {401: "invalid_api_key", 500: "server_error"}[status]
+    return json_reply({"error": {"message": message, "code": code}}, status)
+
+
+def leaks(blob: bytes | str, key: str) -> list[str]:
+    """Every secret (in any of its forms) found in `blob`, also after URL-decoding and case-folding it."""
+    text = blob.decode("utf-8", "replace") if isinstance(blob, bytes) else blob
+    secrets = [key, *OTHER_KEYS, BEARER]
+    found = [form for form in forms(key) if form in text]
+    decoded = text
+    for _ in range(3):
+        decoded = urllib.parse.unquote(decoded)
+    unescaped = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), decoded)
+    folded = {text.casefold(), decoded.casefold(), unescaped.casefold()}
+    found += [s for s in secrets if any(s.casefold() in t for t in folded)]
+    found += [s[-12:] for s in secrets if any(s[-12:].casefold() in t for t in folded)]  # no tail of one either
+    return found
+
+
+@pytest.mark.parametrize("api", APIS)
+async def test_an_echoed_key_in_any_form_reaches_neither_file_live_document_reports_nor_detail(server, host, api):
+    key = KEY[api]
+    server.script("POST", PATH[api], error_reply(api, 500, echo(key)), error_reply(api, 401, echo(key)))
+    seen: list[Any] = []
+    async with host.open(model(server, api)) as h:
+        sub = await h.root.submit("Hello")
+        at = await host.clock.wait_for_timer("retry:1")
+        live = h.root.live()
+        assert live.generation is not None and live.generation.retry is not None
+        seen += [live, host.file_bytes()]
+        host.clock.advance(at - host.clock.now())
+        outcome = await sub.wait()
+        assert isinstance(outcome, r.Unanswered) and outcome.reason == "model_error"
+        assert outcome.detail.startswith(("OpenAI rejected the credentials (HTTP 401): Incorrect API key provided.",
+                                          "Anthropic rejected the credentials (HTTP 401): Incorrect API key provided."))
+        assert "***" in outcome.detail
+        seen += [outcome, h.root.live(), await h.task(1), host.file_bytes()]
+    assert len(host.reports) == 2
+    seen += [host.reports, [report.raw for report in host.reports], host.file_bytes()]
+    for item in seen:
+        blob = item if isinstance(item, bytes) else repr(item)
+        assert leaks(blob, key) == [], f"{type(item).__name__} holds a secret"
+    assert b"***" in host.file_bytes()
+
+
+@pytest.mark.parametrize("api", ["responses", "anthropic"])
+async def test_a_plain_text_error_body_is_scrubbed_too(server, host, api):
+    key = KEY[api]
+    server.script("POST", PATH[api], Reply(401, {"content-type": "text/plain"}, echo(key).encode()))
+    async with host.open(model(server, api)) as h:
+        outcome = await (await h.root.submit("Hello")).wait()
+        assert isinstance(outcome, r.Unanswered) and outcome.reason == "model_error"
+    for item in (outcome, host.reports, host.file_bytes()):
+        assert leaks(item if isinstance(item, bytes) else repr(item), key) == []
+
+
+async def test_a_key_echoed_in_an_anthropic_stream_error_event_is_scrubbed(server, host):
+    from .test_anthropic import message_events
+
+    key = KEY["anthropic"]
+    server.script("POST", "/v1/messages",
+                  message_events(["Hel"], error={"type": "invalid_request_error", "message": echo(key)}))
+    async with host.open(model(server, "anthropic")) as h:
+        outcome = await (await h.root.submit("Hello")).wait()
+        assert isinstance(outcome, r.Unanswered)
+    for item in (outcome, host.reports, host.file_bytes()):
+        assert leaks(item if isinstance(item, bytes) else repr(item), key) == []
+
+
+def test_scrub_replaces_every_form_of_the_key_and_every_key_shape():
+    key = "sk-test-0123456789abcdef"
+    for form in forms(key):
+        assert leaks(scrub(f"x {form} y", key), key) == [], form
+    assert scrub(f"provided: {key.upper()}.", key) == "provided: ***."
+    assert scrub(f"k={percent_all(key)}&q=1", key) == "k=***&q=1"
+    assert scrub("SK-PROJ-ABCDEFGHIJKLMNOP and sk-ant-api03-abcdefgh") == "sk-*** and sk-***"
+    assert scrub("BEARER abcdefghij") == "Bearer ***"
+    assert scrub("?api_key=hunter2hunter2&x=1") == "?api_key=***&x=1"
+    assert scrub({"Authorization": "Basic dXNlcjpwYXNz", "X-API-Key": "short"}) == {
+        "Authorization": "***", "X-API-Key": "***"}
+    assert scrub(b"sk-abcdefghij") == "sk-***"
+    # no false alarms on ordinary text, and scrubbing twice changes nothing more
+    plain = "task-abcdefghijk, disk-12345678, max_tokens: 4096, /v1%2Fresponses, Bearer ***, api_key=***"
+    assert scrub(plain, key) == plain
+    once = scrub(echo(key), key)
+    assert scrub(once, key) == once
+    # a short configured key is replaced only exactly (case-folded it would hit ordinary words)
+    assert scrub("none None NONE", "none") == "*** None NONE"
+
+
+async def test_an_error_the_guard_passes_on_unchanged_is_scrubbed_too():
+    from durable.models.errors import AttemptGuard
+    from durable.models.protocol import ModelError
+
+    key = "sk-test-0123456789abcdef"
+    guard = AttemptGuard("openai", api_key=key)
+
+    async def bug() -> None:
+        raise TypeError(f"bad header value 'Bearer {key.upper()}'")
+
+    async def model_error() -> None:
+        raise ModelError(f"echo {percent_all(key)}", raw={"x-api-key": key}, provider="openai")
+
+    with pytest.raises(TypeError) as caught:
+        await guard.call(bug)
+    assert str(caught.value) == "bad header value 'Bearer ***'"
+    with pytest.raises(ModelError) as failed:
+        await guard.call(model_error)
+    assert (failed.value.message, str(failed.value), failed.value.raw) == ("echo ***", "echo ***", {"x-api-key": "***"})
