@@ -17,6 +17,7 @@
 | `system_prompt` | "You are a helpful assistant." | |
 | `when_busy` | "queue" | default for inputs submitted while a run is active |
 | `max_tool_rounds` | 50 | tool rounds one run may make; the next ends it `unanswered{tool_round_limit}` |
+| `check_integrity` | True | check the file for damage in the background once resumed, and report it |
 """
 
 from __future__ import annotations
@@ -103,6 +104,7 @@ class Settings:
     system_prompt: str = "You are a helpful assistant."
     when_busy: WhenBusy = "queue"
     max_tool_rounds: int = 50
+    check_integrity: bool = True
     model_options: dict[str, Any] = field(factory=dict)
 
     def __attrs_post_init__(self) -> None:

@@ -52,7 +52,7 @@ from ..storage.protocol import Storage
 from . import recovery
 from .clock import Clock, SystemClock
 from .kinds import RunService, TaskKind
-from .reports import ReportCallback, Reporter
+from .reports import ErrorReport, ReportCallback, Reporter
 from .runtime import Runtime
 from .scheduler import Scheduler
 from .session import Session
@@ -118,6 +118,8 @@ class Harness:
         self._scheduler: Scheduler | None = None
         self._rt: Runtime | None = None
         self._broken: StorageError | None = None
+        self._integrity: list[str] | None = None  # the store's problems, once checked
+        self._integrity_checked: anyio.Event | None = None
 
     @property
     def state(self) -> HarnessState:
@@ -183,8 +185,10 @@ class Harness:
         if self._state is HarnessState.RESUMED:
             return
         self._state = HarnessState.RESUMED
-        assert self._scheduler is not None
+        assert self._scheduler is not None and self._tg is not None
         self._scheduler.start()
+        if self.settings.check_integrity:
+            self._tg.start_soon(self.check_integrity)
 
     async def close(self) -> None:
         """Clean close: cancel running invocations, write their tasks back as their kinds say
@@ -208,6 +212,31 @@ class Harness:
                 session.close_followers()
                 await self.storage.close()
                 self._state = HarnessState.CLOSED
+
+    async def check_integrity(self) -> list[str]:
+        """Check the store for damage (SQLite's `quick_check`, beside the commits, never holding
+        them up) and return the problems; once per harness (later calls wait for that check).
+        Damage is reported (`ErrorReport`, logged on `durable.storage`) rather than silently
+        used: runs that meet it end `unanswered{storage_error}`, others go on. A resumed harness
+        starts this by itself unless `settings.check_integrity` is False; a close cancels it."""
+        self._check_open()
+        if self._integrity_checked is not None:
+            await self._integrity_checked.wait()
+            return list(self._integrity or [])
+        self._integrity_checked = anyio.Event()
+        try:
+            problems = await self.storage.check_integrity()
+        except StorageError:
+            problems = []  # the file cannot even be read to check it: its commits will say why
+        finally:
+            self._integrity_checked.set()
+        self._integrity = problems
+        if problems:
+            shown = "; ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else "")
+            self.report(ErrorReport(f"Session file {self.storage.location} is damaged: {shown}. Runs that read "
+                                    f"the damaged records end unanswered (storage_error); copy what you need and "
+                                    f"start a new session file.", raw=problems, topic="storage"))
+        return list(problems)
 
     def _break(self, err: StorageError) -> None:
         """The store lost its file, or refuses for good: stop every runner and end every wait

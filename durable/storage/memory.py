@@ -126,6 +126,10 @@ class MemoryStorage:
         body = self._docs.get(conversation_id)
         return None if body is None else _rows.live(body, conversation_id, self.location)
 
+    async def check_integrity(self) -> list[str]:
+        """A store in memory cannot be damaged: nothing to report."""
+        return []
+
     async def close(self) -> None:
         self._open = False
 

@@ -146,6 +146,11 @@ class Storage(Protocol):
 
     async def get_live(self, conversation_id: str) -> Live | None: ...
 
+    async def check_integrity(self) -> list[str]:
+        """What is damaged in the store, one line a problem; empty when it is sound. Runs beside
+        the commits (it never holds them up); cancelling it stops the check."""
+        ...
+
     async def close(self) -> None:
         """Release the file. Idempotent."""
         ...

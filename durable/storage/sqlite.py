@@ -48,7 +48,9 @@ from ..records import Live, StoredEntry, Submission, Task
 from . import _lock, _opening, _rows
 from ._jobs import Job, finish_all
 from ._lock import FileLock
+from ._notify import thread_safe_caller
 from .protocol import Batch, EncodedBatch, Opened, encode_batch
+from .reader import connect_read_only
 
 T = TypeVar("T")
 Synchronous = Literal["FULL", "NORMAL"]
@@ -144,6 +146,38 @@ class SQLiteStorage:
             self._closed = True
             return
         await self._stop()
+
+    async def check_integrity(self) -> list[str]:
+        """`PRAGMA quick_check` on a read-only connection of its own, in a thread of its own, so
+        commits go on meanwhile (a check of a large file takes seconds). The thread is joined
+        before this returns; cancelling interrupts the check first. Problems are returned, one
+        line each, naming nothing: the caller names the file."""
+        call = thread_safe_caller()
+        done = anyio.Event()
+        found: list[str] = []
+        conn = connect_read_only(self.path)
+
+        def work() -> None:
+            try:
+                found.extend(str(row[0]) for row in conn.execute("PRAGMA quick_check(20)").fetchall())
+            except sqlite3.Error as exc:
+                found.append(f"{type(exc).__name__}: {exc}")
+            finally:
+                conn.close()
+                call(done.set)
+
+        thread = threading.Thread(target=work, name=f"durable-check {self.path}", daemon=True)
+        thread.start()
+        try:
+            await done.wait()
+        finally:
+            if not done.is_set():
+                try:
+                    conn.interrupt()  # cancelled: the check stops at its next step
+                except sqlite3.ProgrammingError:
+                    pass  # it had just finished and closed its connection
+            thread.join()
+        return [line for line in found if line != "ok"]
 
     async def call_in_writer(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn(connection)` on the writer thread (for tests and fault injection)."""

@@ -170,6 +170,10 @@ class CrashableStorage:
     async def get_submission(self, *a: Any, **k: Any) -> Any:
         return await self._pass("get_submission", *a, **k)
 
+    async def check_integrity(self) -> list[str]:
+        result: list[str] = await self._pass("check_integrity")
+        return result
+
     async def get_live(self, *a: Any, **k: Any) -> Any:
         return await self._pass("get_live", *a, **k)
 

@@ -29,7 +29,7 @@ def odd_session(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     async def write() -> None:
         async with durable.open_harness(path, model=FauxModel([reply(ANSWER)])) as h:
-            assert await (await h.root.submit(QUESTION)).wait() == r.Answered()
+            assert await (await h.root.submit(QUESTION)).wait() == r.Answered(ANSWER, 2)
 
     anyio.run(write, backend="trio")
     return path

@@ -41,7 +41,7 @@ async def test_a_bad_conversation_id_is_a_clear_error_and_nothing_is_written(tmp
         assert str(caught.value) == message
         assert isinstance(caught.value, durable.HarnessError) and isinstance(caught.value, ValueError)
         # the harness keeps working
-        assert await (await h.root.submit("hello")).wait() == r.Answered()
+        assert await (await h.root.submit("hello")).wait() == r.Answered("fine", 2)
     assert counts(path) == (1, 1)
 
 
@@ -49,10 +49,10 @@ async def test_good_odd_ids_and_surrogate_text_are_stored_and_read_back(tmp_path
     path = tmp_path / "agent.sqlite"
     text = "a lone \ud800 surrogate"
     async with durable.open_harness(path, model=FauxModel([reply("back \udcff"), reply("ok")])) as h:
-        assert await (await h.root.submit(text)).wait() == r.Answered()
+        assert await (await h.root.submit(text)).wait() == r.Answered("back \udcff", 2)
         odd = h.conversation("ünï\tcödé 🙂")
         assert odd.id == "ünï\tcödé 🙂"
-        assert await (await odd.submit("hi")).wait() == r.Answered()
+        assert await (await odd.submit("hi")).wait() == r.Answered("ok", 2)
         assert [e.entry.text for e in await h.root.entries()] == [text, "back \udcff"]
 
 

@@ -17,11 +17,10 @@ The cases (seeded by `DURABLE_FUZZ_SEED`, default 1; each case its own random ge
 
 Outcomes: `works` (answered, integrity ok), `refused` (a `DurableError` naming the file, when
 opening, submitting or waiting), `unanswered` (the wait ended `Unanswered` with a detail naming
-the file), and the ones that must not happen: `hang` (the bound passed), `internal` (anything but
-a `DurableError`), `unclear` (a `DurableError` not naming the file), `used-damaged` (answered
-while integrity_check fails). `pytest -s` prints the table. While issue 13 item 3 (permanent
-storage errors end visibly) is open, `hang` and `used-damaged` outcomes make the test xfail,
-naming each case; every other outcome is asserted. Replay cases with
+the file), `reported` (answered, and the harness's integrity check reported the damage naming the
+file), and the ones that must not happen: `hang` (the bound passed), `internal` (anything but a
+`DurableError`), `unclear` (a `DurableError` not naming the file), `used-damaged` (answered while
+integrity_check fails, without a word). `pytest -s` prints the table. Replay cases with
 `DURABLE_FUZZ_ONLY=page-3,wal-1`; `DURABLE_FUZZ_KEEP=DIR` keeps the damaged files there.
 """
 
@@ -50,7 +49,6 @@ KEEP = os.environ.get("DURABLE_FUZZ_KEEP")
 BOUND = 1.5  # seconds for open + submit + wait + close on one damaged file (a healthy one takes ~0.05 s)
 KINDS = {"page": 30, "span": 12, "header": 6, "wal": 8}
 BAD = ("hang", "internal", "unclear", "used-damaged")
-ITEM_3 = ("hang", "used-damaged")  # the lead's item 3: permanent storage errors end visibly
 # A run the damage (or a WAL cut short) left in progress is resumed: no 1 s backoff in the bound.
 SETTINGS = durable.Settings(retry=durable.RetryPolicy(base_delay=0.01, max_delay=0.05))
 
@@ -89,12 +87,12 @@ async def _build(base: Path, walbase: Path) -> None:
     async with durable.open_harness(base, model=FauxModel(script(0, 16)), tools=_tools(), settings=settings,
                                     clock=clock) as h:
         for i in range(16):
-            assert await (await h.root.submit(f"question {i}: {_words(rng, 20)}")).wait() == r.Answered()
+            assert isinstance(await (await h.root.submit(f"question {i}: {_words(rng, 20)}")).wait(), r.Answered)
     shutil.copy(base, walbase)
     async with durable.open_harness(walbase, model=FauxModel(script(16, 4)), tools=_tools(), settings=settings,
                                     clock=clock) as h:
         for i in range(16, 20):
-            assert await (await h.root.submit(f"question {i}: {_words(rng, 20)}")).wait() == r.Answered()
+            assert isinstance(await (await h.root.submit(f"question {i}: {_words(rng, 20)}")).wait(), r.Answered)
         # Cut off while open: the file and its -wal as a kill would leave them (not checkpointed).
         snapshot = walbase.with_name("wal-snapshot.sqlite")
         shutil.copy(walbase, snapshot)
@@ -206,11 +204,13 @@ async def _attempt(path: Path) -> tuple[str, str]:
     """(outcome, detail) of opening the damaged file, submitting and waiting, within `BOUND`."""
     reports: list[Any] = []
     outcome: Any = None
+    problems: list[str] = []
     try:
         with anyio.fail_after(BOUND):
             async with durable.open_harness(path, model=FauxModel([reply("Fine.")] * 8), settings=SETTINGS,
                                             report=reports.append) as h:
                 outcome = await (await h.root.submit("Are you still there?")).wait()
+                problems = await h.check_integrity()  # the check a resumed harness runs by itself
     except TimeoutError:
         last = f"; last report: {reports[-1].message}" if reports else ""
         return "hang", f"not done within {BOUND:g} s{last}"
@@ -224,7 +224,11 @@ async def _attempt(path: Path) -> tuple[str, str]:
         named = str(path) in (outcome.detail or "")
         return ("unanswered" if named else "unclear"), f"{outcome.reason}: {outcome.detail}"
     integrity = _integrity(path)
+    damage_reported = bool(problems) and any(
+        getattr(x, "message", "").startswith(f"Session file {path} is damaged: ") for x in reports)
     if integrity != "ok":
+        if damage_reported:
+            return "reported", f"answered elsewhere; the damage was reported: {problems[0]}"
         return "used-damaged", f"answered; integrity_check: {integrity}"
     image = load_session(path)
     undecodable = [p for p in image.problems if "integrity" not in p]
@@ -275,10 +279,6 @@ def test_one_damaged_page_opens_cleanly_or_is_a_clear_error_within_a_bound(healt
             print(f"  {case:10} {outcome:13} {seconds:5.2f} s  {what}: {detail[:240]}")
 
     assert len(results) >= (50 if not ONLY else len(ONLY))
-    wrong = [(c, o, d) for c, _, o, d, _ in results if o in BAD and o not in ITEM_3]
-    assert not wrong, f"internal or unclear errors: {wrong}"
-    pending = [c for c, _, o, _, _ in results if o in ITEM_3]
-    if pending:
-        pytest.xfail(f"issue 13 item 3 (permanent storage errors end visibly; a damaged file is not silently "
-                     f"used): {len(pending)} case(s) hang or answer on a damaged file: {', '.join(pending)}; "
-                     f"replay: DURABLE_FUZZ_ONLY={','.join(pending)} pytest -s tests/storage/test_damage_fuzz.py")
+    wrong = [(c, o, d) for c, _, o, d, _ in results if o in BAD]
+    assert not wrong, (f"hangs, internal or unclear errors, or damage used without a word: {wrong}; replay: "
+                       f"DURABLE_FUZZ_ONLY={','.join(c for c, _, _ in wrong)} pytest -s tests/storage/test_damage_fuzz.py")
