@@ -188,7 +188,7 @@ class Harness:
         assert self._scheduler is not None and self._tg is not None
         self._scheduler.start()
         if self.settings.check_integrity:
-            self._tg.start_soon(self.check_integrity)
+            self._tg.start_soon(self._check_in_background)
 
     async def close(self) -> None:
         """Clean close: cancel running invocations, write their tasks back as their kinds say
@@ -212,6 +212,10 @@ class Harness:
                 session.close_followers()
                 await self.storage.close()
                 self._state = HarnessState.CLOSED
+
+    async def _check_in_background(self) -> None:
+        if self._state in _ACCEPTING:  # not abandoned (a crash test) or closed before it started
+            await self.check_integrity()
 
     async def check_integrity(self) -> list[str]:
         """Check the store for damage (SQLite's `quick_check`, beside the commits, never holding
