@@ -127,8 +127,9 @@ async def test_a_tool_error_a_protocol_error_and_a_timeout_are_error_results_nam
     assert "lookup 3" not in side.lines()
 
 
+@pytest.mark.parametrize("anyio_backend", ["trio", "asyncio"])
 async def test_progress_becomes_the_tools_output_and_an_abort_cancels_the_call_on_the_server(
-        server_spec, side, tmp_path):
+        server_spec, side, tmp_path, anyio_backend):
     model = FauxModel([faux.reply("", tool_calls=[faux.call("steps", {"n": 3}, id="c1")])])
     async with mcp.connect(server_spec) as servers:
         async with durable.open_harness(tmp_path / "s.sqlite", model=model, tools=servers.tools,
