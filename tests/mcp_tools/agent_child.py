@@ -30,7 +30,7 @@ def say(line: str) -> None:
 
 async def main(session: str, side: str, server: str, tool: str, key: str, submission: str | None) -> None:
     if server == "stdio":
-        errlog = open(side + ".stderr", "a")  # noqa: SIM115 - lives as long as the process
+        errlog = open(side + ".stderr", "a")
         spec: mcp.Server = mcp.stdio(sys.executable, [os.path.join(HERE, "mcp_server.py"), side], name="tests",
                                      stderr=errlog)
     else:
