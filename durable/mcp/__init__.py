@@ -133,7 +133,7 @@ def http(url: str, *, name: str | None = None, headers: Mapping[str, str] | None
     if name is None:
         from urllib.parse import urlsplit
 
-        name = (urlsplit(url).hostname or "server").split(".")[0]
+        name = (urlsplit(url).hostname or "server").replace(".", "_")
     return Http(url, name, dict(headers) if headers is not None else None, _replay(replay), timeout, connect_timeout)
 
 

@@ -145,8 +145,17 @@ async def test_progress_becomes_the_tools_output_and_an_abort_cancels_the_call_o
     assert side.lines() == ["steps reported", "steps cancelled"]
 
 
-async def test_a_tool_list_that_changes_refreshes_the_tools_and_their_routes(server_spec, tmp_path):
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+async def test_a_tool_list_that_changes_refreshes_the_tools_and_their_routes(server_spec, tmp_path, era, monkeypatch):
+    if era == "2025-11-25":  # a handshake-era connection: the change comes as notifications/tools/list_changed
+        import functools
+
+        from durable.mcp import _servers
+
+        monkeypatch.setattr(_servers, "Client", functools.partial(_servers.Client, mode="legacy"))
     async with mcp.connect(server_spec) as servers:
+        live = servers._connections[0].live
+        assert live is not None and live.client is not None and live.client.protocol_version == era
         assert "extra" not in servers.routes
         first = servers.tools
         async with anyio.create_task_group() as tg:
