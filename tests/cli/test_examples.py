@@ -11,6 +11,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from .conftest import REPO, inspect_json, transcript
 
 EXAMPLES = REPO / "examples"
@@ -133,3 +135,50 @@ def test_chat_cli_killed_while_answering_resumes_the_answer_on_restart(tmp_path)
     assert ("(recovery: task 1 (generation): The host stopped while the model was answering, on attempt 1)") in out
     assert "assistant> You said: 'hello there'. (This is the echo model;" in out
     assert transcript(inspect_json(db)) == ["user", "assistant:aborted", "assistant:stop"]
+
+
+def test_mcp_agent_killed_during_a_safe_mcp_tool_runs_it_again_and_never_repeats_the_unsafe_one(tmp_path):
+    pytest.importorskip("mcp")
+    db = tmp_path / "mcp.sqlite"
+    proc = subprocess.Popen([sys.executable, str(EXAMPLES / "mcp_agent.py"), str(db)], cwd=tmp_path, env=clean_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    output = bytearray()
+
+    def read() -> None:
+        while chunk := proc.stdout.read1(64):  # type: ignore[union-attr]
+            output.extend(chunk)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 30
+    while b"summarize_notes: [1/3]" not in output and time.monotonic() < deadline:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)  # in the middle of summarize_notes (it takes about 3 s)
+    proc.wait(timeout=10)
+    reader.join(timeout=5)
+    assert proc.returncode == -signal.SIGKILL
+    assert b"summarize_notes: [1/3] reading the notes" in output, proc.stderr.read()  # type: ignore[union-attr]
+    assert b"result:" not in output, "the run finished before the kill"
+
+    done = run_example("mcp_agent.py", str(db), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith("tools: add_note [unsafe], list_notes [safe], summarize_notes [safe]\n"
+                          "(resuming the run the last process left: 'Note that durable survives kill -9, then "
+                          "summarize my notes.')\n")
+    assert ("summarize my notes.')\n"
+            "(recovery: task 3 (tool): Tool summarize_notes runs again (replay safe))\n"
+            "  summarize_notes: [1/3] reading the notes\n"
+            "  summarize_notes: [2/3] thinking\n"
+            "  summarize_notes: [3/3] writing the summary\n"
+            "result: Answered()\n") in out
+    assert out.endswith(
+        "  you: Note that durable survives kill -9, then summarize my notes.\n"
+        "  assistant: I'll add the note. -> add_note{\"text\": \"durable survives kill -9\"}\n"
+        "  add_note result: added note 1: durable survives kill -9\n"
+        "  assistant: Now the summary. -> summarize_notes{}\n"
+        "  summarize_notes result: 1 note(s); the latest: durable survives kill -9\n"
+        "  assistant: Done. Summary: 1 note(s); the latest: durable survives kill -9\n"
+        f"notes in {tmp_path / 'notes.txt'}: ['durable survives kill -9']\n")
+    assert transcript(inspect_json(db)) == ["user", "assistant:tool_use", "tool_result", "assistant:tool_use",
+                                            "tool_result", "assistant:stop"]
