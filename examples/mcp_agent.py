@@ -79,7 +79,10 @@ async def main(path: str) -> None:
                 tg.start_soon(show_tool_output, h)
                 result = await submission.wait()
                 tg.cancel_scope.cancel()
-            print(f"result: {result}")
+            if isinstance(result, durable.Answered):
+                print(f"result: answered ({len(result.text)} characters)")
+            else:
+                print(f"result: unanswered ({result.reason}): {result.detail}")
             print("transcript:")
             for stored in await h.root.entries():
                 e = stored.entry

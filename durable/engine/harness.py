@@ -326,6 +326,13 @@ class Harness:
                 deadlines.append(task.input.deadline)
         return Wake(active, min(deadlines) if deadlines else None)
 
+    def set_tools(self, tools: Iterable[Tool]) -> None:
+        """Offer `tools` to the model from its next request on (an MCP server's tool list changed,
+        say). A call already made keeps its committed intent and replay policy; a later call of a
+        tool no longer offered gets an "Unknown tool" error result. Raises `ToolDefinitionError`
+        for a name given twice, changing nothing."""
+        self.tools.replace(tools)
+
     async def submit_tool_result(self, call_id: str, content: str, *, is_error: bool = False) -> None:
         """Answer a client tool call. Raises `ToolResultRejected` for an unknown call, a call that
         is not a client tool's, or one already answered."""

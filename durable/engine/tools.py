@@ -135,6 +135,10 @@ class ToolRegistry:
     def __iter__(self) -> Iterator[Tool]:
         return iter(self._tools.values())
 
+    def replace(self, tools: Iterable[Tool]) -> None:
+        """Offer `tools` instead, from the next look-up on; nothing changes if a name is twice."""
+        self._tools = ToolRegistry(tools)._tools
+
 
 
 __all__ = [

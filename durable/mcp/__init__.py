@@ -35,10 +35,10 @@ usual rules apply to a call that was cut off: a `safe` tool runs again, an `unsa
   the protocol's cancellation (`notifications/cancelled`; on the 2026 streamable HTTP wire, the
   request's stream is closed), so the server stops the work.
 - **Tool-list changes** (`notifications/tools/list_changed`, or a `subscriptions/listen` event on
-  2026-07-28 servers) refresh `servers.tools` and the routing of each name. The harness's tool
-  registry is fixed when it opens, so a running harness keeps offering the tools it opened with
-  (a removed tool's call gets the server's error); `await servers.tools_changed()` tells the host
-  when to reopen with the new list.
+  2026-07-28 servers) refresh `servers.tools` and the routing of each name; `servers.attach(h)`
+  keeps a running harness offering the current tools from its next model request on
+  (`Harness.set_tools`; a removed tool's call gets the server's error); `await
+  servers.tools_changed()` tells the host when a list changed.
 
 `connect` raises `MCPServerError` (naming the server) when a server cannot be started, reached or
 listed; a tool whose input schema durable cannot use is left out and named in `servers.skipped`.

@@ -14,10 +14,10 @@ import json
 import math
 import re
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import anyio.abc
@@ -39,6 +39,12 @@ _NAME_CHARS = re.compile(r"[^A-Za-z0-9_\-]")
 _MAX_PAGES = 100  # tools/list pages followed, so that a paginator that never ends cannot hang a listing
 
 
+class _TakesTools(Protocol):
+    """A harness, as `MCPServers.attach` uses it."""
+
+    def set_tools(self, tools: Iterable[Tool]) -> None: ...
+
+
 class MCPServers:
     """The connected servers (from `durable.mcp.connect`). `tools` is what to give the harness;
     `skipped` names the tools left out (a schema durable cannot use), with the reason."""
@@ -52,6 +58,13 @@ class MCPServers:
         self.skipped: tuple[str, ...] = ()
         self.routes: dict[str, tuple[str, str]] = {}  # exposed name -> (server name, the server's tool name)
         self._changed = anyio.Event()
+        self._attached: list[_TakesTools] = []
+
+    def attach(self, harness: _TakesTools) -> None:
+        """Keep `harness` offering the servers' current tools: each change of a server's tool
+        list reaches its next model request (`Harness.set_tools`)."""
+        self._attached.append(harness)
+        harness.set_tools(self.tools)
 
     @classmethod
     @asynccontextmanager
@@ -117,6 +130,8 @@ class MCPServers:
         new = tuple(tools)
         if [(t.spec, t.replay) for t in new] != [(t.spec, t.replay) for t in self.tools] or routes != self.routes:
             self.tools, self.skipped, self.routes = new, tuple(skipped), routes
+            for harness in self._attached:
+                harness.set_tools(self.tools)
             self._changed.set()
             self._changed = anyio.Event()
 

@@ -171,7 +171,7 @@ def test_mcp_agent_killed_during_a_safe_mcp_tool_runs_it_again_and_never_repeats
             "  summarize_notes: [1/3] reading the notes\n"
             "  summarize_notes: [2/3] thinking\n"
             "  summarize_notes: [3/3] writing the summary\n"
-            "result: Answered()\n") in out
+            "result: answered (") in out
     assert out.endswith(
         "  you: Note that durable survives kill -9, then summarize my notes.\n"
         "  assistant: I'll add the note. -> add_note{\"text\": \"durable survives kill -9\"}\n"

@@ -25,7 +25,8 @@ async def run_calls(path, servers, *calls, st=None):
     """One round of `calls`, then "done"; returns the tool results in call order."""
     model = FauxModel([faux.reply("", tool_calls=list(calls)), faux.reply("done")])
     async with durable.open_harness(path, model=model, tools=servers.tools, settings=st or settings()) as h:
-        assert await (await h.root.submit("go")).wait() == r.Answered()
+        answered = await (await h.root.submit("go")).wait()
+        assert isinstance(answered, r.Answered) and answered.text == "done"
         return [e.entry for e in await h.root.entries() if isinstance(e.entry, r.ToolResultEntry)]
 
 
@@ -173,6 +174,15 @@ async def test_a_tool_list_that_changes_refreshes_the_tools_and_their_routes(ser
         # a harness opened with the new list calls the new tool
         results = await run_calls(tmp_path / "t.sqlite", servers, faux.call("extra", {}, id="c2"))
         assert results == [result("c2", "extra", "extra!")]
+        # a running harness attached to the servers offers the new tool from its next request on
+        model = FauxModel([faux.reply("", tool_calls=[faux.call("extra", {}, id="c3")]), faux.reply("done")])
+        async with durable.open_harness(tmp_path / "u.sqlite", model=model, tools=first, settings=settings()) as h:
+            assert "extra" not in [spec.name for spec in h.tools.specs]
+            servers.attach(h)
+            assert (await (await h.root.submit("go")).wait()).text == "done"
+            assert "extra" in [t.name for t in model.requests[0].tools]
+            [stored] = [e.entry for e in await h.root.entries() if isinstance(e.entry, r.ToolResultEntry)]
+        assert stored == result("c3", "extra", "extra!")
 
 
 async def test_a_tool_offered_by_two_servers_is_prefixed_on_both_and_each_name_reaches_its_server(tmp_path):
@@ -235,7 +245,8 @@ async def test_an_http_server_killed_mid_call_is_an_error_and_is_reached_again_o
             sub = await h.root.submit("go")
             await anyio.to_thread.run_sync(side.wait_for, "slow_unsafe k start")
             http_server.kill()
-            assert await sub.wait() == r.Answered()
+            answered = await sub.wait()
+            assert isinstance(answered, r.Answered) and answered.text == "done"
             [stored] = [e.entry for e in await h.root.entries() if isinstance(e.entry, r.ToolResultEntry)]
         assert stored.is_error
         assert stored.content == ("Tool slow_unsafe failed: MCPCallError: MCP server 'tests' stopped during the "
