@@ -12,6 +12,8 @@ from durable import records as r
 from durable.models import FauxModel, faux
 from durable.models.protocol import FinalMessage, ModelRequest, StreamEvent
 
+from durable.testing import check_invariants
+
 from .conftest import settings
 
 pytestmark = pytest.mark.anyio
@@ -113,3 +115,4 @@ async def test_a_keyboard_interrupt_in_a_tool_closes_the_harness_cleanly_and_rea
         assert await h.root.submission((await h.task(1)).input.submission_ids[0]).wait() == r.Answered("after", 4)
     results = [e for e in await host.entries() if isinstance(e, r.ToolResultEntry)]
     assert [x.content for x in results] == ["Tool boom was interrupted and may have partially run"]
+    assert check_invariants(host.path, clean_close=True) == []  # the file is consistent afterwards
