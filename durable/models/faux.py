@@ -15,7 +15,8 @@ possible). In deferred mode (`deferred=True`) a step is bound to a job at `submi
 returns `StillRunning(poll_after)` until the job has been fetched `polls` times, then its final
 message (a `hang` step makes `fetch` itself hang; an `error` step makes `fetch` raise).
 
-It records what a crash test needs: every request, the number of stream calls, submitted,
+It records what a crash test needs: the requests (the newest `keep_requests`, 1,000 by default,
+so a long run does not keep every context it sent; `calls` counts them all), stream calls, submitted,
 fetched and cancelled jobs. `request_started` lets a test wait for the n-th request.
 """
 
@@ -123,6 +124,7 @@ class FauxModel:
         polls: int = 1,
         name: str = "faux",
         context_window: int = 200_000,
+        keep_requests: int | None = 1000,
     ) -> None:
         self.script: list[Step] = list(script)
         self.tokens_per_second = tokens_per_second
@@ -132,7 +134,11 @@ class FauxModel:
         self.polls = max(1, polls)
         self.name = name
         self.context_window = context_window
+        # The newest `keep_requests` requests (None: every one): a long run must not keep every
+        # context it ever sent (5,000 turns held 238 MB); `calls` counts them all.
         self.requests: list[ModelRequest] = []
+        self.keep_requests = keep_requests
+        self.request_count = 0
         self.stream_calls = 0
         self.delivered = 0  # text chunks streamed, over all requests
         self.submitted: list[str] = []
@@ -150,12 +156,15 @@ class FauxModel:
 
     @property
     def calls(self) -> int:
-        return len(self.requests)
+        return self.request_count
 
     async def wait_for_requests(self, n: int) -> ModelRequest:
-        """Wait until at least `n` requests were made; return the n-th."""
-        await self.wait_until(lambda: len(self.requests) >= n)
-        return self.requests[n - 1]
+        """Wait until at least `n` requests were made; return the n-th (it must still be kept)."""
+        await self.wait_until(lambda: self.request_count >= n)
+        index = n - 1 - (self.request_count - len(self.requests))
+        if index < 0:
+            raise IndexError(f"request {n} is no longer kept (keep_requests={self.keep_requests})")
+        return self.requests[index]
 
     async def wait_until(self, predicate: Callable[[], bool]) -> None:
         """Wait until `predicate()` holds; it is checked after every request, submit, fetch and
@@ -172,11 +181,14 @@ class FauxModel:
         self._jobs[handle] = _Job(step, polls)
 
     def _take(self, request: ModelRequest) -> Any:
+        self.request_count += 1
         self.requests.append(request)
+        if self.keep_requests is not None and len(self.requests) > self.keep_requests:
+            del self.requests[: len(self.requests) - self.keep_requests]
         self._recorded()
         if self._next >= len(self.script):
             raise ModelError(
-                f"The faux model's script has no step left for request {len(self.requests)}",
+                f"The faux model's script has no step left for request {self.request_count}",
                 kind="invalid_request", provider="faux",
             )
         step = self.script[self._next]
