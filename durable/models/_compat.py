@@ -33,9 +33,10 @@ differences that matter here, and what is done about each:
 - Background jobs: none of the four runs OpenAI background responses (`background: true`);
   Chat Completions has none anywhere. `deferred=True` with `api="chat"` is refused at
   construction (`BackgroundJobsUnsupported`, naming the base URL); with `api="responses"`, a
-  server without `/v1/responses` (404, 405, 501) or one that answers a background request at
-  once instead of queueing it makes `submit` raise a non-retryable `ModelError` naming the base
-  URL: use `deferred=False` with such servers.
+  server without `/v1/responses` (404, 405, 501), one that rejects `background` (400 or 422
+  naming it) or one that answers a background request at once instead of queueing it (Ollama's
+  stateless Responses API) makes `submit` raise a non-retryable `ModelError` naming the base
+  URL, so the run fails at once with that message: use `deferred=False` with such servers.
 """
 
 from __future__ import annotations

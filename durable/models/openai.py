@@ -379,7 +379,9 @@ class OpenAIModel(SDKModel):
         try:
             response = await self._guard(silence=False).call(lambda: self._client.responses.create(**params))
         except ModelError as error:
-            if error.status_code == 501 or (error.kind == "invalid_request" and error.status_code in (404, 405)):
+            unsupported = error.status_code in (404, 405) or (
+                error.status_code in (400, 422) and "background" in f"{error.message} {error.raw!r}")
+            if error.status_code == 501 or (error.kind == "invalid_request" and unsupported):
                 raise ModelError(
                     f"The server at {self.base_url} has no background responses (HTTP {error.status_code} for "
                     f"POST /responses): use deferred=False with it", kind="invalid_request", provider=PROVIDER,

@@ -237,7 +237,9 @@ def test_deferred_chat_is_refused_at_construction_naming_the_base_url():
     (Reply(404, {"content-type": "text/plain"}, b"404 page not found"), 404),  # Ollama before /v1/responses
     (json_reply({"detail": "Method Not Allowed"}, 405), 405),
     (json_reply({"error": {"message": "Not implemented", "type": "not_implemented_error"}}, 501), 501),
-], ids=["404", "405", "501"])
+    (json_reply({"error": {"message": "background mode is not supported", "type": "invalid_request_error",
+                           "param": "background"}}, 400), 400),
+], ids=["404", "405", "501", "400-naming-background"])
 async def test_a_server_without_the_responses_api_fails_submit_clearly(server, reply, status):
     server.script("POST", "/v1/responses", reply)
     m = OpenAIModel("local", api_key="not-needed", base_url=server.url + "/v1", deferred=True)
