@@ -11,6 +11,7 @@ Messages are plain sentences that name the file, task, conversation or tool conc
     |   +-- HarnessClosed, ConversationBusy, UnknownTask, UnknownSubmission,
     |       SubmissionUnanswered, ToolResultRejected, ToolDefinitionError, ToolArgumentError,
     |       InvalidInput (also ValueErrors)
+    +-- BackgroundJobsUnsupported (also a ValueError)  deferred mode on a server without background jobs
     +-- CodecError (also a ValueError)          durable.codec: a value without its record's shape
     +-- ModelError                              durable.models: a provider call failed (`kind`)
     +-- MissingCredentials (also a ValueError)  durable.models.errors: a provider without a key
@@ -171,3 +172,9 @@ class InvalidInput(HarnessError, ValueError):
     """The host passed a value durable refuses before anything is written: a conversation id that
     is not a non-empty string, or holds a NUL or a lone surrogate (it could not be stored as
     UTF-8); an input that is not non-empty text. The message names the value (its repr)."""
+
+
+class BackgroundJobsUnsupported(DurableError, ValueError):
+    """A model was asked for deferred mode (background jobs) on an API or server that has none,
+    e.g. `OpenAIModel(api="chat", deferred=True)` for a local OpenAI-compatible server. Raised at
+    construction; the message names the base URL and says to use `deferred=False`."""

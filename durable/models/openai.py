@@ -12,6 +12,9 @@ back to protocol events. Invariants:
 - The `openai` package is imported when a model is constructed, never when `durable` or
   `durable.models` is imported.
 - Entries are sent as given: the harness decides which entries are in `request.messages`.
+- Chat Completions streams from local OpenAI-compatible servers (Ollama, llama.cpp, vLLM, LM
+  Studio) give the same events as OpenAI's: `durable.models._compat` lists their differences
+  (stream_options, usage, tool-call fragments, finish reasons, background jobs) and reads them.
 """
 
 from __future__ import annotations
@@ -22,16 +25,17 @@ from typing import Any, Literal
 
 import attrs
 
+from ..errors import BackgroundJobsUnsupported
 from ..records import (
     AssistantEntry,
     CompactionEntry,
     Entry,
-    ModelStopReason,
     ToolCall,
     ToolResultEntry,
     Usage,
     UserEntry,
 )
+from ._compat import DoneWatch, ToolCallAssembler, chat_stop, chat_usage, rejects_stream_options
 from ._sdk import SDKModel, import_sdk
 from .errors import END, MissingCredentials, classify_status, close_quietly
 from .protocol import (
@@ -167,11 +171,6 @@ def _failed(response: Any, api_key: str | None) -> ModelError:
     return classify_status(None, body, provider=PROVIDER, api_key=api_key, default="server")
 
 
-_CHAT_STOP: dict[str, ModelStopReason] = {
-    "stop": "stop", "length": "length", "tool_calls": "tool_use", "function_call": "tool_use"
-}
-
-
 # --------------------------------------------------------------------------- the model
 
 
@@ -179,8 +178,15 @@ class OpenAIModel(SDKModel):
     """An OpenAI (or OpenAI-compatible) model.
 
     `api="responses"` streams the Responses API; `api="chat"` streams Chat Completions (use it
-    with `base_url` for Ollama, vLLM and other compatible servers). `deferred=True` (Responses
-    only) answers through background responses: `submit`, `fetch`, `cancel`.
+    with `base_url` for Ollama, llama.cpp, vLLM, LM Studio and other compatible servers; their
+    dialects are read as `durable.models._compat` describes). `deferred=True` (Responses only)
+    answers through background responses: `submit`, `fetch`, `cancel`; a server without them
+    makes `submit` fail with a non-retryable `ModelError` naming the base URL, and `api="chat"`
+    with `deferred=True` raises `BackgroundJobsUnsupported` at construction.
+
+    `stream_usage=False` never sends `stream_options` (usage is then whatever the server
+    reports, often 0); with the default, a server that rejects it (HTTP 400 or 422 naming it)
+    gets that request again without it, and this model stops sending it.
 
     The key comes from `api_key=` or `OPENAI_API_KEY`, the endpoint from `base_url=` or
     `OPENAI_BASE_URL`. Without a key the constructor raises `MissingCredentials`; a local
@@ -208,12 +214,17 @@ class OpenAIModel(SDKModel):
         poll_interval: float = 2.0,
         max_tokens: int | None = None,
         temperature: float | None = None,
+        stream_usage: bool = True,
     ) -> None:
         sdk = import_sdk("openai", "openai", "OpenAIModel")  # lazy: importing durable must not import the SDK
         if api not in ("responses", "chat"):
             raise ValueError(f'OpenAIModel api must be "responses" or "chat", not {api!r}')
+        where = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         if deferred and api != "responses":
-            raise ValueError('Deferred OpenAI models need api="responses" (background responses)')
+            raise BackgroundJobsUnsupported(
+                f'Deferred OpenAI models need api="responses" (background responses); Chat Completions at {where} '
+                "has no background jobs: use deferred=False"
+            )
         key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         if not key:
             raise MissingCredentials(
@@ -222,6 +233,8 @@ class OpenAIModel(SDKModel):
             )
 
         self.api = api
+        self.base_url = where
+        self.stream_usage = stream_usage
         self._setup(model, key, context_window=context_window, deferred=deferred, stream_silence=stream_silence,
                     request_timeout=request_timeout, poll_interval=poll_interval, max_tokens=max_tokens,
                     temperature=temperature)
@@ -306,62 +319,55 @@ class OpenAIModel(SDKModel):
             "model": model,
             "messages": chat_messages(request.system, request.messages),
             "stream": True,
-            "stream_options": {"include_usage": True},
         }
+        if self.stream_usage:
+            params["stream_options"] = {"include_usage": True}
         if request.tools:
             params["tools"] = _chat_tools(request.tools)
         if max_tokens is not None:
             params["max_tokens"] = max_tokens
         if temperature is not None:
             params["temperature"] = temperature
-        stream = await guard.call(lambda: self._client.chat.completions.create(**params))
+        try:
+            stream = await guard.call(lambda: self._client.chat.completions.create(**params))
+        except ModelError as error:
+            if "stream_options" not in params or not rejects_stream_options(error):
+                raise
+            # An older local server or a proxy that does not know stream_options: once without it,
+            # and never again from this model.
+            self.stream_usage = False
+            del params["stream_options"]
+            stream = await guard.call(lambda: self._client.chat.completions.create(**params))
+        watch = DoneWatch.attach(stream)
         text: list[str] = []
-        calls: dict[int, dict[str, Any]] = {}
+        assembler = ToolCallAssembler()
         usage = Usage()
         finish: str | None = None
         try:
             while (chunk := await guard.next(stream)) is not END:
                 if _get(chunk, "usage"):
-                    u = _get(chunk, "usage")
-                    usage = Usage(_get(u, "prompt_tokens") or 0, _get(u, "completion_tokens") or 0)
+                    usage = chat_usage(_get(chunk, "usage"))
                 for choice in _get(chunk, "choices") or []:
                     delta = _get(choice, "delta")
                     content = _get(delta, "content")
-                    if content:
+                    if content and isinstance(content, str):
                         text.append(content)
                         yield TextDelta(content)
-                    for position, part in enumerate(_get(delta, "tool_calls") or []):
-                        index = _get(part, "index")
-                        slot = calls.setdefault(position if index is None else index,
-                                                {"id": None, "name": "", "arguments": []})
-                        slot["id"] = slot["id"] or _get(part, "id")
-                        function = _get(part, "function")
-                        slot["name"] = slot["name"] or _get(function, "name") or ""
-                        slot["arguments"].append(_get(function, "arguments") or "")
+                    assembler.add(_get(delta, "tool_calls"))
                     finish = _get(choice, "finish_reason") or finish
         finally:
             await close_quietly(stream)
-        if finish is None:
+        calls = assembler.calls()
+        ending = chat_stop(finish, text="".join(text), calls=bool(calls), done=watch is not None and watch.done)
+        if ending is None:
             raise ModelError("The OpenAI stream ended before the response was complete",
                              kind="connection", provider=PROVIDER)
-        tool_calls = tuple(
-            ToolCall(slot["id"] or f"call_{index}", slot["name"], _arguments("".join(slot["arguments"])))
-            for index, slot in sorted(calls.items())
-        )
+        stop, failure = ending
+        tool_calls = calls if stop == "tool_use" else ()
         for call in tool_calls:
             yield ToolCallEvent(call)
         yield UsageEvent(usage)
-        # Some compatible servers (Ollama) report "stop" for a message with tool calls.
-        stop: ModelStopReason | None
-        if tool_calls and finish in ("stop", "tool_calls", "function_call"):
-            stop = "tool_use"
-        else:
-            stop = _CHAT_STOP.get(finish)
-        if stop is None:
-            yield FinalMessage("".join(text), "error", tool_calls, usage,
-                               error=f"OpenAI stopped the response: {finish}")
-        else:
-            yield FinalMessage("".join(text), stop, tool_calls, usage)
+        yield FinalMessage("".join(text), stop, tool_calls, usage, error=failure)
 
     # ------------------------------------------------------------------ deferred (background responses)
 
@@ -370,7 +376,24 @@ class OpenAIModel(SDKModel):
         `metadata={"durable_key": request.key}`. Returns its id as the handle."""
         params = {**self._responses_params(request), "background": True,
                   "metadata": {"durable_key": request.key}}
-        response = await self._guard(silence=False).call(lambda: self._client.responses.create(**params))
+        try:
+            response = await self._guard(silence=False).call(lambda: self._client.responses.create(**params))
+        except ModelError as error:
+            unsupported = error.status_code in (404, 405) or (
+                error.status_code in (400, 422) and "background" in f"{error.message} {error.raw!r}")
+            if error.status_code == 501 or (error.kind == "invalid_request" and unsupported):
+                raise ModelError(
+                    f"The server at {self.base_url} has no background responses (HTTP {error.status_code} for "
+                    f"POST /responses): use deferred=False with it", kind="invalid_request", provider=PROVIDER,
+                    status_code=error.status_code, raw=error.raw) from None
+            raise
+        status = _get(response, "status")
+        if status not in ("queued", "in_progress") or not _get(response, "id"):
+            # A server that ignores `background` answers at once; its answer cannot be fetched again.
+            raise ModelError(
+                f"The server at {self.base_url} does not run background responses (it answered a background "
+                f"request with status {status!r} instead of queueing it): use deferred=False with it",
+                kind="invalid_request", provider=PROVIDER, raw={"id": _get(response, "id"), "status": status})
         return DeferredHandle(_get(response, "id"), poll_after=self.poll_interval)
 
     async def fetch(self, handle: str) -> FetchResult:
