@@ -13,6 +13,7 @@ survives the death of its process.
 from typing import TYPE_CHECKING
 
 from .errors import (
+    BackgroundJobsUnsupported as BackgroundJobsUnsupported,
     CommitFailed as CommitFailed,
     ConversationBusy as ConversationBusy,
     CorruptSession as CorruptSession,
@@ -172,6 +173,7 @@ __all__ = [
     "Aborted",
     "Answered",
     "AssistantEntry",
+    "BackgroundJobsUnsupported",
     "CancelInput",
     "Clock",
     "CodecError",

@@ -17,7 +17,7 @@ import durable
 import durable.records
 
 PUBLIC = [
-    "Aborted", "Answered", "AssistantEntry", "CancelInput", "Clock", "CodecError", "CommitFailed", "Compaction",
+    "Aborted", "Answered", "AssistantEntry", "BackgroundJobsUnsupported", "CancelInput", "Clock", "CodecError", "CommitFailed", "Compaction",
     "CompactionEntry", "CompactionFailure", "CompactionInput", "Conversation", "ConversationBusy", "CorruptSession",
     "DeferredLive", "Diagnostic", "DiskFull", "Done", "DurableError", "Entry", "ErrorDetail", "ErrorInfo",
     "ErrorReport", "Failed", "FailureReason", "FakeClock", "FaultReason", "Faulted", "GenerationInput",
