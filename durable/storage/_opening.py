@@ -116,7 +116,7 @@ def migrate(conn: sqlite3.Connection, path: str) -> None:
         )
         conn.execute("COMMIT")
     except BaseException:
-        _rollback(conn)
+        rollback(conn)
         raise
 
 
@@ -145,7 +145,8 @@ def read_opened(conn: sqlite3.Connection, path: str) -> Opened:
     return Opened(conversations, live_tasks, unsettled, max_id + 1)
 
 
-def _rollback(conn: sqlite3.Connection) -> None:
+def rollback(conn: sqlite3.Connection) -> None:
+    """Roll back the connection's open transaction, if any (best effort: it may be gone)."""
     if conn.in_transaction:
         try:
             conn.execute("ROLLBACK")

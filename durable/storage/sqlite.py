@@ -286,7 +286,7 @@ class SQLiteStorage:
                 conn.execute("COMMIT")
                 self.commits += 1
             except Exception as exc:  # noqa: BLE001 - handed to the waiting caller
-                self._rollback(conn)
+                _opening.rollback(conn)
                 if getattr(exc, "sqlite_errorname", "").startswith("SQLITE_IOERR"):
                     self._drop_failed_frames(conn)
                 job.error = self._translate(exc, "A commit to")
@@ -332,7 +332,7 @@ class SQLiteStorage:
             self._apply(conn, _merged([job.encoded for job in group if job.encoded is not None]))
             conn.execute("COMMIT")
         except Exception:  # noqa: BLE001 - sorted out batch by batch below
-            self._rollback(conn)
+            _opening.rollback(conn)
         else:
             self.commits += 1
             finish_all(group)
@@ -355,21 +355,13 @@ class SQLiteStorage:
                 conn.execute("RELEASE batch")
             conn.execute("COMMIT")
         except Exception:  # noqa: BLE001 - the caller writes each batch alone instead
-            self._rollback(conn)
+            _opening.rollback(conn)
             return False
         self.commits += 1
         for job, error in zip(group, errors, strict=True):
             job.error = error
         finish_all(group)
         return True
-
-    @staticmethod
-    def _rollback(conn: sqlite3.Connection) -> None:
-        if conn.in_transaction:
-            try:
-                conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
 
     @staticmethod
     def _apply(conn: sqlite3.Connection, enc: EncodedBatch | None) -> None:
