@@ -114,7 +114,7 @@ async def child(path: str, side: str, inputs: int) -> None:
     from durable.storage.reader import SessionReader
 
     known: list[Any] = []
-    if os.path.exists(path):
+    if os.path.exists(path) and os.path.getsize(path) > 0:  # a kill before the first commit leaves it empty
         with SessionReader(path) as reader:
             known = reader.submissions(conversation_id="root")
     given = {sub.text for sub in known}

@@ -23,13 +23,15 @@ def open_harness(
     settings: Settings | None = None,
     clock: Clock | None = None,
     report: ReportCallback | None = None,
-    synchronous: Synchronous = "FULL",
+    synchronous: Synchronous = "EXTERNAL",
 ) -> Harness:
     """A harness on `storage` (a session file path, or a `Storage`). Use as `async with`.
 
     Opening refuses a file that another process owns (`SessionLocked`), a newer schema
     (`SchemaTooNew`) and a file that is not a session (`NotASession`), changing nothing in it.
-    `synchronous="NORMAL"` trades the newest commits on power loss for speed (see README)."""
+    `synchronous` says when commits reach the disk: "EXTERNAL" (the default) before anything
+    outside the process depends on them (a request sent, a tool started, a caller answered),
+    "FULL" at every commit, "NORMAL" only at checkpoints (see the README's guarantees)."""
     from .tasks import default_kinds
 
     if not isinstance(storage, (str, os.PathLike)):

@@ -57,7 +57,7 @@ def open_harness(
     settings: Settings | None = None,
     clock: Clock | None = None,
     report: ReportCallback | None = None,
-    synchronous: Synchronous = "FULL",
+    synchronous: Synchronous = "EXTERNAL",
     backend: Backend = "trio",
 ) -> Harness:
     """A blocking harness on `storage`: use as `with`. The arguments are those of

@@ -21,7 +21,7 @@ from .. import codec, records as r
 from ..storage.reader import FileFacts, SessionReader, owner_of
 from ..storage.schema import SCHEMA_VERSION
 
-DEFAULT_SYNCHRONOUS = "FULL"  # what `open_harness` sets on its connection unless told otherwise
+DEFAULT_SYNCHRONOUS = "EXTERNAL"  # what `open_harness` sets on its connection unless told otherwise
 
 
 # What `--state` accepts: the stored states, and the outcomes of ended (terminal) tasks.

@@ -48,8 +48,9 @@ class Runtime:
     def now(self) -> float:
         return self.clock.now()
 
-    def change(self) -> Change:
-        return self.session.change()
+    def change(self, *, barrier: bool = True) -> Change:
+        """A change to build; `barrier=False` makes it a lazy commit (see `Change`)."""
+        return self.session.change(barrier=barrier)
 
     async def commit(self, change: Change, *, retry: bool = True) -> None:
         """Commit a change, then start runners for the tasks it made runnable. Task code commits
@@ -67,11 +68,13 @@ class Runtime:
             if not task.terminal:
                 self._runners.spawn(task.id)
 
-    async def mark_running(self, task: Task) -> Task:
-        """Commit `running` (if it is not) before work whose interruption must be charged."""
+    async def mark_running(self, task: Task, *, barrier: bool = False) -> Task:
+        """Commit `running` (if it is not) before work whose interruption must be charged; a
+        lazy commit unless `barrier` (the work has an effect outside the process that a power
+        cut must not hide: an unsafe tool)."""
         if isinstance(task.state, Running):
             return task
-        change = self.change()
+        change = self.change(barrier=barrier)
         task = change.put_task(attrs.evolve(task, state=Running()), progress=False)
         await self.commit(change)
         return task

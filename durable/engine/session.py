@@ -64,16 +64,27 @@ class ConversationHead:
 
 class Change:
     """One commit in the making. Read the head through it, record writes, then hand it to
-    `Runtime.commit` (task code) or `Session.commit` (the host API)."""
+    `Runtime.commit` (task code) or `Session.commit` (the host API).
 
-    def __init__(self, session: Session) -> None:
+    `barrier` (True unless the task code that builds it says otherwise): something outside the
+    process depends on this commit once it returns (a request is sent, an unsafe tool runs, a
+    caller is answered), so the store puts it on disk before `commit` returns. A change with
+    `barrier = False` is a *lazy* commit: ordered and atomic, safe from a process kill, made
+    durable by the next barrier (see `Batch.barrier`)."""
+
+    def __init__(self, session: Session, *, barrier: bool = True) -> None:
         self.session = session
         self.batch = Batch()
+        self.barrier = barrier
         self._tasks: dict[int, Task] = {}
         self._live: dict[str, Live] = {}
 
     def task(self, task_id: int) -> Task:
         return self._tasks.get(task_id) or self.session.tasks[task_id]
+
+    def written(self, task_id: int) -> Task | None:
+        """The task as this change writes it, if it does."""
+        return self._tasks.get(task_id)
 
     def create_task(self, task: Task) -> Task:
         """Write a new task; its kind's table must allow its first position."""
@@ -166,8 +177,8 @@ class Session:
         self.next_task_id += 1
         return tid
 
-    def change(self) -> Change:
-        return Change(self)
+    def change(self, *, barrier: bool = True) -> Change:
+        return Change(self, barrier=barrier)
 
     def transitions(self, task: Task) -> Transitions:
         table = self.tables.get(task.kind)
@@ -207,6 +218,7 @@ class Session:
         for task in change._tasks.values():
             change.batch.tasks.append(task)
         change.batch.live.update(change._live)
+        change.batch.barrier = change.barrier
         self._issued += 1
         number = self._issued
         self._apply_to_head(change)
@@ -250,7 +262,7 @@ class Session:
         of the tasks, submissions and live documents it wrote (later commits may have changed
         them since, and must not be undone by writing the old values). A task or submission
         that a later change ended is left to that change."""
-        batch = Batch()
+        batch = Batch(barrier=change.barrier)
         batch.entries.extend(change.batch.entries)
         for task in change.batch.tasks:
             head = self.tasks.get(task.id)

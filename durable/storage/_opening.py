@@ -32,6 +32,17 @@ def acquire(path: str, lock: FileLock) -> os.stat_result:
     return lock.acquire()
 
 
+def commit_level(synchronous: str, barrier: bool) -> str:
+    """SQLite's `synchronous` level for one transaction of a store opened with `synchronous`:
+    "EXTERNAL" (external synchrony) writes a barrier at FULL (the WAL is fsynced at its commit,
+    and with it every earlier commit, since the WAL is appended in commit order) and any other
+    commit at NORMAL (no fsync: a process kill loses nothing, a power cut may lose it until the
+    next barrier); "FULL" and "NORMAL" use their level for every commit."""
+    if synchronous == "EXTERNAL":
+        return "FULL" if barrier else "NORMAL"
+    return synchronous
+
+
 def connect(path: str, lock: FileLock, st: os.stat_result, synchronous: str) -> sqlite3.Connection:
     """Check the locked file (header, journal files, a foreign or newer schema), make it the
     owner's only if it becomes a session now, connect in WAL mode and migrate it. The connection
@@ -55,7 +66,7 @@ def connect(path: str, lock: FileLock, st: os.stat_result, synchronous: str) -> 
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if mode.lower() != "wal":
             raise StorageError(f"Session file {path} cannot use WAL journaling (got {mode})", location=path)
-        conn.execute(f"PRAGMA synchronous = {synchronous}")
+        conn.execute(f"PRAGMA synchronous = {commit_level(synchronous, True)}")
         lock.check()  # SQLite opened the path: it must still name the file locked above
         migrate(conn, path)
     except BaseException:

@@ -25,12 +25,20 @@ from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
 
 @define
 class Batch:
-    """One atomic change. Later writes of the same task/submission/live in a batch win."""
+    """One atomic change. Later writes of the same task/submission/live in a batch win.
+
+    `barrier`: something outside the process will depend on this commit once it returns (a
+    model request or an unsafe tool starts, a caller is told its input was accepted or its
+    result is settled), so it must be on disk, with every commit before it, when `commit`
+    returns. A batch with `barrier=False` (a *lazy* commit: a partial answer, a safe tool's
+    result) is ordered and atomic like any other and survives a process kill, but a power cut
+    may lose it until the next barrier is written. A store may make every commit a barrier."""
 
     tasks: list[Task] = field(factory=list)
     entries: list[StoredEntry] = field(factory=list)
     submissions: list[Submission] = field(factory=list)
     live: dict[str, Live] = field(factory=dict)
+    barrier: bool = True
 
     def __bool__(self) -> bool:
         return bool(self.tasks or self.entries or self.submissions or self.live)
@@ -70,6 +78,7 @@ class EncodedBatch:
     entries: tuple[tuple[str, int, str, str], ...]  # conversation_id, seq, kind, body
     submissions: tuple[tuple[str, str, str, str], ...]  # id, conversation_id, status, body
     live: tuple[tuple[str, str], ...]  # conversation_id, body
+    barrier: bool = True
 
 
 _INT64 = range(-(1 << 63), 1 << 63)
@@ -104,7 +113,7 @@ def encode_batch(batch: Batch) -> EncodedBatch:
         for s in {s.id: s for s in batch.submissions}.values()
     )
     live = tuple((cid, codec.dumps(doc, Live)) for cid, doc in batch.live.items())
-    return EncodedBatch(tasks, entries, subs, live)
+    return EncodedBatch(tasks, entries, subs, live, batch.barrier)
 
 
 class Storage(Protocol):

@@ -10,9 +10,14 @@ entry seq) is rolled back to its savepoint and fails alone while the others comm
 transaction itself fails (disk full, I/O error), the group is rolled back and its batches are
 written again one transaction each, so every caller learns the outcome of exactly its own batch.
 
-Durability: WAL with `synchronous=FULL` by default (an acknowledged commit survives a power cut).
-`synchronous="NORMAL"` is an opt-in: a power cut may lose the newest acknowledged commits (never
-corrupt the file); a process kill loses nothing in either mode.
+Durability: WAL, with external synchrony by default (`synchronous="EXTERNAL"`): a barrier commit
+(`Batch.barrier`: something outside the process depends on it) is written at SQLite's FULL level,
+so it and every commit before it are on disk when it returns; any other commit is written at
+NORMAL (no fsync), so after a power cut the file holds a prefix of the commit order that ends at
+or after the last barrier. `synchronous="FULL"` fsyncs every commit; `synchronous="NORMAL"` never
+at commit (a power cut may lose the newest acknowledged commits, barriers included). A process
+kill loses nothing in any mode, and no mode can corrupt the file. A group holding a barrier is
+written at FULL as a whole.
 
 Cancellation: a job, once queued, runs to completion; a cancelled caller still waits (shielded)
 for its commit's result, which only takes as long as the write itself.
@@ -53,17 +58,19 @@ from .protocol import Batch, EncodedBatch, Opened, encode_batch
 from .reader import connect_read_only
 
 T = TypeVar("T")
-Synchronous = Literal["FULL", "NORMAL"]
-"""SQLite's `synchronous` level for commits: "FULL" fsyncs every commit, "NORMAL" only at checkpoints."""
+Synchronous = Literal["EXTERNAL", "FULL", "NORMAL"]
+"""When commits reach the disk: "EXTERNAL" (the default) fsyncs barrier commits only (each one
+with every commit before it), "FULL" every commit, "NORMAL" only at checkpoints."""
+SYNCHRONOUS_LEVELS: tuple[Synchronous, ...] = ("EXTERNAL", "FULL", "NORMAL")
 _MAX_GROUP = 256
 
 
 class SQLiteStorage:
     """A session file on disk. See the module docstring for the guarantees."""
 
-    def __init__(self, path: str | os.PathLike[str], *, synchronous: Synchronous = "FULL") -> None:
-        if synchronous not in ("FULL", "NORMAL"):
-            raise ValueError(f"synchronous must be 'FULL' or 'NORMAL', not {synchronous!r}")
+    def __init__(self, path: str | os.PathLike[str], *, synchronous: Synchronous = "EXTERNAL") -> None:
+        if synchronous not in SYNCHRONOUS_LEVELS:
+            raise ValueError(f"synchronous must be 'EXTERNAL', 'FULL' or 'NORMAL', not {synchronous!r}")
         self._given = os.fspath(path)
         self.path = self._given  # on open: the file a symbolic link at the path points to
         self.location = self.path
@@ -72,8 +79,10 @@ class SQLiteStorage:
         self._thread: threading.Thread | None = None
         self._lock = FileLock(self.path)
         self._conn: sqlite3.Connection | None = None
+        self._level = ""  # the connection's `synchronous` level now (set per transaction)
         self._closed = False
         self.commits = 0  # transactions written (a group counts once)
+        self.barriers = 0  # of those, written at FULL (fsynced)
 
     # ------------------------------------------------------------------ async API
 
@@ -281,16 +290,30 @@ class SQLiteStorage:
         # each batch alone, so that every caller learns the outcome of exactly its own batch.
         for job in group:
             try:
-                conn.execute("BEGIN IMMEDIATE")
+                self._begin(conn, [job])
                 self._apply(conn, job.encoded)
                 conn.execute("COMMIT")
-                self.commits += 1
+                self._count()
             except Exception as exc:  # noqa: BLE001 - handed to the waiting caller
                 _opening.rollback(conn)
                 if getattr(exc, "sqlite_errorname", "").startswith("SQLITE_IOERR"):
                     self._drop_failed_frames(conn)
                 job.error = self._translate(exc, "A commit to")
             job.finish()
+
+    def _begin(self, conn: sqlite3.Connection, jobs: list[Job]) -> None:
+        """Set the level the transaction of `jobs` is written at (FULL when one of them is a
+        barrier, under external synchrony), then begin it."""
+        level = _opening.commit_level(self.synchronous, any(j.encoded is None or j.encoded.barrier for j in jobs))
+        if level != self._level:
+            conn.execute(f"PRAGMA synchronous = {level}")
+            self._level = level
+        conn.execute("BEGIN IMMEDIATE")
+
+    def _count(self) -> None:
+        self.commits += 1
+        if self._level == "FULL":
+            self.barriers += 1
 
     @staticmethod
     def _drop_failed_frames(conn: sqlite3.Connection) -> None:
@@ -327,19 +350,19 @@ class SQLiteStorage:
         together. Returns False, with everything rolled back and nobody told, when the
         transaction fails as a whole."""
         try:
-            conn.execute("BEGIN IMMEDIATE")
+            self._begin(conn, group)
             # Every job here is encoded (`_encode` kept only those); the filter tells the type checker.
             self._apply(conn, _merged([job.encoded for job in group if job.encoded is not None]))
             conn.execute("COMMIT")
         except Exception:  # noqa: BLE001 - sorted out batch by batch below
             _opening.rollback(conn)
         else:
-            self.commits += 1
+            self._count()
             finish_all(group)
             return True
         errors: list[StorageError | None] = []
         try:
-            conn.execute("BEGIN IMMEDIATE")
+            self._begin(conn, group)
             for job in group:
                 conn.execute("SAVEPOINT batch")
                 try:
@@ -357,7 +380,7 @@ class SQLiteStorage:
         except Exception:  # noqa: BLE001 - the caller writes each batch alone instead
             _opening.rollback(conn)
             return False
-        self.commits += 1
+        self._count()
         for job, error in zip(group, errors, strict=True):
             job.error = error
         finish_all(group)
@@ -414,6 +437,7 @@ class SQLiteStorage:
         st = _opening.acquire(path, self._lock)
         try:
             self._conn = _opening.connect(path, self._lock, st, self.synchronous)
+            self._level = _opening.commit_level(self.synchronous, True)
             return self._read_opened(self._conn)
         except sqlite3.DatabaseError as exc:
             self._close_connection()

@@ -12,8 +12,10 @@ from .tool import ToolKind
 
 def default_kinds() -> tuple[list[TaskKind], Runs]:
     """The standard kinds, wired to cooperate, and the run service over them."""
-    tool, compaction = ToolKind(), CompactionKind()
-    kinds: list[TaskKind] = [GenerationKind(compaction), tool, compaction, CancelKind()]
+    compaction = CompactionKind()
+    generation = GenerationKind(compaction)
+    tool = ToolKind(generation.close_round)
+    kinds: list[TaskKind] = [generation, tool, compaction, CancelKind()]
     return kinds, Runs(tool, compaction)
 
 

@@ -54,7 +54,7 @@ class CancelKind(TaskKind):
 
     async def _cancel(self, rt: Runtime, task: Task) -> Task | None:
         inp = _input(task)
-        task = await rt.mark_running(task)
+        task = await rt.mark_running(task, barrier=True)  # the provider is called next
         provider = inp.provider or "the provider"
         handle = inp.job.handle
         try:

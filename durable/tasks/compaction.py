@@ -141,7 +141,7 @@ class CompactionKind(TaskKind):
     async def _run(self, rt: Runtime, task: Task) -> Task | None:
         assert isinstance(task.input, CompactionInput)
         cid = task.conversation_id
-        task = await rt.mark_running(task)
+        task = await rt.mark_running(task, barrier=True)  # a summary request follows
         context = list(await rt.session.load_context(cid))
         cut = self._cut(rt, context)
         if cut is None:

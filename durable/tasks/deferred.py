@@ -65,7 +65,7 @@ async def poll(rt: Runtime, task: Task, build: BuildRequest, finish: Finish) -> 
     phase = task.checkpoint
     assert isinstance(phase, Poll)
     if phase.job.handle is None:
-        task = await rt.mark_running(task)
+        task = await rt.mark_running(task, barrier=True)
         find = getattr(rt.model, "find", None)
         found = await find(phase.job.key) if find is not None else None
         if found is not None:
@@ -81,7 +81,7 @@ async def poll(rt: Runtime, task: Task, build: BuildRequest, finish: Finish) -> 
         return await submit_job(rt, task, request)
     if isinstance(task.state, Sleeping):
         await rt.sleep_until(task.state.until, f"poll:{task.id}")
-    task = await rt.mark_running(task)
+    task = await rt.mark_running(task, barrier=True)  # a fetch is charged if cut off
     try:
         result = await model_call(rt, rt.model.fetch(phase.job.handle))
         if not isinstance(result, StillRunning):

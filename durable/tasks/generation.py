@@ -178,7 +178,7 @@ class GenerationKind(TaskKind):
         usage: Usage | None = None
 
         async def flush() -> None:
-            change = rt.change()
+            change = rt.change(barrier=False)  # a partial answer: nothing outside waits for it
             gen = change.live(cid).generation or GenerationLive(phase.attempt)
             message = PartialMessage("".join(text), tuple(calls), usage or gen.message.usage)
             change.edit_live(cid, generation=attrs.evolve(gen, message=message))
@@ -278,28 +278,42 @@ class GenerationKind(TaskKind):
 
     async def _tool_round(self, rt: Runtime, task: Task) -> Task | None:
         """Once every tool task of the round ended: the results in call order and, in the same
-        commit, the next request (nothing happens in between that `prepare` would commit),
-        unless a compaction or a deferred job has to come first: then `prepare`."""
+        commit, the next request. Usually the last tool to end has already written that close in
+        its own ending commit (`close_round`); then the request is only sent here."""
         phase = task.checkpoint
         assert isinstance(phase, ToolRound)
         await rt.wait_tasks(phase.pending)
+        current = rt.session.tasks.get(task.id)
+        if current is None:
+            return None
+        if isinstance(current.checkpoint, ToolRound):
+            change = rt.change()
+            current = await self.close_round(rt, change, current)
+            await rt.commit(change)
+        if isinstance(current.checkpoint, Request):
+            return await self._stream(rt, current, await self._build_request(rt, current, current.checkpoint.attempt))
+        return current
+
+    async def close_round(self, rt: Runtime, change: Change, task: Task) -> Task:
+        """In `change`: the results of generation `task`'s tool round, whose every tool task has
+        ended (in the head or in `change`), and its next position: the next request (a barrier:
+        it is sent once committed), or `prepare` when a compaction or a deferred job has to come
+        first (nothing happens in between that `prepare` would commit). Returns the task as
+        written. Called by `_tool_round` and by the last tool task to end (`ToolKind`), whose
+        ending commit then carries the close: one commit less per round."""
+        phase = task.checkpoint
+        assert isinstance(phase, ToolRound)
         cid = task.conversation_id
-        change = rt.change()
-        ended = await runs.close_calls(rt, change, task, NO_RESULT, "no_result")
-        assert not ended, f"tool tasks {ended} of task {task.id} were not terminal"
-        results = list(change.batch.entries)
+        results = await runs.answer_calls(rt, change, task, NO_RESULT, "no_result")
         deferred_model = rt.settings.stream.deferred and getattr(rt.model, "deferred", False)
         if deferred_model or (self.compaction is not None and await self.compaction.may_compact(rt, cid, results)):
             task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=Prepare(1, phase.round)))
-            change.edit_live(cid, tools=(), generation=GenerationLive(1))
-            await rt.commit(change)
-            return task
-        request = await self._build_request(rt, task, 1, results)
-        task = change.put_task(attrs.evolve(task, state=Running(),
-                                            checkpoint=Request(1, dict(request.options), phase.round)))
+        else:
+            task = change.put_task(attrs.evolve(task, state=Running(),
+                                                checkpoint=Request(1, dict(rt.settings.model_options), phase.round)))
+            change.barrier = True
         change.edit_live(cid, tools=(), generation=GenerationLive(1))
-        await rt.commit(change)
-        return await self._stream(rt, task, request)
+        return task
 
     async def _retry(self, rt: Runtime, task: Task) -> Task | None:
         phase = task.checkpoint

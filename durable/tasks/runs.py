@@ -33,6 +33,7 @@ from ..records import (
     Run,
     RunFailure,
     Running,
+    StoredEntry,
     Submission,
     Task,
     Terminal,
@@ -102,9 +103,21 @@ async def close_calls(rt: Runtime, change: Change, task: Task, text: str, code: 
         return []
     for tid in phase.pending:
         await rt.cancel_runner(tid)
-    ended = []
+    ended: list[int] = []
+    await answer_calls(rt, change, task, text, code, ended)
+    return ended
+
+
+async def answer_calls(rt: Runtime, change: Change, task: Task, text: str, code: str,
+                       ended: list[int] | None = None) -> list[StoredEntry]:
+    """Append in `change` one result per call of `task`'s tool round, in call order: the result
+    of each tool task that ended (in the head, or in `change` itself), else an error result
+    `text`, ending that tool task (its id added to `ended`). Returns the appended entries."""
+    phase = task.checkpoint
+    assert isinstance(phase, ToolRound), f"task {task.id} has no tool round"
+    appended = []
     for call, tid in zip(phase.calls, phase.pending, strict=True):
-        child = (rt.session.tasks.get(tid) or rt.session.ended_children.pop(tid, None)
+        child = (change.written(tid) or rt.session.tasks.get(tid) or rt.session.ended_children.pop(tid, None)
                  or await rt.session.storage.get_task(tid))
         found = child.checkpoint if child is not None else None
         progress = found if isinstance(found, ToolProgress) else ToolProgress()
@@ -115,6 +128,18 @@ async def close_calls(rt: Runtime, change: Change, task: Task, text: str, code: 
             if child is not None and not child.terminal:
                 change.put_task(attrs.evolve(child, state=Terminal(Aborted()),
                                              checkpoint=attrs.evolve(progress, result=result)))
-                ended.append(tid)
-        change.append(task.conversation_id, result)
-    return ended
+                if ended is not None:
+                    ended.append(tid)
+        seq = change.append(task.conversation_id, result)
+        appended.append(StoredEntry(task.conversation_id, seq, result))
+    return appended
+
+
+def round_closable(rt: Runtime, task: Task, ending: int) -> bool:
+    """Whether tool task `ending`, about to end, is the last of its generation `task`'s round, so
+    that its ending commit can carry the round's close (see `GenerationKind.close_round`): the
+    generation waits on the round, is not being stopped or recovered, and every other tool task
+    of the round has ended."""
+    phase = task.checkpoint
+    return (isinstance(phase, ToolRound) and ending in phase.pending and task.stop is None
+            and task.restarts == 0 and not any(t in rt.session.tasks for t in phase.pending if t != ending))

@@ -18,7 +18,7 @@ Bad arguments, an unknown tool and an exception in `execute` are results the mod
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar
 
 import anyio
@@ -52,13 +52,17 @@ from ..records import (
     Waiting,
 )
 from ._coalesce import Coalescer
+from .runs import round_closable
+
+RoundCloser = Callable[[Runtime, Change, Task], Awaitable[Task]]
+"""Writes a generation's tool-round close into a change (`GenerationKind.close_round`)."""
 
 
 def start_tool_round(rt: Runtime, change: Change, task: Task, seq: int, calls: Sequence[ToolCall], number: int) -> Task:
     """In `change`: a tool task per call of the assistant entry `seq` (its intent committed before
     anything runs), the generation `task` waiting on them in its `tools` phase, and the live
     document's tool slots. `number` counts the run's tool rounds. Returns the generation task as
-    written."""
+    written. Sets whether `change` is a barrier."""
     ids, slots = [], []
     for call in calls:
         tool = rt.tools.get(call.name)
@@ -74,6 +78,9 @@ def start_tool_round(rt: Runtime, change: Change, task: Task, seq: int, calls: S
         ids.append(child.id)
         slots.append(ToolSlot(call.id, call.name, child.id, status="waiting" if client else "running"))
     round_ = ToolRound(seq, tuple(calls), tuple(ids), number)
+    # A barrier only when a client tool is handed to the host: safe tools may run again and an
+    # unsafe one commits its own barrier (`running`) before it executes.
+    change.barrier = any(s.status == "waiting" for s in slots)
     task = change.put_task(attrs.evolve(task, state=Waiting(on=tuple(ids)), checkpoint=round_))
     change.edit_live(task.conversation_id, generation=None, tools=tuple(slots))
     return task
@@ -90,8 +97,10 @@ class ToolKind(TaskKind):
         phases={},
     )
 
-    def __init__(self) -> None:
+    def __init__(self, close_round: RoundCloser | None = None) -> None:
         self.phases = {ToolProgress: self._run}
+        # The generation's round close, written by the last tool of a round in its ending commit.
+        self.close_round = close_round
 
     async def resume_interrupted(self, rt: Runtime, task: Task, restarts: int) -> Resumed:
         inp = _input(task)
@@ -132,7 +141,7 @@ class ToolKind(TaskKind):
         except ArgumentError as exc:
             await self._finish(rt, task, self._error(task, str(exc), "invalid_arguments"), Done())
             return None
-        task = await rt.mark_running(task)
+        task = await rt.mark_running(task, barrier=True)  # an unsafe tool: its intent is on disk before it runs
         await self._execute(rt, task, tool, args)
         return None
 
@@ -142,7 +151,7 @@ class ToolKind(TaskKind):
         output: list[str] = []  # a safe tool run again starts its output afresh
 
         async def flush() -> None:
-            change = rt.change()
+            change = rt.change(barrier=False)  # streamed output: nothing outside waits for it
             current = change.task(task.id)
             text = "".join(output)
             change.put_task(attrs.evolve(current, checkpoint=ToolProgress(text)), progress=False)
@@ -241,11 +250,18 @@ class ToolKind(TaskKind):
 
     async def _finish(self, rt: Runtime, task: Task, result: ToolResultEntry, outcome: Outcome, *,
                       retry: bool = True) -> None:
-        change = rt.change()
+        """Commit the task's ending with `result`. Task code's endings are lazy commits (a result
+        lost to a power cut is redone as after a crash), except that the last tool of a round to
+        end carries the round's close, and with it the next request, in the same commit (a
+        barrier). A host's client-tool result (`retry=False`) is a barrier: the host is told."""
+        change = rt.change(barrier=not retry)
         progress = attrs.evolve(self._progress(task), result=result)
-        change.put_task(attrs.evolve(task, state=Terminal(outcome), checkpoint=progress))
+        ended = change.put_task(attrs.evolve(task, state=Terminal(outcome), checkpoint=progress))
         self._edit_slot(change, task.conversation_id, task.id, output=progress.output,
                         status="error" if result.is_error else "done")
+        parent = rt.session.tasks.get(task.parent_id) if task.parent_id is not None else None
+        if self.close_round is not None and parent is not None and round_closable(rt, parent, ended.id):
+            await self.close_round(rt, change, parent)
         await rt.commit(change, retry=retry)
 
 

@@ -62,7 +62,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--scale", type=float, default=1000.0)
     p.add_argument("--stop-after", type=int, default=None, help="SIGSTOP right after this commit")
     p.add_argument("--stop-at", default=None, help="SIGSTOP right after saying this event (e.g. 'submitted')")
-    p.add_argument("--synchronous", choices=("FULL", "NORMAL"), default="FULL")
+    p.add_argument("--synchronous", choices=("EXTERNAL", "FULL", "NORMAL"), default="EXTERNAL")
     p.add_argument("--stuck-after", type=float, default=10.0)
     return p.parse_args(argv)
 

@@ -223,7 +223,7 @@ async def crashable_harness(
     crash_before: int | None = None,
     crash_after: int | None = None,
     on_commit: Callable[[int, Batch], None] | None = None,
-    synchronous: Synchronous = "FULL",
+    synchronous: Synchronous = "EXTERNAL",
 ) -> AsyncIterator[Any]:
     """Open a harness on the session file `path` (or on a storage object, e.g. a `MemoryStorage`)
     through a `CrashableStorage`, as `async with crashable_harness(...) as h:`.
@@ -271,7 +271,8 @@ async def crashable_harness(
 
 
 def describe_batch(batch: Batch) -> str:
-    """One line saying what a commit writes: task states, entries, submissions, live documents."""
+    """One line saying what a commit writes: task states, entries, submissions, live documents,
+    and `[lazy]` at the end for a commit that is not a barrier (see `Batch.barrier`)."""
     from .. import codec
 
     parts: list[str] = []
@@ -287,7 +288,7 @@ def describe_batch(batch: Batch) -> str:
         parts.append(f"submission {sub.id} {codec.tag_of(sub.status)}")
     for cid in batch.live:
         parts.append(f"live {cid}")
-    return "; ".join(parts) or "(empty)"
+    return ("; ".join(parts) or "(empty)") + ("" if batch.barrier else " [lazy]")
 
 
 def entry_kind(entry: Any) -> str:

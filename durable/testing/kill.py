@@ -320,7 +320,7 @@ def kill_test(
     workers: int = 2,
     spawn: Spawn = "forkserver",
     scale: float = 1000.0,
-    synchronous: str = "FULL",
+    synchronous: str = "EXTERNAL",
     timeout: float = 30.0,
     max_trials: int | None = None,
     directory: str | os.PathLike[str] | None = None,

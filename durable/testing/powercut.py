@@ -14,8 +14,9 @@ It can also fail a write (`fail_write`, e.g. a full disk) or a sync (`fail_sync`
 on demand, to show that a commit that fails does so cleanly.
 
 What this exercises: SQLite's own durability and atomicity under durable's pragmas (WAL journal,
-`synchronous=FULL` or `NORMAL`) and durable's transaction shape (`BEGIN IMMEDIATE`, the batch
-written with the SQL of `SQLiteStorage._apply`, `COMMIT`), on durable's schema. It drives SQLite
+`synchronous` FULL, NORMAL, or switched per commit under external synchrony, as the store does)
+and durable's transaction shape (`BEGIN IMMEDIATE`, the batch written with the SQL of
+`SQLiteStorage._apply`, `COMMIT`), on durable's schema. It drives SQLite
 through `apsw` (the store uses the stdlib `sqlite3`, which cannot take a Python VFS), so it does
 not exercise the store's writer thread or group commit; those are covered by process kills.
 
@@ -54,6 +55,7 @@ from ..records import (
     Terminal,
     UserEntry,
 )
+from ..storage._opening import commit_level
 from ..storage.protocol import Batch, encode_batch
 from ..storage.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 from ..storage.sqlite import SQLiteStorage
@@ -202,7 +204,7 @@ def open_session(path: str, vfs: PowerCutVFS, *, synchronous: str = "FULL", auto
     conn.execute("PRAGMA busy_timeout = 5000")
     mode = conn.execute("PRAGMA journal_mode = WAL").fetchall()[0][0]
     assert isinstance(mode, str) and mode.lower() == "wal", mode
-    conn.execute(f"PRAGMA synchronous = {synchronous}")
+    conn.execute(f"PRAGMA synchronous = {commit_level(synchronous, True)}")
     conn.execute(f"PRAGMA wal_autocheckpoint = {autocheckpoint}")  # small: checkpoints happen too
     conn.execute("BEGIN IMMEDIATE")
     for v in range(1, SCHEMA_VERSION + 1):
@@ -214,23 +216,27 @@ def open_session(path: str, vfs: PowerCutVFS, *, synchronous: str = "FULL", auto
     return conn
 
 
-def run_batch(k: int, padding: int = 300) -> Batch:
-    """The k-th commit of the experiment: a whole run (task k answered input k), as one batch."""
+def run_batch(k: int, padding: int = 300, *, barrier: bool = True) -> Batch:
+    """The k-th commit of the experiment: a whole run (task k answered input k), as one batch;
+    `barrier=False` makes it a lazy commit (see `Batch.barrier`)."""
     sid = f"sub_{k:06d}"
     task = Task(k, "root", "generation", GenerationInput((sid,)), Terminal(Done({"seq": 2 * k})), Request(1))
     text = f"input {k} " + "x" * padding
     entries = [StoredEntry("root", 2 * k - 1, UserEntry(text, sid)),
                StoredEntry("root", 2 * k, AssistantEntry(f"answer {k} " + "y" * padding, "stop"))]
     sub = Submission(sid, "root", text, seq=2 * k - 1, status=Answered(), task_id=k)
-    return Batch(tasks=[task], entries=entries, submissions=[sub], live={"root": Live()})
+    return Batch(tasks=[task], entries=entries, submissions=[sub], live={"root": Live()}, barrier=barrier)
 
 
-def commit_batch(conn: Any, batch: Batch) -> None:
-    """One commit as the store makes it: `BEGIN IMMEDIATE`, its SQL, `COMMIT`; rolled back as a
+def commit_batch(conn: Any, batch: Batch, synchronous: str = "FULL") -> None:
+    """One commit as the store makes it: at the level the store's `synchronous` mode gives the
+    batch (`durable.storage._opening.commit_level`: under "EXTERNAL", FULL for a barrier, NORMAL
+    otherwise), `BEGIN IMMEDIATE`, its SQL, `COMMIT`; rolled back as a
     whole when anything fails (the error is raised), and after an I/O error the store's own
     clean-up (`SQLiteStorage._drop_failed_frames`: checkpoint and truncate the WAL, so that the
     refused commit's frames cannot come back after the process dies)."""
     encoded = encode_batch(batch)
+    conn.execute(f"PRAGMA synchronous = {commit_level(synchronous, batch.barrier)}")
     conn.execute("BEGIN IMMEDIATE")
     try:
         SQLiteStorage._apply(conn, encoded)
@@ -294,6 +300,7 @@ class PowerCutResult:
     violations: list[str]
     copy: str
     during: bool = False  # the power went out in the middle of a commit
+    last_barrier: int = 0  # the newest acknowledged barrier commit (every commit is one under FULL)
 
 
 class _PowerOut(Exception):
@@ -311,6 +318,7 @@ def power_cut_test(
     seed: int = 0,
     autocheckpoint: int = 32,
     vfs: PowerCutVFS | None = None,
+    barrier_every: int = 3,
 ) -> PowerCutResult:
     """Commit runs through a `PowerCutVFS`, cut the power, and check the copy.
 
@@ -319,7 +327,9 @@ def power_cut_test(
     write or sync of it (or of a later one, as the I/O falls). The WAL is checkpointed every
     `autocheckpoint` pages, so cuts also fall in and around checkpoints. With
     `synchronous="FULL"` every acknowledged commit must survive (a commit cut short may survive
-    whole or not at all); with `"NORMAL"` the newest may be lost, but never half of one.
+    whole or not at all); with `"NORMAL"` the newest may be lost, but never half of one; with
+    `"EXTERNAL"` (every `barrier_every`-th commit a barrier, the others lazy) every commit up to
+    the newest acknowledged barrier must survive, and the copy is a prefix of the commit order.
     Violations are returned in plain words (empty when all holds)."""
     rng = random.Random(seed)
     cut_after = rng.randint(0, commits) if cut_after is None else cut_after
@@ -330,10 +340,18 @@ def power_cut_test(
     try:
         path = os.path.join(directory, "session.sqlite")
         conn = open_session(path, vfs, synchronous=synchronous, autocheckpoint=autocheckpoint)
-        acknowledged = 0
-        for k in range(1, cut_after + 1):
-            commit_batch(conn, run_batch(k))
+        acknowledged = last_barrier = 0
+
+        def commit(k: int) -> None:
+            nonlocal acknowledged, last_barrier
+            barrier = synchronous == "FULL" or k % barrier_every == 0
+            commit_batch(conn, run_batch(k, barrier=barrier), synchronous)
             acknowledged = k
+            if barrier:
+                last_barrier = k
+
+        for k in range(1, cut_after + 1):
+            commit(k)
         copy = ""
         if during:
             target, seen = rng.randint(1, 40), [0]
@@ -350,12 +368,11 @@ def power_cut_test(
             while not copy:
                 k += 1
                 try:
-                    commit_batch(conn, run_batch(k))
+                    commit(k)
                 except (_PowerOut, apsw.Error):
                     if copy:
                         break
                     raise
-                acknowledged = k
             vfs.on_io = None
         else:
             copy = vfs.cut(path, out, torn=torn, rng=rng)
@@ -363,9 +380,10 @@ def power_cut_test(
     finally:
         if own:
             vfs.close()
-    found = survivors(copy, expect=acknowledged if synchronous == "FULL" else None)
+    expect = {"FULL": acknowledged, "EXTERNAL": last_barrier}.get(synchronous)
+    found = survivors(copy, expect=expect)
     violations = list(found.violations)
     if found.runs > acknowledged + (1 if during else 0):
         violations.append(f"{found.runs} runs survived, but only {acknowledged} commits were made"
                           + (" (and one cut short)" if during else ""))
-    return PowerCutResult(acknowledged, found.runs, violations, copy, during)
+    return PowerCutResult(acknowledged, found.runs, violations, copy, during, last_barrier)

@@ -86,7 +86,7 @@ async def test_an_unsafe_tool_whose_result_commit_is_refused_runs_once_and_its_r
         h.report._callback = report
         sub = await h.root.submit("email Bob")
         await three_refusals.wait()  # refused three times, retried in memory each time
-        assert [x.message.split(":")[0] for x in refusals] == ["Task 2 (tool) could not commit and will try again"] * 3
+        assert [x.message.split(":")[0] for x in refusals] == ["Task 2 (tool), task 1 (generation) could not commit and will try again"] * 3
         await set_page_limit(h, 1_000_000)
         assert await sub.wait() == r.Answered("Sent.", 4)
     assert executions == ["m1"]

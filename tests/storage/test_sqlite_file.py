@@ -105,11 +105,11 @@ def files_next_to(path: str) -> dict[str, tuple[str, int]]:
 # ----------------------------------------------------------------------------- durability settings
 
 
-async def test_a_session_file_uses_wal_with_synchronous_full_by_default(path):
+async def test_a_session_file_uses_wal_with_external_synchrony_by_default(path):
     async with opened(path) as store:
         assert await pragma(store, "journal_mode") == "wal"
-        assert await pragma(store, "synchronous") == 2  # FULL
-        assert store.synchronous == "FULL"
+        assert await pragma(store, "synchronous") == 2  # FULL until a lazy commit is written
+        assert store.synchronous == "EXTERNAL"
 
 
 async def test_synchronous_normal_is_an_explicit_opt_in(path):
@@ -122,7 +122,7 @@ async def test_synchronous_normal_is_an_explicit_opt_in(path):
 
 @pytest.mark.parametrize("value", ["OFF", "EXTRA", "full", "", None])
 def test_any_other_synchronous_value_is_refused(path, value):
-    with pytest.raises(ValueError, match="synchronous must be 'FULL' or 'NORMAL'"):
+    with pytest.raises(ValueError, match=f"synchronous must be 'EXTERNAL', 'FULL' or 'NORMAL', not {value!r}"):
         SQLiteStorage(path, synchronous=value)
     assert not os.path.exists(path)
 
@@ -356,6 +356,30 @@ async def test_a_group_applies_its_batches_in_the_order_they_were_committed(path
         assert await store.get_task(1) == states[-1]  # the last upsert wins, as one by one
         assert await store.get_live("root") == busy(3)  # the refused batch's live is not applied
         assert await store.get_entries("root") == [user(1, "first")]
+
+
+async def test_external_synchrony_fsyncs_barriers_only_and_a_group_holding_one_as_a_whole(path):
+    # SQLite's `synchronous` level of the transaction just written: 2 = FULL (the WAL fsynced at
+    # commit, with every commit before it), 1 = NORMAL (no fsync).
+    async with opened(path) as store:  # the default: external synchrony
+        seen = []
+        for group in ([False], [True], [False, False], [False, True, False]):
+            before, barriers = store.commits, store.barriers
+            outcome = await commit_behind_held_writer(
+                store, [Batch(tasks=[task(len(seen) * 10 + i + 1)], barrier=b) for i, b in enumerate(group)])
+            assert outcome == [None] * len(group) and store.commits - before == 1
+            seen.append((await pragma(store, "synchronous"), store.barriers - barriers))
+        assert seen == [(1, 0), (2, 1), (1, 0), (2, 1)]
+        assert len(await store.find_tasks()) == 7
+
+
+@pytest.mark.parametrize(("mode", "level"), [("FULL", 2), ("NORMAL", 1)])
+async def test_with_a_fixed_level_every_commit_is_written_at_it_barrier_or_not(path, mode, level):
+    async with opened(path, synchronous=mode) as store:
+        for i, barrier in enumerate([False, True, False]):
+            await store.commit(Batch(tasks=[task(i + 1)], barrier=barrier))
+            assert await pragma(store, "synchronous") == level
+        assert store.barriers == (3 if mode == "FULL" else 0)
 
 
 async def test_64_commits_racing_freely_all_land(path):

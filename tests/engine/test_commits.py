@@ -1,0 +1,90 @@
+"""What each step of a turn commits, and which commits are barriers (external synchrony).
+
+A barrier is a commit that something outside the process depends on once it returns: the
+submission's acknowledgement, a model request, an unsafe tool's start, a client tool handed to
+the host, a settled result. Everything else is lazy (`[lazy]`: no fsync; a power cut may lose it,
+and it is then redone as after a crash). The last tool of a round to end carries the round's
+results and the next request in its own ending commit."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import durable
+from durable.models import FauxModel, faux
+
+from .conftest import settings, until_live
+
+pytestmark = pytest.mark.anyio
+
+# The default progress settings: an answer streamed within `persist_within` is never flushed.
+QUICK = durable.Settings()
+
+
+def _lines(history: list[str]) -> list[str]:
+    return [re.sub(r"sub_[0-9a-f]+", "sub", line) for line in history]
+
+
+async def _ok(args, api, ctx):
+    return "ok"
+
+
+def _tools():
+    safe = durable.define_tool("step", "a step", replay="safe", execute=_ok)
+    unsafe = durable.define_tool("send", "send something", execute=_ok)  # unsafe by default
+    return [safe, unsafe]
+
+
+async def test_a_turn_with_a_safe_round_and_an_unsafe_round_commits_two_times_a_step_and_fsyncs_once(host):
+    script = [faux.reply("", tool_calls=[faux.call("step", {}, id="a"), faux.call("step", {}, id="b")]),
+              faux.reply("", tool_calls=[faux.call("send", {}, id="c")]), faux.reply("done")]
+    async with host.open(FauxModel(script), settings=QUICK, tools=_tools()) as h:
+        sub = await h.root.submit("go")
+        assert await sub.wait() == durable.Answered("done", 7)
+    assert host.storage is not None
+    history = _lines(host.storage.history)
+    # Which of the two safe tools ends last is up to the scheduler: the other one's ending is lazy.
+    last = 2 if history[3].startswith("task 3 ") else 3
+    first = 5 - last
+    assert history == [
+        "task 1 generation running/prepare; entry root#1 user; submission sub queued; live root",
+        "task 1 generation running/request; live root",
+        f"task 2 tool running/tool_progress; task 3 tool running/tool_progress; task 1 generation waiting/tools; "
+        f"entry root#2 assistant:tool_use; live root [lazy]",
+        f"task {first} tool done/tool_progress; live root [lazy]",
+        f"task {last} tool done/tool_progress; task 1 generation running/request; entry root#3 tool_result; "
+        f"entry root#4 tool_result; live root",
+        "task 4 tool pending/tool_progress; task 1 generation waiting/tools; entry root#5 assistant:tool_use; "
+        "live root [lazy]",
+        "task 4 tool running/tool_progress",  # the unsafe tool's intent is on disk before it runs
+        "task 4 tool done/tool_progress; task 1 generation running/request; entry root#6 tool_result; live root",
+        "task 1 generation done/request; entry root#7 assistant:stop; submission sub done; live root",
+    ]
+
+
+async def test_a_round_that_hands_a_client_tool_to_the_host_is_a_barrier(host):
+    ask = durable.define_tool("ask_user", "Ask the person", client=True)
+    script = [faux.reply("", tool_calls=[faux.call("ask_user", {}, id="q1")]), faux.reply("Thanks")]
+    async with host.open(FauxModel(script), settings=QUICK, tools=[ask]) as h:
+        sub = await h.root.submit("ask me")
+        await until_live(h, lambda live: [s.status for s in live.tools] == ["waiting"])
+        await h.submit_tool_result("q1", "yes")
+        assert await sub.wait() == durable.Answered("Thanks", 4)
+    assert host.storage is not None
+    assert _lines(host.storage.history)[2:] == [
+        "task 2 tool waiting/tool_progress; task 1 generation waiting/tools; entry root#2 assistant:tool_use; "
+        "live root",
+        "task 2 tool done/tool_progress; task 1 generation running/request; entry root#3 tool_result; live root",
+        "task 1 generation done/request; entry root#4 assistant:stop; submission sub done; live root",
+    ]
+
+
+async def test_streamed_partial_answers_are_lazy_commits(host):
+    script = [faux.reply("Hello there, friend")]
+    async with host.open(FauxModel(script, token_size=6), settings=settings()) as h:
+        assert await (await h.root.submit("hi")).wait() == durable.Answered("Hello there, friend", 2)
+    assert host.storage is not None
+    flushes = [line for line in host.storage.history if line.endswith("[lazy]")]
+    assert flushes == ["live root [lazy]"] * len(flushes) and len(flushes) >= 3
