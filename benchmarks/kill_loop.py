@@ -114,9 +114,12 @@ async def child(path: str, side: str, inputs: int) -> None:
     from durable.storage.reader import SessionReader
 
     known: list[Any] = []
-    if os.path.exists(path) and os.path.getsize(path) > 0:  # a kill before the first commit leaves it empty
-        with SessionReader(path) as reader:
-            known = reader.submissions(conversation_id="root")
+    if os.path.exists(path):
+        try:
+            with SessionReader(path) as reader:
+                known = reader.submissions(conversation_id="root")
+        except durable.NotASession:  # a kill came before the file became a session
+            pass
     given = {sub.text for sub in known}
     async with durable.open_harness(path, model=_model(), tools=[_tool(side)], settings=settings()) as h:
         say("open")

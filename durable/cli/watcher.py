@@ -72,6 +72,9 @@ class Watcher:
             task = await self.h.task(task_id)
             if task is None or task.terminal or task.checkpoint != checkpoint:
                 del self.recovering[task_id]
+                # Read after the entries shown so far: the commit that moved it on (and wrote the
+                # partial it keeps) may have landed since; show its entries before counting them.
+                await self.sync()
         if not self.recovering:
             await self.show_history()
 

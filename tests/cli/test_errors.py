@@ -130,6 +130,6 @@ def test_inspect_json_is_one_object_with_stable_keys(finished_session):
     data = json.loads(done.stdout)
     assert list(data) == ["file", "conversations", "submissions", "tasks", "live"]
     assert {"path", "size_bytes", "schema_version", "journal_mode", "synchronous", "owner_pid"} <= set(data["file"])
-    assert (data["file"]["journal_mode"], data["file"]["synchronous"]) == ("wal", "FULL")
+    assert (data["file"]["journal_mode"], data["file"]["synchronous"]) == ("wal", "EXTERNAL")
     assert set(data["tasks"][0]) >= {"id", "kind", "state", "phase", "attempt", "restarts", "outcome"}
     assert set(data["submissions"][0]) >= {"id", "status", "reason", "detail"}
