@@ -84,19 +84,24 @@ class CompactionKind(TaskKind):
 
     async def compact_if_needed(self, rt: Runtime, conversation_id: str) -> None:
         """Before a request: compact first (and wait) when the context passes the threshold."""
-        settings = rt.settings.compaction
-        if not settings.enabled:
-            return
-        window = getattr(rt.model, "context_window", 0) or 0
-        if window <= 0:
-            return
-        context = await rt.session.load_context(conversation_id)
-        if _tokens(rt, conversation_id, context) <= settings.threshold * window:
-            return
-        if self._cut(rt, context) is None:
+        if not await self.needed(rt, conversation_id):
             return
         tid = await self.start(rt, conversation_id, "threshold")
         await rt.wait_tasks([tid])
+
+    async def needed(self, rt: Runtime, conversation_id: str) -> bool:
+        """Whether `compact_if_needed` would compact now: the context passes the threshold and
+        there is something to cut."""
+        settings = rt.settings.compaction
+        if not settings.enabled:
+            return False
+        window = getattr(rt.model, "context_window", 0) or 0
+        if window <= 0:
+            return False
+        context = await rt.session.load_context(conversation_id)
+        if _tokens(rt, conversation_id, context) <= settings.threshold * window:
+            return False
+        return self._cut(rt, context) is not None
 
     async def may_compact(self, rt: Runtime, conversation_id: str, pending: Sequence[StoredEntry]) -> bool:
         """Whether `compact_if_needed` may start a compaction once `pending` entries are added."""

@@ -9,8 +9,10 @@ Its checkpoint moves through phases, each move one commit; the table below is th
     retry -> poll | prepare
     tools -> prepare | request
 
-`prepare` builds the request (compacting first when the context passes the threshold) and
-commits `request` (or `poll` for a deferred model) before anything is sent; `request` streams,
+A run starts in `request`, committed with its inputs (in `prepare` for a deferred model);
+its runner first checks the context (back to `prepare` when it must be compacted). `prepare`
+builds the request (compacting first when the context passes the threshold) and commits
+`request` (or `poll` for a deferred model) before anything is sent; `request` streams,
 the partial answer committed coalesced into the live document (not a checkpoint, so streaming
 does not clear `restarts`: a crash loop that streams a little every time still ends). The final
 message ends the run (`stop`/`length`), starts a tool round (`tool_use`), or fails the attempt
@@ -106,7 +108,7 @@ class GenerationKind(TaskKind):
     name = "generation"
     transitions: ClassVar[Transitions] = Transitions(
         "generation",
-        start={("running", "prepare")},
+        start={("running", "prepare"), ("running", "request")},
         states={"pending": {"running"}, "running": {"pending", "sleeping", "waiting"},
                 "sleeping": {"running"}, "waiting": {"running"}},
         phases={"prepare": {"request", "poll"}, "request": {"tools", "retry", "prepare"},
@@ -157,10 +159,21 @@ class GenerationKind(TaskKind):
         return await self._stream(rt, task, request)
 
     async def _request(self, rt: Runtime, task: Task) -> Task | None:
-        """Resumed in `request` after a clean close: nothing is charged; the old partial is kept
-        as aborted and the request is sent again."""
+        """A run's first request, committed with its inputs (`runs.begin_run`): sent, unless the
+        context must be compacted first (then back to `prepare`). Or resumed in `request` after a
+        clean close (`pending`): nothing is charged; the old partial is kept as aborted and the
+        request is sent again."""
         phase = task.checkpoint
         assert isinstance(phase, Request)
+        if isinstance(task.state, Running):  # fresh: a task cut off by a crash went through recovery
+            if self.compaction is not None and await self.compaction.needed(rt, task.conversation_id):
+                change = rt.change(barrier=False)
+                task = change.put_task(attrs.evolve(task, checkpoint=Prepare(phase.attempt, phase.rounds)),
+                                       progress=False)
+                change.edit_live(task.conversation_id, generation=None)
+                await rt.commit(change)
+                return task
+            return await self._stream(rt, task, await self._build_request(rt, task, phase.attempt))
         change = rt.change()
         keep_partial(change, task, "aborted", None)
         task = change.put_task(attrs.evolve(task, state=Running()), progress=False)

@@ -25,10 +25,12 @@ from ..records import (
     Diagnostic,
     Done,
     GenerationInput,
+    GenerationLive,
     Outcome,
     Pending,
     Poll,
     Prepare,
+    Request,
     Retry,
     Run,
     RunFailure,
@@ -48,15 +50,21 @@ from ._provider import provider_of
 
 
 def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Submission]) -> Task:
+    """In `change`: the inputs placed and the run's generation task, created `running` in its
+    first request (`prepare` for a deferred model, whose job is submitted from there): the commit
+    that acknowledges the inputs is also the barrier before the request is sent, one commit less
+    per turn. Its runner starts right after this commit and first checks whether a compaction
+    must come before the request (then it moves back to `prepare`)."""
     ids = tuple(s.id for s in subs)
-    # Created `running`: its runner starts right after this commit, and a crash before the first
-    # request is then charged as a crash in prepare (one commit less per turn than `pending`).
+    deferred_model = rt.settings.stream.deferred and getattr(rt.model, "deferred", False)
+    first: Prepare | Request = Prepare(1) if deferred_model else Request(1, dict(rt.settings.model_options))
     task = rt.new_task(change, conversation_id=conversation_id, kind="generation",
-                       input=GenerationInput(ids), checkpoint=Prepare(1), state=Running())
+                       input=GenerationInput(ids), checkpoint=first, state=Running())
     for sub in subs:
         seq = change.append(conversation_id, UserEntry(sub.text, sub.id))
         change.put_submission(attrs.evolve(sub, seq=seq, task_id=task.id))
-    change.edit_live(conversation_id, run=Run(task.id, ids), generation=None, tools=(), run_failure=None)
+    generation = None if deferred_model else GenerationLive(1)
+    change.edit_live(conversation_id, run=Run(task.id, ids), generation=generation, tools=(), run_failure=None)
     return task
 
 

@@ -245,7 +245,7 @@ async def test_a_crash_during_the_open_commit_leaves_a_dead_harness_and_a_reopen
     path = tmp_path / "s.sqlite"
     clock = FakeClock()
     model = by_input({"hi": [faux.hang("Hel")]})
-    async with crashable_harness(path, model=model, settings=SETTINGS, clock=clock, crash_after=3) as h:
+    async with crashable_harness(path, model=model, settings=SETTINGS, clock=clock, crash_after=2) as h:  # the input, with the request; the partial
         await h.root.submit("hi")
         await h.storage.crashed.wait()
     # The next open charges the generation (commit 1) and dies right after it.

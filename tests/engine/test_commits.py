@@ -46,11 +46,11 @@ async def test_a_turn_with_a_safe_round_and_an_unsafe_round_commits_two_times_a_
     assert host.storage is not None
     history = _lines(host.storage.history)
     # Which of the two safe tools ends last is up to the scheduler: the other one's ending is lazy.
-    last = 2 if history[3].startswith("task 3 ") else 3
+    last = 2 if history[2].startswith("task 3 ") else 3
     first = 5 - last
     assert history == [
-        "task 1 generation running/prepare; entry root#1 user; submission sub queued; live root",
-        "task 1 generation running/request; live root",
+        # The acknowledgement of the input is also the barrier before the first request.
+        "task 1 generation running/request; entry root#1 user; submission sub queued; live root",
         f"task 2 tool running/tool_progress; task 3 tool running/tool_progress; task 1 generation waiting/tools; "
         f"entry root#2 assistant:tool_use; live root [lazy]",
         f"task {first} tool done/tool_progress; live root [lazy]",
@@ -73,12 +73,39 @@ async def test_a_round_that_hands_a_client_tool_to_the_host_is_a_barrier(host):
         await h.submit_tool_result("q1", "yes")
         assert await sub.wait() == durable.Answered("Thanks", 4)
     assert host.storage is not None
-    assert _lines(host.storage.history)[2:] == [
+    assert _lines(host.storage.history)[1:] == [
         "task 2 tool waiting/tool_progress; task 1 generation waiting/tools; entry root#2 assistant:tool_use; "
         "live root",
         "task 2 tool done/tool_progress; task 1 generation running/request; entry root#3 tool_result; live root",
         "task 1 generation done/request; entry root#4 assistant:stop; submission sub done; live root",
     ]
+
+
+async def test_a_turn_without_tools_is_two_commits_when_compaction_is_not_needed(host):
+    async with host.open(FauxModel([faux.reply("Hi!")]), settings=QUICK) as h:
+        assert await (await h.root.submit("hello")).wait() == durable.Answered("Hi!", 2)
+    assert host.storage is not None
+    assert _lines(host.storage.history) == [
+        "task 1 generation running/request; entry root#1 user; submission sub queued; live root",
+        "task 1 generation done/request; entry root#2 assistant:stop; submission sub done; live root",
+    ]
+
+
+async def test_a_run_whose_context_must_be_compacted_first_moves_back_to_prepare_before_any_request(host):
+    compacting = durable.Settings(compaction=durable.Compaction(threshold=0.0001, keep_last=1))
+    script = [faux.reply("one"), faux.reply("Summary."), faux.reply("two")]
+    model = FauxModel(script, context_window=1000)
+    async with host.open(model, settings=compacting) as h:
+        assert await (await h.root.submit("first " * 20)).wait() == durable.Answered("one", 2)
+        assert await (await h.root.submit("second")).wait() == durable.Answered("two", 5)
+    assert host.storage is not None
+    history = _lines(host.storage.history)
+    assert history[2:5] == [
+        "task 2 generation running/request; entry root#3 user; submission sub queued; live root",
+        "task 2 generation running/prepare; live root [lazy]",
+        "task 3 compaction pending/-; live root",
+    ]
+    assert [len(r.messages) for r in model.requests] == [1, 3, 2]  # the summary request, then summary + kept
 
 
 async def test_streamed_partial_answers_are_lazy_commits(host):

@@ -148,9 +148,10 @@ async def test_a_crash_while_sleeping_in_a_retry_backoff_is_not_charged(host):
     assert [(x.type, x.message) for x in host.reports] == [("error", "Attempt 1 of task 1 failed: Rate limited")]
 
 
-async def test_a_crash_in_prepare_at_restart_limit_1_ends_the_run_with_restart_limit(host):
-    # Commit 1 places the input and creates the generation running in prepare: crash just after it
-    # (the submit is never acknowledged, as in a process killed right after its commit).
+async def test_a_crash_right_after_the_input_commit_at_restart_limit_1_ends_the_run_with_restart_limit(host):
+    # Commit 1 places the input and creates the generation running in its first request: crash
+    # just after it, before anything is sent (the submit is never acknowledged, as in a process
+    # killed right after its commit).
     async with host.open(FauxModel([faux.reply("never")]), settings=settings(restart_limit=1), crash_after=1) as h:
         async with anyio.create_task_group() as tg:
             tg.start_soon(h.root.submit, "hi")
@@ -158,7 +159,7 @@ async def test_a_crash_in_prepare_at_restart_limit_1_ends_the_run_with_restart_l
             crash(h)
             tg.cancel_scope.cancel()
     model = FauxModel([])
-    detail = "The generation was interrupted once in its prepare phase"
+    detail = "The generation was interrupted once in its request phase"
     async with host.open(model, settings=settings(restart_limit=1)) as h:
         (sid,) = (await h.task(1)).input.submission_ids
         assert await sub_wait(h, sid) == r.Unanswered("restart_limit", detail)
