@@ -73,6 +73,10 @@ class Watcher:
             if task is None or task.terminal or task.checkpoint != checkpoint:
                 del self.recovering[task_id]
         if not self.recovering:
+            if self.history_owed:
+                # What recovery kept was committed with the task's move, maybe after `sync()` looked
+                # (the task was read after it): show it first, so that the history line counts it.
+                await self.sync()
             await self.show_history()
 
     async def show_history(self) -> None:
