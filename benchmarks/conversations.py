@@ -234,7 +234,11 @@ def main(argv: list[str]) -> None:
            "SQLite commits are transactions (`SQLiteStorage.commits`; a group commit counts once); batches are "
            "the engine's `store.commit` calls; partial flushes are the batches that only write a partial answer "
            "into the live document. p50/p99 at a load of N include the wait behind the N - 1 other "
-           "conversations (Little's law: about N / turns/s).", ""]
+           "conversations (Little's law: about N / turns/s). "
+           f"The model's streaming alone ({args.chunks} x {args.chunk_delay * 1000:.0f} ms a turn) caps a load of N at "
+           f"N / {args.chunks * args.chunk_delay:.3f} s turns/s: "
+           + ", ".join(f"{n / (args.chunks * args.chunk_delay):,.0f} at {n:,}" for n in loads if args.chunk_delay > 0)
+           + " (a smaller load near its cap measures latency more than capacity: compare \"CPU cores busy\").", ""]
     targets = []
     if len(loads) >= 2:
         lo, hi = loads[0], loads[-1]
