@@ -189,8 +189,10 @@ def main(argv: list[str]) -> None:
     p.add_argument("--loads", default="100,1000", help="concurrent conversations (comma-separated); "
                    "the ratio is largest / smallest")
     p.add_argument("--turns", type=int, default=3000, help="measured turns per run (split among the conversations)")
-    p.add_argument("--rounds", type=int, default=5, help="interleaved rounds (>= 5 for the figures; fewer for a quick run)")
-    p.add_argument("--idle", type=int, default=1000, help="idle conversations held open for the memory figure (0: skip)")
+    p.add_argument("--rounds", type=int, default=5,
+                   help="interleaved rounds (>= 5 for the figures; fewer for a quick run)")
+    p.add_argument("--idle", type=int, default=1000,
+                   help="idle conversations held open for the memory figure (0: skip)")
     p.add_argument("--chunks", type=int, default=6, help="chunks of the streamed answer")
     p.add_argument("--chunk-delay", type=float, default=0.025, help="seconds before each chunk")
     p.add_argument("--backend", default="asyncio", choices=["asyncio", "trio"])
@@ -215,7 +217,8 @@ def main(argv: list[str]) -> None:
             r = c.run_child([me, "--child-idle", str(args.idle), str(args.chunks), str(args.chunk_delay),
                              args.backend], timeout=1800)
             idle.append(r)
-            print(f"  round {rnd + 1}/{args.rounds}: {args.idle} idle conversations: peak RSS {r['peak_rss_mb']:.1f} MB, "
+            print(f"  round {rnd + 1}/{args.rounds}: {args.idle} idle conversations: "
+                  f"peak RSS {r['peak_rss_mb']:.1f} MB, "
                   f"+{r['growth_per_1000_mb']:.1f} MB per 1,000", flush=True)
 
     body = []
@@ -242,7 +245,7 @@ def main(argv: list[str]) -> None:
     targets = []
     if len(loads) >= 2:
         lo, hi = loads[0], loads[-1]
-        ratios = [b["turns_per_s"] / a["turns_per_s"] for a, b in zip(runs[lo], runs[hi])]
+        ratios = [b["turns_per_s"] / a["turns_per_s"] for a, b in zip(runs[lo], runs[hi], strict=True)]
         ratio = statistics.median(ratios)
         targets.append((f"throughput {hi:,} / {lo:,} conversations >= 0.8x",
                         f"{ratio:.2f}x ({min(ratios):.2f}-{max(ratios):.2f})", ratio >= 0.8))

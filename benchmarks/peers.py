@@ -425,7 +425,8 @@ def main(argv: list[str]) -> None:
                     continue
                 r["label"] = label
                 runs.setdefault((system, variant, sync, conc), []).append(r)
-                print(f"  round {rnd + 1}/{args.rounds}, concurrency {conc:>2}: {label}: {r['steps_per_s']:.0f} steps/s "
+                print(f"  round {rnd + 1}/{args.rounds}, concurrency {conc:>2}: {label}: "
+                      f"{r['steps_per_s']:.0f} steps/s "
                       f"({r['journal']}, synchronous={r['synchronous']})", flush=True)
 
     # fsyncs and transactions per workflow: two extra runs of each system under strace, differenced
@@ -454,8 +455,8 @@ def main(argv: list[str]) -> None:
                 except Exception as exc:  # noqa: BLE001
                     print(f"    counting {label}, concurrency {conc}: failed: {str(exc)[:500]}")
                     continue
-                counts[(system, variant, sync, conc)] = {"fsyncs_per_workflow": fsyncs,
-                                                         "transactions_per_workflow": r2.get("transactions_per_workflow")}
+                counts[(system, variant, sync, conc)] = {
+                    "fsyncs_per_workflow": fsyncs, "transactions_per_workflow": r2.get("transactions_per_workflow")}
                 print(f"  counted, concurrency {conc:>2}: {label}: "
                       f"{'-' if fsyncs is None else f'{fsyncs:.2f}'} fsyncs/workflow, "
                       f"{r2.get('transactions_per_workflow', float('nan')):.2f} transactions/workflow", flush=True)
@@ -496,7 +497,7 @@ def main(argv: list[str]) -> None:
             want = 3 if conc <= 1 else 5
             for r in rows:
                 if (r["system"], r["variant"]) in (("dbos", "wal"), ("langgraph", "sync")):
-                    ratios = [a / b for a, b in zip(ours["rounds"], r["rounds"])]
+                    ratios = [a / b for a, b in zip(ours["rounds"], r["rounds"], strict=False)]
                     ratio = ours["steps_median"] / r["steps_median"]
                     name = "DBOS (WAL)" if r["system"] == "dbos" else "LangGraph"
                     targets.append((f"ours ({level_label(levels[0])}) / {name} >= {want}x, concurrency {conc}",

@@ -223,7 +223,8 @@ def main() -> int:
         fs = _file_system(directory)
         print(f"durable storage benchmark: Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, "
               f"{os.cpu_count()} CPUs, files in {directory} ({fs})")
-        print(f"store: SQLiteStorage(path), synchronous={SQLiteStorage(os.path.join(directory, 'probe.db')).synchronous} "
+        level = SQLiteStorage(os.path.join(directory, "probe.db")).synchronous
+        print(f"store: SQLiteStorage(path), synchronous={level} "
               "(its default); every benchmark batch is a barrier commit (durable when acknowledged), as raw FULL is")
         rows: list[tuple[str, str, str, str, str]] = []
 
@@ -254,7 +255,7 @@ def main() -> int:
             return med, f"{med:.2f}x raw ({min(xs):.2f}-{max(xs):.2f})"
 
         rows.append(("(a) raw sqlite3, 1 txn/commit", f"{mm('raw')} commits/s", "", "", ""))
-        off, off_text = ratio("off")
+        _, off_text = ratio("off")
         rows.append(("    raw, synchronous=OFF (no fsync)", f"{mm('off')} commits/s", off_text, "", "(context)"))
         seq, seq_text = ratio("ours")
         rows.append(("(a) store, sequential", f"{mm('ours')} commits/s", seq_text, ">= 0.5x", _met(seq >= 0.5)))
@@ -266,7 +267,8 @@ def main() -> int:
             met = _met(med >= 3) if committers == 64 else ""
             rows.append((f"(b) store, {committers} committers", f"{mm(f'g{committers}')} commits/s", text, target, met))
             txns = statistics.median(m[f"t{committers}"] for m in rounds)
-            rows.append((f"    transactions for {batches} batches", f"{txns:.0f}", f"{batches / txns:.1f} per txn", "", ""))
+            rows.append((f"    transactions for {batches} batches", f"{txns:.0f}", f"{batches / txns:.1f} per txn",
+                         "", ""))
 
         small, big = fresh(directory, "small.db"), fresh(directory, "big.db")
         build_history(small, 1_000, terminal_tasks=100, settled=10)
