@@ -14,7 +14,11 @@ schedule is the clock itself: no task owns it, nothing is registered, nothing ou
   final commit carries it).
 - The last update is never left behind: an update is flushed at the first tick at or after it
   (once the first window is over), so a crash loses at most one window of updates (at most the
-  first window, between one and two intervals long, for updates made within it).
+  first window, between one and two intervals long, for updates made within it). Flushing a
+  stream's first partial exactly `interval` after its first update instead (off the schedule,
+  then the next tick) keeps that bound at one interval but measured about twice the flushes per
+  turn at 1,000 concurrent conversations (benchmarks/conversations.py), so the first window is
+  rounded up to a tick.
 
 Used inside a task group that the owner closes when the stream ends, after `settle()` (an
 in-flight flush still completes: commits are shielded), so a flush never lands after the
