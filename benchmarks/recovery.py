@@ -1,8 +1,9 @@
 """Benchmark: from a killed process to the interrupted work running again.
 
 Run: `python benchmarks/recovery.py [--entries 1000,1000000] [--repeat 3] [--no-dbos]`.
-Not a test: it prints a table and whether the targets are met (the same within 1.5x for 1,000 and
-1,000,000 history entries; the harness's own share under 50 ms), and writes `results/recovery.json`
+Not a test: it prints a table (medians with min-max over `--repeat` kills) and whether the targets
+are met (process start to the interrupted request sent again <= 250 ms; the same within 1.5x for
+1,000 and 1,000,000 history entries; the harness's own share under 50 ms), and writes `results/recovery.json`
 and its section of `results/results.md`.
 
 For each history size, `--repeat` times, on a fresh copy of the history file:
@@ -311,7 +312,7 @@ def main(argv: list[str]) -> None:
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--entries", default="1000,1000000")
-    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--repeat", type=int, default=5, help="kills per size (>= 5 for the figures; medians with min-max)")
     p.add_argument("--no-dbos", action="store_true")
     args = p.parse_args(argv)
     sizes = [int(x) for x in args.entries.split(",") if x.strip()]
@@ -371,8 +372,12 @@ def main(argv: list[str]) -> None:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
-    body = [[f"{r['entries']:,} entries ({r['bytes'] / 1e6:.0f} MB)", c.ms(r["interpreter_start"]), c.ms(r["imports"]),
-             c.ms(r["open"]), c.ms(r["harness_to_request"]), c.ms(r["to_request"]), c.ms(r["to_answer"])]
+    def mm(r: dict, k: str) -> str:  # median (min-max) over the kills, in ms
+        xs = [x[k] for x in r["runs"]]
+        return f"{c.ms(c.median(xs))} ({c.ms(min(xs))}-{c.ms(max(xs))})"
+
+    body = [[f"{r['entries']:,} entries ({r['bytes'] / 1e6:.0f} MB)", mm(r, "interpreter_start"), mm(r, "imports"),
+             mm(r, "open"), mm(r, "harness_to_request"), mm(r, "to_request"), mm(r, "to_answer")]
             for r in rows]
     for d in dbos_rows:
         body.append([f"DBOS {d['version']}: {d['history_workflows']:,} workflows before", c.ms(d["interpreter_start"]),
@@ -392,11 +397,14 @@ def main(argv: list[str]) -> None:
         targets.append((f"restart -> answer: {b['entries']:,} within 1.5x of {a['entries']:,} entries",
                         f"{ratio:.2f}x", ratio <= 1.5))
     for r in rows:
+        xs = [x["to_request"] for x in r["runs"]]
+        targets.append((f"process start -> interrupted request sent again <= 250 ms at {r['entries']:,} entries",
+                        f"{c.ms(r['to_request'])} ms ({c.ms(min(xs))}-{c.ms(max(xs))})", r["to_request"] <= 0.250))
         targets.append((f"harness's own share (open -> retry request) < 50 ms at {r['entries']:,} entries",
                         f"{c.ms(r['harness_to_request'])} ms", r["harness_to_request"] < 0.050))
     out.append(c.table(["target", "measured", "result"], [(a, b, c.verdict(ok)) for a, b, ok in targets]))
     out.append("")
-    out.append(f"Medians of {args.repeat} kills per size. The victim streamed \"{PARTIAL}\" (committed, "
+    out.append(f"Medians (min-max) of {args.repeat} kills per size. The victim streamed \"{PARTIAL}\" (committed, "
                "persist_within 0.1 s) and hung; SIGKILL; the new process charged the attempt (report "
                f"{', '.join(rows[0]['reports']) if rows else '-'}), kept the partial as an aborted entry, slept the "
                f"1 ms backoff and sent attempt 2 with a context of {rows[0]['context_messages'] if rows else '?'} "

@@ -4,6 +4,9 @@ Run: `python benchmarks/storage.py [--dir DIR] [--quick]`. Not a test: it prints
 figures, ratios and targets, and whether each target is met. Files go to a temporary directory
 under DIR (default: the system temp dir, /tmp), which should be the file system the tests use.
 
+Rates are medians (min-max) of `--rounds` (5) interleaved rounds; every ratio is the median of the
+ratios measured within each round.
+
 (a) Sequential commits/s: one awaited `store.commit` after another, against raw `sqlite3` with the
     same pragmas (WAL, synchronous=FULL) writing the same pre-encoded rows with the same
     statements, one transaction per commit. Target: store >= 0.5x raw.
@@ -55,7 +58,6 @@ from durable.records import (
 from durable.storage import Batch, SQLiteStorage
 from durable.storage.protocol import encode_batch
 
-RUNS = 3
 OPENS = 31
 ANSWER = "The build fails because the import of `settings` happens before the environment is read. " * 4
 
@@ -210,6 +212,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dir", default=None, help="where the temporary files go (default: the system temp dir)")
     parser.add_argument("--quick", action="store_true", help="fewer commits and a 100,000-entry big file")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds of (a) and (b) (>= 5 for the "
+                        "figures; fewer for a quick run)")
     args = parser.parse_args()
     sequential_n = 1000 if args.quick else 3000
     concurrent_total = 2048 if args.quick else 6400
@@ -219,31 +223,52 @@ def main() -> int:
         fs = _file_system(directory)
         print(f"durable storage benchmark: Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, "
               f"{os.cpu_count()} CPUs, files in {directory} ({fs})")
+        level = SQLiteStorage(os.path.join(directory, "probe.db")).synchronous
+        print(f"store: SQLiteStorage(path), synchronous={level} "
+              "(its default); every benchmark batch is a barrier commit (durable when acknowledged), as raw FULL is")
         rows: list[tuple[str, str, str, str, str]] = []
 
-        # Each rate is the best of RUNS runs (the least disturbed by the machine), raw and store
-        # alternating so that both see the same conditions.
-        raw = ours = 0.0
-        for _ in range(RUNS):
-            raw = max(raw, raw_sequential(fresh(directory, "raw.db"), sequential_n))
-            ours = max(ours, trio.run(store_sequential, fresh(directory, "seq.db"), sequential_n))
-        no_fsync = max(raw_sequential(fresh(directory, "off.db"), sequential_n, "OFF") for _ in range(RUNS))
-        rows.append(("(a) raw sqlite3, 1 txn/commit", f"{raw:,.0f} commits/s", "", "", ""))
-        rows.append(("    raw, synchronous=OFF (no fsync)", f"{no_fsync:,.0f} commits/s", f"{no_fsync / raw:.2f}x raw",
-                     "", "(context)"))
-        rows.append(("(a) store, sequential", f"{ours:,.0f} commits/s", f"{ours / raw:.2f}x raw", ">= 0.5x", _met(ours / raw >= 0.5)))
+        # Interleaved rounds: in every round each measurement runs once, in the same order, so that
+        # drift in the machine's load hits them alike; the table gives medians (min-max), and each
+        # ratio is the median of the rounds' own ratios (both rates measured in the same round).
+        rounds: list[dict[str, float]] = []
+        for rnd in range(args.rounds):
+            m: dict[str, float] = {}
+            m["raw"] = raw_sequential(fresh(directory, "raw.db"), sequential_n)
+            m["ours"] = trio.run(store_sequential, fresh(directory, "seq.db"), sequential_n)
+            m["off"] = raw_sequential(fresh(directory, "off.db"), sequential_n, "OFF")
+            for committers in (8, 64):
+                rate, txns = trio.run(store_concurrent, fresh(directory, f"group{committers}.db"), committers,
+                                      concurrent_total)
+                m[f"g{committers}"], m[f"t{committers}"] = rate, txns
+            rounds.append(m)
+            print(f"  round {rnd + 1}/{args.rounds}: raw {m['raw']:,.0f}, store {m['ours']:,.0f}, "
+                  f"64 committers {m['g64']:,.0f} commits/s ({m['g64'] / m['raw']:.2f}x raw)", flush=True)
+
+        def mm(key: str) -> str:
+            xs = [m[key] for m in rounds]
+            return f"{statistics.median(xs):,.0f} ({min(xs):,.0f}-{max(xs):,.0f})"
+
+        def ratio(key: str) -> tuple[float, str]:
+            xs = [m[key] / m["raw"] for m in rounds]
+            med = statistics.median(xs)
+            return med, f"{med:.2f}x raw ({min(xs):.2f}-{max(xs):.2f})"
+
+        rows.append(("(a) raw sqlite3, 1 txn/commit", f"{mm('raw')} commits/s", "", "", ""))
+        _, off_text = ratio("off")
+        rows.append(("    raw, synchronous=OFF (no fsync)", f"{mm('off')} commits/s", off_text, "", "(context)"))
+        seq, seq_text = ratio("ours")
+        rows.append(("(a) store, sequential", f"{mm('ours')} commits/s", seq_text, ">= 0.5x", _met(seq >= 0.5)))
 
         for committers in (8, 64):
-            rate, txns = max(
-                trio.run(store_concurrent, fresh(directory, f"group{committers}.db"), committers, concurrent_total)
-                for _ in range(RUNS)
-            )
+            med, text = ratio(f"g{committers}")
             batches = concurrent_total // committers * committers
             target = ">= 3x" if committers == 64 else "-"
-            met = _met(rate / raw >= 3) if committers == 64 else ""
-            rows.append((f"(b) store, {committers} committers", f"{rate:,.0f} commits/s",
-                         f"{rate / raw:.2f}x raw", target, met))
-            rows.append((f"    transactions for {batches} batches", f"{txns}", f"{batches / txns:.1f} per txn", "", ""))
+            met = _met(med >= 3) if committers == 64 else ""
+            rows.append((f"(b) store, {committers} committers", f"{mm(f'g{committers}')} commits/s", text, target, met))
+            txns = statistics.median(m[f"t{committers}"] for m in rounds)
+            rows.append((f"    transactions for {batches} batches", f"{txns:.0f}", f"{batches / txns:.1f} per txn",
+                         "", ""))
 
         small, big = fresh(directory, "small.db"), fresh(directory, "big.db")
         build_history(small, 1_000, terminal_tasks=100, settled=10)
@@ -266,8 +291,9 @@ def main() -> int:
         print("-" * len(line))
         for r in rows:
             print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
-        print(f"(rates: best of {RUNS} runs; open times: best of {OPENS} opens of each file, taking turns, page "
-              f"cache warm; the big file was built in {built:.1f} s)")
+        print(f"(rates: medians (min-max) of {args.rounds} interleaved rounds, ratios the medians of each round's "
+              f"own ratio; open times: best of {OPENS} opens of each file, taking turns, page cache warm, medians "
+              f"below; the big file was built in {built:.1f} s)")
     return 0
 
 

@@ -15,9 +15,14 @@ possible). In deferred mode (`deferred=True`) a step is bound to a job at `submi
 returns `StillRunning(poll_after)` until the job has been fetched `polls` times, then its final
 message (a `hang` step makes `fetch` itself hang; an `error` step makes `fetch` raise).
 
-It records what a crash test needs: the requests (the newest `keep_requests`, 1,000 by default,
-so a long run does not keep every context it sent; `calls` counts them all), stream calls, submitted,
-fetched and cancelled jobs. `request_started` lets a test wait for the n-th request.
+It records what a crash test needs: the requests, stream calls, submitted, fetched and cancelled
+jobs. Of the requests it keeps only the newest `keep_requests` (100 by default; `calls` counts
+them all): each request holds a whole context, so a model that kept every one would grow with
+turns x history (5,000 turns held 238 MB), and 1,000 conversations on one model would keep
+1,000 contexts. 100 is enough for a test reading its last requests and keeps a long run or a
+many-conversation benchmark flat. To record every request (an invariant check over all of them,
+as the crash explorer does), pass `keep_requests=None`. `wait_for_requests` lets a test wait for
+the n-th request.
 """
 
 from __future__ import annotations
@@ -124,7 +129,7 @@ class FauxModel:
         polls: int = 1,
         name: str = "faux",
         context_window: int = 200_000,
-        keep_requests: int | None = 1000,
+        keep_requests: int | None = 100,
     ) -> None:
         self.script: list[Step] = list(script)
         self.tokens_per_second = tokens_per_second
@@ -134,8 +139,8 @@ class FauxModel:
         self.polls = max(1, polls)
         self.name = name
         self.context_window = context_window
-        # The newest `keep_requests` requests (None: every one): a long run must not keep every
-        # context it ever sent (5,000 turns held 238 MB); `calls` counts them all.
+        # The newest `keep_requests` requests (None: every one, when asked to record): a long run
+        # must not keep every context it ever sent (5,000 turns held 238 MB); `calls` counts them all.
         self.requests: list[ModelRequest] = []
         self.keep_requests = keep_requests
         self.request_count = 0

@@ -292,6 +292,8 @@ async def replay(
     world = scenario.setup(clock)
     executions = ExecutionLog()
     ledger = FauxJobLedger(findable=world.findable_jobs)
+    if isinstance(world.model, FauxModel):
+        world.model.keep_requests = None  # record: the invariants check every request sent
     model = ledger.model(world.model) if isinstance(world.model, FauxModel) else world.model
     tools = executions.wrap_all(world.tools)
     first_settings = world.settings

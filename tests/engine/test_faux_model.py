@@ -22,4 +22,4 @@ async def test_the_faux_model_keeps_its_newest_requests_and_counts_them_all(host
             await model.wait_for_requests(1)
     assert model.calls == 3
     assert [req.messages[-1].text for req in model.requests] == ["q1", "q2"]
-    assert FauxModel([]).keep_requests == 1000
+    assert FauxModel([]).keep_requests == 100  # bounded unless asked to record (None)

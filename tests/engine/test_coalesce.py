@@ -1,0 +1,173 @@
+"""Progress flushes of all streams share one schedule (the ticks `k * interval` of the loop's clock),
+so that the flushes of many concurrent streams reach the store together and go into one group
+commit. Run on trio's MockClock: time moves only when every task waits, so every instant below is
+exact."""
+
+from __future__ import annotations
+
+import random
+
+import anyio
+import pytest
+import trio.testing
+
+import durable
+from durable import records as r
+from durable.models import FauxModel, faux
+from durable.storage import MemoryStorage
+from durable.tasks._coalesce import Coalescer, tick_at_or_after
+
+pytestmark = pytest.mark.anyio
+
+INTERVAL = 0.125  # a power of two: tick instants are exact floats
+
+
+@pytest.fixture
+def anyio_backend():
+    return ("trio", {"clock": trio.testing.MockClock(autojump_threshold=0)})
+
+
+def expected_ticks(created: float, updates: list[float], interval: float) -> list[float]:
+    """The documented rule: an update is flushed at the first tick at or after it, never before the
+    first window (`interval` from the stream's start) is over; one flush per tick."""
+    first = created + interval
+    return sorted({tick_at_or_after(max(u, first), interval) * interval for u in updates})
+
+
+async def run_stream(start: float, updates: list[float], flushes: list[float], created: list[float]) -> None:
+    """A stream: starts at `start`, updates at the given instants, ends (settle + cancel, as
+    generation.py and tool.py do) one interval after its last update has been flushed."""
+    await anyio.sleep_until(start)
+    created.append(anyio.current_time())
+
+    async def flush() -> None:
+        flushes.append(anyio.current_time())
+
+    coalescer = Coalescer(INTERVAL, flush)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(coalescer.run_flusher)
+        for u in updates:
+            await anyio.sleep_until(u)
+            await coalescer.update()
+        end = expected_ticks(created[0], updates, INTERVAL)[-1] + INTERVAL / 2
+        await anyio.sleep_until(end)
+        coalescer.settle()
+        tg.cancel_scope.cancel()
+
+
+async def test_fifty_concurrent_streams_flush_only_at_the_shared_ticks_one_instant_per_window():
+    rnd = random.Random(12)
+    base = anyio.current_time()
+    plans = []
+    for _ in range(50):
+        start = base + rnd.uniform(0, 1.0)
+        updates = sorted(start + rnd.uniform(0.001, 2.0) for _ in range(rnd.randint(1, 40)))
+        plans.append((start, updates, [], []))
+    async with anyio.create_task_group() as tg:
+        for start, updates, flushes, created in plans:
+            tg.start_soon(run_stream, start, updates, flushes, created)
+
+    instants: set[float] = set()
+    for start, updates, flushes, created in plans:
+        # Exactly the documented flushes of each stream: the first window never flushed, every
+        # update flushed at the first tick at or after it, at most one flush per tick.
+        assert flushes == expected_ticks(created[0], updates, INTERVAL)
+        assert all(f >= created[0] + INTERVAL for f in flushes)
+        instants.update(flushes)
+    # All 50 streams flush at the same instants: at most one per window of the schedule.
+    windows = {int(round(t / INTERVAL)) for t in instants}
+    assert len(windows) == len(instants)
+    assert all(t == round(t / INTERVAL) * INTERVAL for t in instants)
+    flush_count = sum(len(p[2]) for p in plans)
+    assert flush_count > 3 * len(instants)  # the streams really did share instants
+
+
+async def test_an_answer_completing_within_its_first_window_is_never_flushed():
+    flushes: list[float] = []
+
+    async def flush() -> None:
+        flushes.append(anyio.current_time())
+
+    await anyio.sleep(0.01)  # the stream does not start on a tick
+    start = anyio.current_time()
+    coalescer = Coalescer(INTERVAL, flush)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(coalescer.run_flusher)
+        for _ in range(10):
+            await anyio.sleep(INTERVAL / 20)
+            await coalescer.update()
+        assert anyio.current_time() < start + INTERVAL
+        coalescer.settle()
+        tg.cancel_scope.cancel()
+    assert flushes == []
+
+
+async def test_the_last_update_is_flushed_at_the_next_tick_and_a_congested_wake_keeps_the_shared_schedule():
+    flushes: list[float] = []
+    gate = anyio.Event()
+
+    async def flush() -> None:
+        flushes.append(anyio.current_time())
+        if len(flushes) == 1:
+            await gate.wait()  # a slow commit: the stream keeps updating meanwhile
+
+    t0 = tick_at_or_after(anyio.current_time(), INTERVAL) * INTERVAL + 0.01
+    await anyio.sleep_until(t0)
+    coalescer = Coalescer(INTERVAL, flush)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(coalescer.run_flusher)
+        await coalescer.update()
+        first_tick = tick_at_or_after(t0 + INTERVAL, INTERVAL) * INTERVAL
+        await anyio.sleep_until(first_tick + INTERVAL * 2.5)  # the first flush hangs for 2.5 windows
+        await coalescer.update()
+        gate.set()
+        await anyio.sleep_until(first_tick + INTERVAL * 5.5)
+        coalescer.settle()
+        tg.cancel_scope.cancel()
+    # The update made while the commit hung is flushed at the next tick of the shared schedule
+    # (not one interval after the slow commit ended), and is not left behind.
+    assert flushes == [first_tick, first_tick + 3 * INTERVAL]
+
+
+async def test_interval_zero_flushes_every_update_before_it_returns():
+    count = 0
+
+    async def flush() -> None:
+        nonlocal count
+        count += 1
+
+    coalescer = Coalescer(0, flush)
+    for i in range(1, 4):
+        await coalescer.update()
+        assert count == i
+
+
+async def test_fifty_streaming_conversations_commit_their_partials_only_at_the_shared_ticks():
+    """Through the harness: every partial-answer flush of 50 concurrent answers is committed at a
+    tick of the schedule, so they reach the store's writer together (one group commit on SQLite).
+    A memory store: the mock clock then sees every wait (a writer thread would let it jump)."""
+    store = MemoryStorage()
+    flush_times: list[float] = []
+    real_commit = store.commit
+
+    async def commit(batch):  # type: ignore[no-untyped-def]
+        gen = [live.generation for live in batch.live.values() if live.generation is not None]
+        if gen and not batch.tasks and not batch.entries and any(g.message.text for g in gen):
+            flush_times.append(anyio.current_time())
+        await real_commit(batch)
+
+    store.commit = commit  # type: ignore[method-assign]
+    text = "x" * 40
+    model = FauxModel([faux.reply(text)] * 50, token_size=4, tokens_per_second=40)  # 10 chunks over 0.25 s
+    settings = durable.Settings(progress=durable.Progress(persist_within=INTERVAL))
+    async with durable.open_harness(store, model=model, settings=settings) as h:
+        subs = []
+        for i in range(50):
+            subs.append(await h.conversation(f"c{i}").submit("hi"))
+            await anyio.sleep(0.003)  # the streams start at different instants
+        for sub in subs:
+            assert isinstance(await sub.wait(), r.Answered)
+    assert flush_times, "no partial was flushed"
+    assert all(t == round(t / INTERVAL) * INTERVAL for t in flush_times)
+    assert len(flush_times) >= 40
+    assert len(set(flush_times)) <= 4  # the streams span 4 windows at most
