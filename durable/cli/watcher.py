@@ -76,10 +76,6 @@ class Watcher:
                 # partial it keeps) may have landed since; show its entries before counting them.
                 await self.sync()
         if not self.recovering:
-            if self.history_owed:
-                # What recovery kept was committed with the task's move, maybe after `sync()` looked
-                # (the task was read after it): show it first, so that the history line counts it.
-                await self.sync()
             await self.show_history()
 
     async def show_history(self) -> None:
