@@ -47,15 +47,17 @@ class Context(Sequence[StoredEntry]):
         ctx._decode = decode
         items = ctx._items
         total = 0
+        framed = _rows.framed
+        append = items.append
         for seq, kind, tokens, body in rows:
-            if tokens is None or not _rows.framed(kind, body):
+            if tokens is not None and framed(kind, body):
+                append((seq, body))
+                total += tokens
+            else:
                 stored = decode(seq, body)
                 if in_context(stored.entry):
-                    items.append(stored)
+                    append(stored)
                     total += entry_tokens(stored.entry)
-            else:
-                items.append((seq, body))
-                total += tokens
         ctx.tokens = total
         return ctx
 
