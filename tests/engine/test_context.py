@@ -10,8 +10,7 @@ import anyio
 import pytest
 
 import durable
-from durable import codec
-from durable import records as r
+from durable import codec, records as r
 from durable.engine.context import Context
 from durable.models import FauxModel, faux
 from durable.storage.reader import SessionReader
@@ -92,7 +91,8 @@ async def test_a_version_2_file_with_history_migrates_and_sends_the_same_message
                                  replay="safe", execute=lambda args, api, ctx: "found")
     script = []
     for i in range(3):
-        script += [faux.reply("", tool_calls=[faux.call("lookup", {"q": str(i)}, id=f"c{i}")]), faux.reply(f"answer {i}")]
+        call = faux.call("lookup", {"q": str(i)}, id=f"c{i}")
+        script += [faux.reply("", tool_calls=[call]), faux.reply(f"answer {i}")]
     async with durable.open_harness(path, model=FauxModel(script), tools=[lookup]) as h:
         for i in range(3):
             assert isinstance(await (await h.root.submit(f"question {i}")).wait(), r.Answered)
@@ -112,7 +112,8 @@ async def test_a_version_2_file_with_history_migrates_and_sends_the_same_message
     model = FauxModel([faux.reply("fine")])
     async with durable.open_harness(path, model=model, tools=[lookup]) as h:
         assert await (await h.root.submit("next")).wait() == r.Answered("fine", len(history) + 2)
-    expected = (*(e.entry for e in history if in_context(e.entry)), r.UserEntry("next", model.requests[0].messages[-1].submission_id))
+    asked = model.requests[0].messages[-1].submission_id
+    expected = (*(e.entry for e in history if in_context(e.entry)), r.UserEntry("next", asked))
     assert model.requests[0].messages == expected
     assert tuple(model.requests[0].messages) == expected
     with SessionReader(path) as reader:
