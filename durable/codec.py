@@ -5,10 +5,19 @@ names are listed here, once. Unknown tags and unknown keys are refused with `Cod
 loaded as something else. Hooks are generated once per class by cattrs and cached, so encoding
 costs about what a hand-written dict conversion costs.
 
-Two converters share that configuration. The fast one (cattrs `detailed_validation=False`, hooks
-resolved once per class) does every conversion; when it refuses a value, the same data is run
-through the detailed one only to explain where and why, so the rare error path pays for the
-readable message and the normal path does not. `dumps` refuses a value JSON cannot hold (an
+Two converters share that configuration. The fast one (cattrs `detailed_validation=False`, its
+per-class hooks made at import, not on first use) does every conversion; when it refuses a value,
+the same data is run through the detailed one (made on the first refusal) only to explain where
+and why, so the rare error path pays for the readable message and the normal path does not.
+
+JSON text is made and read by the standard library's `json`, not by orjson. Measured on the
+11,668 entry rows of a 3,500-turn session: `orjson.loads` 26 ms against 73 ms, `orjson.dumps` 4 ms
+against 57 ms; but `orjson.loads` reads an integer beyond 64 bits as a float, `orjson.dumps`
+writes NaN and infinities as null and stores datetimes, UUIDs and dataclasses that `json`
+refuses, and it rejects lone surrogates. Keeping every value exactly as today needs a guard per
+text (a regex for long digit runs alone took 18-55 ms on the same rows), and the cold start no
+longer decodes entries it does not read (`durable.engine.context`), so the gain is not worth a
+second codec with different edges. `dumps` refuses a value JSON cannot hold (an
 arbitrary object in `Done.result`) with `CodecError`, before anything is written.
 """
 
