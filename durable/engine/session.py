@@ -20,18 +20,18 @@ Invariant: a task's `restarts` counter is cleared by any commit that changes its
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any
 
 import anyio
 import attrs
 from anyio.streams.memory import MemoryObjectSendStream
 
+from .. import tokens
 from ..codec import CodecError
 from ..errors import CommitFailed, DiskFull, HarnessError, IllegalTransition, StorageClosed, StorageError
 from ..records import (
     EMPTY_LIVE,
-    AssistantEntry,
     CompactionEntry,
     Entry,
     Live,
@@ -39,14 +39,13 @@ from ..records import (
     Submission,
     Task,
 )
+from ..storage import _rows
 from ..storage.protocol import Batch, Opened, Storage
 from . import tracing
+from .context import Context
 from .transitions import Transitions
 
-
-def in_context(entry: Entry) -> bool:
-    """Aborted and failed partial answers stay in the conversation but are never sent again."""
-    return not (isinstance(entry, AssistantEntry) and entry.stop_reason in ("aborted", "error"))
+in_context = tokens.in_context  # which entries are sent to a model (aborted partials are not)
 
 
 @attrs.define
@@ -56,10 +55,19 @@ class ConversationHead:
     live: Live = EMPTY_LIVE
     committed_live: Live = EMPTY_LIVE
     compaction: StoredEntry | None = None
-    context: list[StoredEntry] = attrs.field(factory=list)
+    _context: Context = attrs.field(factory=Context, alias="context")
     queued: list[str] = attrs.field(factory=list)  # submissions waiting for the next run
     context_loaded: bool = False
-    token_cache: tuple[int, int, int] = (0, 0, 0)  # (entries counted, tokens, last seq counted)
+
+    @property
+    def context(self) -> Context:
+        """The model context (see `durable.engine.context`): appended to by the commits of this
+        process; replaced as a whole (by a compaction, a refused commit) by assigning entries."""
+        return self._context
+
+    @context.setter
+    def context(self, entries: Iterable[StoredEntry]) -> None:
+        self._context = entries if isinstance(entries, Context) else Context(entries)
 
 
 class Change:
@@ -186,17 +194,26 @@ class Session:
             raise HarnessError(f"Task {task.id} has kind {task.kind!r}, which this harness does not know")
         return table
 
-    async def load_context(self, conversation_id: str) -> list[StoredEntry]:
-        """The model context of a conversation: loaded once (from its last compaction), then kept
-        up to date by the commits of this process."""
+    async def load_context(self, conversation_id: str) -> Context:
+        """The model context of a conversation: loaded once (from its last compaction, undecoded),
+        then kept up to date by the commits of this process."""
         conv = self.conversation(conversation_id)
         if not conv.context_loaded:
             summary = conv.compaction.entry if conv.compaction else None
             start = summary.first_kept_seq if isinstance(summary, CompactionEntry) else 1
-            rows = await self.storage.get_entries(conversation_id, start, conv.last_seq)
+            upto = conv.last_seq  # the store holds every entry up to it (commits are queued in order)
+            rows = await self.storage.get_context(conversation_id, start, upto)
             if not conv.context_loaded:  # another task may have loaded it meanwhile
-                keep = [e for e in rows if in_context(e.entry) and not isinstance(e.entry, CompactionEntry)]
-                conv.context = keep + [e for e in conv.context if e.seq > conv.last_seq]
+                location = self.storage.location
+
+                def decode(seq: int, body: str) -> StoredEntry:
+                    return _rows.entry(conversation_id, seq, body, location)
+
+                context = Context.stored(rows, decode)
+                for stored in conv.context:  # appended by commits made while it loaded
+                    if stored.seq > upto:
+                        context.append(stored)
+                conv.context = context
                 conv.context_loaded = True
         return conv.context
 

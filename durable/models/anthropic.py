@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from ..records import (
@@ -95,7 +95,7 @@ def batch_custom_id(key: str) -> str:
 # --------------------------------------------------------------------------- records -> wire
 
 
-def anthropic_messages(messages: tuple[Entry, ...]) -> list[dict[str, Any]]:
+def anthropic_messages(messages: Sequence[Entry]) -> list[dict[str, Any]]:
     """The Messages API `messages` for a conversation."""
     out: list[dict[str, Any]] = []
     user_blocks: list[dict[str, Any]] = []

@@ -20,7 +20,7 @@ back to protocol events. Invariants:
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -73,7 +73,7 @@ def _arguments(text: str | None) -> str:
 # --------------------------------------------------------------------------- records -> wire
 
 
-def responses_input(messages: tuple[Entry, ...]) -> list[dict[str, Any]]:
+def responses_input(messages: Sequence[Entry]) -> list[dict[str, Any]]:
     """The Responses API `input` items for a conversation."""
     items: list[dict[str, Any]] = []
     for entry in messages:
@@ -94,7 +94,7 @@ def responses_input(messages: tuple[Entry, ...]) -> list[dict[str, Any]]:
     return items
 
 
-def chat_messages(system: str, messages: tuple[Entry, ...]) -> list[dict[str, Any]]:
+def chat_messages(system: str, messages: Sequence[Entry]) -> list[dict[str, Any]]:
     """The Chat Completions `messages` for a system prompt and a conversation."""
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for entry in messages:

@@ -15,11 +15,12 @@ A provider module (faux, openai, anthropic) imports this module, `durable.record
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 from attrs import field, frozen
 
+from .. import tokens
 from ..errors import DurableError
 from ..records import Entry, ModelStopReason, ToolCall, Usage
 
@@ -54,11 +55,13 @@ class ToolSpec:
 class ModelRequest:
     """One attempt's request. `messages` is the model's context in order: user entries,
     assistant entries (never aborted ones), tool results and at most one leading compaction
-    summary. `key` is unique per attempt and stable across restarts: providers send it as
-    request metadata so a deferred job can be found again."""
+    summary: a read-only sequence (a tuple, or the harness's view of its context, which is
+    equal to the tuple of the same entries), to be iterated or indexed, never changed. `key` is
+    unique per attempt and stable across restarts: providers send it as request metadata so a
+    deferred job can be found again."""
 
     system: str
-    messages: tuple[Entry, ...]
+    messages: Sequence[Entry]
     tools: tuple[ToolSpec, ...] = ()
     options: dict[str, Any] = field(factory=dict)
     attempt: int = 1
@@ -209,6 +212,4 @@ class Model(Protocol):
     # submitted again (and reported).
 
 
-def estimate_tokens(text: str) -> int:
-    """A provider-neutral token estimate (4 characters a token) for compaction thresholds."""
-    return (len(text) + 3) // 4
+estimate_tokens = tokens.estimate_tokens  # kept here for the code that imported it from here

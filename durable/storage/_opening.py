@@ -8,7 +8,10 @@ from __future__ import annotations
 import os
 import sqlite3
 
+from .. import codec
 from ..errors import CorruptSession, NotASession, SchemaTooNew, SessionReadOnly, StorageError
+from ..records import Entry
+from ..tokens import stored_tokens
 from . import _lock, _rows
 from ._lock import FileLock
 from .protocol import ConversationState, Opened
@@ -119,6 +122,8 @@ def migrate(conn: sqlite3.Connection, path: str) -> None:
         for v in range(version + 1, SCHEMA_VERSION + 1):
             for statement in MIGRATIONS[v]:
                 conn.execute(statement)
+        if 0 < version < 3:
+            _count_tokens(conn)
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute(
             "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
@@ -129,6 +134,19 @@ def migrate(conn: sqlite3.Connection, path: str) -> None:
     except BaseException:
         rollback(conn)
         raise
+
+
+def _count_tokens(conn: sqlite3.Connection) -> None:
+    """Migration 3: the `tokens` of the entries already in the file (each decoded once). A row
+    that does not decode is left NULL: it is refused, naming it, when it is read."""
+    counted = []
+    for cid, seq, body in conn.execute("SELECT conversation_id, seq, body FROM entries"):
+        try:
+            value: Entry = codec.loads(body, Entry)  # type: ignore[arg-type]  # a Union is no type[T] (no TypeForm)
+        except codec.CodecError:
+            continue
+        counted.append((stored_tokens(value), cid, seq))
+    conn.executemany("UPDATE entries SET tokens = ? WHERE conversation_id = ? AND seq = ?", counted)
 
 
 def read_opened(conn: sqlite3.Connection, path: str) -> Opened:

@@ -31,6 +31,17 @@ def entry(conversation_id: str, seq: int, body: str, location: str) -> StoredEnt
     return StoredEntry(conversation_id, seq, value)
 
 
+_FRAMES = {kind: f'{{"type":"{kind}",' for kind in ("user", "assistant", "tool_result", "compaction")}
+
+
+def framed(kind: str, body: str) -> bool:
+    """Whether an entry's JSON text is framed as the codec writes it: an object whose first key
+    is its tag, the same as its `kind` column, and that is closed. A cheap check of a row kept
+    undecoded (a row damaged inside is refused when it is decoded)."""
+    frame = _FRAMES.get(kind)
+    return frame is not None and body.startswith(frame) and body.endswith("}")
+
+
 def submission(body: str, submission_id: str, location: str) -> Submission:
     return _load(body, Submission, f"Submission {submission_id}", location)
 

@@ -16,8 +16,9 @@ import anyio
 from .. import codec
 from ..errors import CommitFailed, SessionLocked, StorageClosed
 from ..records import Live, StoredEntry, Submission, Task
+from ..tokens import NOT_SENT
 from . import _rows
-from .protocol import Batch, ConversationState, Opened, encode_batch
+from .protocol import Batch, ConversationState, Opened, RawEntry, encode_batch
 from .reader import StoredRows
 
 
@@ -31,7 +32,7 @@ class MemoryStorage:
         self._open = False
         self.commits = 0
         self._tasks: dict[int, tuple[str, str, str, bool, int | None, str]] = {}
-        self._entries: dict[str, dict[int, tuple[str, str]]] = {}
+        self._entries: dict[str, dict[int, tuple[str, str, int]]] = {}  # kind, body, tokens
         self._subs: dict[str, tuple[str, str, str]] = {}
         self._docs: dict[str, str] = {}
 
@@ -44,7 +45,7 @@ class MemoryStorage:
         for cid, body in self._docs.items():
             rows = self._entries.get(cid, {})
             last = max(rows, default=0)
-            comp = max((seq for seq, (kind, _) in rows.items() if kind == "compaction"), default=None)
+            comp = max((seq for seq, (kind, _, _) in rows.items() if kind == "compaction"), default=None)
             last_comp = _rows.entry(cid, comp, rows[comp][1], self.location) if comp is not None else None
             conversations[cid] = ConversationState(last, _rows.live(body, cid, self.location), last_comp)
         live = [_rows.task(row[5], tid, self.location) for tid, row in sorted(self._tasks.items()) if row[3]]
@@ -60,7 +61,7 @@ class MemoryStorage:
         except codec.CodecError as exc:
             raise CommitFailed(f"A commit to {self.location} was refused: {exc}", location=self.location) from exc
         seen: set[tuple[str, int]] = set()  # a seq twice in one batch is refused too, as in SQLite
-        for cid, seq, _, _ in enc.entries:
+        for cid, seq, *_ in enc.entries:
             if seq in self._entries.get(cid, {}) or (cid, seq) in seen:
                 raise CommitFailed(
                     f"A commit to {self.location} was refused and rolled back: UNIQUE constraint failed: "
@@ -71,8 +72,8 @@ class MemoryStorage:
         # Applied before the first await, so concurrent commits land in the order they were made.
         for t in enc.tasks:
             self._tasks[t.id] = (t.conversation_id, t.kind, t.state, t.live, t.parent_id, t.body)
-        for cid, seq, kind, body in enc.entries:
-            self._entries.setdefault(cid, {})[seq] = (kind, body)
+        for cid, seq, kind, body, tokens in enc.entries:
+            self._entries.setdefault(cid, {})[seq] = (kind, body, tokens)
         for sid, cid, status, body in enc.submissions:
             self._subs[sid] = (cid, status, body)
         for cid, body in enc.live:
@@ -116,6 +117,14 @@ class MemoryStorage:
         seqs = range(from_seq, hi + 1) if hi - from_seq < len(rows) else sorted(s for s in rows if from_seq <= s <= hi)
         return [_rows.entry(conversation_id, s, rows[s][1], self.location) for s in seqs if s in rows]
 
+    async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> list[RawEntry]:
+        self._check()
+        rows = self._entries.get(conversation_id, {})
+        seqs = range(from_seq, to_seq + 1) if to_seq - from_seq < len(rows) else sorted(
+            s for s in rows if from_seq <= s <= to_seq)
+        return [(s, rows[s][0], rows[s][2], rows[s][1]) for s in seqs
+                if s in rows and rows[s][0] != "compaction" and rows[s][2] != NOT_SENT]
+
     async def get_submission(self, submission_id: str) -> Submission | None:
         self._check()
         row = self._subs.get(submission_id)
@@ -141,7 +150,7 @@ class MemoryStorage:
             [(tid, cid, kind, state, live, parent, body)
              for tid, (cid, kind, state, live, parent, body) in sorted(self._tasks.items())],
             [(cid, seq, kind, body) for cid in sorted(self._entries)
-             for seq, (kind, body) in sorted(self._entries[cid].items())],
+             for seq, (kind, body, _) in sorted(self._entries[cid].items())],
             [(sid, cid, status, body) for sid, (cid, status, body) in self._subs.items()],
             sorted(self._docs.items()),
         )

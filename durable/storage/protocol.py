@@ -21,6 +21,11 @@ from attrs import define, field, frozen
 
 from .. import codec
 from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
+from ..tokens import stored_tokens
+
+RawEntry = tuple[int, str, int | None, str]
+"""An entry of a model context as stored, undecoded: its seq, its kind (tag), its estimated
+tokens (None when they were never counted: decode it to know) and the codec's JSON text."""
 
 
 @define
@@ -75,7 +80,7 @@ class EncodedBatch:
     """A batch encoded to JSON once, before it reaches a backend (both store the same text)."""
 
     tasks: tuple[EncodedTask, ...]
-    entries: tuple[tuple[str, int, str, str], ...]  # conversation_id, seq, kind, body
+    entries: tuple[tuple[str, int, str, str, int], ...]  # conversation_id, seq, kind, body, tokens
     submissions: tuple[tuple[str, str, str, str], ...]  # id, conversation_id, status, body
     live: tuple[tuple[str, str], ...]  # conversation_id, body
     barrier: bool = True
@@ -105,7 +110,7 @@ def encode_batch(batch: Batch) -> EncodedBatch:
         for t in {t.id: t for t in batch.tasks}.values()
     )
     entries = tuple(
-        (e.conversation_id, e.seq, codec.tag_of(e.entry), codec.dumps(e.entry, Entry))
+        (e.conversation_id, e.seq, codec.tag_of(e.entry), codec.dumps(e.entry, Entry), stored_tokens(e.entry))
         for e in batch.entries
     )
     subs = tuple(
@@ -150,6 +155,12 @@ class Storage(Protocol):
     async def get_entries(
         self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[StoredEntry]: ...
+
+    async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> list[RawEntry]:
+        """The entries with `from_seq <= seq <= to_seq` that a model context holds, in order and
+        undecoded: no compaction summary and no entry stored as never sent again
+        (`durable.tokens.NOT_SENT`). The engine decodes each one when it is first read."""
+        ...
 
     async def get_submission(self, submission_id: str) -> Submission | None: ...
 

@@ -7,12 +7,17 @@ table is STRICT. The indexes exist so that nothing on the engine's path scans hi
 - `entries` is keyed by (conversation_id, seq): the newest entries and MAX(seq) are index seeks;
 - `entries_compactions`: a partial index to find the last compaction of a conversation;
 - `submissions_open`: a partial index over unsettled submissions.
+
+`entries.tokens` (version 3) is each entry's estimated tokens in a model context
+(`durable.tokens.stored_tokens`: -1 for an entry never sent again), written with the entry, so
+that opening a long conversation counts and selects its context without decoding it. NULL: not
+counted (a row of an older file that did not decode when it was migrated; it is decoded when read).
 """
 
 from __future__ import annotations
 
 APPLICATION_ID = 0x44524231  # "DRB1"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -51,4 +56,7 @@ MIGRATIONS: dict[int, list[str]] = {
     # seq in `Answered`. Older versions of durable refuse such a file cleanly; version-1 files
     # load as they are (every new field has a default).
     2: [],
+    # Version 3: the estimated tokens of each entry. The migration (`_opening.migrate`) fills
+    # the column for the entries already there, decoding each once.
+    3: ["ALTER TABLE entries ADD COLUMN tokens INTEGER"],
 }

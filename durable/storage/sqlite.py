@@ -54,7 +54,7 @@ from . import _lock, _opening, _rows
 from ._jobs import Job, finish_all
 from ._lock import FileLock
 from ._notify import thread_safe_caller
-from .protocol import Batch, EncodedBatch, Opened, encode_batch
+from .protocol import Batch, EncodedBatch, Opened, RawEntry, encode_batch
 from .reader import connect_read_only
 
 T = TypeVar("T")
@@ -139,6 +139,12 @@ class SQLiteStorage:
             "SELECT seq, body FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
             (conversation_id, from_seq, hi)).fetchall())
         return [_rows.entry(conversation_id, seq, body, self.path) for seq, body in rows]
+
+    async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> list[RawEntry]:
+        return await self._call(lambda c: c.execute(
+            "SELECT seq, kind, tokens, body FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? "
+            "AND kind != 'compaction' AND (tokens IS NULL OR tokens != -1) ORDER BY seq",
+            (conversation_id, from_seq, to_seq)).fetchall())
 
     async def get_submission(self, submission_id: str) -> Submission | None:
         row = await self._call(
@@ -396,7 +402,8 @@ class SQLiteStorage:
                 [(t.id, t.conversation_id, t.kind, t.state, int(t.live), t.parent_id, t.body) for t in enc.tasks],
             )
         if enc.entries:
-            conn.executemany("INSERT INTO entries (conversation_id, seq, kind, body) VALUES (?,?,?,?)", enc.entries)
+            conn.executemany("INSERT INTO entries (conversation_id, seq, kind, body, tokens) VALUES (?,?,?,?,?)",
+                             enc.entries)
         if enc.submissions:
             conn.executemany(
                 "INSERT INTO submissions (id, conversation_id, status, body) VALUES (?,?,?,?) "

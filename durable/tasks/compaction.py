@@ -20,13 +20,13 @@ from typing import ClassVar, Literal
 
 import attrs
 
+from ..engine.context import Context
 from ..engine.kinds import Resumed, TaskKind
 from ..engine.runtime import Runtime
 from ..engine.transitions import Transitions
 from ..messages import COMPACTION_AT_LIMIT, times_in_a_row
-from ..models.protocol import FinalMessage, ModelError, ModelRequest, estimate_tokens
+from ..models.protocol import FinalMessage, ModelError, ModelRequest
 from ..records import (
-    AssistantEntry,
     CompactionEntry,
     CompactionFailure,
     CompactionInput,
@@ -42,6 +42,7 @@ from ..records import (
     ToolResultEntry,
     UserEntry,
 )
+from ..tokens import entry_tokens
 
 SUMMARY_PROMPT = (
     "Summarize the conversation so far for your own later use: the user's goals, decisions made, "
@@ -98,10 +99,9 @@ class CompactionKind(TaskKind):
         window = getattr(rt.model, "context_window", 0) or 0
         if window <= 0:
             return False
-        context = await rt.session.load_context(conversation_id)
-        if _tokens(rt, conversation_id, context) <= settings.threshold * window:
+        if await _tokens(rt, conversation_id) <= settings.threshold * window:
             return False
-        return self._cut(rt, context) is not None
+        return self._cut(rt, await rt.session.load_context(conversation_id)) is not None
 
     async def may_compact(self, rt: Runtime, conversation_id: str, pending: Sequence[StoredEntry]) -> bool:
         """Whether `compact_if_needed` may start a compaction once `pending` entries are added."""
@@ -109,9 +109,8 @@ class CompactionKind(TaskKind):
         window = getattr(rt.model, "context_window", 0) or 0
         if not settings.enabled or window <= 0:
             return False
-        context = await rt.session.load_context(conversation_id)
-        extra = sum(_entry_tokens(e.entry) for e in pending)
-        return _tokens(rt, conversation_id, context) + extra > settings.threshold * window
+        extra = sum(entry_tokens(e.entry) for e in pending)
+        return await _tokens(rt, conversation_id) + extra > settings.threshold * window
 
     async def compact_for_overflow(self, rt: Runtime, conversation_id: str) -> bool:
         """After a context overflow: compact and wait; False when there is nothing to compact."""
@@ -130,7 +129,7 @@ class CompactionKind(TaskKind):
         await self._fail(rt, task, msg, "restart_limit")
         return msg
 
-    def _cut(self, rt: Runtime, context: list[StoredEntry]) -> int | None:
+    def _cut(self, rt: Runtime, context: Context) -> int | None:
         """The first seq kept verbatim, or None when there is nothing worth compacting."""
         keep = rt.settings.compaction.keep_last
         if len(context) <= keep:
@@ -141,13 +140,13 @@ class CompactionKind(TaskKind):
             i -= 1
         if i <= 0:
             return None
-        return context[i].seq
+        return context.seq_at(i)
 
     async def _run(self, rt: Runtime, task: Task) -> Task | None:
         assert isinstance(task.input, CompactionInput)
         cid = task.conversation_id
         task = await rt.mark_running(task, barrier=True)  # a summary request follows
-        context = list(await rt.session.load_context(cid))
+        context = await rt.session.load_context(cid)
         cut = self._cut(rt, context)
         if cut is None:
             change = rt.change()
@@ -193,25 +192,9 @@ class CompactionKind(TaskKind):
         await rt.commit(change)
 
 
-def _tokens(rt: Runtime, cid: str, context: list[StoredEntry]) -> int:
-    """Estimated context tokens, counted incrementally (only entries added since last time)."""
-    conv = rt.session.conversation(cid)
-    cache = conv.token_cache
-    if cache[0] > len(context) or (cache[0] and context[cache[0] - 1].seq != cache[2]):
-        cache = (0, 0, 0)
-    counted, total, _ = cache
-    for stored in context[counted:]:
-        total += _entry_tokens(stored.entry)
-    conv.token_cache = (len(context), total, context[-1].seq if context else 0)
-    comp = conv.compaction.entry if conv.compaction else None
-    return total + (estimate_tokens(comp.summary) if isinstance(comp, CompactionEntry) else 0)
-
-
-def _entry_tokens(entry: Entry) -> int:
-    if isinstance(entry, UserEntry):
-        return estimate_tokens(entry.text)
-    if isinstance(entry, ToolResultEntry):
-        return estimate_tokens(entry.content)
-    if isinstance(entry, AssistantEntry):
-        return estimate_tokens(entry.text) + sum(estimate_tokens(c.arguments) + 8 for c in entry.tool_calls)
-    return 0
+async def _tokens(rt: Runtime, cid: str) -> int:
+    """Estimated context tokens: the context's running count (`Context.tokens`, kept by every
+    append, read from the store's `tokens` column at load) and the leading summary."""
+    context = await rt.session.load_context(cid)
+    comp = rt.session.conversation(cid).compaction
+    return context.tokens + (entry_tokens(comp.entry) if comp is not None else 0)

@@ -128,9 +128,9 @@ class GenerationKind(TaskKind):
         change being built that will be committed with the request's checkpoint."""
         context = await rt.session.load_context(task.conversation_id)
         conv = rt.session.conversation(task.conversation_id)
-        messages = tuple(e.entry for e in context) + tuple(e.entry for e in pending if in_context(e.entry))
-        if conv.compaction is not None:
-            messages = (conv.compaction.entry, *messages)
+        # A view of the context as it is now (it only grows), not a copy of it per request.
+        messages = context.messages(len(context), (conv.compaction.entry,) if conv.compaction is not None else (),
+                                    tuple(e.entry for e in pending if in_context(e.entry)))
         settings = rt.settings
         last_seq = max([conv.last_seq, *(e.seq for e in pending)])
         key = f"g{task.id}-s{last_seq}-a{attempt}"

@@ -167,6 +167,9 @@ class CrashableStorage:
     async def get_entries(self, *a: Any, **k: Any) -> Any:
         return await self._pass("get_entries", *a, **k)
 
+    async def get_context(self, *a: Any, **k: Any) -> Any:
+        return await self._pass("get_context", *a, **k)
+
     async def get_submission(self, *a: Any, **k: Any) -> Any:
         return await self._pass("get_submission", *a, **k)
 

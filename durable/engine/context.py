@@ -1,0 +1,167 @@
+"""A conversation's model context in memory: append-only, decoded lazily, counted incrementally.
+
+`Context` is the sequence of entries a conversation sends to its model (no compaction summary,
+no entry never sent again). Loaded from the store, it holds the entries as stored (JSON text and
+the estimated tokens written beside them): opening a long conversation and counting its context
+decodes nothing, and an entry is decoded the first time it is read (then kept decoded). Entries
+the engine commits are appended decoded. `tokens` is the running estimate of the whole context
+(`durable.tokens.entry_tokens`), kept up to date by `append`, never recounted.
+
+A `Context` only grows: a compaction or a refused commit gives the conversation a new one. So
+`messages(n)` can hand a request a read-only `Messages` view of the first `n` entries instead
+of a copy of the whole context, and that view never changes under it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import overload
+
+from ..records import Entry, StoredEntry
+from ..storage import _rows
+from ..storage.protocol import RawEntry
+from ..tokens import entry_tokens, in_context
+
+Decode = Callable[[int, str], StoredEntry]
+"""Decodes the JSON text of the entry at a seq (raising `CorruptSession` naming it)."""
+
+
+class Context(Sequence[StoredEntry]):
+    """See the module docstring. Indexing gives `StoredEntry`s (decoding on first read)."""
+
+    __slots__ = ("_decode", "_items", "tokens")
+
+    def __init__(self, entries: Iterable[StoredEntry] = ()) -> None:
+        self._items: list[StoredEntry | tuple[int, str]] = list(entries)
+        self._decode: Decode | None = None
+        self.tokens = sum(entry_tokens(e.entry) for e in self._items if isinstance(e, StoredEntry))
+
+    @classmethod
+    def stored(cls, rows: Iterable[RawEntry], decode: Decode) -> Context:
+        """A context of entries as the store gave them (`Storage.get_context`). A row whose
+        tokens were never counted (an old file's row the migration could not read), or whose
+        framing is damaged (`_rows.framed`: its tag, its closing brace), is decoded now: to count
+        it and leave it out if it is not sent, or to refuse it (`CorruptSession`) before any
+        request holds it. Damage inside a row is refused when the entry is first read."""
+        ctx = cls()
+        ctx._decode = decode
+        items = ctx._items
+        total = 0
+        framed = _rows.framed
+        append = items.append
+        for seq, kind, tokens, body in rows:
+            if tokens is not None and framed(kind, body):
+                append((seq, body))
+                total += tokens
+            else:
+                stored = decode(seq, body)
+                if in_context(stored.entry):
+                    append(stored)
+                    total += entry_tokens(stored.entry)
+        ctx.tokens = total
+        return ctx
+
+    def append(self, stored: StoredEntry) -> None:
+        self._items.append(stored)
+        self.tokens += entry_tokens(stored.entry)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> StoredEntry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[StoredEntry]: ...
+
+    def __getitem__(self, index: int | slice) -> StoredEntry | list[StoredEntry]:
+        if isinstance(index, slice):
+            return [self._at(i) for i in range(*index.indices(len(self._items)))]
+        item = self._items[index]
+        return item if isinstance(item, StoredEntry) else self._at(index)
+
+    def __iter__(self) -> Iterator[StoredEntry]:
+        items = self._items
+        for i in range(len(items)):  # by index: entries appended meanwhile are included
+            item = items[i]
+            yield item if isinstance(item, StoredEntry) else self._at(i)
+
+    def _at(self, index: int) -> StoredEntry:
+        item = self._items[index]
+        if isinstance(item, StoredEntry):
+            return item
+        assert self._decode is not None, "only a context loaded from the store holds undecoded entries"
+        stored = self._decode(*item)
+        self._items[index] = stored
+        return stored
+
+    def seq_at(self, index: int) -> int:
+        """The seq of the entry at `index`, without decoding it."""
+        item = self._items[index]
+        return item.seq if isinstance(item, StoredEntry) else item[0]
+
+    def messages(self, n: int, head: tuple[Entry, ...] = (), tail: tuple[Entry, ...] = ()) -> Messages:
+        """The entries of the first `n` stored entries as a read-only view, after `head` and
+        before `tail`."""
+        return Messages(head, self, n, tail)
+
+    def __repr__(self) -> str:
+        decoded = sum(isinstance(i, StoredEntry) for i in self._items)
+        return f"<Context of {len(self._items)} entries ({decoded} decoded), ~{self.tokens} tokens>"
+
+
+class Messages(Sequence[Entry]):
+    """A request's messages: `head`, the entries of the first `n` of a `Context`, then `tail`.
+    Read-only; equal to any sequence of the same entries (a tuple, a list); slices are tuples."""
+
+    __slots__ = ("_context", "_head", "_n", "_tail")
+
+    def __init__(self, head: tuple[Entry, ...], context: Context, n: int, tail: tuple[Entry, ...]) -> None:
+        self._head = head
+        self._context = context
+        self._n = n
+        self._tail = tail
+
+    def __len__(self) -> int:
+        return len(self._head) + self._n + len(self._tail)
+
+    @overload
+    def __getitem__(self, index: int) -> Entry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Entry, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Entry | tuple[Entry, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        size = len(self)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("message index out of range")
+        if index < len(self._head):
+            return self._head[index]
+        index -= len(self._head)
+        if index < self._n:
+            return self._context[index].entry
+        return self._tail[index - self._n]
+
+    def __iter__(self) -> Iterator[Entry]:
+        yield from self._head
+        context = self._context
+        for i in range(self._n):
+            yield context[i].entry
+        yield from self._tail
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists, so unhashable as they are
+
+    def __repr__(self) -> str:
+        return f"Messages({tuple(self)!r})"
+
+
+__all__ = ["Context", "Messages"]

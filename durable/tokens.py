@@ -1,0 +1,47 @@
+"""What an entry weighs in a model's context: the provider-neutral token estimate, and which
+entries are sent to a model at all.
+
+Used on both sides of the store: `encode_batch` writes each entry's estimate beside it (the
+`tokens` column of a session file), so that a harness opening a long conversation counts its
+context without decoding it; the engine adds the estimate of every entry it appends. Both
+count with `entry_tokens`, so the two always agree. Imports the records only.
+"""
+
+from __future__ import annotations
+
+from .entries import AssistantEntry, CompactionEntry, Entry, ToolResultEntry, UserEntry
+
+NOT_SENT = -1
+"""The stored estimate of an entry that is never sent to a model again (see `in_context`)."""
+
+
+def estimate_tokens(text: str) -> int:
+    """A provider-neutral token estimate (4 characters a token) for compaction thresholds."""
+    return (len(text) + 3) // 4
+
+
+def in_context(entry: Entry) -> bool:
+    """Aborted and failed partial answers stay in the conversation but are never sent again."""
+    return not (isinstance(entry, AssistantEntry) and entry.stop_reason in ("aborted", "error"))
+
+
+def entry_tokens(entry: Entry) -> int:
+    """The estimated tokens `entry` adds to a model's context (a compaction summary: what it
+    adds when it leads the context)."""
+    if isinstance(entry, UserEntry):
+        return estimate_tokens(entry.text)
+    if isinstance(entry, ToolResultEntry):
+        return estimate_tokens(entry.content)
+    if isinstance(entry, AssistantEntry):
+        return estimate_tokens(entry.text) + sum(estimate_tokens(c.arguments) + 8 for c in entry.tool_calls)
+    if isinstance(entry, CompactionEntry):
+        return estimate_tokens(entry.summary)
+    return 0
+
+
+def stored_tokens(entry: Entry) -> int:
+    """What the `tokens` column holds for `entry`: its estimate, or `NOT_SENT`."""
+    return entry_tokens(entry) if in_context(entry) else NOT_SENT
+
+
+__all__ = ["NOT_SENT", "entry_tokens", "estimate_tokens", "in_context", "stored_tokens"]

@@ -1,0 +1,150 @@
+"""The model context kept in memory (durable.engine.context) and the `tokens` column (schema 3):
+a request's messages are a view equal to the entries; a version-2 file with history opens,
+migrates and sends exactly the messages it sent before; damage is still refused by name."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import anyio
+import pytest
+
+import durable
+from durable import codec, records as r
+from durable.engine.context import Context
+from durable.models import FauxModel, faux
+from durable.storage.reader import SessionReader
+from durable.tokens import NOT_SENT, entry_tokens, in_context, stored_tokens
+
+pytestmark = pytest.mark.anyio
+
+
+def stored(seq, entry):
+    return r.StoredEntry("root", seq, entry)
+
+
+ENTRIES = [
+    stored(1, r.UserEntry("hello there", "sub_1")),
+    stored(2, r.AssistantEntry("", "tool_use", (r.ToolCall("c1", "lookup", '{"q": "x"}'),))),
+    stored(3, r.ToolResultEntry("c1", "lookup", "found x")),
+    stored(4, r.AssistantEntry("done", "stop")),
+]
+
+
+def test_the_messages_view_equals_the_entries_and_does_not_change_when_the_context_grows():
+    ctx = Context(ENTRIES[:3])
+    summary = r.CompactionEntry("earlier", 1)
+    view = ctx.messages(len(ctx), (summary,), (ENTRIES[3].entry,))
+    expected = (summary, *(e.entry for e in ENTRIES))
+    assert view == expected and expected == view and list(expected) == view
+    assert tuple(view) == expected and len(view) == 5
+    assert view[0] is summary and view[-1] == ENTRIES[3].entry and view[1:3] == expected[1:3]
+    with pytest.raises(IndexError):
+        view[5]
+    ctx.append(stored(5, r.UserEntry("more")))
+    assert len(ctx) == 4 and view == expected  # a view is of the context as it was
+    assert ctx.messages(len(ctx)) == tuple(e.entry for e in [*ENTRIES[:3], stored(5, r.UserEntry("more"))])
+    assert view != expected[:-1]
+
+
+def test_the_token_count_is_kept_by_appends_and_matches_a_recount():
+    ctx = Context()
+    for e in ENTRIES:
+        ctx.append(e)
+    assert ctx.tokens == sum(entry_tokens(e.entry) for e in ENTRIES) == Context(ENTRIES).tokens
+
+
+def test_a_stored_context_decodes_an_entry_only_when_it_is_read():
+    decoded = []
+
+    def decode(seq, body):
+        decoded.append(seq)
+        return stored(seq, codec.loads(body, r.Entry))
+
+    rows = [(e.seq, codec.tag_of(e.entry), stored_tokens(e.entry), codec.dumps(e.entry, r.Entry)) for e in ENTRIES]
+    ctx = Context.stored(rows, decode)
+    assert decoded == [] and len(ctx) == 4 and ctx.seq_at(2) == 3
+    assert ctx.tokens == sum(entry_tokens(e.entry) for e in ENTRIES)
+    assert ctx[1] == ENTRIES[1] and decoded == [2]
+    assert list(ctx) == ENTRIES and decoded == [2, 1, 3, 4]
+    assert list(ctx) == ENTRIES and decoded == [2, 1, 3, 4]  # kept decoded
+
+
+def test_unknown_tags_are_still_refused_naming_the_tag():
+    with pytest.raises(codec.CodecError, match="unknown tag 'nope' \\(expected one of user, assistant, tool_result, "
+                                              "compaction\\)"):
+        codec.loads('{"type":"nope","text":"x"}', r.Entry)
+
+
+def _downgrade_to_version_2(path):
+    """The file as version 2 wrote it: no `tokens` column."""
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("ALTER TABLE entries DROP COLUMN tokens")
+        conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    conn.close()
+
+
+async def test_a_version_2_file_with_history_migrates_and_sends_the_same_messages(tmp_path):
+    path = str(tmp_path / "s.sqlite")
+    lookup = durable.define_tool("lookup", "Look up", {"type": "object", "properties": {"q": {"type": "string"}}},
+                                 replay="safe", execute=lambda args, api, ctx: "found")
+    script = []
+    for i in range(3):
+        call = faux.call("lookup", {"q": str(i)}, id=f"c{i}")
+        script += [faux.reply("", tool_calls=[call]), faux.reply(f"answer {i}")]
+    async with durable.open_harness(path, model=FauxModel(script), tools=[lookup]) as h:
+        for i in range(3):
+            assert isinstance(await (await h.root.submit(f"question {i}")).wait(), r.Answered)
+    with SessionReader(path) as reader:
+        history = reader.entries("root")
+    # An aborted partial (never sent again) in the middle, as a crash leaves one.
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("UPDATE entries SET body = ?, tokens = ? WHERE seq = 4",
+                     (codec.dumps(r.AssistantEntry("half an ans", "aborted"), r.Entry), NOT_SENT))
+    conn.close()
+    history[3] = r.StoredEntry("root", 4, r.AssistantEntry("half an ans", "aborted"))
+    _downgrade_to_version_2(path)
+    with SessionReader(path) as reader:  # the reader reads the old file as it is
+        assert reader.schema_version == 2 and reader.entries("root") == history
+
+    model = FauxModel([faux.reply("fine")])
+    async with durable.open_harness(path, model=model, tools=[lookup]) as h:
+        assert await (await h.root.submit("next")).wait() == r.Answered("fine", len(history) + 2)
+    asked = model.requests[0].messages[-1].submission_id
+    expected = (*(e.entry for e in history if in_context(e.entry)), r.UserEntry("next", asked))
+    assert model.requests[0].messages == expected
+    assert tuple(model.requests[0].messages) == expected
+    with SessionReader(path) as reader:
+        assert reader.schema_version == 3
+    conn = sqlite3.connect(path)
+    tokens = dict(conn.execute("SELECT seq, tokens FROM entries"))
+    conn.close()
+    assert tokens[4] == NOT_SENT
+    assert {e.seq: stored_tokens(e.entry) for e in history} == {s: t for s, t in tokens.items() if s <= len(history)}
+
+
+async def test_a_damaged_entry_inside_is_refused_when_a_model_reads_it_and_nothing_is_answered(tmp_path):
+    path = str(tmp_path / "s.sqlite")
+    async with durable.open_harness(path, model=FauxModel([faux.reply("first")])) as h:
+        assert await (await h.root.submit("first")).wait() == r.Answered("first", 2)
+    conn = sqlite3.connect(path)
+    with conn:  # framed as the codec writes it, damaged inside
+        conn.execute("""UPDATE entries SET body = '{"type":"assistant","text":5,"bogus":1}' WHERE seq = 2""")
+    conn.close()
+
+    class Reading(FauxModel):
+        """A model that reads its messages, as every provider does to send them."""
+
+        def stream(self, request):
+            list(request.messages)
+            return super().stream(request)
+
+    model = Reading([faux.reply("never")])
+    async with durable.open_harness(path, model=model) as h:
+        with anyio.fail_after(10):
+            result = await (await h.root.submit("second")).wait()
+        assert result.reason == "storage_error"
+        assert f"Entry 2 of conversation 'root' in {path} cannot be read" in result.detail
+    assert model.requests == []
