@@ -1,0 +1,267 @@
+"""Writing a group of commits to PostgreSQL, on the store's writer thread (see
+durable.storage.postgres): one fenced transaction for the whole group, pipelined (one round trip);
+if a batch is refused, again with each batch in its own savepoint; after a broken connection, the
+server is asked whether the transaction landed, and it is acknowledged, written again, or reported
+unknowable. Also the snapshot read of every row of a space (`read_rows`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from .. import codec
+from ..errors import CommitFailed, CommitOutcomeUnknown, DiskFull, LockLost, ServerUnavailable, StorageError
+from . import _pg_driver, _pg_lease
+from ._jobs import Job, finish_all
+from .protocol import EncodedBatch, encode_batch
+from .reader import StoredRows
+
+if TYPE_CHECKING:
+    from .postgres import PostgresStorage
+
+_ATTEMPTS = 3  # transactions tried for one group when the connection breaks before its COMMIT landed
+
+
+class _NotLanded(Exception):
+    """The connection broke and the transaction did not land; the lease still holds: write again."""
+
+
+def write_group(store: PostgresStorage, group: list[Job]) -> None:
+    """Write the commit jobs of `group` and finish each with its own outcome."""
+    refusal: StorageError | None = store._unknown or store._lease.lost
+    if refusal is not None:
+        _fail(group, refusal)
+        return
+    group = [job for job in group if _encode(store, job)]
+    if not group:
+        return
+    lazy = all(not getattr(job.batch, "barrier", True) for job in group)
+    for _ in range(_ATTEMPTS):
+        try:
+            errors = _transaction(store, group, lazy)
+        except _NotLanded:
+            continue
+        except StorageError as exc:
+            _fail(group, exc)
+            return
+        for job, error in zip(group, errors, strict=True):
+            job.error = error
+        finish_all(group)
+        return
+    _fail(group, CommitFailed(f"A commit to {store.location} was not written: the connection to the server broke "
+                              f"{_ATTEMPTS} times before it landed", location=store.location))
+
+
+def _fail(group: list[Job], error: BaseException) -> None:
+    for job in group:
+        job.error = error
+    finish_all(group)
+
+
+def _encode(store: PostgresStorage, job: Job) -> bool:
+    """Encode a commit job's batch; refuse it (finished, with `CommitFailed`) if it cannot be."""
+    try:
+        assert job.batch is not None, "only commit jobs are encoded"
+        job.encoded = encode_batch(job.batch)
+        return True
+    except codec.CodecError as exc:
+        job.error = CommitFailed(f"A commit to {store.location} was refused: {exc}", location=store.location)
+        job.error.__cause__ = exc
+    except Exception as exc:  # noqa: BLE001 - not a batch of records at all
+        job.error = CommitFailed(f"A commit to {store.location} was refused: {type(exc).__name__}: {exc}",
+                                 location=store.location)
+        job.error.__cause__ = exc
+    job.finish()
+    return False
+
+
+def _transaction(store: PostgresStorage, group: list[Job], lazy: bool) -> list[StorageError | None]:
+    """One fenced transaction for the group; returns each job's error (None: committed)."""
+    psycopg = _pg_driver.import_psycopg()
+    lease = store._lease
+    conn = store._ensure_conn(time.monotonic() + store.reconnect_seconds)  # ServerUnavailable: nothing sent
+    expected = lease.commits + 1
+    errors: list[StorageError | None] = [None] * len(group)
+    sent = time.monotonic()
+    try:
+        if store._fault is not None:
+            store._fault("before_commit", conn)
+        try:
+            _pipelined(store, conn, _merged([job.encoded for job in group if job.encoded is not None]), lazy)
+        except psycopg.Error as exc:
+            if _pg_driver.is_connection_error(exc, conn) or exc.sqlstate == _pg_driver.FENCE_SQLSTATE:
+                raise
+            _pg_driver.rollback(conn)
+            if len(group) == 1:
+                return [_translate(store, exc)]
+            _with_savepoints(store, conn, group, lazy, errors)
+        if store._fault is not None:
+            store._fault("after_commit", conn)
+    except psycopg.Error as exc:
+        if not _pg_driver.is_connection_error(exc, conn):
+            _pg_driver.rollback(conn)
+            if exc.sqlstate == _pg_driver.FENCE_SQLSTATE:
+                raise _lost(store, conn) from None
+            raise _translate(store, exc) from exc
+        store._drop_connection()
+        landed = _resolve(store, expected)
+        if landed is None:
+            store._unknown = CommitOutcomeUnknown(
+                f"The connection to the PostgreSQL server {store.server} broke during a commit to {store.location} "
+                f"and could not be made again within {store.reconnect_seconds:g} s, so whether the commit landed is "
+                f"unknown ({' '.join(str(exc).split())}). This store commits nothing more: open the space again",
+                location=store.location)
+            raise store._unknown from exc
+        if not landed:
+            if lease.lost is not None:
+                raise lease.lost from None
+            raise _NotLanded from exc
+    lease.commits = expected
+    if lease.lost is None:
+        lease.sent_at = sent
+        store._next_renew = sent + store.renew_seconds
+    store.commits += 1
+    return errors
+
+
+def _pipelined(store: PostgresStorage, conn: Any, enc: EncodedBatch, lazy: bool) -> None:
+    """The whole transaction sent at once (one round trip): BEGIN, the fence, the rows, COMMIT.
+    The first error is raised (the server skips the rest, so nothing commits)."""
+    psycopg = _pg_driver.import_psycopg()
+    lease = store._lease
+    first: BaseException | None = None
+    try:
+        with conn.pipeline():
+            try:
+                conn.execute("BEGIN")
+                if lazy:
+                    conn.execute("SET LOCAL synchronous_commit = off")
+                conn.execute("SELECT durable.fence(%s, %s, %s)", (lease.space, lease.epoch, lease.seconds))
+                _apply(conn, lease.space, enc)
+                conn.execute("COMMIT")
+            except psycopg.Error as exc:  # raised after the pipeline's end, which then reports "aborted"
+                first = exc
+    except psycopg.Error as exc:
+        first = first or exc
+    if first is not None:
+        raise first
+
+
+def _with_savepoints(store: PostgresStorage, conn: Any, group: list[Job], lazy: bool,
+                     errors: list[StorageError | None]) -> None:
+    """The group again, each batch in its own savepoint: a batch refused for what it holds (a
+    constraint, a value the server refuses) is rolled back alone. Fills `errors`."""
+    psycopg = _pg_driver.import_psycopg()
+    lease = store._lease
+    conn.execute("BEGIN")
+    if lazy:
+        conn.execute("SET LOCAL synchronous_commit = off")
+    conn.execute("SELECT durable.fence(%s, %s, %s)", (lease.space, lease.epoch, lease.seconds))
+    for i, job in enumerate(group):
+        assert job.encoded is not None
+        conn.execute("SAVEPOINT batch")
+        try:
+            _apply(conn, lease.space, job.encoded)
+        except psycopg.Error as exc:
+            if _pg_driver.is_connection_error(exc, conn) or not _refused_for_its_rows(exc):
+                raise
+            conn.execute("ROLLBACK TO SAVEPOINT batch")
+            errors[i] = _translate(store, exc)
+        conn.execute("RELEASE SAVEPOINT batch")
+    conn.execute("COMMIT")
+
+
+def _refused_for_its_rows(exc: Any) -> bool:
+    """A constraint (class 23) or a value the server or driver refuses (class 22, or none sent)."""
+    state = exc.sqlstate or ""
+    return state.startswith(("22", "23")) or (not state and isinstance(exc, _pg_driver.import_psycopg().DataError))
+
+
+def _apply(conn: Any, space: str, enc: EncodedBatch) -> None:
+    with conn.cursor() as cur:
+        if enc.tasks:
+            cur.executemany(
+                "INSERT INTO durable.tasks (space, id, conversation_id, kind, state, live, parent_id, body) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (space, id) DO UPDATE "
+                "SET state = excluded.state, live = excluded.live, body = excluded.body",
+                [(space, t.id, t.conversation_id, t.kind, t.state, t.live, t.parent_id, t.body) for t in enc.tasks])
+        if enc.entries:
+            cur.executemany("INSERT INTO durable.entries (space, conversation_id, seq, kind, body) "
+                            "VALUES (%s, %s, %s, %s, %s)", [(space, *e) for e in enc.entries])
+        if enc.submissions:
+            cur.executemany(
+                "INSERT INTO durable.submissions (space, id, conversation_id, status, body) "
+                "VALUES (%s, %s, %s, %s, %s) "
+                "ON CONFLICT (space, id) DO UPDATE SET status = excluded.status, body = excluded.body",
+                [(space, *s) for s in enc.submissions])
+        if enc.live:
+            cur.executemany(
+                "INSERT INTO durable.documents (space, conversation_id, body) VALUES (%s, %s, %s) "
+                "ON CONFLICT (space, conversation_id) DO UPDATE SET body = excluded.body",
+                [(space, *d) for d in enc.live])
+
+
+def _merged(batches: list[EncodedBatch]) -> EncodedBatch:
+    """The rows of several encoded batches as one, in order."""
+    if len(batches) == 1:
+        return batches[0]
+    return EncodedBatch(
+        tuple(t for b in batches for t in b.tasks),
+        tuple(e for b in batches for e in b.entries),
+        tuple(s for b in batches for s in b.submissions),
+        tuple(d for b in batches for d in b.live),
+    )
+
+
+def _resolve(store: PostgresStorage, expected: int) -> bool | None:
+    """Whether this epoch's commit number `expected` landed, asked on a new connection."""
+    psycopg = _pg_driver.import_psycopg()
+    try:
+        conn = store._ensure_conn(time.monotonic() + store.reconnect_seconds)
+    except ServerUnavailable:
+        return None
+    try:
+        return _pg_lease.resolve(conn, store._lease, expected, store.location)
+    except psycopg.Error:
+        store._drop_connection()
+        return None
+
+
+def _lost(store: PostgresStorage, conn: Any) -> LockLost:
+    lease = store._lease
+    try:
+        lease.lost = _pg_lease.lost(conn, lease, store.location)
+    except Exception:  # noqa: BLE001 - the reason is unknown; the lease is lost all the same
+        lease.lost = _pg_lease.lost_error(lease, store.location, None)
+    return lease.lost
+
+
+def _translate(store: PostgresStorage, exc: Any) -> StorageError:
+    loc = store.location
+    state = exc.sqlstate or ""
+    text = " ".join(str(exc).split())
+    if state == "23505":
+        diag = exc.diag
+        return CommitFailed(f"A commit to {loc} was refused and rolled back: UNIQUE constraint "
+                            f"{diag.constraint_name} violated ({diag.message_detail or text})", location=loc)
+    if state == "53100":
+        return DiskFull(f"A commit to {loc} was rolled back: the server's disk is full ({text})", location=loc)
+    if _refused_for_its_rows(exc):
+        return CommitFailed(f"A commit to {loc} was refused and rolled back: {text}", location=loc)
+    return CommitFailed(f"A commit to {loc} failed and was rolled back ({text})", location=loc)
+
+
+def read_rows(conn: Any, space: str) -> StoredRows:
+    """Every row of `space`, one snapshot, in the order `reader.decode_rows` expects."""
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        tasks = conn.execute("SELECT id, conversation_id, kind, state, live, parent_id, body FROM durable.tasks "
+                             "WHERE space = %s ORDER BY id", (space,)).fetchall()
+        entries = conn.execute("SELECT conversation_id, seq, kind, body FROM durable.entries WHERE space = %s "
+                               "ORDER BY conversation_id COLLATE \"C\", seq", (space,)).fetchall()
+        subs = conn.execute("SELECT id, conversation_id, status, body FROM durable.submissions WHERE space = %s "
+                            "ORDER BY ord", (space,)).fetchall()
+        docs = conn.execute("SELECT conversation_id, body FROM durable.documents WHERE space = %s "
+                            "ORDER BY conversation_id COLLATE \"C\"", (space,)).fetchall()
+    return StoredRows(tasks, entries, subs, docs)
