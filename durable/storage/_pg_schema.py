@@ -130,17 +130,22 @@ def migrate(conn: Any, location: str) -> None:
         return
     if version > SCHEMA_VERSION:
         raise SchemaTooNew(location, version, SCHEMA_VERSION)
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
-        version = _version(conn)  # another process may have migrated while this one waited
-        if version > SCHEMA_VERSION:
-            raise SchemaTooNew(location, version, SCHEMA_VERSION)
-        for v in range(version + 1, SCHEMA_VERSION + 1):
-            for statement in MIGRATIONS[v]:
-                conn.execute(statement)
-        conn.execute(
-            "INSERT INTO durable.meta (key, value) VALUES ('schema_version', %s) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
+    # A session lock taken before the transaction (not a transaction-level one): a transaction
+    # that began before another process's migration committed could read stale catalogs.
+    conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK,))
+    try:
+        with conn.transaction():
+            version = _version(conn)  # another process may have migrated while this one waited
+            if version > SCHEMA_VERSION:
+                raise SchemaTooNew(location, version, SCHEMA_VERSION)
+            for v in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in MIGRATIONS[v]:
+                    conn.execute(statement)
+            conn.execute(
+                "INSERT INTO durable.meta (key, value) VALUES ('schema_version', %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK,))
 
 
 def read_opened(conn: Any, space: str, location: str) -> Opened:
