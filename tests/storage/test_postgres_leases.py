@@ -299,9 +299,9 @@ async def test_a_takeover_waits_for_a_commit_in_flight_which_lands_before_it(pos
                 # The opener waits on the lease row; meanwhile the lease (extended by the
                 # fence) runs out, and still the opener waits for the commit in flight.
                 with psycopg.connect(postgres_dsn, autocommit=True) as conn, anyio.fail_after(20):
-                    while conn.execute(
-                            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                            "AND application_name = %s AND pid <> %s", (f"durable:{space}", old_pid)).fetchone() != (1,):
+                    opener_waiting = ("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                      "AND application_name = %s AND pid <> %s")
+                    while conn.execute(opener_waiting, (f"durable:{space}", old_pid)).fetchone() != (1,):
                         await anyio.sleep(0.02)
                     while conn.execute("SELECT expires_at > clock_timestamp() FROM durable.leases WHERE space = %s",
                                        (space,)).fetchone() != (False,):

@@ -20,7 +20,7 @@ import psycopg
 import pytest
 from attrs import define
 
-from durable.errors import CommitFailed, CommitOutcomeUnknown, MissingExtra, SchemaTooNew, ServerUnavailable
+from durable.errors import CommitFailed, CommitOutcomeUnknown, SchemaTooNew, ServerUnavailable
 from durable.records import Live
 from durable.storage import Batch, PostgresStorage
 from durable.testing.pgcluster import free_port
