@@ -16,8 +16,9 @@ the engine's path scans history:
 Ownership: `leases` has one row per space (owner, pid, host, epoch, expires_at on the server's
 clock, and `commits`, the transactions committed in the current epoch); `lease_history` keeps the
 final `commits` of the epochs taken over, so that an owner whose connection broke during COMMIT
-can learn whether its commit landed (see durable.storage._pg_lease). `durable.fence()` is the
-statement every commit transaction starts with.
+can learn whether its commit landed (see durable.storage._pg_lease). `durable.fence()` is called
+first by every commit transaction: it checks and extends the lease, counts the commit, and makes
+a lazy commit's transaction `synchronous_commit = off`.
 
 The version numbers follow `durable.storage.schema.SCHEMA_VERSION`: both stores keep the same
 records, so a version that changes records (and not tables) is an empty list in both. Migrations
@@ -55,10 +56,13 @@ MIGRATIONS: dict[int, list[str]] = {
             commits bigint NOT NULL,
             PRIMARY KEY (space, epoch)
         )""",
-        """CREATE FUNCTION durable.fence(p_space text, p_epoch bigint, p_seconds double precision)
+        """CREATE FUNCTION durable.fence(p_space text, p_epoch bigint, p_seconds double precision, p_lazy boolean)
         RETURNS bigint LANGUAGE plpgsql AS $$
         DECLARE n bigint;
         BEGIN
+            IF p_lazy THEN  -- this transaction only: its commit does not wait for the WAL flush
+                PERFORM set_config('synchronous_commit', 'off', true);
+            END IF;
             UPDATE durable.leases
                SET commits = commits + 1, expires_at = clock_timestamp() + p_seconds * interval '1 second'
              WHERE space = p_space AND epoch = p_epoch AND expires_at > clock_timestamp()

@@ -1,5 +1,6 @@
 """Writing a group of commits to PostgreSQL, on the store's writer thread (see
-durable.storage.postgres): one fenced transaction for the whole group, pipelined (one round trip);
+durable.storage.postgres): one fenced transaction for the whole group, one statement (one round
+trip);
 if a batch is refused, again with each batch in its own savepoint; after a broken connection, the
 server is asked whether the transaction landed, and it is acknowledged, written again, or reported
 unknowable. Also the snapshot read of every row of a space (`read_rows`).
@@ -88,7 +89,7 @@ def _transaction(store: PostgresStorage, group: list[Job], lazy: bool) -> list[S
         if store._fault is not None:
             store._fault("before_commit", conn)
         try:
-            _pipelined(store, conn, _merged([job.encoded for job in group if job.encoded is not None]), lazy)
+            _one_statement(store, conn, _merged([job.encoded for job in group if job.encoded is not None]), lazy)
         except psycopg.Error as exc:
             if _pg_driver.is_connection_error(exc, conn) or exc.sqlstate == _pg_driver.FENCE_SQLSTATE:
                 raise
@@ -125,27 +126,69 @@ def _transaction(store: PostgresStorage, group: list[Job], lazy: bool) -> list[S
     return errors
 
 
-def _pipelined(store: PostgresStorage, conn: Any, enc: EncodedBatch, lazy: bool) -> None:
-    """The whole transaction sent at once (one round trip): BEGIN, the fence, the rows, COMMIT.
-    The first error is raised (the server skips the rest, so nothing commits)."""
-    psycopg = _pg_driver.import_psycopg()
+# The whole group as ONE statement (autocommit: one implicit transaction, one round trip): the
+# fence first (every insert reads its result, and it raises when the lease is not this epoch's),
+# then an insert per table that has rows, from arrays. An upsert may touch a row once per
+# statement: the group's rows are merged last-write-wins per key first (`_merged`).
+_FENCE = "f AS MATERIALIZED (SELECT durable.fence(%(space)s, %(epoch)s, %(seconds)s, %(lazy)s) AS n)"
+_INSERTS = {
+    "t": """t AS (
+    INSERT INTO durable.tasks (space, id, conversation_id, kind, state, live, parent_id, body)
+    SELECT %(space)s, u.* FROM unnest(%(t_id)s::bigint[], %(t_cid)s::text[], %(t_kind)s::text[],
+                                      %(t_state)s::text[], %(t_live)s::boolean[], %(t_parent)s::bigint[],
+                                      %(t_body)s::text[]) AS u
+    WHERE (SELECT n FROM f) > 0
+    ON CONFLICT (space, id) DO UPDATE SET state = excluded.state, live = excluded.live, body = excluded.body)""",
+    "e": """e AS (
+    INSERT INTO durable.entries (space, conversation_id, seq, kind, body)
+    SELECT %(space)s, u.* FROM unnest(%(e_cid)s::text[], %(e_seq)s::bigint[], %(e_kind)s::text[],
+                                      %(e_body)s::text[]) AS u
+    WHERE (SELECT n FROM f) > 0)""",
+    "s": """s AS (
+    INSERT INTO durable.submissions (space, id, conversation_id, status, body)
+    SELECT %(space)s, u.id, u.cid, u.status, u.body
+      FROM unnest(%(s_id)s::text[], %(s_cid)s::text[], %(s_status)s::text[], %(s_body)s::text[])
+           WITH ORDINALITY AS u(id, cid, status, body, i)
+     WHERE (SELECT n FROM f) > 0
+     ORDER BY u.i
+    ON CONFLICT (space, id) DO UPDATE SET status = excluded.status, body = excluded.body)""",
+    "d": """d AS (
+    INSERT INTO durable.documents (space, conversation_id, body)
+    SELECT %(space)s, u.* FROM unnest(%(d_cid)s::text[], %(d_body)s::text[]) AS u
+    WHERE (SELECT n FROM f) > 0
+    ON CONFLICT (space, conversation_id) DO UPDATE SET body = excluded.body)""",
+}
+_STATEMENTS: dict[tuple[bool, ...], str] = {}
+
+
+def _statement(shape: tuple[bool, bool, bool, bool]) -> str:
+    """The commit statement for the tables that have rows (one of 16, made once each)."""
+    sql = _STATEMENTS.get(shape)
+    if sql is None:
+        parts = [_FENCE, *(_INSERTS[key] for key, has in zip("tesd", shape, strict=True) if has)]
+        sql = _STATEMENTS[shape] = "WITH " + ",\n".join(parts) + "\nSELECT n FROM f"
+    return sql
+
+
+def _one_statement(store: PostgresStorage, conn: Any, enc: EncodedBatch, lazy: bool) -> None:
+    """The whole transaction in one statement (one round trip); see `_statement`."""
     lease = store._lease
-    first: BaseException | None = None
-    try:
-        with conn.pipeline():
-            try:
-                conn.execute("BEGIN")
-                if lazy:
-                    conn.execute("SET LOCAL synchronous_commit = off")
-                conn.execute("SELECT durable.fence(%s, %s, %s)", (lease.space, lease.epoch, lease.seconds))
-                _apply(conn, lease.space, enc)
-                conn.execute("COMMIT")
-            except psycopg.Error as exc:  # raised after the pipeline's end, which then reports "aborted"
-                first = exc
-    except psycopg.Error as exc:
-        first = first or exc
-    if first is not None:
-        raise first
+    tasks, entries, subs, docs = enc.tasks, enc.entries, enc.submissions, enc.live
+    params: dict[str, Any] = {"space": lease.space, "epoch": lease.epoch, "seconds": lease.seconds, "lazy": lazy}
+    if tasks:
+        params.update(t_id=[t.id for t in tasks], t_cid=[t.conversation_id for t in tasks],
+                      t_kind=[t.kind for t in tasks], t_state=[t.state for t in tasks], t_live=[t.live for t in tasks],
+                      t_parent=[t.parent_id for t in tasks], t_body=[t.body for t in tasks])
+    if entries:
+        params.update(e_cid=[e[0] for e in entries], e_seq=[e[1] for e in entries], e_kind=[e[2] for e in entries],
+                      e_body=[e[3] for e in entries])
+    if subs:
+        params.update(s_id=[x[0] for x in subs], s_cid=[x[1] for x in subs], s_status=[x[2] for x in subs],
+                      s_body=[x[3] for x in subs])
+    if docs:
+        params.update(d_cid=[x[0] for x in docs], d_body=[x[1] for x in docs])
+    shape = (bool(tasks), bool(entries), bool(subs), bool(docs))
+    conn.execute(_statement(shape), params, prepare=True)
 
 
 def _with_savepoints(store: PostgresStorage, conn: Any, group: list[Job], lazy: bool,
@@ -155,9 +198,7 @@ def _with_savepoints(store: PostgresStorage, conn: Any, group: list[Job], lazy: 
     psycopg = _pg_driver.import_psycopg()
     lease = store._lease
     conn.execute("BEGIN")
-    if lazy:
-        conn.execute("SET LOCAL synchronous_commit = off")
-    conn.execute("SELECT durable.fence(%s, %s, %s)", (lease.space, lease.epoch, lease.seconds))
+    conn.execute("SELECT durable.fence(%s, %s, %s, %s)", (lease.space, lease.epoch, lease.seconds, lazy))
     for i, job in enumerate(group):
         assert job.encoded is not None
         conn.execute("SAVEPOINT batch")
@@ -203,14 +244,17 @@ def _apply(conn: Any, space: str, enc: EncodedBatch) -> None:
 
 
 def _merged(batches: list[EncodedBatch]) -> EncodedBatch:
-    """The rows of several encoded batches as one, in order."""
+    """The rows of several encoded batches as one, in order; a later task, submission or live
+    document of the same key replaces the earlier one in its place (as if written one by one).
+    Entries are kept as they are: a seq twice is refused, and the group is then written again
+    batch by batch."""
     if len(batches) == 1:
         return batches[0]
     return EncodedBatch(
-        tuple(t for b in batches for t in b.tasks),
+        tuple({t.id: t for b in batches for t in b.tasks}.values()),
         tuple(e for b in batches for e in b.entries),
-        tuple(s for b in batches for s in b.submissions),
-        tuple(d for b in batches for d in b.live),
+        tuple({s[0]: s for b in batches for s in b.submissions}.values()),
+        tuple({d[0]: d for b in batches for d in b.live}.values()),
     )
 
 

@@ -8,8 +8,9 @@ Threading, as in the SQLite store: one dedicated thread owns the psycopg connect
 synchronously: psycopg's async connection does not run under trio); every read and write is a job
 on its queue. Commit jobs that queue up while a transaction is being written are written together
 in the next one (group commit: one round trip and one WAL flush for many callers), first all their
-rows at once, pipelined; if that is refused, each batch inside its own savepoint, so that a batch
-a constraint refuses (a duplicate entry seq) fails alone. When every batch of a group is lazy
+rows at once, in ONE statement (the fence and an insert per table, from arrays: an implicit
+transaction, one round trip); if that is refused, each batch inside its own savepoint, so that a
+batch a constraint refuses (a duplicate entry seq) fails alone. When every batch of a group is lazy
 (`barrier` False) the transaction commits with `synchronous_commit = off`: it may be lost by a
 crash of the server's machine, not by a crash of this process or of the server process.
 
