@@ -296,15 +296,17 @@ async def test_a_takeover_waits_for_a_commit_in_flight_which_lands_before_it(pos
                 tg.start_soon(old.commit, Batch(entries=[user(2)], live={"root": Live(compactions=1)}))
                 await wait_until_waiting_on_a_lock(postgres_dsn, old_pid)  # fenced, holding the lease row
                 tg.start_soon(new.open)
-                # The opener waits on the lease row; meanwhile the lease (extended by the
-                # fence) runs out, and still the opener waits for the commit in flight.
+                # The opener waits on the lease row; meanwhile the lease (extended by the fence,
+                # before the commit began to wait) runs out, and still the opener waits for the
+                # commit in flight.
                 with psycopg.connect(postgres_dsn, autocommit=True) as conn, anyio.fail_after(20):
+                    (fenced_before,) = conn.execute("SELECT clock_timestamp()").fetchone()
                     opener_waiting = ("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
                                       "AND application_name = %s AND pid <> %s")
                     while conn.execute(opener_waiting, (f"durable:{space}", old_pid)).fetchone() != (1,):
                         await anyio.sleep(0.02)
-                    while conn.execute("SELECT expires_at > clock_timestamp() FROM durable.leases WHERE space = %s",
-                                       (space,)).fetchone() != (False,):
+                    while conn.execute("SELECT clock_timestamp() < %s + interval '1.1 seconds'",
+                                       (fenced_before,)).fetchone() != (False,):
                         await anyio.sleep(0.05)
                     assert new.epoch == 0  # not yet open
             finally:
