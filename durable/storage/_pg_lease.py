@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 from attrs import define
@@ -49,6 +50,15 @@ class Lease:
     commits: int = 0  # transactions committed in this epoch (what the server's row counts too)
     sent_at: float = -math.inf  # time.monotonic() when the last renewal or fenced commit was sent
     lost: LockLost | None = None
+    on_lost: Callable[[LockLost], None] | None = None  # told once, on the writer thread
+
+    def lose(self, error: LockLost) -> LockLost:
+        """Record that this epoch lost the lease (the first reason is kept); returns the error."""
+        if self.lost is None:
+            self.lost = error
+            if self.on_lost is not None:
+                self.on_lost(error)
+        return self.lost
 
     def deadline(self) -> float:
         """The local monotonic time until which the lease surely holds (less the guard): no
@@ -104,7 +114,7 @@ def renew(conn: Any, lease: Lease, location: str) -> bool:
         "WHERE space = %s AND epoch = %s AND expires_at > clock_timestamp() RETURNING epoch",
         (lease.seconds, lease.space, lease.epoch)).fetchone()
     if row is None:
-        lease.lost = lost(conn, lease, location)
+        lease.lose(lost(conn, lease, location))
         return False
     lease.sent_at = sent
     return True
@@ -143,9 +153,9 @@ def resolve(conn: Any, lease: Lease, expected: int, location: str) -> bool | Non
     epoch, commits, _, _, _, held = row
     if epoch == lease.epoch:
         if not held:
-            lease.lost = lost_error(lease, location, (epoch, *row[2:5]))
+            lease.lose(lost_error(lease, location, (epoch, *row[2:5])))
         return commits >= expected if commits in (expected, expected - 1) else None
-    lease.lost = lost_error(lease, location, (epoch, *row[2:5]))
+    lease.lose(lost_error(lease, location, (epoch, *row[2:5])))
     hist = conn.execute("SELECT commits FROM durable.lease_history WHERE space = %s AND epoch = %s",
                         (lease.space, lease.epoch)).fetchone()
     if hist is None or hist[0] not in (expected, expected - 1):

@@ -275,10 +275,9 @@ def _resolve(store: PostgresStorage, expected: int) -> bool | None:
 def _lost(store: PostgresStorage, conn: Any) -> LockLost:
     lease = store._lease
     try:
-        lease.lost = _pg_lease.lost(conn, lease, store.location)
+        return lease.lose(_pg_lease.lost(conn, lease, store.location))
     except Exception:  # noqa: BLE001 - the reason is unknown; the lease is lost all the same
-        lease.lost = _pg_lease.lost_error(lease, store.location, None)
-    return lease.lost
+        return lease.lose(_pg_lease.lost_error(lease, store.location, None))
 
 
 def _translate(store: PostgresStorage, exc: Any) -> StorageError:

@@ -52,6 +52,7 @@ from ..errors import CommitOutcomeUnknown, LockLost, ServerUnavailable, StorageC
 from ..records import Live, StoredEntry, Submission, Task
 from . import _pg_driver, _pg_lease, _pg_schema, _pg_write, _rows
 from ._jobs import Job
+from ._notify import thread_safe_caller
 from ._pg_lease import Lease
 from .protocol import Opened
 from .reader import StoredRows, decode_rows
@@ -101,6 +102,7 @@ class PostgresStorage:
         self._unknown: CommitOutcomeUnknown | None = None
         self._next_renew = 0.0
         self.holding = False  # the writer holds the lease (taken by open, given up by close)
+        self._lost_event: anyio.Event | None = None  # made by open(), on the opener's event loop
         self._fault: Callable[[str, Any], None] | None = None  # tests: called at "before_commit", "after_commit"
         self.commits = 0  # transactions written (a group counts once)
         self.renewals = 0
@@ -125,6 +127,18 @@ class PostgresStorage:
         """The `LockLost` this store learned (a renewal or a fence refused), else None."""
         return self._lease.lost
 
+    async def wait_lease_lost(self) -> LockLost:
+        """Wait until this store learns that it lost the lease (a renewal or a commit's fence was
+        refused), and return that `LockLost`; at once if it already has. For the engine: stop
+        everything then. (A lease that may lapse while the server cannot be reached is
+        `lease_deadline()`'s business: nothing is learnt until the server answers again.)"""
+        if self._lease.lost is None:
+            if self._lost_event is None:
+                raise StorageClosed(f"Storage {self.location} was never opened", location=self.location)
+            await self._lost_event.wait()
+        assert self._lease.lost is not None
+        return self._lease.lost
+
     def lease_deadline(self) -> float:
         """A `time.monotonic()` time before which the lease surely holds: the send time of the
         last renewal or commit that extended it, plus the lease, less the guard. No external work
@@ -140,6 +154,9 @@ class PostgresStorage:
             raise StorageError(f"Session {self.location} is already open in this store", location=self.location)
         self._closed = False
         self._unknown = None
+        self._lost_event = anyio.Event()
+        wake, lost_event = thread_safe_caller(), self._lost_event
+        self._lease.on_lost = lambda _: wake(lost_event.set)
         self._queue = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name=f"durable-writer:{self.location}", daemon=True)
         self._thread.start()
@@ -211,8 +228,6 @@ class PostgresStorage:
         """Decode every row of the space on a connection of its own, in a thread of its own (the
         commits go on meanwhile), one snapshot; a row that does not decode, or whose columns
         disagree with its record, is one line. Cancelling cancels the query."""
-        from ._notify import thread_safe_caller
-
         call = thread_safe_caller()
         done = anyio.Event()
         found: list[str] = []

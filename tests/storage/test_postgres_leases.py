@@ -214,8 +214,11 @@ async def test_an_owner_whose_writer_was_held_past_its_lease_is_taken_over_and_i
         assert old.lease_deadline() < time.monotonic()  # the old owner can tell it must stop
         release.set()
 
+    with anyio.fail_after(10):  # its overdue renewal is refused: the loss is announced
+        announced = await old.wait_lease_lost()
     with pytest.raises(LockLost) as lost:
         await old.commit(Batch(entries=[user(2, "from the old owner")]))
+    assert lost.value is announced
     assert str(lost.value) == (
         f"This store lost its lease on {old.location}: it was taken over by {new.owner} (process {os.getpid()} "
         f"on host {socket.gethostname()}, epoch {new.epoch}). It commits nothing more; open the space again to go on")

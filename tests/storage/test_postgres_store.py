@@ -266,3 +266,28 @@ async def test_the_integrity_check_names_a_row_that_does_not_decode(store, postg
         conn.execute("UPDATE durable.entries SET body = '{\"kind\": 1}' WHERE space = %s AND seq = 2", (store.space,))
     problems = await store.check_integrity()
     assert len(problems) == 1 and "2" in problems[0] and store.location in problems[0]
+
+
+# ----------------------------------------------------------------------------- the engine on it
+
+
+async def _lookup(args, api, ctx):
+    return "42"
+
+
+async def test_a_harness_runs_on_a_space_and_the_next_one_reads_its_answer(postgres_dsn):
+    import durable
+    from durable import records as r
+    from durable.models import FauxModel, faux
+    from durable.testing import check_invariants
+
+    space = new_space()
+    lookup = durable.define_tool("lookup", "Look up", replay="safe", execute=_lookup)
+    model = FauxModel([faux.reply("Let me look.", tool_calls=[faux.call("lookup", {})]), faux.reply("It is 42.")])
+    async with durable.open_harness(PostgresStorage(postgres_dsn, space), model=model, tools=[lookup]) as h:
+        sub = await h.root.submit("What is it?")
+        assert await sub.wait() == r.Answered("It is 42.", 4)
+    store = PostgresStorage(postgres_dsn, space)
+    async with durable.open_harness(store, model=FauxModel()) as h:
+        assert await h.root.submission(sub.id).answer() == "It is 42."
+    assert check_invariants(store, clean_close=True) == []
