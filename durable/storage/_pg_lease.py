@@ -49,6 +49,7 @@ class Lease:
     epoch: int = 0
     commits: int = 0  # transactions committed in this epoch (what the server's row counts too)
     sent_at: float = -math.inf  # time.monotonic() when the last renewal or fenced commit was sent
+    acked_at: float = -math.inf  # ... and when its answer arrived
     lost: LockLost | None = None
     on_lost: Callable[[LockLost], None] | None = None  # told once, on the writer thread
 
@@ -67,10 +68,17 @@ class Lease:
             return -math.inf
         return self.sent_at + self.seconds - self.guard
 
-    def expired_locally(self) -> bool:
-        """Whether the lease has certainly run out at the server too (no renewal landed for a
-        whole lease)."""
-        return time.monotonic() > self.sent_at + self.seconds
+    def renewed(self, sent: float) -> None:
+        """A renewal or fenced commit sent at `sent` (monotonic) was acknowledged just now."""
+        self.sent_at, self.acked_at = sent, time.monotonic()
+
+    def check_expiry(self, location: str) -> LockLost | None:
+        """Lose the lease when it has surely run out at the server too: no renewal acknowledged
+        for a whole lease (the server set its expiry before that answer; 1% for clock rates).
+        Known without asking the server, so also while it cannot be reached."""
+        if self.lost is None and self.epoch and time.monotonic() > self.acked_at + self.seconds * 1.01:
+            self.lose(lost_error(self, location, None))
+        return self.lost
 
 
 def acquire(conn: Any, lease: Lease, location: str) -> None:
@@ -103,7 +111,8 @@ def acquire(conn: Any, lease: Lease, location: str) -> None:
         row = conn.execute("SELECT owner, pid, host FROM durable.leases WHERE space = %s", (lease.space,)).fetchone()
         owner, pid, host = row if row else (None, None, None)
         raise SessionLocked(location, pid, host=host, owner=owner, what="Session") from None
-    lease.epoch, lease.commits, lease.sent_at, lease.lost = new_epoch, 0, sent, None
+    lease.epoch, lease.commits, lease.lost = new_epoch, 0, None
+    lease.renewed(sent)
 
 
 def renew(conn: Any, lease: Lease, location: str) -> bool:
@@ -116,7 +125,7 @@ def renew(conn: Any, lease: Lease, location: str) -> bool:
     if row is None:
         lease.lose(lost(conn, lease, location))
         return False
-    lease.sent_at = sent
+    lease.renewed(sent)
     return True
 
 

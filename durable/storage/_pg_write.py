@@ -81,7 +81,13 @@ def _transaction(store: PostgresStorage, group: list[Job], lazy: bool) -> list[S
     """One fenced transaction for the group; returns each job's error (None: committed)."""
     psycopg = _pg_driver.import_psycopg()
     lease = store._lease
-    conn = store._ensure_conn(time.monotonic() + store.reconnect_seconds)  # ServerUnavailable: nothing sent
+    try:
+        conn = store._ensure_conn(time.monotonic() + store.reconnect_seconds)
+    except ServerUnavailable:  # nothing was sent; if the lease has surely run out meanwhile, say so
+        lost = lease.check_expiry(store.location)
+        if lost is not None:
+            raise lost from None
+        raise
     expected = lease.commits + 1
     errors: list[StorageError | None] = [None] * len(group)
     sent = time.monotonic()
@@ -120,7 +126,7 @@ def _transaction(store: PostgresStorage, group: list[Job], lazy: bool) -> list[S
             raise _NotLanded from exc
     lease.commits = expected
     if lease.lost is None:
-        lease.sent_at = sent
+        lease.renewed(sent)
         store._next_renew = sent + store.renew_seconds
     store.commits += 1
     return errors

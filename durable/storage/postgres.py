@@ -350,9 +350,10 @@ class PostgresStorage:
                 self.renewals += 1
                 self._next_renew = self._lease.sent_at + self.renew_seconds
             return
-        except Exception as exc:  # noqa: BLE001 - tried again soon; a lost lease shows at the next commit
+        except Exception as exc:  # noqa: BLE001 - tried again soon, until the lease has surely run out
             if self._conn is not None and _pg_driver.is_connection_error(exc, self._conn):
                 self._drop_connection()
+        self._lease.check_expiry(self.location)
         self._next_renew = time.monotonic() + min(0.5, self.renew_seconds / 4)
 
     def _run_call(self, job: Job) -> None:

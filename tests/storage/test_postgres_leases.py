@@ -356,3 +356,30 @@ async def test_a_commit_blocked_behind_a_takeover_is_refused_whole(postgres_dsn)
     rows = PostgresStorage(postgres_dsn, space).stored_rows()
     assert [seq for _, seq, _, _ in rows.entries] == [1]
     await old.close()
+
+
+async def test_a_store_that_cannot_reach_the_server_for_a_whole_lease_knows_it_lost_it(postgres_dsn):
+    from durable.testing.pgcluster import free_port
+
+    space = new_space()
+    store = PostgresStorage(postgres_dsn, space, lease_seconds=1.0, reconnect_seconds=0.2)
+    await store.open()
+    await store.commit(Batch(entries=[user(1)]))
+    pid = await store.call_in_writer(lambda c: c.info.backend_pid)
+    store._dsn = f"host=127.0.0.1 port={free_port()} user=postgres dbname=durable"  # the server is gone for it
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute("SELECT pg_terminate_backend(%s, 5000)", (pid,))
+    with anyio.fail_after(10):  # renewals fail; once a whole lease has passed, the loss is certain
+        lost = await store.wait_lease_lost()
+    assert str(lost) == (f"This store lost its lease on {store.location}: it expired (not renewed within 1 s). "
+                         f"It commits nothing more; open the space again to go on")
+    assert store.lease_deadline() == -math.inf
+    with pytest.raises(LockLost) as refused:
+        await store.commit(Batch(entries=[user(2)]))
+    assert refused.value is lost
+    await store.close()
+    assert entry_seqs_of(postgres_dsn, space) == [1]
+
+
+def entry_seqs_of(dsn: str, space: str) -> list[int]:
+    return [seq for _, seq, _, _ in PostgresStorage(dsn, space).stored_rows().entries]
