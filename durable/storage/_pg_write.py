@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 _ATTEMPTS = 3  # transactions tried for one group when the connection breaks before its COMMIT landed
 
 
+# A value the driver cannot send (text that is not UTF-8, a number past its types): refused
+# before anything of the statement reaches the server.
+_UNSENDABLE = (ValueError, TypeError, OverflowError)
+
+
 class _NotLanded(Exception):
     """The connection broke and the transaction did not land; the lease still holds: write again."""
 
@@ -52,6 +57,16 @@ def write_group(store: PostgresStorage, group: list[Job]) -> None:
         return
     _fail(group, CommitFailed(f"A commit to {store.location} was not written: the connection to the server broke "
                               f"{_ATTEMPTS} times before it landed", location=store.location))
+
+
+def fail_unfinished(store: PostgresStorage, group: list[Job], exc: BaseException) -> None:
+    """The writer's safety net: every job of a group that raised unexpectedly learns it failed
+    (a transaction in progress is rolled back: nothing of it committed)."""
+    if store._conn is not None:
+        _pg_driver.rollback(store._conn)
+    error = CommitFailed(f"A commit to {store.location} failed: {type(exc).__name__}: {exc}", location=store.location)
+    error.__cause__ = exc
+    _fail([job for job in group if job.error is None], error)  # those refused on encoding were told
 
 
 def _fail(group: list[Job], error: BaseException) -> None:
@@ -96,8 +111,9 @@ def _transaction(store: PostgresStorage, group: list[Job], lazy: bool) -> list[S
             store._fault("before_commit", conn)
         try:
             _one_statement(store, conn, _merged([job.encoded for job in group if job.encoded is not None]), lazy)
-        except psycopg.Error as exc:
-            if _pg_driver.is_connection_error(exc, conn) or exc.sqlstate == _pg_driver.FENCE_SQLSTATE:
+        except (psycopg.Error, *_UNSENDABLE) as exc:
+            if isinstance(exc, psycopg.Error) and (
+                    _pg_driver.is_connection_error(exc, conn) or exc.sqlstate == _pg_driver.FENCE_SQLSTATE):
                 raise
             _pg_driver.rollback(conn)
             if len(group) == 1:
@@ -210,8 +226,9 @@ def _with_savepoints(store: PostgresStorage, conn: Any, group: list[Job], lazy: 
         conn.execute("SAVEPOINT batch")
         try:
             _apply(conn, lease.space, job.encoded)
-        except psycopg.Error as exc:
-            if _pg_driver.is_connection_error(exc, conn) or not _refused_for_its_rows(exc):
+        except (psycopg.Error, *_UNSENDABLE) as exc:
+            if isinstance(exc, psycopg.Error) and (
+                    _pg_driver.is_connection_error(exc, conn) or not _refused_for_its_rows(exc)):
                 raise
             conn.execute("ROLLBACK TO SAVEPOINT batch")
             errors[i] = _translate(store, exc)
@@ -221,7 +238,9 @@ def _with_savepoints(store: PostgresStorage, conn: Any, group: list[Job], lazy: 
 
 def _refused_for_its_rows(exc: Any) -> bool:
     """A constraint (class 23) or a value the server or driver refuses (class 22, or none sent)."""
-    state = exc.sqlstate or ""
+    if isinstance(exc, _UNSENDABLE):
+        return True
+    state = getattr(exc, "sqlstate", None) or ""
     return state.startswith(("22", "23")) or (not state and isinstance(exc, _pg_driver.import_psycopg().DataError))
 
 
@@ -288,7 +307,7 @@ def _lost(store: PostgresStorage, conn: Any) -> LockLost:
 
 def _translate(store: PostgresStorage, exc: Any) -> StorageError:
     loc = store.location
-    state = exc.sqlstate or ""
+    state = getattr(exc, "sqlstate", None) or ""
     text = " ".join(str(exc).split())
     if state == "23505":
         diag = exc.diag

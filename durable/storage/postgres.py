@@ -170,6 +170,8 @@ class PostgresStorage:
         await self._submit(Job(None, batch))
 
     async def get_task(self, task_id: int) -> Task | None:
+        if not _storable(task_id):
+            return None
         row = await self._call(lambda c: c.execute(
             "SELECT body FROM durable.tasks WHERE space = %s AND id = %s", (self.space, task_id)).fetchone())
         return None if row is None else _rows.task(row[0], task_id, self.location)
@@ -183,6 +185,8 @@ class PostgresStorage:
         parent_id: int | None = None,
         limit: int | None = None,
     ) -> list[Task]:
+        if not _storable(kind, state, conversation_id, parent_id):
+            return []
         where = ["space = %s"]
         args: list[str | int] = [self.space]
         filters = (("kind", kind), ("state", state), ("conversation_id", conversation_id), ("parent_id", parent_id))
@@ -200,18 +204,25 @@ class PostgresStorage:
         self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[StoredEntry]:
         hi = to_seq if to_seq is not None else (1 << 63) - 1
+        if not _storable(conversation_id):
+            return []
+        from_seq, hi = max(from_seq, -(1 << 63)), min(hi, (1 << 63) - 1)
         rows = await self._call(lambda c: c.execute(
             "SELECT seq, body FROM durable.entries WHERE space = %s AND conversation_id = %s "
             "AND seq BETWEEN %s AND %s ORDER BY seq", (self.space, conversation_id, from_seq, hi)).fetchall())
         return [_rows.entry(conversation_id, seq, body, self.location) for seq, body in rows]
 
     async def get_submission(self, submission_id: str) -> Submission | None:
+        if not _storable(submission_id):
+            return None
         row = await self._call(lambda c: c.execute(
             "SELECT body FROM durable.submissions WHERE space = %s AND id = %s",
             (self.space, submission_id)).fetchone())
         return None if row is None else _rows.submission(row[0], submission_id, self.location)
 
     async def get_live(self, conversation_id: str) -> Live | None:
+        if not _storable(conversation_id):
+            return None
         row = await self._call(lambda c: c.execute(
             "SELECT body FROM durable.documents WHERE space = %s AND conversation_id = %s",
             (self.space, conversation_id)).fetchone())
@@ -326,7 +337,10 @@ class PostgresStorage:
                         carry = nxt
                         break
                     group.append(nxt)
-                _pg_write.write_group(self, group)
+                try:
+                    _pg_write.write_group(self, group)
+                except BaseException as exc:  # noqa: BLE001 - a bug here must not stop the writer silently
+                    _pg_write.fail_unfinished(self, group, exc)
         finally:
             self._close_connection(release=False)
 
@@ -441,3 +455,19 @@ class PostgresStorage:
                 pass
         self.holding = False
         self._drop_connection()
+
+
+def _storable(*keys: str | int | None) -> bool:
+    """Whether every key could be in the space: text without NUL that is valid UTF-8 (no lone
+    surrogate), integers of 64 bits. A read by any other key finds nothing (it was never stored)."""
+    for key in keys:
+        if isinstance(key, str):
+            if "\x00" in key:
+                return False
+            try:
+                key.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(key, int) and not -(1 << 63) <= key < (1 << 63):
+            return False
+    return True

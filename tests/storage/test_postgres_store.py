@@ -25,7 +25,7 @@ from durable.records import Live
 from durable.storage import Batch, PostgresStorage
 from durable.testing.pgcluster import free_port
 
-from .builders import task, user
+from .builders import submission, task, user
 
 pytestmark = pytest.mark.anyio
 
@@ -291,3 +291,44 @@ async def test_a_harness_runs_on_a_space_and_the_next_one_reads_its_answer(postg
     async with durable.open_harness(store, model=FauxModel()) as h:
         assert await h.root.submission(sub.id).answer() == "It is 42."
     assert check_invariants(store, clean_close=True) == []
+
+
+@pytest.mark.parametrize("key", ["a\x00b", "a\udcffb"], ids=["NUL", "lone surrogate"])
+async def test_a_key_postgresql_cannot_hold_is_refused_alone_and_read_as_absent(store, postgres_dsn, key):
+    # Bodies escape both (JSON); a key column holds text as it is, and PostgreSQL text holds neither.
+    with pytest.raises(CommitFailed) as refused:
+        await store.commit(Batch(entries=[user(1, conversation_id=key)]))
+    assert str(refused.value).startswith(f"A commit to {store.location} was refused and rolled back: ")
+
+    entered, gate = threading.Event(), threading.Event()
+    outcomes: dict[str, str] = {}
+
+    async def commit(name: str, batch: Batch) -> None:
+        try:
+            await store.commit(batch)
+            outcomes[name] = "ok"
+        except CommitFailed:
+            outcomes[name] = "refused"
+
+    def busy(_conn) -> None:
+        entered.set()
+        gate.wait()
+
+    async with anyio.create_task_group() as tg:  # in one group with good batches: refused alone
+        try:
+            tg.start_soon(store.call_in_writer, busy)
+            await anyio.to_thread.run_sync(entered.wait)
+            tg.start_soon(commit, "good", Batch(entries=[user(1)]))
+            tg.start_soon(commit, "bad", Batch(submissions=[submission(key)]))
+            tg.start_soon(commit, "also good", Batch(entries=[user(2)]))
+            with anyio.fail_after(10):
+                while store._queue.qsize() < 3:
+                    await anyio.sleep(0.01)
+        finally:
+            gate.set()
+    assert outcomes == {"good": "ok", "bad": "refused", "also good": "ok"}
+    assert entry_seqs(postgres_dsn, store.space) == [1, 2]
+    assert await store.get_entries(key) == []
+    assert await store.get_live(key) is None
+    assert await store.get_submission(key) is None
+    assert await store.find_tasks(conversation_id=key) == []
