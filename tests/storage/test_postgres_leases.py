@@ -149,6 +149,24 @@ async def test_of_two_processes_opening_at_once_exactly_one_owns_the_space(postg
     assert await winner.ask("commit 1") == "committed 1"
 
 
+async def test_an_open_store_keeps_its_lease_by_renewing_it_while_idle(postgres_dsn):
+    space = new_space()
+    store = PostgresStorage(postgres_dsn, space, lease_seconds=1.0)  # renewed every third of a second
+    await store.open()
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        (first_expiry,) = conn.execute("SELECT expires_at FROM durable.leases WHERE space = %s", (space,)).fetchone()
+        with anyio.fail_after(10):
+            while conn.execute("SELECT clock_timestamp() < %s + interval '1 second'", (first_expiry,)).fetchone()[0]:
+                await anyio.sleep(0.05)  # two leases after the open, without a commit
+        (expiry,) = conn.execute("SELECT expires_at FROM durable.leases WHERE space = %s", (space,)).fetchone()
+    assert expiry > first_expiry and store.renewals >= 3
+    with pytest.raises(SessionLocked):
+        await PostgresStorage(postgres_dsn, space).open()
+    assert store.lease_deadline() > time.monotonic()
+    await store.commit(Batch(entries=[user(1)]))
+    await store.close()
+
+
 # ----------------------------------------------------------------------------- release and takeover
 
 
