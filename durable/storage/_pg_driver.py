@@ -108,3 +108,19 @@ def rollback(conn: Any) -> None:
             conn.execute("ROLLBACK")
     except psycopg.Error:
         pass
+
+
+def storable(*keys: str | int | None) -> bool:
+    """Whether every key could be in the space: text without NUL that is valid UTF-8 (no lone
+    surrogate), integers of 64 bits. A read by any other key finds nothing (it was never stored)."""
+    for key in keys:
+        if isinstance(key, str):
+            if "\x00" in key:
+                return False
+            try:
+                key.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(key, int) and not -(1 << 63) <= key < (1 << 63):
+            return False
+    return True

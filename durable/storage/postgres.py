@@ -170,7 +170,7 @@ class PostgresStorage:
         await self._submit(Job(None, batch))
 
     async def get_task(self, task_id: int) -> Task | None:
-        if not _storable(task_id):
+        if not _pg_driver.storable(task_id):
             return None
         row = await self._call(lambda c: c.execute(
             "SELECT body FROM durable.tasks WHERE space = %s AND id = %s", (self.space, task_id)).fetchone())
@@ -185,7 +185,7 @@ class PostgresStorage:
         parent_id: int | None = None,
         limit: int | None = None,
     ) -> list[Task]:
-        if not _storable(kind, state, conversation_id, parent_id):
+        if not _pg_driver.storable(kind, state, conversation_id, parent_id):
             return []
         where = ["space = %s"]
         args: list[str | int] = [self.space]
@@ -204,7 +204,7 @@ class PostgresStorage:
         self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[StoredEntry]:
         hi = to_seq if to_seq is not None else (1 << 63) - 1
-        if not _storable(conversation_id):
+        if not _pg_driver.storable(conversation_id):
             return []
         from_seq, hi = max(from_seq, -(1 << 63)), min(hi, (1 << 63) - 1)
         rows = await self._call(lambda c: c.execute(
@@ -213,7 +213,7 @@ class PostgresStorage:
         return [_rows.entry(conversation_id, seq, body, self.location) for seq, body in rows]
 
     async def get_submission(self, submission_id: str) -> Submission | None:
-        if not _storable(submission_id):
+        if not _pg_driver.storable(submission_id):
             return None
         row = await self._call(lambda c: c.execute(
             "SELECT body FROM durable.submissions WHERE space = %s AND id = %s",
@@ -221,7 +221,7 @@ class PostgresStorage:
         return None if row is None else _rows.submission(row[0], submission_id, self.location)
 
     async def get_live(self, conversation_id: str) -> Live | None:
-        if not _storable(conversation_id):
+        if not _pg_driver.storable(conversation_id):
             return None
         row = await self._call(lambda c: c.execute(
             "SELECT body FROM durable.documents WHERE space = %s AND conversation_id = %s",
@@ -238,7 +238,9 @@ class PostgresStorage:
     async def check_integrity(self) -> list[str]:
         """Decode every row of the space on a connection of its own, in a thread of its own (the
         commits go on meanwhile), one snapshot; a row that does not decode, or whose columns
-        disagree with its record, is one line. Cancelling cancels the query."""
+        disagree with its record, is one line. Cancelling cancels the query. Its cost grows with
+        the space's history (a harness runs it after each open unless `check_integrity` is off);
+        the server itself guards its pages (WAL, checksums if enabled)."""
         call = thread_safe_caller()
         done = anyio.Event()
         found: list[str] = []
@@ -456,18 +458,3 @@ class PostgresStorage:
         self.holding = False
         self._drop_connection()
 
-
-def _storable(*keys: str | int | None) -> bool:
-    """Whether every key could be in the space: text without NUL that is valid UTF-8 (no lone
-    surrogate), integers of 64 bits. A read by any other key finds nothing (it was never stored)."""
-    for key in keys:
-        if isinstance(key, str):
-            if "\x00" in key:
-                return False
-            try:
-                key.encode("utf-8")
-            except UnicodeEncodeError:
-                return False
-        elif isinstance(key, int) and not -(1 << 63) <= key < (1 << 63):
-            return False
-    return True
