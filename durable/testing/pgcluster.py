@@ -64,6 +64,7 @@ class TempCluster:
         self.root = ""
         self.running = False
         self._as_postgres = os.geteuid() == 0
+        self._watchdog: subprocess.Popen[bytes] | None = None
 
     @property
     def datadir(self) -> str:
@@ -117,11 +118,24 @@ class TempCluster:
                     if attempt == 2:
                         raise
             self.running = True
+            self._watch()
             self._run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", self.dbname)
         except BaseException:
             self.stop()
             raise
         return self
+
+    def _watch(self) -> None:
+        """A watchdog process: when this process dies without `stop()` (a test run killed by a
+        timeout), it stops the server and removes its folder, so that none is left running."""
+        pg_ctl = os.path.join(self.bindir, "pg_ctl")
+        stop = f"{pg_ctl} -D {self.datadir} -m immediate stop"
+        if self._as_postgres:
+            stop = f"runuser -u postgres -- {stop}"
+        script = (f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done; "
+                  f"{stop} >/dev/null 2>&1; rm -rf {self.root}")
+        self._watchdog = subprocess.Popen(["sh", "-c", script], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL, start_new_session=True)
 
     def _pg_ctl_start(self) -> None:
         options = f"-p {self.port} -k {self.sockdir} -c listen_addresses=127.0.0.1"
@@ -142,6 +156,10 @@ class TempCluster:
 
     def stop(self) -> None:
         """Stop the server at once and remove its folder. Idempotent."""
+        if self._watchdog is not None:
+            self._watchdog.kill()
+            self._watchdog.wait()
+            self._watchdog = None
         if self.running:
             self._run("pg_ctl", "-D", self.datadir, "-m", "immediate", "-w", "-t", "30", "stop", check=False)
             self.running = False
