@@ -67,6 +67,7 @@ docs: $(DOCS_STAMP)
 	$(VENV)/bin/python docs/build.py site
 
 test: $(STAMP)
+	scripts/ensure-postgres
 	$(VENV)/bin/ruff check durable
 	$(VENV)/bin/mypy durable
 	$(VENV)/bin/python -m pytest -q -p no:cacheprovider

@@ -5,6 +5,8 @@ Messages are plain sentences that name the file, task, conversation or tool conc
     DurableError
     +-- StorageError               the session file: names the file (`location`)
     |   +-- SessionLocked, LockLost, NotASession, SchemaTooNew, CorruptSession, StorageClosed
+    |   +-- ServerUnavailable      (PostgreSQL) names the server and the space
+    |   |   +-- CommitOutcomeUnknown
     |   +-- CommitFailed
     |       +-- DiskFull
     +-- HarnessError               the host API
@@ -40,16 +42,36 @@ class StorageError(DurableError):
 
 
 class SessionLocked(StorageError):
-    """Another process (or another harness in this process) owns the session file."""
+    """Another process (or another harness in this process) owns the session file, or holds the
+    lease on the session space (PostgreSQL: `host` and `owner` then name the holder too)."""
 
-    def __init__(self, location: str, pid: int | None) -> None:
-        owner = f"process {pid}" if pid else "another process"
-        super().__init__(f"Session file {location} is already open in {owner}", location=location)
+    def __init__(self, location: str, pid: int | None, *, host: str | None = None, owner: str | None = None,
+                 what: str = "Session file") -> None:
+        holder = f"process {pid}" if pid else "another process"
+        if host:
+            holder += f" on host {host}"
+        if owner:
+            holder += f" (owner {owner})"
+        super().__init__(f"{what} {location} is already open in {holder}", location=location)
         self.pid = pid
+        self.host = host
+        self.owner = owner
 
 
 class LockLost(StorageError):
-    """This store no longer owns its file, so it refuses to commit."""
+    """This store no longer owns its file (or, on PostgreSQL, its lease on the space expired or was
+    taken over), so it refuses to commit; nothing of the refused commit was written."""
+
+
+class ServerUnavailable(StorageError):
+    """The database server of a session space cannot be reached, refused the connection or the
+    login (PostgreSQL). Names the server (host:port/database, never the password) and the space."""
+
+
+class CommitOutcomeUnknown(ServerUnavailable):
+    """The connection to the server was lost after a commit was sent and could not be made again
+    in time, so whether the commit landed is unknown. The store refuses further commits: close it
+    and open the space again (what it then reads is what landed)."""
 
 
 class SessionReadOnly(StorageError):

@@ -1,4 +1,4 @@
-"""Session stores: the protocol and its SQLite and in-memory backends.
+"""Session stores: the protocol and its SQLite, PostgreSQL and in-memory backends.
 
 The backends import anyio; they load on first use, so that reading `durable.storage.schema` or
 `durable.storage._lock` (what `durable inspect` needs) does not import the event-loop libraries."""
@@ -9,6 +9,7 @@ _LAZY = {
     "MemoryStorage": ".memory",
     **dict.fromkeys(("Batch", "ConversationState", "Opened", "Storage"), ".protocol"),
     "SQLiteStorage": ".sqlite",
+    "PostgresStorage": ".postgres",
 }
 
 
@@ -25,7 +26,8 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from .memory import MemoryStorage
+    from .postgres import PostgresStorage
     from .protocol import Batch, ConversationState, Opened, Storage
     from .sqlite import SQLiteStorage
 
-__all__ = ["Batch", "ConversationState", "MemoryStorage", "Opened", "SQLiteStorage", "Storage"]
+__all__ = ["Batch", "ConversationState", "MemoryStorage", "Opened", "PostgresStorage", "SQLiteStorage", "Storage"]

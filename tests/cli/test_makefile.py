@@ -54,6 +54,8 @@ def checkout(tmp_path):
         shutil.copy(REPO / name, work / name)
     log = tmp_path / "log"
     log.touch()
+    (work / "scripts").mkdir()  # `make test` first makes sure PostgreSQL is installed: logged here
+    script(work / "scripts" / "ensure-postgres", f'#!/bin/sh\necho ensure-postgres >> "{log}"\n')
     python = script(tmp_path / "python3", STAND_IN.format(log=log, real=os.path.realpath(sys.executable)))
     return work, python, log
 
@@ -77,8 +79,8 @@ def test_demo_installs_durable_alone_and_test_adds_the_test_extras(checkout):
     assert logged(log) == ["durable demo"]  # set up once
     log.write_text("")
     assert make(work, "test", f"PYTHON={python}").returncode == 0
-    assert logged(log) == ["pip install -q --disable-pip-version-check -e .[test]", "ruff check durable",
-                           "mypy durable", "python -m pytest -q -p no:cacheprovider"]
+    assert logged(log) == ["pip install -q --disable-pip-version-check -e .[test]", "ensure-postgres",
+                           "ruff check durable", "mypy durable", "python -m pytest -q -p no:cacheprovider"]
 
 
 def test_a_python_older_than_3_11_is_refused_before_anything_is_made(checkout, tmp_path):
@@ -120,5 +122,5 @@ def test_clean_removes_the_venv_and_the_demos_files(checkout):
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (work / name).write_text("x")
     assert make(work, "clean").returncode == 0
-    assert sorted(p.name for p in work.iterdir()) == ["Makefile", "pkg", "pyproject.toml"]
+    assert sorted(p.name for p in work.iterdir()) == ["Makefile", "pkg", "pyproject.toml", "scripts"]
     assert list((work / "pkg").iterdir()) == []

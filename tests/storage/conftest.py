@@ -8,12 +8,15 @@ backends run every conformance test:
 - `sqlite`: `SQLiteStorage` in a temp dir;
 - `sqlite-reopen`: `SQLiteStorage` closed and opened again (a new object on the same path) after
   every commit, so every read after a commit is served by what the file holds, not by anything a
-  store object kept.
+  store object kept;
+- `postgres` and `postgres-asyncio`: `PostgresStorage` on a new space of the session's throwaway
+  server (the `postgres_server` fixture, tests/conftest.py), on trio and on asyncio.
 """
 
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -67,8 +70,20 @@ class Backend:
         return f"Backend({self.name})"
 
 
-@pytest.fixture(params=["memory", "sqlite", "sqlite-reopen"])
+@pytest.fixture
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    callspec = getattr(request.node, "callspec", None)
+    return "asyncio" if callspec is not None and callspec.params.get("backend") == "postgres-asyncio" else "trio"
+
+
+@pytest.fixture(params=["memory", "sqlite", "sqlite-reopen", "postgres", "postgres-asyncio"])
 def backend(request: pytest.FixtureRequest, tmp_path) -> Backend:
+    if request.param.startswith("postgres"):
+        from durable.storage import PostgresStorage
+
+        dsn = request.getfixturevalue("postgres_dsn")
+        space = f"conformance-{uuid.uuid4().hex[:12]}"
+        return Backend(request.param, lambda: PostgresStorage(dsn, space))
     path = os.fspath(tmp_path / "session.db")
     if request.param == "memory":
         memory = MemoryStorage("conformance")

@@ -37,6 +37,7 @@ def load_session(source: Any) -> SessionImage:
     `durable.storage.reader`: a file is opened read-only and refused files, failed integrity
     checks and rows that do not decode become `problems` instead of exceptions."""
     from ...storage.memory import MemoryStorage
+    from ...storage.postgres import PostgresStorage
     from ...storage.sqlite import SQLiteStorage
     from ..crash import CrashableStorage
 
@@ -44,7 +45,7 @@ def load_session(source: Any) -> SessionImage:
         source = source.inner
     if isinstance(source, SQLiteStorage):
         return _load_file(source.path)
-    if isinstance(source, MemoryStorage):
+    if isinstance(source, (MemoryStorage, PostgresStorage)):  # PostgreSQL: a snapshot on a connection of its own
         return _image(decode_rows(source.stored_rows(), source.location))
     if isinstance(source, (str, os.PathLike)):
         return _load_file(os.fspath(source))

@@ -1,0 +1,182 @@
+"""The PostgreSQL schema of session spaces, as numbered migrations, and the reads a harness
+resumes from.
+
+Every table lives in the PostgreSQL schema `durable` and is keyed by `space` first: a space is
+what a session file is for the SQLite store, and one database holds many. Bodies are `text` (the
+codec's JSON), never `jsonb`: jsonb refuses `\\u0000` and text that held a lone surrogate, which
+the SQLite store keeps. The indexes mirror the SQLite ones (durable.storage.schema), so nothing on
+the engine's path scans history:
+
+- `tasks_live`: a partial index over non-terminal tasks (what `open()` loads);
+- `entries` is keyed by (space, conversation_id, seq): MAX(seq) and ranges are index seeks;
+- `entries_compactions`: a partial index to find a conversation's last compaction;
+- `submissions_open`: a partial index over unsettled submissions, in the order first committed
+  (`ord`, an identity an upsert keeps).
+
+Ownership: `leases` has one row per space (owner, pid, host, epoch, expires_at on the server's
+clock, and `commits`, the transactions committed in the current epoch); `lease_history` keeps the
+final `commits` of the epochs taken over, so that an owner whose connection broke during COMMIT
+can learn whether its commit landed (see durable.storage._pg_lease). `durable.fence()` is called
+first by every commit transaction: it checks and extends the lease, counts the commit, and makes
+a lazy commit's transaction `synchronous_commit = off`.
+
+The version numbers follow `durable.storage.schema.SCHEMA_VERSION`: both stores keep the same
+records, so a version that changes records (and not tables) is an empty list in both. Migrations
+run in one transaction under an advisory lock, so two processes opening at once migrate once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import SchemaTooNew
+from . import _rows
+from .protocol import ConversationState, Opened
+from .schema import SCHEMA_VERSION
+
+_MIGRATION_LOCK = 0x44524231  # pg_advisory_xact_lock key ("DRB1")
+
+MIGRATIONS: dict[int, list[str]] = {
+    1: [
+        "CREATE SCHEMA IF NOT EXISTS durable",
+        "CREATE TABLE durable.meta (key text PRIMARY KEY, value text NOT NULL)",
+        """CREATE TABLE durable.leases (
+            space text PRIMARY KEY,
+            epoch bigint NOT NULL DEFAULT 0,
+            commits bigint NOT NULL DEFAULT 0,
+            owner text,
+            pid integer,
+            host text,
+            expires_at timestamptz NOT NULL DEFAULT '-infinity',
+            acquired_at timestamptz
+        )""",
+        """CREATE TABLE durable.lease_history (
+            space text NOT NULL,
+            epoch bigint NOT NULL,
+            commits bigint NOT NULL,
+            PRIMARY KEY (space, epoch)
+        )""",
+        """CREATE FUNCTION durable.fence(p_space text, p_epoch bigint, p_seconds double precision, p_lazy boolean)
+        RETURNS bigint LANGUAGE plpgsql AS $$
+        DECLARE n bigint;
+        BEGIN
+            IF p_lazy THEN  -- this transaction only: its commit does not wait for the WAL flush
+                PERFORM set_config('synchronous_commit', 'off', true);
+            END IF;
+            UPDATE durable.leases
+               SET commits = commits + 1, expires_at = clock_timestamp() + p_seconds * interval '1 second'
+             WHERE space = p_space AND epoch = p_epoch AND expires_at > clock_timestamp()
+            RETURNING commits INTO n;
+            IF n IS NULL THEN
+                RAISE EXCEPTION 'the lease on space % is not held by epoch %', p_space, p_epoch
+                    USING ERRCODE = 'DU001';
+            END IF;
+            RETURN n;
+        END $$""",
+        """CREATE TABLE durable.tasks (
+            space text NOT NULL,
+            id bigint NOT NULL,
+            conversation_id text NOT NULL,
+            kind text NOT NULL,
+            state text NOT NULL,
+            live boolean NOT NULL,
+            parent_id bigint,
+            body text NOT NULL,
+            PRIMARY KEY (space, id)
+        )""",
+        "CREATE INDEX tasks_live ON durable.tasks (space, id) WHERE live",
+        "CREATE INDEX tasks_kind_state ON durable.tasks (space, kind, state)",
+        "CREATE INDEX tasks_parent ON durable.tasks (space, parent_id) WHERE parent_id IS NOT NULL",
+        """CREATE TABLE durable.entries (
+            space text NOT NULL,
+            conversation_id text NOT NULL,
+            seq bigint NOT NULL,
+            kind text NOT NULL,
+            body text NOT NULL,
+            PRIMARY KEY (space, conversation_id, seq)
+        )""",
+        "CREATE INDEX entries_compactions ON durable.entries (space, conversation_id, seq) WHERE kind = 'compaction'",
+        """CREATE TABLE durable.submissions (
+            space text NOT NULL,
+            id text NOT NULL,
+            ord bigint GENERATED ALWAYS AS IDENTITY,
+            conversation_id text NOT NULL,
+            status text NOT NULL,
+            body text NOT NULL,
+            PRIMARY KEY (space, id)
+        )""",
+        "CREATE INDEX submissions_open ON durable.submissions (space, ord) WHERE status = 'queued'",
+        """CREATE TABLE durable.documents (
+            space text NOT NULL,
+            conversation_id text NOT NULL,
+            body text NOT NULL,
+            PRIMARY KEY (space, conversation_id)
+        )""",
+    ],
+    2: [],  # records only (see durable.storage.schema)
+}
+assert max(MIGRATIONS) == SCHEMA_VERSION, "a new schema version needs a PostgreSQL migration too"
+
+
+def _version(conn: Any) -> int:
+    exists = conn.execute("SELECT to_regclass('durable.meta') IS NOT NULL").fetchone()[0]
+    if not exists:
+        return 0
+    row = conn.execute("SELECT value FROM durable.meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def migrate(conn: Any, location: str) -> None:
+    """Bring the database to the current schema (one transaction; a no-op when it is current).
+    A newer schema is refused with `SchemaTooNew`, and nothing is changed."""
+    version = _version(conn)
+    if version == SCHEMA_VERSION:
+        return
+    if version > SCHEMA_VERSION:
+        raise SchemaTooNew(location, version, SCHEMA_VERSION)
+    # A session lock taken before the transaction (not a transaction-level one): a transaction
+    # that began before another process's migration committed could read stale catalogs.
+    conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK,))
+    try:
+        with conn.transaction():
+            version = _version(conn)  # another process may have migrated while this one waited
+            if version > SCHEMA_VERSION:
+                raise SchemaTooNew(location, version, SCHEMA_VERSION)
+            for v in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in MIGRATIONS[v]:
+                    conn.execute(statement)
+            conn.execute(
+                "INSERT INTO durable.meta (key, value) VALUES ('schema_version', %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK,))
+
+
+def read_opened(conn: Any, space: str, location: str) -> Opened:
+    """What a harness resumes from: each conversation's last seq, live document and last
+    compaction, the live tasks, the unsettled submissions and the next task id. One snapshot."""
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        rows = conn.execute(
+            """SELECT d.conversation_id, d.body,
+                      (SELECT max(seq) FROM durable.entries e
+                        WHERE e.space = d.space AND e.conversation_id = d.conversation_id),
+                      c.seq, c.body
+                 FROM durable.documents d
+                 LEFT JOIN LATERAL (
+                     SELECT seq, body FROM durable.entries e
+                      WHERE e.space = d.space AND e.conversation_id = d.conversation_id AND e.kind = 'compaction'
+                      ORDER BY seq DESC LIMIT 1) c ON true
+                WHERE d.space = %s
+                ORDER BY d.conversation_id""", (space,)).fetchall()
+        conversations: dict[str, ConversationState] = {}
+        for cid, body, last, comp_seq, comp_body in rows:
+            comp = _rows.entry(cid, comp_seq, comp_body, location) if comp_seq is not None else None
+            conversations[cid] = ConversationState(last or 0, _rows.live(body, cid, location), comp)
+        live_tasks = [_rows.task(body, tid, location) for tid, body in conn.execute(
+            "SELECT id, body FROM durable.tasks WHERE space = %s AND live ORDER BY id", (space,))]
+        unsettled = [_rows.submission(body, sid, location) for sid, body in conn.execute(
+            "SELECT id, body FROM durable.submissions WHERE space = %s AND status = 'queued' ORDER BY ord",
+            (space,))]
+        max_id = conn.execute("SELECT max(id) FROM durable.tasks WHERE space = %s", (space,)).fetchone()[0] or 0
+    return Opened(conversations, live_tasks, unsettled, max_id + 1)

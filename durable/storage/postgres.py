@@ -1,0 +1,460 @@
+"""The PostgreSQL store: a session space on a server, owned by lease, one writer thread, group commit.
+
+`PostgresStorage(dsn, space)` implements the storage protocol as `SQLiteStorage` does, with a
+space (a name; one database holds many) in place of a file. Install the driver with the
+`postgres` extra (`pip install "durable-harness[postgres]"`: psycopg 3).
+
+Threading, as in the SQLite store: one dedicated thread owns the psycopg connection (used
+synchronously: psycopg's async connection does not run under trio); every read and write is a job
+on its queue. Commit jobs that queue up while a transaction is being written are written together
+in the next one (group commit: one round trip and one WAL flush for many callers), first all their
+rows at once, in ONE statement (the fence and an insert per table, from arrays: an implicit
+transaction, one round trip); if that is refused, each batch inside its own savepoint, so that a
+batch a constraint refuses (a duplicate entry seq) fails alone. When every batch of a group is lazy
+(`barrier` False) the transaction commits with `synchronous_commit = off`: it may be lost by a
+crash of the server's machine, not by a crash of this process or of the server process.
+
+Ownership (durable.storage._pg_lease): `open()` takes the space's lease or raises `SessionLocked`
+naming owner, pid and host; an expired lease is taken over by bumping the epoch. EVERY commit
+transaction starts with the fence (this epoch must hold an unexpired lease, checked and extended
+on the server's clock, the lease row locked to the end of the transaction), so an owner that lost
+its lease never commits (`LockLost`, nothing written), and a takeover waits for a commit in flight.
+The lease is renewed by the writer thread itself, between jobs, every `renew_seconds`; a commit
+renews it too. One thread and one connection: a renewal never races a commit, and an idle store
+costs one short UPDATE per `renew_seconds`. A renewal waits at most for the job in progress (jobs
+are single short statements or one transaction). A store that learned it lost the lease (renewal
+or fence refused) refuses every later commit with that `LockLost`. `lease_deadline()` is a local
+monotonic bound (the last renewal's send time + lease - guard) after which the holder must not
+start external work (a model request, a tool call): the lease may have lapsed.
+
+Connection loss: a read is retried once on a new connection. A commit whose connection broke
+(possibly after COMMIT was sent) reconnects (for up to `reconnect_seconds`), and asks the server
+whether it landed (the lease row counts this epoch's commits): landed, it is acknowledged; not
+landed, it is written again while the lease holds, else `LockLost`. Unknowable (no connection in
+time), the commit raises `CommitOutcomeUnknown` and the store refuses further commits; opening
+the space again reads what landed. No acknowledged commit is lost, none is applied twice.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import anyio
+
+from ..errors import CommitOutcomeUnknown, LockLost, ServerUnavailable, StorageClosed, StorageError
+from ..records import Live, StoredEntry, Submission, Task
+from . import _pg_driver, _pg_lease, _pg_schema, _pg_write, _rows
+from ._jobs import Job
+from ._notify import thread_safe_caller
+from ._pg_lease import Lease
+from .protocol import Opened
+from .reader import StoredRows, decode_rows
+
+T = TypeVar("T")
+_MAX_GROUP = 256
+
+
+class PostgresStorage:
+    """A session space on a PostgreSQL server. See the module docstring for the guarantees.
+
+    `lease_seconds`: how long the lease holds without renewal (a crashed owner's space can be
+    taken over that long after its last renewal). `renew_seconds` (default a third of the
+    lease): how often an open store renews. `guard_seconds` (default a fifth of the lease): how
+    much earlier than the lease `lease_deadline()` ends. `owner`: this holder's name in the lease
+    row and in `SessionLocked` (default host/pid/random). `reconnect_seconds` (default the
+    lease): how long a commit whose connection broke tries to reconnect.
+    """
+
+    def __init__(self, dsn: str, space: str = "default", *, lease_seconds: float = 30.0,
+                 renew_seconds: float | None = None, guard_seconds: float | None = None,
+                 owner: str | None = None, connect_timeout: float = 10.0,
+                 reconnect_seconds: float | None = None) -> None:
+        if not isinstance(space, str) or not space or "\x00" in space:
+            raise ValueError(f"A space is a non-empty string without NUL, not {space!r}")
+        if not lease_seconds > 0:
+            raise ValueError(f"lease_seconds must be positive, not {lease_seconds!r}")
+        self.server, self._password = _pg_driver.server_name(dsn)  # imports psycopg (MissingExtra)
+        self._dsn = dsn
+        self.space = space
+        self.location = f"space {space!r} on postgresql://{self.server}"
+        host = socket.gethostname()
+        pid = os.getpid()
+        renew = renew_seconds if renew_seconds is not None else lease_seconds / 3
+        guard = guard_seconds if guard_seconds is not None else lease_seconds / 5
+        if not 0 < renew < lease_seconds or not 0 <= guard < lease_seconds:
+            raise ValueError("renew_seconds must be in (0, lease_seconds) and guard_seconds in [0, lease_seconds)")
+        self._lease = Lease(space, owner or f"{host}/{pid}/{secrets.token_hex(4)}", pid, host,
+                            float(lease_seconds), float(guard))
+        self.renew_seconds = float(renew)
+        self.connect_timeout = connect_timeout
+        self.reconnect_seconds = reconnect_seconds if reconnect_seconds is not None else float(lease_seconds)
+        self._queue: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._conn: Any = None
+        self._closed = False
+        self._unknown: CommitOutcomeUnknown | None = None
+        self._next_renew = 0.0
+        self.holding = False  # the writer holds the lease (taken by open, given up by close)
+        self._lost_event: anyio.Event | None = None  # made by open(), on the opener's event loop
+        self._fault: Callable[[str, Any], None] | None = None  # tests: called at "before_commit", "after_commit"
+        self.commits = 0  # transactions written (a group counts once)
+        self.renewals = 0
+
+    # ------------------------------------------------------------------ lease
+
+    @property
+    def owner(self) -> str:
+        return self._lease.owner
+
+    @property
+    def epoch(self) -> int:
+        """This store's epoch of the lease (0 before the first open)."""
+        return self._lease.epoch
+
+    @property
+    def lease_seconds(self) -> float:
+        return self._lease.seconds
+
+    @property
+    def lease_lost(self) -> LockLost | None:
+        """The `LockLost` this store learned (a renewal or a fence refused), else None."""
+        return self._lease.lost
+
+    async def wait_lease_lost(self) -> LockLost:
+        """Wait until this store learns that it lost the lease (a renewal or a commit's fence was
+        refused), and return that `LockLost`; at once if it already has. For the engine: stop
+        everything then. (A lease that may lapse while the server cannot be reached is
+        `lease_deadline()`'s business: nothing is learnt until the server answers again.)"""
+        if self._lease.lost is None:
+            if self._lost_event is None:
+                raise StorageClosed(f"Storage {self.location} was never opened", location=self.location)
+            await self._lost_event.wait()
+        assert self._lease.lost is not None
+        return self._lease.lost
+
+    def lease_deadline(self) -> float:
+        """A `time.monotonic()` time before which the lease surely holds: the send time of the
+        last renewal or commit that extended it, plus the lease, less the guard. No external work
+        (a model request, a tool call) should start after it. -inf when not open or lost."""
+        if not self.holding or self._closed:
+            return float("-inf")
+        return self._lease.deadline()
+
+    # ------------------------------------------------------------------ async API
+
+    async def open(self) -> Opened:
+        if self._thread is not None:
+            raise StorageError(f"Session {self.location} is already open in this store", location=self.location)
+        self._closed = False
+        self._unknown = None
+        self._lost_event = anyio.Event()
+        wake, lost_event = thread_safe_caller(), self._lost_event
+        self._lease.on_lost = lambda _: wake(lost_event.set)
+        self._queue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name=f"durable-writer:{self.location}", daemon=True)
+        self._thread.start()
+        try:
+            return await self._call(self._open_in_thread)
+        except BaseException:
+            await self._stop(release=False)
+            raise
+
+    async def commit(self, batch: Any) -> None:
+        await self._submit(Job(None, batch))
+
+    async def get_task(self, task_id: int) -> Task | None:
+        if not _pg_driver.storable(task_id):
+            return None
+        row = await self._call(lambda c: c.execute(
+            "SELECT body FROM durable.tasks WHERE space = %s AND id = %s", (self.space, task_id)).fetchone())
+        return None if row is None else _rows.task(row[0], task_id, self.location)
+
+    async def find_tasks(
+        self,
+        *,
+        kind: str | None = None,
+        state: str | None = None,
+        conversation_id: str | None = None,
+        parent_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[Task]:
+        if not _pg_driver.storable(kind, state, conversation_id, parent_id):
+            return []
+        where = ["space = %s"]
+        args: list[str | int] = [self.space]
+        filters = (("kind", kind), ("state", state), ("conversation_id", conversation_id), ("parent_id", parent_id))
+        for column, value in filters:
+            if value is not None:
+                where.append(f"{column} = %s")
+                args.append(value)
+        sql = "SELECT id, body FROM durable.tasks WHERE " + " AND ".join(where) + " ORDER BY id"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        rows = await self._call(lambda c: c.execute(sql, args).fetchall())
+        return [_rows.task(body, tid, self.location) for tid, body in rows]
+
+    async def get_entries(
+        self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[StoredEntry]:
+        hi = to_seq if to_seq is not None else (1 << 63) - 1
+        if not _pg_driver.storable(conversation_id):
+            return []
+        from_seq, hi = max(from_seq, -(1 << 63)), min(hi, (1 << 63) - 1)
+        rows = await self._call(lambda c: c.execute(
+            "SELECT seq, body FROM durable.entries WHERE space = %s AND conversation_id = %s "
+            "AND seq BETWEEN %s AND %s ORDER BY seq", (self.space, conversation_id, from_seq, hi)).fetchall())
+        return [_rows.entry(conversation_id, seq, body, self.location) for seq, body in rows]
+
+    async def get_submission(self, submission_id: str) -> Submission | None:
+        if not _pg_driver.storable(submission_id):
+            return None
+        row = await self._call(lambda c: c.execute(
+            "SELECT body FROM durable.submissions WHERE space = %s AND id = %s",
+            (self.space, submission_id)).fetchone())
+        return None if row is None else _rows.submission(row[0], submission_id, self.location)
+
+    async def get_live(self, conversation_id: str) -> Live | None:
+        if not _pg_driver.storable(conversation_id):
+            return None
+        row = await self._call(lambda c: c.execute(
+            "SELECT body FROM durable.documents WHERE space = %s AND conversation_id = %s",
+            (self.space, conversation_id)).fetchone())
+        return None if row is None else _rows.live(row[0], conversation_id, self.location)
+
+    async def close(self) -> None:
+        """Release the lease (the next open gets in at once) and the connection. Idempotent."""
+        if self._closed or self._thread is None:
+            self._closed = True
+            return
+        await self._stop(release=True)
+
+    async def check_integrity(self) -> list[str]:
+        """Decode every row of the space on a connection of its own, in a thread of its own (the
+        commits go on meanwhile), one snapshot; a row that does not decode, or whose columns
+        disagree with its record, is one line. Cancelling cancels the query. Its cost grows with
+        the space's history (a harness runs it after each open unless `check_integrity` is off);
+        the server itself guards its pages (WAL, checksums if enabled)."""
+        call = thread_safe_caller()
+        done = anyio.Event()
+        found: list[str] = []
+        conns: list[Any] = []
+
+        def work() -> None:
+            try:
+                rows = self._read_rows(conns)
+                found.extend(decode_rows(rows, self.location).problems)
+            except Exception as exc:  # noqa: BLE001 - reported as the check's finding
+                found.append(f"{type(exc).__name__}: {' '.join(str(exc).split())}")
+            finally:
+                call(done.set)
+
+        thread = threading.Thread(target=work, name=f"durable-check {self.location}", daemon=True)
+        thread.start()
+        try:
+            await done.wait()
+        finally:
+            if not done.is_set():
+                for conn in conns:
+                    try:
+                        getattr(conn, "cancel_safe", conn.cancel)()
+                    except Exception:  # noqa: BLE001 - it had just finished
+                        pass
+            thread.join()
+        return found
+
+    def stored_rows(self) -> StoredRows:
+        """Every row of the space as stored, on a connection of its own (one snapshot), in the
+        order `durable.storage.reader.decode_rows` expects. Works open or closed (a reader never
+        takes the lease); blocking: for tests and the invariant checker."""
+        return self._read_rows([])
+
+    def _read_rows(self, conns: list[Any]) -> StoredRows:
+        conn = self._connect(lease=False)
+        conns.append(conn)
+        try:
+            return _pg_write.read_rows(conn, self.space)
+        finally:
+            _pg_driver.close_quietly(conn)
+
+    async def call_in_writer(self, fn: Callable[[Any], T]) -> T:
+        """Run `fn(connection)` on the writer thread (for tests and fault injection)."""
+        return await self._call(fn)
+
+    # ------------------------------------------------------------------ plumbing
+
+    async def _call(self, fn: Callable[[Any], T]) -> T:
+        job = Job(fn, None)
+        await self._submit(job)
+        result: T = job.result
+        return result
+
+    async def _submit(self, job: Job) -> None:
+        if self._closed or self._thread is None:
+            raise StorageClosed(f"Storage {self.location} is closed", location=self.location)
+        self._queue.put(job)
+        with anyio.CancelScope(shield=True):  # once queued, the job runs; a cancelled caller learns its outcome
+            await job.event.wait()
+        if job.error is not None:
+            raise job.error
+
+    async def _stop(self, *, release: bool) -> None:
+        self._closed = True
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        done = Job(lambda c: self._close_connection(release=release), None)
+        self._queue.put(done)
+        self._queue.put(None)
+        with anyio.CancelScope(shield=True):
+            await done.event.wait()
+        thread.join()
+
+    # ------------------------------------------------------------------ writer thread
+
+    def _run(self) -> None:
+        carry: Job | None = None
+        try:
+            while True:
+                job = carry if carry is not None else self._next_job()
+                carry = None
+                if job is None:
+                    return
+                if job.batch is None:
+                    self._run_call(job)
+                    continue
+                group = [job]
+                while len(group) < _MAX_GROUP:
+                    try:
+                        nxt = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if nxt is None or nxt.batch is None:
+                        carry = nxt
+                        break
+                    group.append(nxt)
+                try:
+                    _pg_write.write_group(self, group)
+                except BaseException as exc:  # noqa: BLE001 - a bug here must not stop the writer silently
+                    _pg_write.fail_unfinished(self, group, exc)
+        finally:
+            self._close_connection(release=False)
+
+    def _next_job(self) -> Job | None:
+        """The next job; renews the lease whenever it is due while waiting for one."""
+        while True:
+            if not self.holding or self._lease.lost is not None:
+                return self._queue.get()
+            wait = self._next_renew - time.monotonic()
+            if wait > 0:
+                try:
+                    return self._queue.get(timeout=wait)
+                except queue.Empty:
+                    pass
+            self._renew()
+
+    def _renew(self) -> None:
+        try:
+            conn = self._ensure_conn(time.monotonic())
+            if _pg_lease.renew(conn, self._lease, self.location):
+                self.renewals += 1
+                self._next_renew = self._lease.sent_at + self.renew_seconds
+            return
+        except Exception as exc:  # noqa: BLE001 - tried again soon, until the lease has surely run out
+            if self._conn is not None and _pg_driver.is_connection_error(exc, self._conn):
+                self._drop_connection()
+        self._lease.check_expiry(self.location)
+        self._next_renew = time.monotonic() + min(0.5, self.renew_seconds / 4)
+
+    def _run_call(self, job: Job) -> None:
+        psycopg = _pg_driver.import_psycopg()
+        fn = job.fn
+        assert fn is not None, "a job without a batch is a call"
+        try:
+            if fn == self._open_in_thread:
+                job.result = fn(None)
+                return
+            for attempt in (1, 2):  # a read is retried once on a new connection
+                conn = self._ensure_conn(time.monotonic() + (self.reconnect_seconds if attempt == 2 else 0))
+                try:
+                    job.result = fn(conn)
+                    return
+                except psycopg.Error as exc:
+                    if not _pg_driver.is_connection_error(exc, conn):
+                        _pg_driver.rollback(conn)
+                        raise StorageError(f"A read from {self.location} failed: "
+                                           f"{' '.join(str(exc).split())}", location=self.location) from exc
+                    self._drop_connection()
+                    if attempt == 2:
+                        raise ServerUnavailable(f"The connection to the PostgreSQL server {self.server} for "
+                                                f"{self.location} was lost during a read ({exc})",
+                                                location=self.location) from exc
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
+            job.error = exc
+        finally:
+            job.finish()
+
+    def _connect(self, *, lease: bool = True) -> Any:
+        return _pg_driver.connect(self._dsn, server=self.server, space=self.space, password=self._password,
+                                  connect_timeout=self.connect_timeout,
+                                  lease_seconds=self._lease.seconds if lease else None)
+
+    def _ensure_conn(self, until: float) -> Any:
+        """The writer's connection, made again if it is gone (trying until `until`, monotonic)."""
+        if self._conn is not None and not self._conn.broken and not self._conn.closed:
+            return self._conn
+        self._drop_connection()
+        delay = 0.05
+        while True:
+            try:
+                self._conn = self._connect()
+                return self._conn
+            except ServerUnavailable:
+                if time.monotonic() + delay > until:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 1.0)
+
+    def _drop_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            _pg_driver.close_quietly(conn)
+
+    def _open_in_thread(self, _: Any) -> Opened:
+        conn = self._conn = self._connect()
+        try:
+            _pg_schema.migrate(conn, self.location)
+            _pg_lease.acquire(conn, self._lease, self.location)
+            self.holding = True
+            self._next_renew = self._lease.sent_at + self.renew_seconds
+            try:
+                return _pg_schema.read_opened(conn, self.space, self.location)
+            except BaseException:
+                _pg_lease.release(conn, self._lease)
+                raise
+        except BaseException as exc:
+            self.holding = False
+            self._drop_connection()
+            psycopg = _pg_driver.import_psycopg()
+            if isinstance(exc, psycopg.Error):
+                raise StorageError(f"Opening {self.location} failed: {' '.join(str(exc).split())}",
+                                   location=self.location) from exc
+            raise
+
+    def _close_connection(self, *, release: bool) -> None:
+        conn = self._conn
+        if conn is not None and release and self.holding and self._lease.lost is None:
+            try:
+                _pg_driver.rollback(conn)
+                _pg_lease.release(conn, self._lease)
+            except Exception:  # noqa: BLE001 - the lease then simply runs out
+                pass
+        self.holding = False
+        self._drop_connection()
+
