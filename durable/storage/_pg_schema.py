@@ -114,6 +114,7 @@ MIGRATIONS: dict[int, list[str]] = {
         )""",
     ],
     2: [],  # records only (see durable.storage.schema)
+    3: ["ALTER TABLE durable.entries ADD COLUMN tokens bigint"],  # NULL: not counted (decoded to know)
 }
 assert max(MIGRATIONS) == SCHEMA_VERSION, "a new schema version needs a PostgreSQL migration too"
 

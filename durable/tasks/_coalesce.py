@@ -14,7 +14,7 @@ schedule is the clock itself: no task owns it, nothing is registered, nothing ou
   answer that completes within half an interval is never flushed at all (its final commit
   carries it).
 - The last update is never left behind: an update is flushed at the first tick at or after it
-  that the two rules above allow, so a crash loses at most `interval` of updates (SPEC §2).
+  that the two rules above allow, so a crash loses at most `interval` of updates (docs/spec.md §2).
 
 Why half-interval ticks: on ticks `k * interval` the first window would last between one and two
 intervals (or the first flush would fall off the schedule); on half-interval ticks every bound
