@@ -3,8 +3,8 @@
 Tracing is opt-in twice: the `otel` extra installs `opentelemetry-api`, and the application
 configures a tracer provider (with the SDK, or any other implementation). Without the API
 installed, every decorator here returns the function it decorates unchanged (no cost at all);
-installed but not configured, OpenTelemetry's own no-op tracer makes the spans (a few
-microseconds each).
+installed but not configured (no tracer provider set, or OpenTelemetry's no-op one), a traced
+call costs one check of the global provider and makes no span.
 
 The engine marks what it traces with decorators, one line above the method:
 
@@ -85,10 +85,14 @@ def traced(describe: Describe) -> Callable[[F], F]:
         if not available():
             return fn
 
+        from opentelemetry import trace
+
         @functools.wraps(fn)
         async def wrapper(*args: Any, **kwargs: Any) -> Any:
             from opentelemetry.trace import Status, StatusCode
 
+            if isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):
+                return await fn(*args, **kwargs)  # no provider configured: spans would be no-ops
             name, attributes = describe(*args, **kwargs)
             with _get_tracer().start_as_current_span(name, attributes=dict(attributes), record_exception=False,
                                                      set_status_on_exception=False) as span:
