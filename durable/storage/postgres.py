@@ -299,8 +299,7 @@ class PostgresStorage:
         if self._closed or self._thread is None:
             raise StorageClosed(f"Storage {self.location} is closed", location=self.location)
         self._queue.put(job)
-        with anyio.CancelScope(shield=True):  # once queued, the job runs; a cancelled caller learns its outcome
-            await job.event.wait()
+        await job.wait()  # shielded: once queued, the job runs; a cancelled caller learns its outcome
         if job.error is not None:
             raise job.error
 
@@ -312,8 +311,7 @@ class PostgresStorage:
         done = Job(lambda c: self._close_connection(release=release), None)
         self._queue.put(done)
         self._queue.put(None)
-        with anyio.CancelScope(shield=True):
-            await done.event.wait()
+        await done.wait()  # shielded: see durable.storage._jobs
         thread.join()
 
     # ------------------------------------------------------------------ writer thread

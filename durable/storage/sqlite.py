@@ -211,8 +211,7 @@ class SQLiteStorage:
             raise StorageClosed(f"Session file {self.path} is closed", location=self.path)
         self._queue.put(job)
         # Shielded: once queued, the job runs; a cancelled caller still learns its outcome here.
-        with anyio.CancelScope(shield=True):
-            await job.event.wait()
+        await job.wait()  # shielded: see durable.storage._jobs
         if job.error is not None:
             raise job.error
 
@@ -224,8 +223,7 @@ class SQLiteStorage:
         done = Job(lambda c: self._close_connection(), None)
         self._queue.put(done)
         self._queue.put(None)
-        with anyio.CancelScope(shield=True):
-            await done.event.wait()
+        await done.wait()  # shielded: see durable.storage._jobs
         thread.join()
 
     # ------------------------------------------------------------------ writer thread
