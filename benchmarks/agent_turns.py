@@ -22,7 +22,7 @@ is replay-safe and returns a short string at once):
 - Imports that happen lazily on first use (anyio's backend, `durable.tasks`, and
   `opentelemetry.trace` when it is installed, which `durable.engine.tracing` imports on the
   first traced call) are made before the clock starts and timed as imports.
-- Settings: defaults (synchronous=FULL, `progress.persist_within` 0.1 s), except that the
+- Settings: defaults (synchronous="EXTERNAL", `progress.persist_within` 0.1 s), except that the
   model's `context_window` is 10**9 so that automatic compaction (threshold 0.8 of the window)
   never triggers: the context grows with the history, as in pi-durable's scenario.
 """
@@ -206,7 +206,7 @@ def main(argv: list[str]) -> None:
     sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
 
     print(f"agent_turns: {c.machine_line()}")
-    print(f"durable defaults: synchronous=FULL, progress.persist_within=0.1 s; backend asyncio; "
+    print(f"durable defaults: synchronous=EXTERNAL, progress.persist_within=0.1 s; backend asyncio; "
           f"FauxModel(tokens_per_second=None, context_window=10**9: automatic compaction never triggers)")
     workdir = tempfile.mkdtemp(prefix="durable-bench-turns-")
     try:
@@ -300,7 +300,7 @@ def main(argv: list[str]) -> None:
     if 3500 in by:
         informative.append((f"build of 3500 turns vs pi-durable {PI_BUILD_3500_S} s", f"{by[3500]['build_s']:.1f} s",
                             by[3500]["build_s"] < PI_BUILD_3500_S))
-    out.append(c.table(["target (synchronous=FULL)", "measured: median of rounds (min-max)", "result"], [(a, b, c.verdict(ok)) for a, b, ok in targets]))
+    out.append(c.table(["target (synchronous=EXTERNAL)", "measured: median of rounds (min-max)", "result"], [(a, b, c.verdict(ok)) for a, b, ok in targets]))
     out.append("")
     out.append("Not targets (pi-durable's cold figure may or may not include its process start; ours does not "
                "in the targets above):\n")
@@ -309,7 +309,7 @@ def main(argv: list[str]) -> None:
     out.append(f"pi-durable's published figures (other hardware, Node, synchronous=NORMAL): cold "
                f"{'/'.join(str(v) for v in PI_COLD_MS.values())} ms, warm "
                f"{'/'.join(str(v) for v in PI_WARM_MS.values())} ms at 50/250/1000/3500 turns, "
-               f"{PI_BUILD_3500_S} s to build 3500 turns. Ours: synchronous=FULL, backend asyncio, "
+               f"{PI_BUILD_3500_S} s to build 3500 turns. Ours: synchronous=EXTERNAL (the default), backend asyncio, "
                f"context_window 10**9 (no automatic compaction), cold = median of {args.repeat} interleaved rounds of "
                f"fresh processes "
                f"(page cache warm: the file was just written), DB size after a clean close (WAL checkpointed).")
@@ -317,7 +317,7 @@ def main(argv: list[str]) -> None:
     print()
     print(md)
     c.save("agent_turns", {
-        "settings": {"synchronous": "FULL", "persist_within": 0.1, "backend": "asyncio", "tool_calls": TOOL_CALLS,
+        "settings": {"synchronous": "EXTERNAL", "persist_within": 0.1, "backend": "asyncio", "tool_calls": TOOL_CALLS,
                      "warm_turns": WARM_TURNS, "repeat": args.repeat, "context_window": CONTEXT_WINDOW,
                      "history_pattern": HISTORY_PATTERN},
         "rows": rows,

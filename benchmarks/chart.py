@@ -54,7 +54,7 @@ def draw() -> str:
     ax.set_ylim(bottom=0)
     ax.grid(True, which="major", alpha=0.3)
     m = data["machine"]
-    ax.set_title("Turn latency against history size: durable (synchronous=FULL) vs pi-durable (published)",
+    ax.set_title("Turn latency against history size: durable (default synchronous) vs pi-durable (published)",
                  fontsize=10)
     fig.text(0.01, 0.01, f"durable: {m['nproc']} cores {m['cpu']}, Python {m['python']}, SQLite {m['sqlite']}, "
              f"{m['tmp_fs']}, {data['measured_at']}.\npi-durable: its published figures "

@@ -11,7 +11,7 @@ threads: `resource.getrusage`) over the stream's wall time:
 
 - baseline: the same faux stream consumed directly, no harness;
 - the harness with `persist_within` 0.1 s (the default) and 0 (every delta committed), on an
-  SQLite file with synchronous=FULL: one submission, streamed, answered.
+  SQLite file with the default synchronous level (EXTERNAL): one submission, streamed, answered.
 
 The cost of persisting partials is the harness's CPU minus the baseline's, as a fraction of one
 core. The partial is committed into the live document as the whole text so far (what a UI
@@ -139,7 +139,7 @@ def main(argv: list[str]) -> None:
         "",
         c.table(["target", "measured", "result"], [(a, b, c.verdict(ok)) for a, b, ok in targets]),
         "",
-        "Each case in a fresh process; synchronous=FULL; the faux model paces tokens with a 1 ms sleep each, so "
+        "Each case in a fresh process; synchronous=EXTERNAL (partials are lazy commits); the faux model paces tokens with a 1 ms sleep each, so "
         "its tokens/s is a little under the nominal rate. \"Written to disk\" is the process's write_bytes "
         "(/proc/self/io: WAL frames and checkpoints). The live document holds the whole partial text, so "
         "with persist_within 0 each commit rewrites the answer so far.",
