@@ -171,7 +171,7 @@ def build_history(path: str, entries: int, terminal_tasks: int, settled: int, li
             entry = CompactionEntry("summary so far", seq - 50) if seq % 10_000 == 5_000 else turn[seq % 3]
             rows.append(StoredEntry("root", seq, entry))
         enc = encode_batch(Batch(entries=rows))
-        conn.executemany("INSERT INTO entries (conversation_id, seq, kind, body) VALUES (?,?,?,?)", enc.entries)
+        conn.executemany("INSERT INTO entries (conversation_id, seq, kind, body, tokens) VALUES (?,?,?,?,?)", enc.entries)
     tasks = [
         Task(i, "root", "tool", ToolInput(ToolCall(f"c{i}", "read_file", "{}")), Terminal(Done("ok")), parent_id=1)
         for i in range(2, terminal_tasks + 2)
