@@ -68,7 +68,10 @@ def load_app(spec: str) -> WorkerApp:
     except (ImportError, AttributeError) as exc:
         raise DurableError(f"Cannot load the worker app {spec!r}: {exc}") from exc
     if callable(value) and not isinstance(value, WorkerApp):
-        value = value()
+        try:
+            value = value()
+        except Exception as exc:
+            raise DurableError(f"The worker app factory {spec!r} raised {type(exc).__name__}: {exc}") from exc
     if not isinstance(value, WorkerApp):
         raise DurableError(f"The worker app {spec!r} is a {type(value).__name__}, not a durable.worker.WorkerApp")
     return value
