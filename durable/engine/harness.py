@@ -26,7 +26,6 @@ from ..errors import (
     ConversationBusy,
     HarnessClosed,
     InvalidInput,
-    LockLost,
     StorageError,
     SubmissionUnanswered,
     UnknownSubmission,
@@ -208,7 +207,7 @@ class Harness:
                 if isinstance(task.state, Running) and kind is not None:
                     change.put_task(kind.written_back(task), progress=False)
             try:
-                if change and not isinstance(self._broken, LockLost):  # a lost owner writes nothing
+                if change:
                     await session.commit(change)
             finally:
                 session.close_followers()

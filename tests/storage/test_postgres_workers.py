@@ -12,6 +12,7 @@ after SIGCONT: test_postgres_leases.)
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import uuid
@@ -103,14 +104,19 @@ async def test_a_lost_lease_stops_the_harness_and_ends_every_wait_with_lock_lost
     tool = define_tool("slow", "", {"type": "object"}, replay="safe", execute=slow)
     model = FauxModel([reply("", tool_calls=[call("slow", {})]), reply("done")])
     store = PostgresStorage(postgres_dsn, space, lease_seconds=LEASE)
-    async with open_harness(store, model=model, tools=[tool], settings=Settings(check_integrity=False)) as h:
-        handle = await h.root.submit("go")
-        await started.wait()
-        with psycopg.connect(postgres_dsn, autocommit=True) as conn:  # another owner took the space over
-            conn.execute("UPDATE durable.leases SET epoch = epoch + 1 WHERE space = %s", (space,))
-        with anyio.fail_after(10), pytest.raises(LockLost):
-            await handle.wait()
-    assert store.lease_lost is not None
+    with pytest.raises(LockLost) as at_close:  # the clean close cannot write its tasks back either
+        async with open_harness(store, model=model, tools=[tool], settings=Settings(check_integrity=False)) as h:
+            handle = await h.root.submit("go")
+            await started.wait()
+            with psycopg.connect(postgres_dsn, autocommit=True) as conn:  # another owner took the space over
+                conn.execute("UPDATE durable.leases SET epoch = epoch + 1 WHERE space = %s", (space,))
+            with anyio.fail_after(10), pytest.raises(LockLost) as lost:
+                await handle.wait()
+    assert at_close.value is store.lease_lost is lost.value
+    # (the epoch was bumped in place: the row still names this store as holder)
+    assert str(lost.value) == (f"This store lost its lease on {store.location}: it was taken over by {store.owner} "
+                               f"(process {os.getpid()} on host {socket.gethostname()}, epoch 2). It commits "
+                               f"nothing more; open the space again to go on")
 
 
 async def test_no_model_request_starts_past_the_lease_deadline_and_the_wait_ends_when_the_lease_is_lost(
@@ -118,13 +124,14 @@ async def test_no_model_request_starts_past_the_lease_deadline_and_the_wait_ends
     space = f"eng-{uuid.uuid4().hex[:10]}"
     model = FauxModel([reply("never sent")])
     store = PostgresStorage(postgres_dsn, space, lease_seconds=LEASE)
-    async with open_harness(store, model=model, settings=Settings(check_integrity=False)) as h:
-        store.lease_deadline = lambda: 0.0  # type: ignore[method-assign]  # as if renewals stopped landing
-        handle = await h.root.submit("go")
-        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
-            conn.execute("UPDATE durable.leases SET epoch = epoch + 1 WHERE space = %s", (space,))
-        with anyio.fail_after(10), pytest.raises(LockLost):
-            await handle.wait()
+    with pytest.raises(LockLost):  # the clean close cannot write its tasks back either
+        async with open_harness(store, model=model, settings=Settings(check_integrity=False)) as h:
+            store.lease_deadline = lambda: 0.0  # type: ignore[method-assign]  # as if renewals stopped landing
+            handle = await h.root.submit("go")
+            with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+                conn.execute("UPDATE durable.leases SET epoch = epoch + 1 WHERE space = %s", (space,))
+            with anyio.fail_after(10), pytest.raises(LockLost):
+                await handle.wait()
     assert model.calls == 0
 
 
