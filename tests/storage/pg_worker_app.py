@@ -8,7 +8,9 @@ after a takeover that charged it once says 2) to `$DURABLE_TEST_CALLS` (if set) 
 the process is killed).
 
 As a script, `python pg_worker_app.py host <dsn> <space> <lease>` is a host: it opens the space,
-submits "work", prints `submitted <id>`, and waits for the answer (printing `answered <id>`).
+submits "work", prints `submitted <id>`, and waits for the answer (printing `answered <id>`), or,
+its lease lost, prints `lost <message>` and, when its clean close could not write either,
+`closed without writing`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 import anyio
 
 from durable.engine.tools import ToolApi, ToolContext, define_tool
+from durable.errors import LockLost
 from durable.models.faux import call, reply
 from durable.settings import Settings
 from durable.testing.scripts import by_input, turn_of
@@ -65,12 +68,18 @@ async def host(dsn: str, space: str, lease: float) -> None:
     from durable.storage import PostgresStorage
 
     app = make_app()
-    async with open_harness(PostgresStorage(dsn, space, lease_seconds=lease), model=app.model, tools=app.tools,
-                            settings=app.settings) as h:
-        handle = await h.root.submit(f"work {space}")
-        say(f"submitted {handle.id}")
-        await handle.wait()
-        say(f"answered {handle.id}")
+    try:
+        async with open_harness(PostgresStorage(dsn, space, lease_seconds=lease), model=app.model, tools=app.tools,
+                                settings=app.settings) as h:
+            handle = await h.root.submit(f"work {space}")
+            say(f"submitted {handle.id}")
+            try:
+                await handle.wait()
+                say(f"answered {handle.id}")
+            except LockLost as exc:
+                say(f"lost {exc}")
+    except LockLost:
+        say("closed without writing")
 
 
 if __name__ == "__main__":

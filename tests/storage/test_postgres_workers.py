@@ -4,14 +4,16 @@ In process: a lost lease breaks the harness (every wait ends with `LockLost`); n
 starts past the lease deadline. Real processes (pg_worker_app.py as host and as the worker's app,
 `python -m durable.cli worker`): a SIGKILLed host's space is taken over by a worker that finishes
 its work, the interrupted tool charged once; N workers on K spaces with one killed, each
-interrupted task charged exactly once. Leases of 1 s; waits are for lines the processes print or
-rows the server holds, never for time to pass. (A SIGSTOPped owner past its lease commits nothing
-after SIGCONT: test_postgres_leases.)
+interrupted task charged exactly once; a host SIGSTOPped mid-tool while a worker finishes its work
+learns after SIGCONT that it lost the lease and writes nothing (the store alone:
+test_postgres_leases). Leases of 1 s; waits are for lines the processes print or rows the server
+holds, never for time to pass.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -189,3 +191,31 @@ async def test_of_n_workers_on_k_spaces_one_killed_each_interrupted_task_is_char
         runs = [(pid, attempt) for pid, s, _, attempt in lines if s == space]
         assert len(runs) == 2 and runs[0] == (str(first.proc.pid), "1"), (space, lines)
         assert runs[1][0] in {str(o.proc.pid) for o in others} and runs[1][1] == "2", (space, lines)
+
+
+async def test_a_host_stopped_past_its_lease_while_a_worker_finishes_its_work_writes_nothing_when_continued(
+        postgres_dsn, tmp_path, procs):
+    prefix = f"ws-{uuid.uuid4().hex[:8]}-"
+    space, calls = prefix + "a", str(tmp_path / "calls")
+    host = Proc([sys.executable, APP, "host", postgres_dsn, space, str(LEASE)],
+                {"DURABLE_TEST_CALLS": calls, "DURABLE_TEST_HANG": "1"})
+    procs.append(host)
+    sid = (await host.expect("submitted")).split()[1]
+    await host.expect(f"tool started {space} 1")
+    os.kill(host.proc.pid, signal.SIGSTOP)  # paused mid-tool, past its lease
+    try:
+        w = worker(postgres_dsn, prefix + "%", calls, hang_tools=False)
+        procs.append(w)
+        await w.expect(f"released {space}")
+        store = PostgresStorage(postgres_dsn, space)
+        finished = store.stored_rows()
+    finally:
+        os.kill(host.proc.pid, signal.SIGCONT)
+    lost = await host.expect("lost ")
+    assert lost.startswith(f"lost This store lost its lease on {store.location}: it was taken over by ")
+    assert await host.expect("closed") == "closed without writing"  # its clean close was refused too
+    assert host.proc.wait() == 0
+    assert store.stored_rows() == finished  # the old owner committed nothing after it was continued
+    image = load_session(store)
+    assert check_invariants(image, acknowledged=[sid], clean_close=True, quiescent=True) == []
+    assert isinstance(image.submissions[sid].status, Answered)
