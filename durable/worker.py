@@ -17,7 +17,8 @@ released, matching `space_pattern` (SQL LIKE), with a live task or a queued subm
 (`FOR UPDATE SKIP LOCKED`, so that concurrent workers look at different rows), then opens them one
 by one; the lease acquisition decides between two workers that chose the same space (the loser
 gets `SessionLocked` and moves on). A space whose only work is a timer not yet due is remembered
-and skipped until then. `max_spaces` spaces run at once per worker.
+and skipped until then; one left with nothing a worker can move (a client tool waiting for its
+host) is skipped until another owner has opened it. `max_spaces` spaces run at once per worker.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from .models.protocol import Model
 from .settings import Settings
 
 _CANDIDATES = """
-SELECT l.space FROM durable.leases l
+SELECT l.space, l.epoch FROM durable.leases l
  WHERE l.space LIKE %s AND l.expires_at < clock_timestamp()
    AND (EXISTS (SELECT 1 FROM durable.tasks t WHERE t.space = l.space AND t.live)
         OR EXISTS (SELECT 1 FROM durable.submissions s WHERE s.space = l.space AND s.status = 'queued'))
@@ -77,8 +78,9 @@ def load_app(spec: str) -> WorkerApp:
     return value
 
 
-def find_spaces(dsn: str, space_pattern: str = "%", limit: int = 8) -> list[str]:
-    """Spaces a worker may take over now (blocking; one short transaction on its own connection)."""
+def find_spaces(dsn: str, space_pattern: str = "%", limit: int = 8) -> list[tuple[str, int]]:
+    """Spaces a worker may take over now, with their lease's epoch (blocking; one short
+    transaction on its own connection)."""
     from .storage import _pg_driver
 
     psycopg = _pg_driver.import_psycopg()
@@ -88,15 +90,15 @@ def find_spaces(dsn: str, space_pattern: str = "%", limit: int = 8) -> list[str]
             return []
         rows = conn.execute(_CANDIDATES, (space_pattern, limit)).fetchall()
         conn.rollback()
-    return [space for (space,) in rows]
+    return [(space, int(epoch)) for space, epoch in rows]
 
 
 async def run_space(dsn: str, space: str, app: WorkerApp, *, lease_seconds: float = 30.0,
                     idle_seconds: float = 1.0, report: ReportCallback | None = None,
-                    on_taken: Callable[[], None] | None = None) -> float | None:
+                    on_taken: Callable[[], None] | None = None) -> tuple[float | None, int]:
     """Take `space` over, run it until idle, let it go. Returns the time (wall clock) of its next
-    durable timer, if one remains. Raises `SessionLocked` when another process holds it;
-    `on_taken()` is called once it is open (recovery done)."""
+    durable timer, if one remains, and the epoch it held. Raises `SessionLocked` when another
+    process holds it; `on_taken()` is called once it is open (recovery done)."""
     from .storage.postgres import PostgresStorage
 
     store = PostgresStorage(dsn, space, lease_seconds=lease_seconds)
@@ -107,9 +109,9 @@ async def run_space(dsn: str, space: str, app: WorkerApp, *, lease_seconds: floa
         while store.lease_lost is None:
             wake = h.wake()
             if not wake.active and (wake.next_timer is None or wake.next_timer > h.clock.now() + idle_seconds):
-                return wake.next_timer
+                return wake.next_timer, store.epoch
             await anyio.sleep(0.05)
-    return None
+    return None, store.epoch
 
 
 async def run_worker(dsn: str, app: WorkerApp, *, space_pattern: str = "%", lease_seconds: float = 30.0,
@@ -122,14 +124,20 @@ async def run_worker(dsn: str, app: WorkerApp, *, space_pattern: str = "%", leas
     reporter = report or (lambda _: None)
     running: set[str] = set()
     not_before: dict[str, float] = {}  # a space whose next timer is not due yet
+    # A space left with nothing this worker can move (a client tool waiting for its host): not
+    # opened again until another owner has had it (every open bumps the lease's epoch).
+    parked: dict[str, int] = {}
     limiter = anyio.Semaphore(max_spaces)
 
     async def one(space: str) -> None:
         try:
-            next_timer = await run_space(dsn, space, app, lease_seconds=lease_seconds, idle_seconds=idle_seconds,
-                                         report=report, on_taken=lambda: on_space and on_space(space, "taken"))
+            next_timer, epoch = await run_space(dsn, space, app, lease_seconds=lease_seconds,
+                                                idle_seconds=idle_seconds, report=report,
+                                                on_taken=lambda: on_space and on_space(space, "taken"))
             if next_timer is not None:
                 not_before[space] = next_timer
+            else:
+                parked[space] = epoch
             if on_space:
                 on_space(space, "released")
         except SessionLocked:
@@ -154,15 +162,17 @@ async def run_worker(dsn: str, app: WorkerApp, *, space_pattern: str = "%", leas
                 reporter(ErrorReport(f"Worker: looking for spaces failed: {exc}", raw=repr(exc), topic="storage"))
                 found = []
             now = time.time()
-            for space in _due(found, running, not_before, now):
+            for space in _due(found, running, not_before, parked, now):
                 await limiter.acquire()
                 running.add(space)
                 tg.start_soon(one, space)
             await anyio.sleep(poll_seconds)
 
 
-def _due(found: Iterable[str], running: set[str], not_before: dict[str, float], now: float) -> list[str]:
-    return [s for s in found if s not in running and not_before.get(s, 0.0) <= now]
+def _due(found: Iterable[tuple[str, int]], running: set[str], not_before: dict[str, float],
+         parked: dict[str, int], now: float) -> list[str]:
+    return [s for s, epoch in found
+            if s not in running and not_before.get(s, 0.0) <= now and parked.get(s) != epoch]
 
 
 def _psycopg_error() -> type[BaseException]:
