@@ -18,6 +18,12 @@ min-max; latencies are per commit, p50 and p99 within a round, then the median o
 
 "WAL syncs/commit" is pg_stat_wal.wal_sync over the scenario (background writes included)
 divided by the commits: 1 when every commit waits for its own flush.
+
+Then (unless `--no-scale`; see benchmarks/_pg_scale.py): steps/s of a 3-step tool workflow
+through the harness at 1 and 4 worker processes beside DBOS with as many executor processes on
+the same server (DBOS from benchmarks/.peers-venv, installed with pip on first use; the target is
+>= 2x DBOS), transactions and WAL syncs per step, and the takeover time after a SIGKILL against
+the lease (target: lease + 1 s), each over `--rounds` interleaved rounds.
 """
 
 from __future__ import annotations
@@ -33,9 +39,10 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import _pg_scale  # noqa: E402
 import psycopg  # noqa: E402
 import trio  # noqa: E402
-from _common import machine_line, table  # noqa: E402
+from _common import machine_line, peer_version, peers_python, table  # noqa: E402
 from attrs import define  # noqa: E402
 
 from durable.records import AssistantEntry, StoredEntry, Usage  # noqa: E402
@@ -167,12 +174,72 @@ def report(results: dict[str, list[dict[str, float]]]) -> str:
                   "commits/transaction", "WAL syncs/commit"], rows)
 
 
+PROCS = (1, 4)
+LEASES = (1.0, 2.0)
+
+
+def run_scale(dsn: str, port: int, n: int, rounds: int) -> tuple[dict[str, list[dict[str, float]]], str]:
+    """Workflows at 1 and 4 processes, ours and DBOS, and takeovers, interleaved by round."""
+    py, status = peers_python("dbos")
+    dbos_ok = py is not None and status.get("dbos") == "ok"
+    note = f"DBOS {peer_version(py, 'dbos')}" if dbos_ok and py else f"DBOS unavailable: {status.get('dbos')}"
+    url = f"postgresql://postgres@127.0.0.1:{port}/dbos_bench"
+    if dbos_ok:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            if not conn.execute("SELECT 1 FROM pg_database WHERE datname = 'dbos_bench'").fetchone():
+                conn.execute("CREATE DATABASE dbos_bench")
+    dbname = psycopg.conninfo.conninfo_to_dict(dsn).get("dbname", "durable")
+    jobs: list[tuple[str, Any]] = []
+    for procs in PROCS:
+        jobs.append((f"ours x{procs}", lambda p=procs: _pg_scale.workflows("ours", dsn, dsn, str(dbname), p, n,
+                                                                           sys.executable)))
+        if dbos_ok:
+            jobs.append((f"dbos x{procs}", lambda p=procs: _pg_scale.workflows("dbos", dsn, url, "dbos_bench", p, n,
+                                                                               str(py))))
+    for lease in LEASES:
+        jobs.append((f"takeover {lease:g}s", lambda le=lease: {"seconds": _pg_scale.takeover(
+            dsn, le, uuid.uuid4().hex[:10])}))
+    results: dict[str, list[dict[str, float]]] = {name: [] for name, _ in jobs}
+    for r in range(rounds):
+        for name, fn in (jobs if r % 2 == 0 else jobs[::-1]):
+            results[name].append(fn())
+        print(f"scale round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
+    return results, note
+
+
+def report_scale(results: dict[str, list[dict[str, float]]]) -> str:
+    rows = []
+    for procs in PROCS:
+        ours, dbos = results[f"ours x{procs}"], results.get(f"dbos x{procs}")
+        for name, figs in ((f"ours x{procs}", ours), (f"dbos x{procs}", dbos)):
+            if not figs:
+                continue
+            rate = statistics.median(f["steps_per_s"] for f in figs)
+            ratio = rate / statistics.median(f["steps_per_s"] for f in dbos) if dbos else float("nan")
+            has_writes = "writes_per_step" in figs[0]
+            writes = f"{statistics.median(f['writes_per_step'] for f in figs):.2f}" if has_writes else "-"
+            rows.append([name, spread([f["steps_per_s"] for f in figs], "{:.0f}"),
+                         f"{ratio:.2f}x (target 2x)" if name.startswith("ours") else "1.00x",
+                         spread([f["tx_per_step"] for f in figs], "{:.2f}"), writes,
+                         spread([f["wal_per_step"] for f in figs], "{:.2f}")])
+    out = table(["workflow, processes", "steps/s median (min-max)", "vs DBOS, same processes",
+                 "transactions/step (server)", "write tx/step (store)", "WAL syncs/step"], rows)
+    rows = []
+    for lease in LEASES:
+        figs = [f["seconds"] for f in results[f"takeover {lease:g}s"]]
+        rows.append([f"{lease:g} s", spread(figs, "{:.2f}"), f"{lease + 1:g} s",
+                     "yes" if statistics.median(figs) <= lease + 1 else "no"])
+    return out + "\n\n" + table(["lease", "takeover after SIGKILL, s median (min-max)", "target", "met"], rows)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dsn", help="an existing server's database (default: a throwaway server)")
     parser.add_argument("--commits", type=int, default=200, help="commits per scenario and round (default 200)")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--quick", action="store_true", help="--commits 40 --rounds 5")
+    parser.add_argument("--quick", action="store_true", help="--commits 40 --workflows 30 --rounds 5")
+    parser.add_argument("--workflows", type=int, default=100, help="3-step workflows per scale run (default 100)")
+    parser.add_argument("--no-scale", action="store_true", help="only the store against raw psycopg")
     args = parser.parse_args()
     n = 40 if args.quick else args.commits
     n -= n % 8
@@ -189,6 +256,8 @@ def main() -> int:
             sync = conn.execute("SHOW synchronous_commit").fetchone()[0]
             fsync = conn.execute("SHOW fsync").fetchone()[0]
         results = run(dsn, n, args.rounds)
+        port = int(psycopg.conninfo.conninfo_to_dict(dsn).get("port") or 5432)
+        scale = None if args.no_scale else run_scale(dsn, port, 30 if args.quick else args.workflows, args.rounds)
     finally:
         if cluster is not None:
             cluster.stop()
@@ -196,6 +265,10 @@ def main() -> int:
           f"scenario, {args.rounds} interleaved rounds; medians (min-max)")
     print(f"Machine: {machine_line()}\n")
     print(report(results))
+    if scale is not None:
+        print(f"\n3-step tool workflows through the harness (one space per worker process) beside {scale[1]}, "
+              "same server; takeover after SIGKILL of a host mid-tool, a worker polling every 0.1 s\n")
+        print(report_scale(scale[0]))
     return 0
 
 

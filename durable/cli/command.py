@@ -4,6 +4,7 @@
     durable inspect PATH [--json] [--last N] [--kind KIND]... [--state STATE]...
     durable export PATH [--conversation ID] [--format json|markdown] [--output FILE]
     durable watch PATH [--interval SECONDS] [--timeout SECONDS] [--once] [--last N]
+    durable worker --dsn DSN --app MODULE:ATTR [--space-pattern P] [--lease S] [--poll S] [--max-spaces N]
     durable --debug ...     show the traceback of an error
 
 `demo` runs (or, on an existing file, resumes) a scripted agent session that survives `kill -9`
@@ -11,7 +12,8 @@
 read-only, without the lock, safe while its owner runs (see `durable.cli.inspect_data`,
 `durable.cli.export_data`, `durable.cli.follow` and `durable.storage.reader`). `inspect` shows a
 summary (the last entries, tasks filtered by kind and state), `export` every entry of the
-conversations, `watch` follows the file live as its owner commits.
+conversations, `watch` follows the file live as its owner commits. `worker` takes over PostgreSQL
+session spaces whose owner is gone (see `durable.worker`).
 
 Errors a person can act on (a missing file, a file another process owns, a newer schema, a file
 that is not a session, a missing API key) are one line on stderr and exit status 2; `--debug`
@@ -260,6 +262,43 @@ def watch(ctx: click.Context, path: str, interval: float, timeout: float | None,
         follow(path, interval=interval, timeout=timeout, once=once, last=last, echo=echo)
     except KeyboardInterrupt:
         click.echo("durable watch: stopped", err=True)
+        ctx.exit(130)
+
+
+@cli.command()
+@click.option("--dsn", required=True, envvar="DURABLE_DSN", metavar="DSN",
+              help="The PostgreSQL server (libpq connection string or URL; env DURABLE_DSN).")
+@click.option("--app", "app_spec", required=True, envvar="DURABLE_WORKER_APP", metavar="MODULE:ATTR",
+              help="A durable.worker.WorkerApp (or a callable returning one): the model and tools.")
+@click.option("--space-pattern", default="%", show_default=True, metavar="PATTERN",
+              help="Only spaces whose name matches this SQL LIKE pattern.")
+@click.option("--lease", "lease", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+              metavar="SECONDS", help="The lease this worker takes on each space.")
+@click.option("--poll", type=click.FloatRange(min=0.01), default=1.0, show_default=True, metavar="SECONDS",
+              help="How often to look for spaces to take over.")
+@click.option("--max-spaces", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Spaces run at once.")
+@click.pass_context
+def worker(ctx: click.Context, dsn: str, app_spec: str, space_pattern: str, lease: float, poll: float,
+           max_spaces: int) -> None:
+    """Take over PostgreSQL session spaces whose owner is gone, run them until idle, let them go.
+
+    One line per space taken, released or found locked; stops on Ctrl-C (a clean close)."""
+    import anyio
+
+    from ..worker import load_app, run_worker
+
+    app = load_app(app_spec)
+
+    def said(space: str, what: str) -> None:
+        click.echo(f"{what} {space}")
+        sys.stdout.flush()
+
+    try:
+        anyio.run(lambda: run_worker(dsn, app, space_pattern=space_pattern, lease_seconds=lease,
+                                     poll_seconds=poll, max_spaces=max_spaces, on_space=said), backend="trio")
+    except KeyboardInterrupt:
+        click.echo("durable worker: stopped", err=True)
         ctx.exit(130)
 
 

@@ -49,7 +49,7 @@ from ..records import (
 )
 from ..settings import Settings, WhenBusy
 from ..storage.protocol import Storage
-from . import recovery
+from . import ownership, recovery
 from .clock import Clock, SystemClock
 from .kinds import RunService, TaskKind
 from .reports import ErrorReport, ReportCallback, Reporter
@@ -151,6 +151,7 @@ class Harness:
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
         self._scheduler = Scheduler(self._session, self.kinds, self.report, self._tg, self._break)
+        self._tg.start_soon(ownership.watch, self.storage, self._break)  # a lost lease breaks the harness
         self._rt = Runtime(self._session, model=self.model, tools=self.tools, settings=self.settings,
                            clock=self.clock, report=self.report, runners=self._scheduler)
         self._scheduler.rt = self._rt

@@ -29,7 +29,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import codec
 from ..errors import SchemaTooNew
+from ..records import Entry
+from ..tokens import stored_tokens
 from . import _rows
 from .protocol import ConversationState, Opened
 from .schema import SCHEMA_VERSION
@@ -114,7 +117,9 @@ MIGRATIONS: dict[int, list[str]] = {
         )""",
     ],
     2: [],  # records only (see durable.storage.schema)
-    3: ["ALTER TABLE durable.entries ADD COLUMN tokens bigint"],  # NULL: not counted (decoded to know)
+    # Each entry's estimated tokens (durable.tokens.stored_tokens; NULL: not counted, decoded
+    # when read). `migrate` fills it for the entries already there, decoding each once.
+    3: ["ALTER TABLE durable.entries ADD COLUMN tokens integer"],
 }
 assert max(MIGRATIONS) == SCHEMA_VERSION, "a new schema version needs a PostgreSQL migration too"
 
@@ -146,11 +151,28 @@ def migrate(conn: Any, location: str) -> None:
             for v in range(version + 1, SCHEMA_VERSION + 1):
                 for statement in MIGRATIONS[v]:
                     conn.execute(statement)
+            if 0 < version < 3:
+                _count_tokens(conn)
             conn.execute(
                 "INSERT INTO durable.meta (key, value) VALUES ('schema_version', %s) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK,))
+
+
+def _count_tokens(conn: Any) -> None:
+    """Migration 3: the `tokens` of the entries already there (each decoded once). A row that
+    does not decode is left NULL: it is refused, naming it, when it is read."""
+    counted = []
+    for space, cid, seq, body in conn.execute("SELECT space, conversation_id, seq, body FROM durable.entries"):
+        try:
+            value: Entry = codec.loads(body, Entry)  # type: ignore[arg-type]  # a Union is no type[T] (no TypeForm)
+        except codec.CodecError:
+            continue
+        counted.append((stored_tokens(value), space, cid, seq))
+    with conn.cursor() as cur:
+        cur.executemany("UPDATE durable.entries SET tokens = %s WHERE space = %s AND conversation_id = %s AND seq = %s",
+                        counted)
 
 
 def read_opened(conn: Any, space: str, location: str) -> Opened:

@@ -162,9 +162,9 @@ _INSERTS = {
     WHERE (SELECT n FROM f) > 0
     ON CONFLICT (space, id) DO UPDATE SET state = excluded.state, live = excluded.live, body = excluded.body)""",
     "e": """e AS (
-    INSERT INTO durable.entries (space, conversation_id, seq, kind, body)
+    INSERT INTO durable.entries (space, conversation_id, seq, kind, body, tokens)
     SELECT %(space)s, u.* FROM unnest(%(e_cid)s::text[], %(e_seq)s::bigint[], %(e_kind)s::text[],
-                                      %(e_body)s::text[]) AS u
+                                      %(e_body)s::text[], %(e_tokens)s::integer[]) AS u
     WHERE (SELECT n FROM f) > 0)""",
     "s": """s AS (
     INSERT INTO durable.submissions (space, id, conversation_id, status, body)
@@ -203,7 +203,7 @@ def _one_statement(store: PostgresStorage, conn: Any, enc: EncodedBatch, lazy: b
                       t_parent=[t.parent_id for t in tasks], t_body=[t.body for t in tasks])
     if entries:
         params.update(e_cid=[e[0] for e in entries], e_seq=[e[1] for e in entries], e_kind=[e[2] for e in entries],
-                      e_body=[e[3] for e in entries])
+                      e_body=[e[3] for e in entries], e_tokens=[e[4] for e in entries])
     if subs:
         params.update(s_id=[x[0] for x in subs], s_cid=[x[1] for x in subs], s_status=[x[2] for x in subs],
                       s_body=[x[3] for x in subs])
@@ -253,8 +253,8 @@ def _apply(conn: Any, space: str, enc: EncodedBatch) -> None:
                 "SET state = excluded.state, live = excluded.live, body = excluded.body",
                 [(space, t.id, t.conversation_id, t.kind, t.state, t.live, t.parent_id, t.body) for t in enc.tasks])
         if enc.entries:
-            cur.executemany("INSERT INTO durable.entries (space, conversation_id, seq, kind, body) "
-                            "VALUES (%s, %s, %s, %s, %s)", [(space, *e) for e in enc.entries])
+            cur.executemany("INSERT INTO durable.entries (space, conversation_id, seq, kind, body, tokens) "
+                            "VALUES (%s, %s, %s, %s, %s, %s)", [(space, *e) for e in enc.entries])
         if enc.submissions:
             cur.executemany(
                 "INSERT INTO durable.submissions (space, id, conversation_id, status, body) "

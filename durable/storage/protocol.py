@@ -15,11 +15,12 @@ refuse exactly the same values.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from attrs import define, field, frozen
 
 from .. import codec
+from ..errors import LockLost
 from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
 from ..tokens import stored_tokens
 
@@ -174,3 +175,36 @@ class Storage(Protocol):
     async def close(self) -> None:
         """Release the file. Idempotent."""
         ...
+
+
+@runtime_checkable
+class Leased(Protocol):
+    """A store owned by a lease that it may lose while open (`PostgresStorage`), as opposed to a
+    store owned for as long as it is open (`SQLiteStorage`, `MemoryStorage`: they do not
+    implement this). The engine asks it, through `ownership_deadline` and `wait_ownership_lost`,
+    before starting work with an effect outside the process, and stops when it is lost."""
+
+    def lease_deadline(self) -> float:
+        """A `time.monotonic()` time before which the store surely owns its space (-inf: not,
+        or no longer)."""
+        ...
+
+    @property
+    def lease_lost(self) -> LockLost | None:
+        """The `LockLost` the store learned, else None."""
+        ...
+
+    async def wait_lease_lost(self) -> LockLost:
+        """Wait until the store learns it lost its ownership; return that `LockLost`."""
+        ...
+
+
+def ownership_deadline(storage: Storage) -> float:
+    """A `time.monotonic()` time before which `storage` surely still owns what it opened: +inf for
+    a store that owns it until closed (a locked file), the lease's local deadline otherwise."""
+    return storage.lease_deadline() if isinstance(storage, Leased) else float("inf")
+
+
+def ownership_lost(storage: Storage) -> LockLost | None:
+    """The `LockLost` a leased store learned, else None (always None for a store without lease)."""
+    return storage.lease_lost if isinstance(storage, Leased) else None

@@ -15,6 +15,7 @@ from typing import TypeVar
 
 import attrs
 
+from ..engine import ownership
 from ..engine.reports import ErrorReport, TaskRef
 from ..engine.runtime import Runtime
 from ..models.protocol import FinalMessage, ModelError, ModelRequest, StillRunning, check_final
@@ -45,6 +46,7 @@ async def submit_job(rt: Runtime, task: Task, request: ModelRequest) -> Task | N
     """Submit the job whose intent `task` (in `poll`) holds; commit its handle."""
     phase = task.checkpoint
     assert isinstance(phase, Poll)
+    await ownership.before_external_work(rt.session.storage, f"The deferred job of task {task.id}")  # see _stream
     try:
         handle = await model_call(rt, rt.model.submit(request))
     except ModelError as exc:

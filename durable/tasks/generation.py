@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, ClassVar
 import anyio
 import attrs
 
-from ..engine import tracing
+from ..engine import ownership, tracing
 from ..engine.kinds import Resumed, TaskKind
 from ..engine.runtime import Runtime
 from ..engine.session import Change, in_context
@@ -202,6 +202,9 @@ class GenerationKind(TaskKind):
         provider = provider_of(rt.model)
         final: FinalMessage | None = None
         failure: ModelError | None = None
+        # No request is sent on behalf of an owner that may have lost its lease (a store owned by
+        # lease; a locked file returns at once): see durable.engine.ownership.
+        await ownership.before_external_work(rt.session.storage, f"The model request of task {task.id}")
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(coalescer.run_flusher)

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import anyio
 import attrs
 
-from ..engine import tracing
+from ..engine import ownership, tracing
 from ..engine.kinds import Resumed, TaskKind
 from ..engine.runtime import Runtime
 from ..engine.session import Change
@@ -168,6 +168,8 @@ class ToolKind(TaskKind):
         name = tool.name
         execute = tool.execute
         assert execute is not None, f"tool {name} is a client tool; the harness does not run it"
+        # Not on behalf of an owner that may have lost its lease (durable.engine.ownership).
+        await ownership.before_external_work(rt.session.storage, f"Tool {name} (task {task.id})")
         async with anyio.create_task_group() as tg:
             tg.start_soon(coalescer.run_flusher)
             try:

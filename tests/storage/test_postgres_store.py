@@ -20,9 +20,12 @@ import psycopg
 import pytest
 from attrs import define
 
+from durable import codec
 from durable.errors import CommitFailed, CommitOutcomeUnknown, SchemaTooNew, ServerUnavailable
-from durable.records import Live
+from durable.records import AssistantEntry, Entry, Live, UserEntry
 from durable.storage import Batch, PostgresStorage
+from durable.storage._pg_schema import MIGRATIONS
+from durable.storage.schema import SCHEMA_VERSION
 from durable.testing.pgcluster import free_port
 
 from .builders import submission, task, user
@@ -243,6 +246,29 @@ async def test_a_database_of_a_newer_schema_is_refused_and_left_unchanged(postgr
     assert (refused.value.found, refused.value.location) == (99, store.location)
     with psycopg.connect(dsn, autocommit=True) as conn:
         assert conn.execute("SELECT value FROM durable.meta").fetchall() == [("99",)]
+
+
+async def test_a_version_2_database_is_migrated_with_the_tokens_of_its_entries_counted(postgres_server):
+    dsn = postgres_server.createdb(f"v2_{uuid.uuid4().hex[:8]}")
+    with psycopg.connect(dsn) as conn:  # the schema as version 2 left it, with entries in it
+        for v in (1, 2):
+            for statement in MIGRATIONS[v]:
+                conn.execute(statement)
+        conn.execute("INSERT INTO durable.meta VALUES ('schema_version', '2')")
+        rows = [("s", "root", 1, "user", codec.dumps(UserEntry("12345678"), Entry)),
+                ("s", "root", 2, "assistant", codec.dumps(AssistantEntry("gone", "aborted"), Entry)),
+                ("s", "root", 3, "user", "{not json")]
+        conn.cursor().executemany("INSERT INTO durable.entries VALUES (%s, %s, %s, %s, %s)", rows)
+    store = PostgresStorage(dsn, "s")
+    await store.open()
+    try:  # counted as new rows are: 2 tokens, NOT_SENT (-1, never sent again: not in a context), NULL
+        assert await store.get_context("root", 1, 3) == [(1, "user", 2, rows[0][4]), (3, "user", None, "{not json")]
+    finally:
+        await store.close()
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute("SELECT seq, tokens FROM durable.entries ORDER BY seq").fetchall() == [
+            (1, 2), (2, -1), (3, None)]
+        assert conn.execute("SELECT value FROM durable.meta").fetchall() == [(str(SCHEMA_VERSION),)]
 
 
 def test_without_psycopg_the_store_says_which_extra_to_install():
