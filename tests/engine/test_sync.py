@@ -108,6 +108,12 @@ def test_a_wait_blocked_in_another_thread_ends_with_harness_closed_when_the_bloc
         for live in h.root.follow():
             if live.generation is not None and live.generation.message.text == "...":
                 break
+        # A gate, not a sleep: the block is left only once the waiter waits for the settlement
+        # (its event exists only while someone waits on it); earlier, it would be refused as
+        # "closing" instead.
+        session = h._harness.session
+        while not h.portal.call(lambda: sub.id in session._settled):
+            pass
     waiter.join(timeout=30)
     assert not waiter.is_alive()
     assert [(type(e), str(e)) for e in errors] == [
