@@ -13,6 +13,7 @@ reschedules it: no event, no cancel scope (about 35 µs less loop-thread CPU a c
 
 from __future__ import annotations
 
+import queue
 import sqlite3
 from collections.abc import Callable
 from functools import partial
@@ -78,6 +79,21 @@ def finish_all(jobs: list[Job]) -> None:
         by_loop.setdefault(getattr(job._call, "loop", job._call), (job._call, []))[1].append(job._action)
     for call, actions in by_loop.values():
         call(partial(_run_all, actions))
+
+
+def take_group(first: Job, jobs: queue.SimpleQueue[Job | None], limit: int) -> tuple[list[Job], Job | None]:
+    """Group commit: `first` (a commit job) and the commit jobs queued right behind it, at most
+    `limit`; the job that stopped the group (a call, or None: stop) is returned to run next."""
+    group = [first]
+    while len(group) < limit:
+        try:
+            nxt = jobs.get_nowait()
+        except queue.Empty:
+            break
+        if nxt is None or nxt.batch is None:
+            return group, nxt
+        group.append(nxt)
+    return group, None
 
 
 def _run_all(actions: list[Callable[[], object]]) -> None:

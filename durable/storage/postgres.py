@@ -52,7 +52,7 @@ from ..errors import CommitOutcomeUnknown, LockLost, ServerUnavailable, StorageC
 from ..records import Live, StoredEntry, Submission, Task
 from ..tokens import NOT_SENT
 from . import _pg_driver, _pg_lease, _pg_schema, _pg_write, _rows
-from ._jobs import Job
+from ._jobs import Job, take_group
 from ._notify import thread_safe_caller
 from ._pg_lease import Lease
 from .protocol import Opened, RawEntry
@@ -338,16 +338,7 @@ class PostgresStorage:
                 if job.batch is None:
                     self._run_call(job)
                     continue
-                group = [job]
-                while len(group) < _MAX_GROUP:
-                    try:
-                        nxt = self._queue.get_nowait()
-                    except queue.Empty:
-                        break
-                    if nxt is None or nxt.batch is None:
-                        carry = nxt
-                        break
-                    group.append(nxt)
+                group, carry = take_group(job, self._queue, _MAX_GROUP)
                 try:
                     _pg_write.write_group(self, group)
                 except BaseException as exc:  # noqa: BLE001 - a bug here must not stop the writer silently

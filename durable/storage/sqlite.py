@@ -51,7 +51,7 @@ from .. import codec
 from ..errors import CommitFailed, CorruptSession, DiskFull, SessionReadOnly, StorageClosed, StorageError
 from ..records import Live, StoredEntry, Submission, Task
 from . import _lock, _opening, _rows
-from ._jobs import Job, finish_all
+from ._jobs import Job, finish_all, take_group
 from ._lock import FileLock
 from ._notify import thread_safe_caller
 from .protocol import Batch, EncodedBatch, Opened, RawEntry, encode_batch
@@ -239,16 +239,7 @@ class SQLiteStorage:
                 if job.batch is None:
                     self._run_call(job)
                     continue
-                group = [job]
-                while len(group) < _MAX_GROUP:
-                    try:
-                        nxt = self._queue.get_nowait()
-                    except queue.Empty:
-                        break
-                    if nxt is None or nxt.batch is None:
-                        carry = nxt
-                        break
-                    group.append(nxt)
+                group, carry = take_group(job, self._queue, _MAX_GROUP)
                 self._write_group(group)
         finally:
             self._close_connection()
