@@ -34,6 +34,12 @@ normally the same commit in every replay. Tasks that run concurrently (two tools
 may commit in another order from one replay to the next; every point is still a real crash point
 of a real run, and `PointResult.commit` says which commit it was.
 
+Other stores: `store=lambda key: PostgresStorage(dsn, space=key)` runs every replay on a store of
+its own (a fresh space, `key`, per replay; a new store object for every harness lifetime, as a new
+process makes). After a crash the dead harness's store is closed (`CrashableStorage.release`): for
+a leased store this gives the lease up, which the next owner sees exactly as a lease that ran out
+(the takeover bumps the epoch either way), without the wait. The spaces are left in place.
+
 Speed: replays run on `synchronous="NORMAL"` by default; an in-process crash loses nothing in
 either mode (what reached SQLite is in the OS's cache). Power cuts are `durable.testing.powercut`'s
 business.
@@ -45,6 +51,7 @@ The records of a result (`CrashPoint`, `PointResult`, `Exploration`) are written
 from __future__ import annotations
 
 import os
+import secrets
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
@@ -181,6 +188,7 @@ async def explore(
     synchronous: Synchronous = "NORMAL",
     stuck_after: float = 10.0,
     progress: Callable[[PointResult], None] | None = None,
+    store: Callable[[str], Any] | None = None,
 ) -> Exploration:
     """Crash `scenario` at every commit boundary (see the module docstring) and return what was
     found.
@@ -190,19 +198,23 @@ async def explore(
     also crashes every reopened harness at every commit boundary of its recovery (the restart
     limit's ground: a task cut off again before it made progress). Session files go to
     `directory` (default: a temporary directory, removed afterwards). `progress(result)` is
-    called after each replay."""
+    called after each replay. `store(key)`: the store of a replay's harnesses instead of a
+    session file (see `replay`); each replay gets a key of its own, `explore-<scenario>-<tag>-<n>`."""
     with tempfile.TemporaryDirectory(prefix="durable-explore-", dir=directory) as tmp:
         counter = iter(range(1 << 30))
+        tag = secrets.token_hex(3)  # another explore() on the same server uses other spaces
 
         async def run(points: tuple[CrashPoint, ...]) -> PointResult:
-            path = os.path.join(tmp, f"replay-{next(counter)}.sqlite")
-            result = await replay(scenario, points, path, synchronous=synchronous, stuck_after=stuck_after)
+            n = next(counter)
+            path = os.path.join(tmp, f"replay-{n}.sqlite") if store is None else f"explore-{scenario.name}-{tag}-{n}"
+            result = await replay(scenario, points, path, synchronous=synchronous, stuck_after=stuck_after,
+                                  store=store)
             if points and not result.commit and len(points) == 1 and points[0].commit <= len(baseline.history):
                 k = points[0].commit
                 result.commit = f"commit {k} (in the run without a crash): {baseline.history[k - 1]}"
             if progress is not None:
                 progress(result)
-            for suffix in ("", "-wal", "-shm", ".lock"):
+            for suffix in ("", "-wal", "-shm", ".lock") if store is None else ():
                 try:
                     os.unlink(path + suffix)
                 except FileNotFoundError:
@@ -284,9 +296,15 @@ async def replay(
     *,
     synchronous: Synchronous = "NORMAL",
     stuck_after: float = 10.0,
+    store: Callable[[str], Any] | None = None,
 ) -> PointResult:
     """Run `scenario` once on the session file `path`, crashing each successive harness at its
-    point (none: no crash), then recover, settle, close and check. See the module docstring."""
+    point (none: no crash), then recover, settle, close and check. See the module docstring.
+
+    `store(path)`: instead of `SQLiteStorage(path, synchronous=...)`, the store of each harness
+    lifetime (called once per lifetime; each call must reach the same session, e.g.
+    `PostgresStorage(dsn, space=path)`); the checks then read the session through that store
+    (`durable.testing.invariants.load_session`)."""
     points = _points([points] if isinstance(points, CrashPoint) else (points or ()))
     clock = FakeClock()
     world = scenario.setup(clock)
@@ -310,8 +328,13 @@ async def replay(
             if not any(existing.endswith(": " + v) for existing in violations):
                 violations.append(f"{phase}: {v}")
 
+    def make(key: str) -> Any:
+        return SQLiteStorage(key, synchronous=synchronous) if store is None else store(key)
+
+    source: Any = path  # what the checks read: the file, or the last lifetime's store (open or closed)
+
     def checks(**kw: Any) -> list[str]:
-        return check_invariants(path, executions=executions, jobs=ledger, requests=getattr(model, "requests", None),
+        return check_invariants(source, executions=executions, jobs=ledger, requests=getattr(model, "requests", None),
                                 settings=all_settings, acknowledged=acknowledged, **kw)
 
     commit = ""
@@ -320,25 +343,28 @@ async def replay(
     for i, point in enumerate((*points, None)):
         before = point.commit if point is not None and point.side == "before" else None
         after = point.commit if point is not None and point.side != "before" else None
-        store = CrashableStorage(SQLiteStorage(path, synchronous=synchronous), crash_before=before, crash_after=after)
-        harness = open_harness(store, model=model, tools=tools, settings=first_settings if i == 0 else again_settings,
-                               clock=clock, report=reports.append)
+        inner = make(path)
+        source = path if store is None else inner
+        crashable = CrashableStorage(inner, crash_before=before, crash_after=after)
+        harness = open_harness(crashable, model=model, tools=tools,
+                               settings=first_settings if i == 0 else again_settings, clock=clock,
+                               report=reports.append)
         driver = Driver(harness, clock, world, stuck_after=stuck_after)
         driver.acknowledged = acknowledged
 
-        error = await _lifetime(store, harness, partial(_drive, scenario, driver, i == 0))
-        crashed = store.crashed.is_set()
+        error = await _lifetime(crashable, harness, partial(_drive, scenario, driver, i == 0))
+        crashed = crashable.crashed.is_set()
         if error is not None:
             violations.append(f"the scenario raised {error}")
-        lifetimes.append(Lifetime(store.commit_calls, list(store.history), crashed))
+        lifetimes.append(Lifetime(crashable.commit_calls, list(crashable.history), crashed))
         if crashed and driver.settled is not None:
             polls += driver.settled.polls
-        batches += store.batches
+        batches += crashable.batches
         phase = "the first harness" if i == 0 else f"reopened harness {i}"
         if crashed:
-            if point is not None and point.commit <= len(store.history):
-                commit = f"commit {point.commit} of {phase}: {store.history[point.commit - 1]}"
-            await store.release()
+            if point is not None and point.commit <= len(crashable.history):
+                commit = f"commit {point.commit} of {phase}: {crashable.history[point.commit - 1]}"
+            await crashable.release()
             note(f"after the crash of {phase}", checks())
             continue
         settled = driver.settled
@@ -352,7 +378,7 @@ async def replay(
     crashed_all = (
         len(points) > 0 and all(lt.crashed for lt in lifetimes[: len(points)]) and len(lifetimes) > len(points)
     )
-    return PointResult(points, crashed_all, lifetimes, commit, violations, describe_session(path), reports, polls)
+    return PointResult(points, crashed_all, lifetimes, commit, violations, describe_session(source), reports, polls)
 
 
 __all__ = [
