@@ -401,3 +401,39 @@ async def test_a_store_that_cannot_reach_the_server_for_a_whole_lease_knows_it_l
 
 def entry_seqs_of(dsn: str, space: str) -> list[int]:
     return [seq for _, seq, _, _ in PostgresStorage(dsn, space).stored_rows().entries]
+
+
+async def test_a_process_stopped_inside_its_commit_transaction_cannot_hold_the_space(postgres_dsn, children):
+    # The child's commit is one statement (the fence, then its rows): stopped while that
+    # transaction waits on the server, the client cannot keep it open. The transaction goes on
+    # without it and lands whole (its fence was valid); the takeover waits for it; the stopped
+    # owner, continued, learns that its commit landed and commits nothing more.
+    space = new_space()
+    child = Child(postgres_dsn, space, 1.0)
+    children.append(child)
+    assert (await child.ask("open")).startswith("opened")
+    assert await child.ask("commit 1") == "committed 1"
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        (child_backend,) = conn.execute("SELECT pid FROM pg_stat_activity WHERE application_name = %s",
+                                        (f"durable:{space}",)).fetchone()
+    blocker = psycopg.connect(postgres_dsn)  # an uncommitted row with the child's next key: its insert waits
+    new = PostgresStorage(postgres_dsn, space, lease_seconds=30)
+    try:
+        blocker.execute("INSERT INTO durable.entries (space, conversation_id, seq, kind, body) "
+                        "VALUES (%s, 'root', 2, 'user', '{}')", (space,))
+        child.send("commit 2")
+        await wait_until_waiting_on_a_lock(postgres_dsn, child_backend)  # fenced, inside its transaction
+        child.proc.send_signal(signal.SIGSTOP)
+        try:
+            blocker.rollback()  # the child's transaction goes on, on the server, while the child is stopped
+            await open_when_free(new, within=15)
+        finally:
+            child.proc.send_signal(signal.SIGCONT)
+    finally:
+        blocker.close()
+    with anyio.fail_after(30):
+        assert await anyio.to_thread.run_sync(child.readline) == "committed 2"
+    answer = await child.ask("commit 3")
+    assert answer.startswith(f"LockLost This store lost its lease on {new.location}: it was taken over by {new.owner}")
+    assert await new.get_entries("root") == [user(1, "from the child 1"), user(2, "from the child 2")]
+    await new.close()
