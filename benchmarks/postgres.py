@@ -174,7 +174,7 @@ def report(results: dict[str, list[dict[str, float]]]) -> str:
                   "commits/transaction", "WAL syncs/commit"], rows)
 
 
-PROCS = (1, 4)
+PROCS: tuple[int, ...] = (1, 4)  # worker processes per scale run (--processes)
 LEASES = (1.0, 2.0)
 
 
@@ -240,7 +240,11 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="--commits 40 --workflows 30 --rounds 5")
     parser.add_argument("--workflows", type=int, default=100, help="3-step workflows per scale run (default 100)")
     parser.add_argument("--no-scale", action="store_true", help="only the store against raw psycopg")
+    parser.add_argument("--processes", default="1,4", help="worker processes per scale run, comma-separated "
+                                                           "(default 1,4; the issue's sweep: 1,2,4,8)")
     args = parser.parse_args()
+    global PROCS
+    PROCS = tuple(int(x) for x in args.processes.split(","))
     n = 40 if args.quick else args.commits
     n -= n % 8
     cluster = None
