@@ -264,11 +264,14 @@ class Session:
                     delay = min(delay * 2, 5.0)
                     batch = self._rebased(change)
         except BaseException as exc:
-            self._durable[number] = (change, False)
-            self._publish()
             if refused and not isinstance(exc, StorageClosed):
+                # Put the head back first: until then the marks of what this change ended or
+                # settled keep waiters waiting, instead of taking the head's word for an ending
+                # that never reached the store.
                 with anyio.CancelScope(shield=True):
                     await self._resync(change)
+            self._durable[number] = (change, False)
+            self._publish()
             raise
         change.batch = batch
         self._durable[number] = (change, True)

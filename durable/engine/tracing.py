@@ -85,10 +85,9 @@ def traced(describe: Describe) -> Callable[[F], F]:
         if not available():
             return fn
 
-        from opentelemetry import trace
-
         @functools.wraps(fn)
         async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            from opentelemetry import trace  # imported on the first traced call, not with durable
             from opentelemetry.trace import Status, StatusCode
 
             if isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):

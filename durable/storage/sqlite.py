@@ -192,7 +192,12 @@ class SQLiteStorage:
                 except sqlite3.ProgrammingError:
                     pass  # it had just finished and closed its connection
             thread.join()
-        return [line for line in found if line != "ok"]
+        problems = [line for line in found if line != "ok"]
+        if problems:
+            # A file replaced under the owner (another process's session now at the path) is not
+            # damage of this session: LockLost, which the harness learns at its next commit too.
+            self._lock.check()
+        return problems
 
     async def call_in_writer(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn(connection)` on the writer thread (for tests and fault injection)."""
