@@ -10,7 +10,6 @@ deleted, and each submit gives one user entry. Waits are for states the server h
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import uuid
 
