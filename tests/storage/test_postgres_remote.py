@@ -19,9 +19,9 @@ import psycopg
 import pytest
 
 from durable import open_harness
-from durable.errors import UnknownSubmission
+from durable.errors import ServerUnavailable, UnknownSubmission
 from durable.models.faux import reply
-from durable.records import Answered, Queued, UserEntry
+from durable.records import EMPTY_LIVE, Answered, Queued, UserEntry
 from durable.remote import RemoteSpace
 from durable.settings import Settings
 from durable.storage import PostgresStorage
@@ -144,3 +144,28 @@ async def test_remote_errors_name_the_space_and_the_server(postgres_dsn):
             await remote.status("sub_nope")
         assert str(unknown.value) == f"Submission sub_nope does not exist in {remote.location}"
         assert remote.location == f"space {space!r} on postgresql://{remote.server}"
+
+
+async def test_follow_yields_the_document_now_then_the_changes_it_sees(postgres_dsn):
+    space = new_space()
+    async with open_harness(PostgresStorage(postgres_dsn, space), model=model(), settings=NO_CHECK) as h, \
+            RemoteSpace(postgres_dsn, space, poll_seconds=0.02) as remote:
+        await h.resume()
+        seen = []
+        with anyio.fail_after(10):
+            async for live in remote.follow():
+                seen.append(live)
+                if len(seen) == 1:
+                    await remote.wait(await remote.submit("ping 4"))
+                elif live == h.root.live():
+                    break
+        assert seen[0] == EMPTY_LIVE and seen[-1].run is None and len(seen) >= 2
+
+
+async def test_a_server_that_cannot_be_reached_is_named_without_the_password():
+    remote = RemoteSpace("postgresql://someone:s3cret@127.0.0.1:1/agents?connect_timeout=2", "tenant-1")
+    with pytest.raises(ServerUnavailable) as refused:
+        await remote.submit("hello")
+    message = str(refused.value)
+    assert message.startswith("Cannot connect to the PostgreSQL server 127.0.0.1:1/agents for space 'tenant-1': ")
+    assert "s3cret" not in message and refused.value.location == "space 'tenant-1' on postgresql://127.0.0.1:1/agents"
