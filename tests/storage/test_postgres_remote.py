@@ -4,12 +4,16 @@ A remote submission into a space a running harness owns is placed by that harnes
 (`wait` returns the same `Answered(text, seq)` as the owner's handle); into a space nobody owns,
 a worker finds it (an inbox input is live work) and answers it; an inbox row is placed exactly
 once: taken but not committed (a crash) it is placed by the next owner, already placed it is
-deleted, and each submit gives one user entry. Waits are for states the server holds.
+deleted, and each submit gives one user entry; an owner process SIGKILLed right before or right
+after the commit that places an input leaves it answered once by a worker. Waits are for lines
+the processes print and states the server holds.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import sys
 import uuid
 
@@ -80,8 +84,8 @@ async def test_a_remote_client_in_another_process_gets_the_exact_answer(postgres
     space = new_space()
     async with open_harness(PostgresStorage(postgres_dsn, space), model=model(), settings=NO_CHECK) as h:
         await h.resume()
-        proc = await anyio.run_process([sys.executable, os.path.join(HERE, "pg_remote_child.py"), postgres_dsn,
-                                        space, "ping 2"], check=False)
+        proc = await anyio.run_process([sys.executable, os.path.join(HERE, "pg_remote_child.py"), "submit",
+                                        postgres_dsn, space, "ping 2"], check=False)
         out = proc.stdout.decode().splitlines()
         assert proc.returncode == 0, proc.stderr.decode()
         sid = out[0].removeprefix("submitted ")
@@ -169,3 +173,33 @@ async def test_a_server_that_cannot_be_reached_is_named_without_the_password():
     message = str(refused.value)
     assert message.startswith("Cannot connect to the PostgreSQL server 127.0.0.1:1/agents for space 'tenant-1': ")
     assert "s3cret" not in message and refused.value.location == "space 'tenant-1' on postgresql://127.0.0.1:1/agents"
+
+
+@pytest.mark.parametrize("point", ["before_commit", "after_commit"])
+async def test_an_owner_killed_around_the_commit_that_places_an_input_leaves_it_placed_once(postgres_dsn, point):
+    space = new_space()
+    child = subprocess.Popen([sys.executable, os.path.join(HERE, "pg_remote_child.py"), "owner", postgres_dsn, space,
+                              point], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    try:
+        assert child.stdout is not None
+        with anyio.fail_after(20):
+            assert await anyio.to_thread.run_sync(child.stdout.readline) == "ready\n"
+            async with RemoteSpace(postgres_dsn, space, poll_seconds=0.02) as remote:
+                sid = await remote.submit("ping 5")
+                assert await anyio.to_thread.run_sync(child.stdout.readline) == f"dying {point}\n"
+                assert await anyio.to_thread.run_sync(child.wait) == -signal.SIGKILL
+                assert inbox_rows(postgres_dsn, space) == (1 if point == "before_commit" else 0)
+                await lease_expired(postgres_dsn, space)
+                # (killed after it, the placing commit's run was `running`: recovery charges it as
+                # an interrupted model request, retried after a backoff the worker waits for)
+                await run_space(postgres_dsn, space, WorkerApp(model(), settings=NO_CHECK), idle_seconds=10)
+                status = await remote.wait(sid)
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+    async with open_harness(PostgresStorage(postgres_dsn, space), model=model(), settings=NO_CHECK) as h:
+        entries = await h.root.entries()
+    assert status == Answered("pong 5", entries[-1].seq)
+    assert user_entries(entries) == ["ping 5"]
+    assert inbox_rows(postgres_dsn, space) == 0
