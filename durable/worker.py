@@ -11,14 +11,15 @@ within `idle_seconds`, then closes it (releasing the lease: the host, restarted,
 A worker also picks up spaces whose lease was released with work left (a host that closed with a
 timer pending, a submission queued).
 
-`run_worker(dsn, app=...)` is the loop; `durable worker --dsn ... --app module:factory` runs it
-from the command line. Each round it asks the server for candidate spaces: a lease expired or
-released, matching `space_pattern` (SQL LIKE), with a live task or a queued submission
-(`FOR UPDATE SKIP LOCKED`, so that concurrent workers look at different rows), then opens them one
-by one; the lease acquisition decides between two workers that chose the same space (the loser
-gets `SessionLocked` and moves on). A space whose only work is a timer not yet due is remembered
-and skipped until then; one left with nothing a worker can move (a client tool waiting for its
-host) is skipped until another owner has opened it. `max_spaces` spaces run at once per worker.
+`run_worker(dsn, app=...)` is the loop; `durable worker --dsn ... --app module:factory` runs it from
+the command line. Each round it asks the server for candidate spaces: a lease expired or released,
+matching `space_pattern` (SQL LIKE), with a live task, a queued submission or an input in its inbox
+(`durable.remote`) (`FOR UPDATE SKIP LOCKED`, so that concurrent workers look at different rows),
+then opens them one by one; the lease acquisition decides between two workers that chose the same
+space (the loser gets `SessionLocked` and moves on). A space whose only work is a timer not yet due
+is remembered and skipped until then; one left with nothing a worker can move (a client tool waiting
+for its host) is skipped until another owner has opened it. `max_spaces` spaces run at once per
+worker.
 """
 
 from __future__ import annotations
@@ -43,10 +44,13 @@ _CANDIDATES = """
 SELECT l.space, l.epoch FROM durable.leases l
  WHERE l.space LIKE %s AND l.expires_at < clock_timestamp()
    AND (EXISTS (SELECT 1 FROM durable.tasks t WHERE t.space = l.space AND t.live)
-        OR EXISTS (SELECT 1 FROM durable.submissions s WHERE s.space = l.space AND s.status = 'queued'))
+        OR EXISTS (SELECT 1 FROM durable.submissions s WHERE s.space = l.space AND s.status = 'queued')
+        {inbox})
  ORDER BY l.expires_at
  LIMIT %s
  FOR UPDATE OF l SKIP LOCKED"""
+
+_INBOX = "OR EXISTS (SELECT 1 FROM durable.inbox i WHERE i.space = l.space)"  # inputs from durable.remote
 
 
 @frozen
@@ -88,7 +92,9 @@ def find_spaces(dsn: str, space_pattern: str = "%", limit: int = 8) -> list[tupl
         exists = conn.execute("SELECT to_regclass('durable.leases') IS NOT NULL").fetchone()[0]
         if not exists:
             return []
-        rows = conn.execute(_CANDIDATES, (space_pattern, limit)).fetchall()
+        has_inbox = conn.execute("SELECT to_regclass('durable.inbox') IS NOT NULL").fetchone()[0]
+        sql = _CANDIDATES.format(inbox=_INBOX if has_inbox else "")  # an inbox since schema version 4
+        rows = conn.execute(sql, (space_pattern, limit)).fetchall()
         conn.rollback()
     return [(space, int(epoch)) for space, epoch in rows]
 
@@ -109,7 +115,8 @@ async def run_space(dsn: str, space: str, app: WorkerApp, *, lease_seconds: floa
         while store.lease_lost is None:
             wake = h.wake()
             if not wake.active and (wake.next_timer is None or wake.next_timer > h.clock.now() + idle_seconds):
-                return wake.next_timer, store.epoch
+                if not await store.take_inbox(1):  # nothing left for the harness to place either
+                    return wake.next_timer, store.epoch
             await anyio.sleep(0.05)
     return None, store.epoch
 

@@ -49,7 +49,7 @@ from ..records import (
 )
 from ..settings import Settings, WhenBusy
 from ..storage.protocol import Storage
-from . import ownership, recovery
+from . import inbox, ownership, recovery
 from .clock import Clock, SystemClock
 from .kinds import RunService, TaskKind
 from .reports import ErrorReport, ReportCallback, Reporter
@@ -188,6 +188,7 @@ class Harness:
         self._state = HarnessState.RESUMED
         assert self._scheduler is not None and self._tg is not None
         self._scheduler.start()
+        self._tg.start_soon(inbox.watch, self.storage, self._place_remote, self.report)  # durable.remote
         if self.settings.check_integrity:
             self._tg.start_soon(self._check_in_background)
 
@@ -266,6 +267,10 @@ class Harness:
             self._session.close_followers()
         if self._tg is not None:
             self._tg.cancel_scope.cancel()
+
+    async def _place_remote(self, sub: Submission) -> None:
+        """Place an input from the store's inbox (durable.engine.inbox): queued behind an active run."""
+        await self.conversation(sub.conversation_id)._place(sub, "queue")
 
     def _check_open(self) -> None:
         if self._state not in _ACCEPTING:
@@ -363,6 +368,12 @@ class Conversation:
         policy = when_busy or h.settings.when_busy
         if policy not in ("queue", "interrupt", "reject"):
             raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {policy!r}")
+        return await self._place(Submission(f"sub_{uuid.uuid4().hex[:16]}", self.id, text,
+                                            created_at=h.clock.now()), policy)
+
+    async def _place(self, sub: Submission, policy: WhenBusy) -> SubmissionHandle:
+        h = self._h
+        h._check_open()
         await h.resume()
         conv = h.session.conversation(self.id)
         run = conv.live.run
@@ -370,7 +381,6 @@ class Conversation:
             raise ConversationBusy(
                 f"Conversation {self.id!r} is busy (run of task {run.task_id}); the input was not accepted"
             )
-        sub = Submission(f"sub_{uuid.uuid4().hex[:16]}", self.id, text, created_at=h.clock.now())
         change = h.session.change()
         if run is None and not conv.queued:
             h.runs.begin_run(h.rt, change, self.id, [sub])

@@ -13,6 +13,10 @@ the engine's path scans history:
 - `submissions_open`: a partial index over unsettled submissions, in the order first committed
   (`ord`, an identity an upsert keeps).
 
+`inbox` (version 4) holds inputs submitted from other processes (`durable.remote`) until the
+space's owner places each as a submission: the commit that writes a submission deletes the
+inbox row of the same id, so a row is placed exactly once (see `durable.storage.postgres`).
+
 Ownership: `leases` has one row per space (owner, pid, host, epoch, expires_at on the server's
 clock, and `commits`, the transactions committed in the current epoch); `lease_history` keeps the
 final `commits` of the epochs taken over, so that an owner whose connection broke during COMMIT
@@ -120,6 +124,20 @@ MIGRATIONS: dict[int, list[str]] = {
     # Each entry's estimated tokens (durable.tokens.stored_tokens; NULL: not counted, decoded
     # when read). `migrate` fills it for the entries already there, decoding each once.
     3: ["ALTER TABLE durable.entries ADD COLUMN tokens integer"],
+    # The inbox: inputs another process submitted (durable.remote), waiting for the space's
+    # owner to place them as submissions (the commit that places one deletes it).
+    4: [
+        """CREATE TABLE durable.inbox (
+            space text NOT NULL,
+            id text NOT NULL,
+            ord bigint GENERATED ALWAYS AS IDENTITY,
+            conversation_id text NOT NULL,
+            text text NOT NULL,
+            created_at double precision NOT NULL,
+            PRIMARY KEY (space, id)
+        )""",
+        "CREATE INDEX inbox_order ON durable.inbox (space, ord)",
+    ],
 }
 assert max(MIGRATIONS) == SCHEMA_VERSION, "a new schema version needs a PostgreSQL migration too"
 

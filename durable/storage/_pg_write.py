@@ -173,7 +173,9 @@ _INSERTS = {
            WITH ORDINALITY AS u(id, cid, status, body, i)
      WHERE (SELECT n FROM f) > 0
      ORDER BY u.i
-    ON CONFLICT (space, id) DO UPDATE SET status = excluded.status, body = excluded.body)""",
+    ON CONFLICT (space, id) DO UPDATE SET status = excluded.status, body = excluded.body),
+i AS (  -- an inbox row (durable.remote) is gone in the commit that places it as a submission
+    DELETE FROM durable.inbox WHERE space = %(space)s AND id = ANY(%(s_id)s::text[]) AND (SELECT n FROM f) > 0)""",
     "d": """d AS (
     INSERT INTO durable.documents (space, conversation_id, body)
     SELECT %(space)s, u.* FROM unnest(%(d_cid)s::text[], %(d_body)s::text[]) AS u
@@ -261,6 +263,8 @@ def _apply(conn: Any, space: str, enc: EncodedBatch) -> None:
                 "VALUES (%s, %s, %s, %s, %s) "
                 "ON CONFLICT (space, id) DO UPDATE SET status = excluded.status, body = excluded.body",
                 [(space, *s) for s in enc.submissions])
+            cur.execute("DELETE FROM durable.inbox WHERE space = %s AND id = ANY(%s::text[])",
+                        (space, [s[0] for s in enc.submissions]))
         if enc.live:
             cur.executemany(
                 "INSERT INTO durable.documents (space, conversation_id, body) VALUES (%s, %s, %s) "

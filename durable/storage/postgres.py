@@ -107,6 +107,7 @@ class PostgresStorage:
         self._fault: Callable[[str, Any], None] | None = None  # tests: called at "before_commit", "after_commit"
         self.commits = 0  # transactions written (a group counts once)
         self.renewals = 0
+        self.inbox_poll_seconds = 0.1  # how often an owner looks for inputs from durable.remote
 
     # ------------------------------------------------------------------ lease
 
@@ -238,6 +239,33 @@ class PostgresStorage:
             "SELECT body FROM durable.documents WHERE space = %s AND conversation_id = %s",
             (self.space, conversation_id)).fetchone())
         return None if row is None else _rows.live(row[0], conversation_id, self.location)
+
+    # ------------------------------------------------------------------ inbox (durable.remote)
+
+    async def take_inbox(self, limit: int) -> list[Submission]:
+        """Up to `limit` inputs other processes put in this space's inbox (`durable.remote`),
+        oldest first, as queued submissions; rows already placed are deleted. The commit that
+        writes a submission deletes the inbox row of its id (durable.storage._pg_write)."""
+        def take(c: Any) -> list[Any]:
+            c.execute("DELETE FROM durable.inbox i USING durable.submissions s "
+                      "WHERE i.space = %s AND s.space = i.space AND s.id = i.id", (self.space,))
+            rows: list[Any] = c.execute(
+                "SELECT id, conversation_id, text, created_at FROM durable.inbox WHERE space = %s "
+                "ORDER BY ord LIMIT %s", (self.space, int(limit))).fetchall()
+            return rows
+        rows = await self._call(take)
+        return [Submission(sid, cid, text, created_at=created) for sid, cid, text, created in rows]
+
+    async def wait_inbox(self) -> None:
+        """Return once the inbox holds an input. Polls (one index probe on the writer thread every
+        `inbox_poll_seconds`; an idle owner costs that much): the writer's connection cannot
+        block on LISTEN, and a second connection per owner would cost more than the probe."""
+        while True:
+            found = await self._call(lambda c: c.execute(
+                "SELECT EXISTS (SELECT 1 FROM durable.inbox WHERE space = %s)", (self.space,)).fetchone()[0])
+            if found:
+                return
+            await anyio.sleep(self.inbox_poll_seconds)
 
     async def close(self) -> None:
         """Release the lease (the next open gets in at once) and the connection. Idempotent."""

@@ -199,6 +199,24 @@ class Leased(Protocol):
         ...
 
 
+@runtime_checkable
+class Inbox(Protocol):
+    """A store that other processes can submit into while it is owned (`PostgresStorage`, through
+    `durable.remote`); `SQLiteStorage` and `MemoryStorage` do not implement it. Its owner places
+    each inbox input as a submission of the same id through the normal submit path; the store
+    deletes the inbox row in the commit that writes that submission (so a crash before it leaves
+    the row for the next owner, and a row is placed once)."""
+
+    async def take_inbox(self, limit: int) -> list[Submission]:
+        """Up to `limit` inbox inputs not yet placed, oldest first, as queued submissions (rows
+        whose id is already a submission are deleted, not returned). Does not delete them."""
+        ...
+
+    async def wait_inbox(self) -> None:
+        """Return once the inbox holds an input (at once if it does)."""
+        ...
+
+
 def ownership_deadline(storage: Storage) -> float:
     """A `time.monotonic()` time before which `storage` surely still owns what it opened: +inf for
     a store that owns it until closed (a locked file), the lease's local deadline otherwise."""

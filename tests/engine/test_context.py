@@ -14,6 +14,7 @@ from durable import codec, records as r
 from durable.engine.context import Context
 from durable.models import FauxModel, faux
 from durable.storage.reader import SessionReader
+from durable.storage.schema import SCHEMA_VERSION
 from durable.tokens import NOT_SENT, entry_tokens, in_context, stored_tokens
 
 pytestmark = pytest.mark.anyio
@@ -117,7 +118,7 @@ async def test_a_version_2_file_with_history_migrates_and_sends_the_same_message
     assert model.requests[0].messages == expected
     assert tuple(model.requests[0].messages) == expected
     with SessionReader(path) as reader:
-        assert reader.schema_version == 3
+        assert reader.schema_version == SCHEMA_VERSION
     conn = sqlite3.connect(path)
     tokens = dict(conn.execute("SELECT seq, tokens FROM entries"))
     conn.close()

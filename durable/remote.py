@@ -1,0 +1,209 @@
+"""The host API from another process: submit into, wait on and follow a PostgreSQL session space
+that some other process owns (or that nobody owns right now).
+
+`RemoteSpace(dsn, space)` never takes the space's lease. `submit` puts the input in the space's
+inbox (`durable.inbox`): committed there, it is acknowledged (it survives any crash from then
+on), and a `NOTIFY durable_inbox` (payload: the space) is sent for anything that listens. The
+space's owner (a harness on `PostgresStorage`, resumed) places each inbox input as a submission
+of the same id, queued behind an active run, through its normal submit path, in one commit that
+also deletes the inbox row (durable.engine.inbox): exactly once, even across crashes. Nobody
+owning the space, a worker (`durable worker`) takes it over, since an inbox input is live work.
+
+`status`, `wait` and `follow` read what the owner committed, polling every `poll_seconds`:
+`wait` returns the same `Answered(text, seq)` / `Unanswered(reason, detail)` as
+`SubmissionHandle.wait()` on the owner; `follow` yields the committed live document now, then
+each change it sees (polling may skip a document that was replaced within one interval; the
+owner's `follow()` sees every one).
+
+psycopg is used synchronously in a worker thread (`anyio.to_thread`), one connection per
+`RemoteSpace`, made when first needed, made again once if it broke. Every error is a
+`DurableError` naming the server (never its password) and the space.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar
+
+import anyio
+
+from .errors import InvalidInput, ServerUnavailable, StorageError, SubmissionUnanswered, UnknownSubmission
+from .records import EMPTY_LIVE, Answered, Live, Queued, SubmissionStatus, Unanswered
+from .storage import _pg_driver, _pg_schema, _rows
+
+T = TypeVar("T")
+
+_STATUS = """SELECT (SELECT body FROM durable.submissions WHERE space = %(space)s AND id = %(id)s),
+                    EXISTS (SELECT 1 FROM durable.inbox WHERE space = %(space)s AND id = %(id)s)"""
+
+
+def _check_text(text: object, conversation_id: object) -> None:
+    """The same refusals as `Harness.conversation()` and `Conversation.submit()`."""
+    if not isinstance(conversation_id, str) or not conversation_id:
+        raise InvalidInput(f"A conversation id must be a non-empty str, not {conversation_id!r}")
+    if not isinstance(text, str) or not text.strip():
+        what = "blank text" if isinstance(text, str) else type(text).__name__
+        raise InvalidInput(f"An input for conversation {conversation_id!r} must be non-empty text (a str), not {what}")
+    for what, value in (("conversation id", conversation_id), ("input", text)):
+        if "\x00" in value:
+            raise InvalidInput(f"The {what} {value[:40]!r} contains a NUL character")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInput(f"The {what} {value[:40]!r} contains a lone surrogate "
+                               "and cannot be stored as UTF-8") from None
+
+
+class RemoteSpace:
+    """A session space seen from a process that does not own it. See the module docstring.
+
+    `async with RemoteSpace(dsn, "alice") as space: sid = await space.submit("hi");
+    status = await space.wait(sid)`."""
+
+    def __init__(self, dsn: str, space: str = "default", *, poll_seconds: float = 0.1,
+                 connect_timeout: float = 10.0) -> None:
+        if not isinstance(space, str) or not space or "\x00" in space:
+            raise ValueError(f"A space is a non-empty string without NUL, not {space!r}")
+        if not poll_seconds > 0:
+            raise ValueError(f"poll_seconds must be positive, not {poll_seconds!r}")
+        self.server, self._password = _pg_driver.server_name(dsn)  # imports psycopg (MissingExtra)
+        self._dsn = dsn
+        self.space = space
+        self.location = f"space {space!r} on postgresql://{self.server}"
+        self.poll_seconds = poll_seconds
+        self.connect_timeout = connect_timeout
+        self._conn: Any = None
+        self._lock = threading.Lock()
+
+    async def __aenter__(self) -> RemoteSpace:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # ------------------------------------------------------------------ host API
+
+    async def submit(self, text: str, conversation_id: str = "root") -> str:
+        """Put an input in the space's inbox; returns its submission id once it is committed
+        (acknowledged: it will be answered or settled unanswered by an owner, now or later)."""
+        _check_text(text, conversation_id)
+        sid = f"sub_{uuid.uuid4().hex[:16]}"
+        now = time.time()
+
+        def insert(c: Any) -> None:
+            with c.transaction():
+                c.execute("INSERT INTO durable.leases (space) VALUES (%s) ON CONFLICT (space) DO NOTHING",
+                          (self.space,))  # a space nobody opened yet: a worker finds it by its lease row
+                # ON CONFLICT: a retry after a connection broke during COMMIT (an id placed and
+                # deleted meanwhile is inserted again, and deleted unplaced by the owner's take).
+                c.execute("INSERT INTO durable.inbox (space, id, conversation_id, text, created_at) "
+                          "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (space, id) DO NOTHING",
+                          (self.space, sid, conversation_id, text, now))
+                c.execute("SELECT pg_notify('durable_inbox', %s)", (self.space,))
+        await self._run(insert, "submitting an input")
+        return sid
+
+    async def status(self, submission_id: str) -> SubmissionStatus:
+        """`Queued()` while the input waits in the inbox or as a queued submission; the settled
+        status (`Answered`, `Unanswered`) once it is. Raises `UnknownSubmission`."""
+        if not _pg_driver.storable(submission_id):
+            raise UnknownSubmission(f"Submission {submission_id!r} does not exist in {self.location}")
+        body, in_inbox = await self._run(  # one statement: one snapshot (a row moving is seen once)
+            lambda c: c.execute(_STATUS, {"space": self.space, "id": submission_id}).fetchone(), "reading a status")
+        if body is not None:
+            return _rows.submission(body, submission_id, self.location).status
+        if in_inbox:
+            return Queued()
+        raise UnknownSubmission(f"Submission {submission_id} does not exist in {self.location}")
+
+    async def wait(self, submission_id: str) -> SubmissionStatus:
+        """Wait until the submission settles; returns `Answered(text, seq)` or `Unanswered(reason, detail)`."""
+        while isinstance(status := await self.status(submission_id), Queued):
+            await anyio.sleep(self.poll_seconds)
+        return status
+
+    async def answer(self, submission_id: str) -> str:
+        """`wait`, then the answer's text; raises `SubmissionUnanswered` when it got none."""
+        status = await self.wait(submission_id)
+        if isinstance(status, Unanswered):
+            raise SubmissionUnanswered(
+                f"Submission {submission_id} in {self.location} was not answered "
+                f"({status.reason}): {status.detail}", reason=status.reason, detail=status.detail)
+        assert isinstance(status, Answered)
+        return status.text
+
+    async def live(self, conversation_id: str = "root") -> Live:
+        """The conversation's live document as committed (empty before its first input)."""
+        body = await self._live_body(conversation_id)
+        return EMPTY_LIVE if body is None else _rows.live(body, conversation_id, self.location)
+
+    async def follow(self, conversation_id: str = "root") -> AsyncIterator[Live]:
+        """The committed live document now, then each change seen (polling; never ends: break)."""
+        last: str | bool | None = False
+        while True:
+            body = await self._live_body(conversation_id)
+            if body != last:
+                last = body
+                yield EMPTY_LIVE if body is None else _rows.live(body, conversation_id, self.location)
+            await anyio.sleep(self.poll_seconds)
+
+    async def close(self) -> None:
+        """Close the connection (a later call makes a new one). Idempotent."""
+        def drop() -> None:
+            with self._lock:
+                self._drop()
+        await anyio.to_thread.run_sync(drop)
+
+    # ------------------------------------------------------------------ plumbing
+
+    async def _live_body(self, conversation_id: str) -> str | None:
+        if not _pg_driver.storable(conversation_id):
+            return None
+        row = await self._run(lambda c: c.execute(
+            "SELECT body FROM durable.documents WHERE space = %s AND conversation_id = %s",
+            (self.space, conversation_id)).fetchone(), "reading a live document")
+        return None if row is None else str(row[0])
+
+    async def _run(self, fn: Callable[[Any], T], what: str) -> T:
+        return await anyio.to_thread.run_sync(self._in_thread, fn, what)
+
+    def _in_thread(self, fn: Callable[[Any], T], what: str) -> T:
+        psycopg = _pg_driver.import_psycopg()
+        with self._lock:
+            for attempt in (1, 2):  # once more on a new connection if it broke (every call is idempotent)
+                if self._conn is None or self._conn.closed or self._conn.broken:
+                    self._drop()
+                    conn = _pg_driver.connect(self._dsn, server=self.server, space=self.space,
+                                              password=self._password, connect_timeout=self.connect_timeout,
+                                              lease_seconds=None)
+                    try:
+                        _pg_schema.migrate(conn, self.location)
+                    except BaseException:
+                        _pg_driver.close_quietly(conn)
+                        raise
+                    self._conn = conn
+                try:
+                    return fn(self._conn)
+                except psycopg.Error as exc:
+                    detail = _pg_driver.hide(" ".join(str(exc).split()), self._password)
+                    if not _pg_driver.is_connection_error(exc, self._conn):
+                        _pg_driver.rollback(self._conn)
+                        raise StorageError(f"{what.capitalize()} in {self.location} failed: {detail}",
+                                           location=self.location) from None
+                    self._drop()
+                    if attempt == 2:
+                        raise ServerUnavailable(f"The connection to the PostgreSQL server {self.server} for "
+                                                f"{self.location} was lost {what} ({detail})",
+                                                location=self.location) from None
+        raise AssertionError("unreachable")
+
+    def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            _pg_driver.close_quietly(conn)
+
+
+__all__ = ["RemoteSpace"]
