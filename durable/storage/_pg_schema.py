@@ -24,8 +24,11 @@ can learn whether its commit landed (see durable.storage._pg_lease). `durable.fe
 first by every commit transaction: it checks and extends the lease, counts the commit, and makes
 a lazy commit's transaction `synchronous_commit = off`.
 
-The version numbers follow `durable.storage.schema.SCHEMA_VERSION`: both stores keep the same
-records, so a version that changes records (and not tables) is an empty list in both. Migrations
+Versions 1-3 follow `durable.storage.schema.SCHEMA_VERSION` (both stores keep the same records, so
+a version that changes records and not tables is an empty list in both); from there the
+PostgreSQL schema has versions of its own (`PG_SCHEMA_VERSION`; 4: the inbox of durable.remote,
+which a session file does not have); a later change of records bumps both numbers (an empty
+PostgreSQL migration when no table changes). Migrations
 run in one transaction under an advisory lock, so two processes opening at once migrate once.
 """
 
@@ -39,7 +42,7 @@ from ..records import Entry
 from ..tokens import stored_tokens
 from . import _rows
 from .protocol import ConversationState, Opened
-from .schema import SCHEMA_VERSION
+from .schema import SCHEMA_VERSION as _RECORDS_VERSION
 
 _MIGRATION_LOCK = 0x44524231  # pg_advisory_xact_lock key ("DRB1")
 
@@ -139,7 +142,8 @@ MIGRATIONS: dict[int, list[str]] = {
         "CREATE INDEX inbox_order ON durable.inbox (space, ord)",
     ],
 }
-assert max(MIGRATIONS) == SCHEMA_VERSION, "a new schema version needs a PostgreSQL migration too"
+PG_SCHEMA_VERSION = max(MIGRATIONS)
+assert PG_SCHEMA_VERSION >= _RECORDS_VERSION, "a new schema version needs a PostgreSQL migration too"
 
 
 def _version(conn: Any) -> int:
@@ -154,26 +158,26 @@ def migrate(conn: Any, location: str) -> None:
     """Bring the database to the current schema (one transaction; a no-op when it is current).
     A newer schema is refused with `SchemaTooNew`, and nothing is changed."""
     version = _version(conn)
-    if version == SCHEMA_VERSION:
+    if version == PG_SCHEMA_VERSION:
         return
-    if version > SCHEMA_VERSION:
-        raise SchemaTooNew(location, version, SCHEMA_VERSION)
+    if version > PG_SCHEMA_VERSION:
+        raise SchemaTooNew(location, version, PG_SCHEMA_VERSION)
     # A session lock taken before the transaction (not a transaction-level one): a transaction
     # that began before another process's migration committed could read stale catalogs.
     conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK,))
     try:
         with conn.transaction():
             version = _version(conn)  # another process may have migrated while this one waited
-            if version > SCHEMA_VERSION:
-                raise SchemaTooNew(location, version, SCHEMA_VERSION)
-            for v in range(version + 1, SCHEMA_VERSION + 1):
+            if version > PG_SCHEMA_VERSION:
+                raise SchemaTooNew(location, version, PG_SCHEMA_VERSION)
+            for v in range(version + 1, PG_SCHEMA_VERSION + 1):
                 for statement in MIGRATIONS[v]:
                     conn.execute(statement)
             if 0 < version < 3:
                 _count_tokens(conn)
             conn.execute(
                 "INSERT INTO durable.meta (key, value) VALUES ('schema_version', %s) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(PG_SCHEMA_VERSION),))
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK,))
 

@@ -17,7 +17,7 @@ counted (a row of an older file that did not decode when it was migrated; it is 
 from __future__ import annotations
 
 APPLICATION_ID = 0x44524231  # "DRB1"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 3
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -59,6 +59,4 @@ MIGRATIONS: dict[int, list[str]] = {
     # Version 3: the estimated tokens of each entry. The migration (`_opening.migrate`) fills
     # the column for the entries already there, decoding each once.
     3: ["ALTER TABLE entries ADD COLUMN tokens INTEGER"],
-    # Version 4 adds the PostgreSQL store's inbox (durable.remote); a session file has none.
-    4: [],
 }

@@ -25,7 +25,7 @@ from durable.errors import CommitFailed, CommitOutcomeUnknown, SchemaTooNew, Ser
 from durable.records import AssistantEntry, Entry, Live, UserEntry
 from durable.storage import Batch, PostgresStorage
 from durable.storage._pg_schema import MIGRATIONS
-from durable.storage.schema import SCHEMA_VERSION
+from durable.storage._pg_schema import PG_SCHEMA_VERSION as SCHEMA_VERSION
 from durable.testing.pgcluster import free_port
 
 from .builders import submission, task, user
