@@ -230,15 +230,23 @@ class Lines:
     """A process's stdout, line by line, read on a thread: `until(text)` returns the lines read up
     to the first one that starts with `text`."""
 
-    def __init__(self, proc):
+    def __init__(self, proc, stream=None):
         self.proc = proc
+        self.stream = stream if stream is not None else proc.stdout
         self.q: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
-        for line in self.proc.stdout:
+        for line in self.stream:
             self.q.put(line.rstrip("\n"))
         self.q.put(None)
+
+    def rest(self, timeout=60):
+        """Every line left, once the stream ends."""
+        seen = []
+        while (line := self.q.get(timeout=timeout)) is not None:
+            seen.append(line)
+        return seen
 
     def until(self, text, timeout=60):
         seen = []
@@ -263,6 +271,7 @@ def test_watch_follows_a_file_another_process_owns_live_and_read_only(tmp_path):
         watcher = subprocess.Popen([*durable_command(), "watch", str(path), "--interval", "0.02", "--timeout", "120"],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         watch = Lines(watcher)
+        watch_errors = Lines(watcher, watcher.stderr)  # drained as it comes: a full pipe would block the watcher
         assert watch.until("watching") == [f"watching {path} (owned by process {writer.pid}); Ctrl-C to stop"]
 
         writer.stdin.write("hi\n")
@@ -300,7 +309,7 @@ def test_watch_follows_a_file_another_process_owns_live_and_read_only(tmp_path):
 
         watcher.send_signal(signal.SIGINT)
         assert watcher.wait(timeout=30) == 130
-        assert watcher.stderr.read().strip().splitlines()[-1] == "durable watch: stopped"
+        assert watch_errors.rest()[-1:] == ["durable watch: stopped"]
         writer.stdin.write("quit\n")
         writer.stdin.flush()
         assert writer.wait(timeout=60) == 0, writer.stderr.read()
