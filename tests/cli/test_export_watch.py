@@ -268,8 +268,11 @@ def test_watch_follows_a_file_another_process_owns_live_and_read_only(tmp_path):
     try:
         owner = Lines(writer)
         owner.until("ready")
+        # Ctrl-C as a terminal delivers it: a test run started in the background of a
+        # non-interactive shell ignores SIGINT, and a child would inherit that.
         watcher = subprocess.Popen([*durable_command(), "watch", str(path), "--interval", "0.02", "--timeout", "120"],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         watch = Lines(watcher)
         watch_errors = Lines(watcher, watcher.stderr)  # drained as it comes: a full pipe would block the watcher
         assert watch.until("watching") == [f"watching {path} (owned by process {writer.pid}); Ctrl-C to stop"]
