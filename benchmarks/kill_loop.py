@@ -116,7 +116,7 @@ async def child(path: str, side: str, inputs: int) -> None:
     known: list[Any] = []
     if os.path.exists(path):
         try:
-            with SessionReader(path) as reader:
+            with SessionReader(path, writer_may_run=False) as reader:  # no other process runs now
                 known = reader.submissions(conversation_id="root")
         except durable.NotASession:  # a kill came before the file became a session
             pass
@@ -226,7 +226,7 @@ class Loop:
             self.figures["kills that left no session yet"] += 1
             return
         try:
-            with SessionReader(self.path) as reader:
+            with SessionReader(self.path, writer_may_run=False) as reader:  # the child was killed and reaped
                 integrity = reader.integrity_check()
                 subs = {s.id: s for s in reader.submissions()}
                 tool_calls = {t.input.call.id for t in reader.tasks(kind="tool")}
