@@ -30,31 +30,15 @@ from typing import Any, TypeVar
 
 import anyio
 
-from .errors import InvalidInput, ServerUnavailable, StorageError, SubmissionUnanswered, UnknownSubmission
-from .records import EMPTY_LIVE, Answered, Live, Queued, SubmissionStatus, Unanswered
+from .errors import ServerUnavailable, StorageError, UnknownSubmission
+from .inputs import answer_text, check_conversation_id, check_text
+from .records import EMPTY_LIVE, Live, Queued, SubmissionStatus
 from .storage import _pg_driver, _pg_schema, _rows
 
 T = TypeVar("T")
 
 _STATUS = """SELECT (SELECT body FROM durable.submissions WHERE space = %(space)s AND id = %(id)s),
                     EXISTS (SELECT 1 FROM durable.inbox WHERE space = %(space)s AND id = %(id)s)"""
-
-
-def _check_text(text: object, conversation_id: object) -> None:
-    """The same refusals as `Harness.conversation()` and `Conversation.submit()`."""
-    if not isinstance(conversation_id, str) or not conversation_id:
-        raise InvalidInput(f"A conversation id must be a non-empty str, not {conversation_id!r}")
-    if not isinstance(text, str) or not text.strip():
-        what = "blank text" if isinstance(text, str) else type(text).__name__
-        raise InvalidInput(f"An input for conversation {conversation_id!r} must be non-empty text (a str), not {what}")
-    for what, value in (("conversation id", conversation_id), ("input", text)):
-        if "\x00" in value:
-            raise InvalidInput(f"The {what} {value[:40]!r} contains a NUL character")
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise InvalidInput(f"The {what} {value[:40]!r} contains a lone surrogate "
-                               "and cannot be stored as UTF-8") from None
 
 
 class RemoteSpace:
@@ -65,14 +49,11 @@ class RemoteSpace:
 
     def __init__(self, dsn: str, space: str = "default", *, poll_seconds: float = 0.1,
                  connect_timeout: float = 10.0) -> None:
-        if not isinstance(space, str) or not space or "\x00" in space:
-            raise ValueError(f"A space is a non-empty string without NUL, not {space!r}")
         if not poll_seconds > 0:
             raise ValueError(f"poll_seconds must be positive, not {poll_seconds!r}")
-        self.server, self._password = _pg_driver.server_name(dsn)  # imports psycopg (MissingExtra)
+        self.server, self._password, self.location = _pg_driver.space_at(dsn, space)
         self._dsn = dsn
         self.space = space
-        self.location = f"space {space!r} on postgresql://{self.server}"
         self.poll_seconds = poll_seconds
         self.connect_timeout = connect_timeout
         self._conn: Any = None
@@ -89,7 +70,7 @@ class RemoteSpace:
     async def submit(self, text: str, conversation_id: str = "root") -> str:
         """Put an input in the space's inbox; returns its submission id once it is committed
         (acknowledged: it will be answered or settled unanswered by an owner, now or later)."""
-        _check_text(text, conversation_id)
+        check_text(text, check_conversation_id(conversation_id), plain=True)  # the inbox's text column
         sid = f"sub_{uuid.uuid4().hex[:16]}"
         now = time.time()
 
@@ -127,13 +108,7 @@ class RemoteSpace:
 
     async def answer(self, submission_id: str) -> str:
         """`wait`, then the answer's text; raises `SubmissionUnanswered` when it got none."""
-        status = await self.wait(submission_id)
-        if isinstance(status, Unanswered):
-            raise SubmissionUnanswered(
-                f"Submission {submission_id} in {self.location} was not answered "
-                f"({status.reason}): {status.detail}", reason=status.reason, detail=status.detail)
-        assert isinstance(status, Answered)
-        return status.text
+        return answer_text(await self.wait(submission_id), submission_id, self.location)
 
     async def live(self, conversation_id: str = "root") -> Live:
         """The conversation's live document as committed (empty before its first input)."""

@@ -25,15 +25,13 @@ from attrs import frozen
 from ..errors import (
     ConversationBusy,
     HarnessClosed,
-    InvalidInput,
     StorageError,
-    SubmissionUnanswered,
     UnknownSubmission,
     UnknownTask,
 )
+from ..inputs import answer_text, check_conversation_id, check_text
 from ..models.protocol import Model
 from ..records import (
-    Answered,
     Live,
     Pending,
     Queued,
@@ -44,7 +42,6 @@ from ..records import (
     SubmissionStatus,
     Task,
     ToolInput,
-    Unanswered,
     Waiting,
 )
 from ..settings import Settings, WhenBusy
@@ -283,15 +280,7 @@ class Harness:
         """The conversation `conversation_id` (created by its first input). Raises `InvalidInput`
         for an id that is not a non-empty `str`, or that holds a NUL or a lone surrogate (it could
         not be stored as UTF-8 text): refused here, before anything is written."""
-        if not isinstance(conversation_id, str) or not conversation_id:
-            raise InvalidInput(f"A conversation id must be a non-empty str, not {conversation_id!r}")
-        if "\x00" in conversation_id:
-            raise InvalidInput(f"The conversation id {conversation_id!r} contains a NUL character")
-        try:
-            conversation_id.encode("utf-8")
-        except UnicodeEncodeError:
-            raise InvalidInput(f"The conversation id {conversation_id!r} contains a lone surrogate "
-                               "and cannot be stored as UTF-8") from None
+        check_conversation_id(conversation_id)
         return Conversation(self, conversation_id)
 
     @property
@@ -362,9 +351,7 @@ class Conversation:
         `ConversationBusy`."""
         h = self._h
         h._check_open()
-        if not isinstance(text, str) or not text.strip():
-            what = "blank text" if isinstance(text, str) else type(text).__name__
-            raise InvalidInput(f"An input for conversation {self.id!r} must be non-empty text (a str), not {what}")
+        check_text(text, self.id)
         policy = when_busy or h.settings.when_busy
         if policy not in ("queue", "interrupt", "reject"):
             raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {policy!r}")
@@ -446,13 +433,7 @@ class SubmissionHandle:
     async def answer(self) -> str:
         """Wait until the submission settles and return the answer's text; raises
         `SubmissionUnanswered` (with the `reason` and `detail`) when its run ended without one."""
-        status = await self.wait()
-        if isinstance(status, Unanswered):
-            raise SubmissionUnanswered(
-                f"Submission {self.id} in {self._h.storage.location} was not answered "
-                f"({status.reason}): {status.detail}", reason=status.reason, detail=status.detail)
-        assert isinstance(status, Answered)
-        return status.text
+        return answer_text(await self.wait(), self.id, self._h.storage.location)
 
 
 __all__ = ["Conversation", "Harness", "HarnessState", "SubmissionHandle", "Wake"]

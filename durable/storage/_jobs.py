@@ -22,8 +22,10 @@ from typing import Any
 import anyio
 import sniffio
 
+from ..codec import CodecError
+from ..errors import CommitFailed
 from ._notify import thread_safe_caller
-from .protocol import Batch, EncodedBatch
+from .protocol import Batch, EncodedBatch, encode_batch
 
 
 class Job:
@@ -61,6 +63,23 @@ class Job:
     def finish(self) -> None:
         """Wake the waiting caller (from the writer thread)."""
         self._call(self._action)
+
+    def encode(self, location: str) -> bool:
+        """Encode a commit job's batch (on the writer thread); refuse it (finished, with
+        `CommitFailed` naming `location`) if it cannot be."""
+        try:
+            assert self.batch is not None, "only commit jobs are encoded"
+            self.encoded = encode_batch(self.batch)
+            return True
+        except CodecError as exc:
+            self.error = CommitFailed(f"A commit to {location} was refused: {exc}", location=location)
+            self.error.__cause__ = exc
+        except Exception as exc:  # noqa: BLE001 - not a batch of records at all
+            self.error = CommitFailed(f"A commit to {location} was refused: {type(exc).__name__}: {exc}",
+                                      location=location)
+            self.error.__cause__ = exc
+        self.finish()
+        return False
 
 
 def _refuse_abort(_: Any) -> Any:

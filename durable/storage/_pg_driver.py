@@ -46,6 +46,15 @@ def server_name(dsn: str) -> tuple[str, str | None]:
     return f"{host}:{port}/{dbname}", (str(password) if password else None)
 
 
+def space_at(dsn: str, space: object) -> tuple[str, str | None, str]:
+    """A space on a server, checked: its server (`server_name`), the DSN's password, and the
+    location every message names (`space 'x' on postgresql://host:port/db`)."""
+    if not isinstance(space, str) or not space or "\x00" in space:
+        raise ValueError(f"A space is a non-empty string without NUL, not {space!r}")
+    server, password = server_name(dsn)  # imports psycopg (MissingExtra)
+    return server, password, f"space {space!r} on postgresql://{server}"
+
+
 def hide(text: str, password: str | None) -> str:
     """`text` with the password (if any) blanked out."""
     return text.replace(password, "***") if password else text

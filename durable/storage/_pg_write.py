@@ -11,11 +11,10 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from .. import codec
 from ..errors import CommitFailed, CommitOutcomeUnknown, DiskFull, LockLost, ServerUnavailable, StorageError
 from . import _pg_driver, _pg_lease
 from ._jobs import Job, finish_all
-from .protocol import EncodedBatch, encode_batch
+from .protocol import EncodedBatch
 from .reader import StoredRows
 
 if TYPE_CHECKING:
@@ -39,7 +38,7 @@ def write_group(store: PostgresStorage, group: list[Job]) -> None:
     if refusal is not None:
         _fail(group, refusal)
         return
-    group = [job for job in group if _encode(store, job)]
+    group = [job for job in group if job.encode(store.location)]
     if not group:
         return
     lazy = all(not getattr(job.batch, "barrier", True) for job in group)
@@ -73,23 +72,6 @@ def _fail(group: list[Job], error: BaseException) -> None:
     for job in group:
         job.error = error
     finish_all(group)
-
-
-def _encode(store: PostgresStorage, job: Job) -> bool:
-    """Encode a commit job's batch; refuse it (finished, with `CommitFailed`) if it cannot be."""
-    try:
-        assert job.batch is not None, "only commit jobs are encoded"
-        job.encoded = encode_batch(job.batch)
-        return True
-    except codec.CodecError as exc:
-        job.error = CommitFailed(f"A commit to {store.location} was refused: {exc}", location=store.location)
-        job.error.__cause__ = exc
-    except Exception as exc:  # noqa: BLE001 - not a batch of records at all
-        job.error = CommitFailed(f"A commit to {store.location} was refused: {type(exc).__name__}: {exc}",
-                                 location=store.location)
-        job.error.__cause__ = exc
-    job.finish()
-    return False
 
 
 def _transaction(store: PostgresStorage, group: list[Job], lazy: bool) -> list[StorageError | None]:

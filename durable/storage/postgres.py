@@ -77,14 +77,11 @@ class PostgresStorage:
                  renew_seconds: float | None = None, guard_seconds: float | None = None,
                  owner: str | None = None, connect_timeout: float = 10.0,
                  reconnect_seconds: float | None = None) -> None:
-        if not isinstance(space, str) or not space or "\x00" in space:
-            raise ValueError(f"A space is a non-empty string without NUL, not {space!r}")
         if not lease_seconds > 0:
             raise ValueError(f"lease_seconds must be positive, not {lease_seconds!r}")
-        self.server, self._password = _pg_driver.server_name(dsn)  # imports psycopg (MissingExtra)
+        self.server, self._password, self.location = _pg_driver.space_at(dsn, space)
         self._dsn = dsn
         self.space = space
-        self.location = f"space {space!r} on postgresql://{self.server}"
         host = socket.gethostname()
         pid = os.getpid()
         renew = renew_seconds if renew_seconds is not None else lease_seconds / 3

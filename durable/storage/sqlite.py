@@ -47,14 +47,13 @@ from typing import Any, Literal, TypeVar
 
 import anyio
 
-from .. import codec
 from ..errors import CommitFailed, CorruptSession, DiskFull, SessionReadOnly, StorageClosed, StorageError
 from ..records import Live, StoredEntry, Submission, Task
 from . import _lock, _opening, _rows
 from ._jobs import Job, finish_all, take_group
 from ._lock import FileLock
 from ._notify import thread_safe_caller
-from .protocol import Batch, EncodedBatch, Opened, RawEntry, encode_batch
+from .protocol import Batch, EncodedBatch, Opened, RawEntry
 from .reader import connect_read_only
 
 T = TypeVar("T")
@@ -283,7 +282,7 @@ class SQLiteStorage:
                 job.error = exc
                 job.finish()
             return
-        group = [job for job in group if self._encode(job)]
+        group = [job for job in group if job.encode(self.path)]
         if len(group) > 1 and self._write_together(conn, group):
             return
         # One batch, or a group whose transaction failed as a whole (disk full, I/O error):
@@ -326,22 +325,6 @@ class SQLiteStorage:
         except sqlite3.Error:
             pass
 
-    def _encode(self, job: Job) -> bool:
-        """Encode a commit job's batch; refuse it (finished, with `CommitFailed`) if it cannot be."""
-        try:
-            assert job.batch is not None, "only commit jobs are encoded"
-            job.encoded = encode_batch(job.batch)
-            return True
-        except codec.CodecError as exc:
-            job.error = CommitFailed(f"A commit to {self.path} was refused: {exc}", location=self.path)
-            job.error.__cause__ = exc
-        except Exception as exc:  # noqa: BLE001 - not a batch of records at all
-            job.error = CommitFailed(
-                f"A commit to {self.path} was refused: {type(exc).__name__}: {exc}", location=self.path)
-            job.error.__cause__ = exc
-        job.finish()
-        return False
-
     def _write_together(self, conn: sqlite3.Connection, group: list[Job]) -> bool:
         """Write a group in one transaction. First the rows of all its batches together, one
         statement per table in commit order (a later upsert wins, as if written one by one);
@@ -351,7 +334,7 @@ class SQLiteStorage:
         transaction fails as a whole."""
         try:
             self._begin(conn, group)
-            # Every job here is encoded (`_encode` kept only those); the filter tells the type checker.
+            # Every job here is encoded (`Job.encode` kept only those); the filter tells the type checker.
             self._apply(conn, _merged([job.encoded for job in group if job.encoded is not None]))
             conn.execute("COMMIT")
         except Exception:  # noqa: BLE001 - sorted out batch by batch below
