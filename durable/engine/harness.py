@@ -49,6 +49,7 @@ from ..storage.protocol import Storage
 from . import inbox, ownership, recovery
 from .clock import Clock, SystemClock
 from .kinds import RunService, TaskKind
+from .progress import ProgressFlusher
 from .reports import ErrorReport, ReportCallback, Reporter
 from .runtime import Runtime
 from .scheduler import Scheduler
@@ -149,8 +150,10 @@ class Harness:
         await self._tg.__aenter__()
         self._scheduler = Scheduler(self._session, self.kinds, self.report, self._tg, self._break)
         self._tg.start_soon(ownership.watch, self.storage, self._break)  # a lost lease breaks the harness
+        progress = ProgressFlusher()
+        self._tg.start_soon(progress.run)  # streams' progress flushes, on one schedule
         self._rt = Runtime(self._session, model=self.model, tools=self.tools, settings=self.settings,
-                           clock=self.clock, report=self.report, runners=self._scheduler)
+                           clock=self.clock, report=self.report, runners=self._scheduler, progress=progress)
         self._scheduler.rt = self._rt
         self._state = HarnessState.OPEN
         return self

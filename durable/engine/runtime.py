@@ -19,6 +19,7 @@ from ..models.protocol import Model
 from ..records import Checkpoint, Pending, Running, State, Task, TaskInput
 from ..settings import Settings
 from .clock import Clock
+from .progress import ProgressFlusher
 from .reports import ErrorReport, Reporter
 from .session import Change, Session
 from .tools import ToolRegistry
@@ -36,7 +37,7 @@ class Runtime:
     """See the module docstring. One per harness, made when the harness opens."""
 
     def __init__(self, session: Session, *, model: Model, tools: ToolRegistry, settings: Settings,
-                 clock: Clock, report: Reporter, runners: Runners) -> None:
+                 clock: Clock, report: Reporter, runners: Runners, progress: ProgressFlusher) -> None:
         self.session = session
         self.model = model
         self.tools = tools
@@ -44,6 +45,7 @@ class Runtime:
         self.clock = clock
         self.report = report
         self._runners = runners
+        self.progress = progress  # the flush schedule of streaming progress (its task is the harness's)
 
     def now(self) -> float:
         return self.clock.now()

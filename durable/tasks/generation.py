@@ -93,7 +93,6 @@ from ..records import (
     Usage,
 )
 from . import deferred, runs
-from ._coalesce import Coalescer
 from ._provider import provider_of
 from .attempts import attempt_failed, attempt_of, failure_of, keep_partial, model_failure, rounds_of
 from .tool import start_tool_round
@@ -197,7 +196,6 @@ class GenerationKind(TaskKind):
             change.edit_live(cid, generation=attrs.evolve(gen, message=message))
             await rt.commit(change)
 
-        coalescer = Coalescer(rt.settings.progress.persist_within, flush)
         silence = rt.settings.stream.stream_silence
         provider = provider_of(rt.model)
         final: FinalMessage | None = None
@@ -205,42 +203,38 @@ class GenerationKind(TaskKind):
         # No request is sent on behalf of an owner that may have lost its lease (a store owned by
         # lease; a locked file returns at once): see durable.engine.ownership.
         await ownership.before_external_work(rt.session.storage, f"The model request of task {task.id}")
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(coalescer.run_flusher)
-                try:
-                    async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
-                        while True:
-                            try:
-                                if silence:
-                                    with anyio.fail_after(silence):
-                                        event = await stream.__anext__()
-                                else:
+        # Leaving the progress stream waits for a flush in flight; the final commit below carries the rest.
+        async with rt.progress.stream(rt.settings.progress.persist_within, flush) as progress:
+            try:
+                async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
+                    while True:
+                        try:
+                            if silence:
+                                with anyio.fail_after(silence):
                                     event = await stream.__anext__()
-                            except StopAsyncIteration:
-                                break
-                            except TimeoutError as exc:
-                                message = (f"The model stream was silent for {silence:g} s" if silence
-                                           else f"The model request timed out ({exc or type(exc).__name__})")
-                                raise ModelError(message, kind="timeout", provider=provider) from None
-                            except ConnectionError as exc:
-                                raise ModelError(f"The connection to the model failed: {exc}", kind="connection",
-                                                 provider=provider) from None
-                            if isinstance(event, TextDelta):
-                                text.append(event.text)
-                                await coalescer.update()
-                            elif isinstance(event, ToolCallEvent):
-                                calls.append(event.call)
-                            elif isinstance(event, UsageEvent):
-                                usage = event.usage
                             else:
-                                final = check_final(event, provider)
-                                break
-                except ModelError as exc:
-                    failure = exc
-                tg.cancel_scope.cancel()  # stops the flusher; the final commit below carries the rest
-        finally:
-            coalescer.settle()
+                                event = await stream.__anext__()
+                        except StopAsyncIteration:
+                            break
+                        except TimeoutError as exc:
+                            message = (f"The model stream was silent for {silence:g} s" if silence
+                                       else f"The model request timed out ({exc or type(exc).__name__})")
+                            raise ModelError(message, kind="timeout", provider=provider) from None
+                        except ConnectionError as exc:
+                            raise ModelError(f"The connection to the model failed: {exc}", kind="connection",
+                                             provider=provider) from None
+                        if isinstance(event, TextDelta):
+                            text.append(event.text)
+                            await progress.update()
+                        elif isinstance(event, ToolCallEvent):
+                            calls.append(event.call)
+                        elif isinstance(event, UsageEvent):
+                            usage = event.usage
+                        else:
+                            final = check_final(event, provider)
+                            break
+            except ModelError as exc:
+                failure = exc
         if failure is None and final is None:
             failure = ModelError("The model stream ended without a final message", kind="connection",
                                  provider=provider)

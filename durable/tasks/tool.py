@@ -51,7 +51,6 @@ from ..records import (
     ToolSlot,
     Waiting,
 )
-from ._coalesce import Coalescer
 from .runs import round_closable
 
 RoundCloser = Callable[[Runtime, Change, Task], Awaitable[Task]]
@@ -158,11 +157,11 @@ class ToolKind(TaskKind):
             self._edit_slot(change, cid, task.id, output=text)
             await rt.commit(change)
 
-        coalescer = Coalescer(rt.settings.progress.output_interval, flush)
+        progress = rt.progress.stream(rt.settings.progress.output_interval, flush)
 
         async def emit(text: str) -> None:
             output.append(text)
-            await coalescer.update()
+            await progress.update()
 
         ctx = ToolContext(task.id, _input(task).call.id, cid, task.restarts + 1)
         name = tool.name
@@ -170,16 +169,13 @@ class ToolKind(TaskKind):
         assert execute is not None, f"tool {name} is a client tool; the harness does not run it"
         # Not on behalf of an owner that may have lost its lease (durable.engine.ownership).
         await ownership.before_external_work(rt.session.storage, f"Tool {name} (task {task.id})")
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(coalescer.run_flusher)
+        async with progress:  # leaving it waits for a flush in flight; the ending below carries the rest
             try:
                 value = await execute(args, ToolApi(emit), ctx)
                 content = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
                 failure = None
             except Exception as exc:  # noqa: BLE001 - the model reads it as an error result
                 failure = f"Tool {name} failed: {type(exc).__name__}: {exc}"
-            coalescer.settle()
-            tg.cancel_scope.cancel()
         current = rt.session.tasks.get(task.id, task)
         current = attrs.evolve(current, checkpoint=ToolProgress("".join(output)))
         if failure is None:

@@ -15,7 +15,7 @@ import durable
 from durable import records as r
 from durable.models import FauxModel, faux
 from durable.storage import MemoryStorage
-from durable.tasks._coalesce import Coalescer, tick_at_or_after
+from durable.engine.progress import ProgressFlusher, tick_at_or_after
 
 pytestmark = pytest.mark.anyio
 
@@ -44,28 +44,35 @@ def expected_ticks(created: float, updates: list[float], interval: float) -> lis
     return out
 
 
-async def run_stream(start: float, updates: list[float], flushes: list[float], created: list[float]) -> None:
-    """A stream: starts at `start`, updates at the given instants, ends (settle + cancel, as
-    generation.py and tool.py do) one interval after its last update has been flushed."""
+@pytest.fixture
+async def flusher():
+    """The schedule's task, as the harness runs it."""
+    flusher = ProgressFlusher()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(flusher.run)
+        yield flusher
+        tg.cancel_scope.cancel()
+
+
+async def run_stream(flusher: ProgressFlusher, start: float, updates: list[float], flushes: list[float],
+                     created: list[float]) -> None:
+    """A stream: starts at `start`, updates at the given instants, is left (as generation.py and
+    tool.py do) one interval after its last update has been flushed."""
     await anyio.sleep_until(start)
     created.append(anyio.current_time())
 
     async def flush() -> None:
         flushes.append(anyio.current_time())
 
-    coalescer = Coalescer(INTERVAL, flush)
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(coalescer.run_flusher)
+    async with flusher.stream(INTERVAL, flush) as stream:
         for u in updates:
             await anyio.sleep_until(u)
-            await coalescer.update()
+            await stream.update()
         end = expected_ticks(created[0], updates, INTERVAL)[-1] + INTERVAL / 2
         await anyio.sleep_until(end)
-        coalescer.settle()
-        tg.cancel_scope.cancel()
 
 
-async def test_fifty_concurrent_streams_flush_only_at_the_shared_ticks_one_instant_per_window():
+async def test_fifty_concurrent_streams_flush_only_at_the_shared_ticks_one_instant_per_window(flusher):
     rnd = random.Random(12)
     base = anyio.current_time()
     plans = []
@@ -75,7 +82,7 @@ async def test_fifty_concurrent_streams_flush_only_at_the_shared_ticks_one_insta
         plans.append((start, updates, [], []))
     async with anyio.create_task_group() as tg:
         for start, updates, flushes, created in plans:
-            tg.start_soon(run_stream, start, updates, flushes, created)
+            tg.start_soon(run_stream, flusher, start, updates, flushes, created)
 
     instants: set[float] = set()
     for start, updates, flushes, created in plans:
@@ -92,7 +99,7 @@ async def test_fifty_concurrent_streams_flush_only_at_the_shared_ticks_one_insta
     assert flush_count > 3 * len(instants)  # the streams really did share instants
 
 
-async def test_an_answer_completing_within_half_an_interval_is_never_flushed():
+async def test_an_answer_completing_within_half_an_interval_is_never_flushed(flusher):
     flushes: list[float] = []
 
     async def flush() -> None:
@@ -100,19 +107,16 @@ async def test_an_answer_completing_within_half_an_interval_is_never_flushed():
 
     await anyio.sleep(0.01)  # the stream does not start on a tick
     start = anyio.current_time()
-    coalescer = Coalescer(INTERVAL, flush)
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(coalescer.run_flusher)
+    async with flusher.stream(INTERVAL, flush) as stream:
         for _ in range(10):
             await anyio.sleep(INTERVAL / 40)
-            await coalescer.update()
+            await stream.update()
         assert anyio.current_time() < start + TICK
-        coalescer.settle()
-        tg.cancel_scope.cancel()
+    await anyio.sleep(INTERVAL * 2)  # the tick it was queued for passes: the stream was left
     assert flushes == []
 
 
-async def test_the_last_update_is_flushed_at_the_next_tick_and_a_congested_wake_keeps_the_shared_schedule():
+async def test_the_last_update_is_flushed_at_the_next_tick_and_a_congested_wake_keeps_the_shared_schedule(flusher):
     flushes: list[float] = []
     gate = anyio.Event()
 
@@ -123,33 +127,29 @@ async def test_the_last_update_is_flushed_at_the_next_tick_and_a_congested_wake_
 
     t0 = tick_at_or_after(anyio.current_time(), TICK) * TICK + 0.01
     await anyio.sleep_until(t0)
-    coalescer = Coalescer(INTERVAL, flush)
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(coalescer.run_flusher)
-        await coalescer.update()
+    async with flusher.stream(INTERVAL, flush) as stream:
+        await stream.update()
         first_tick = tick_at_or_after(t0 + TICK, TICK) * TICK
         await anyio.sleep_until(first_tick + TICK * 4.5)  # the first flush hangs for 4.5 ticks
-        await coalescer.update()
+        await stream.update()
         gate.set()
         await anyio.sleep_until(first_tick + TICK * 10.5)
-        coalescer.settle()
-        tg.cancel_scope.cancel()
     # The update made while the commit hung is flushed at the next tick of the shared schedule
     # (not one interval after the slow commit ended), and is not left behind.
     assert flushes == [first_tick, first_tick + 5 * TICK]
 
 
-async def test_interval_zero_flushes_every_update_before_it_returns():
+async def test_interval_zero_flushes_every_update_before_it_returns(flusher):
     count = 0
 
     async def flush() -> None:
         nonlocal count
         count += 1
 
-    coalescer = Coalescer(0, flush)
-    for i in range(1, 4):
-        await coalescer.update()
-        assert count == i
+    async with flusher.stream(0, flush) as stream:
+        for i in range(1, 4):
+            await stream.update()
+            assert count == i
 
 
 async def test_fifty_streaming_conversations_commit_their_partials_only_at_the_shared_ticks():
@@ -182,3 +182,55 @@ async def test_fifty_streaming_conversations_commit_their_partials_only_at_the_s
     assert len(flush_times) >= 40
     # 50 streams of 0.25 s started over 0.15 s span at most 7 ticks: their flushes share them.
     assert len(set(flush_times)) <= 7
+
+
+async def test_leaving_a_stream_waits_for_its_flush_in_flight(flusher):
+    """The stream's final commit comes after leaving it: a flush that is still committing must
+    land first, never after."""
+    events: list[str] = []
+    gate = anyio.Event()
+
+    async def flush() -> None:
+        events.append("flush started")
+        await gate.wait()
+        events.append("flush landed")
+
+    async def open_gate_later() -> None:
+        await anyio.sleep(INTERVAL * 3)
+        events.append("gate opened")
+        gate.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(open_gate_later)
+        async with flusher.stream(INTERVAL, flush) as stream:
+            await stream.update()
+            await anyio.sleep(INTERVAL)  # the first tick passed: the flush hangs on the gate
+            assert events == ["flush started"]
+        events.append("left")
+    assert events == ["flush started", "gate opened", "flush landed", "left"]
+
+
+async def test_a_failing_flush_stops_the_stream_and_its_error_is_raised_where_the_stream_is_left(flusher):
+    class Refused(Exception):
+        pass
+
+    async def flush() -> None:
+        raise Refused("the store refused the partial")
+
+    reached_end = False
+    with pytest.raises(Refused, match="the store refused the partial"):
+        async with flusher.stream(INTERVAL, flush) as stream:
+            await stream.update()
+            await anyio.sleep(INTERVAL * 100)  # cancelled by the failed flush at the first tick
+            reached_end = True
+    assert not reached_end
+    # The schedule goes on for the other streams.
+    flushed: list[float] = []
+
+    async def ok() -> None:
+        flushed.append(anyio.current_time())
+
+    async with flusher.stream(INTERVAL, ok) as stream:
+        await stream.update()
+        await anyio.sleep(INTERVAL)
+    assert len(flushed) == 1
