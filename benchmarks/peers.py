@@ -47,6 +47,7 @@ The work, in each system (steps do no I/O: they return a constant):
   `SqliteSaver` (which sets WAL; synchronous stays SQLite's default FULL), invoked with
   `durability="sync"` (each checkpoint written before the next step starts).
 
+Ours runs on trio (the library's primary backend) unless `--backend asyncio` is given.
 Each child does 20 warm-up workflows, then `--workflows` measured ones; every system runs
 `--rounds` times (default 5), the rounds interleaved, and the median with min-max is reported; with concurrency C,
 C workers (anyio tasks for ours, threads for the peers) each run their share one after another.
@@ -63,6 +64,7 @@ import tempfile
 import time
 
 WARMUP = 20
+BACKEND_ENV = "DURABLE_BENCH_BACKEND"  # the event loop ours runs on in the children (--backend)
 
 
 # =========================================================================== children
@@ -132,7 +134,7 @@ def _ours(variant: str, n: int, conc: int, sync: str = "default", count: bool = 
                 "journal": conn_mode[0], "synchronous": f"{store_level} (connection: {_sync_name(conn_mode[1])})",
                 "transactions_per_workflow": txns / n}
 
-    return anyio.run(main)
+    return anyio.run(main, backend=os.environ.get(BACKEND_ENV, "trio"))
 
 
 def _sync_name(v) -> str:
@@ -384,12 +386,15 @@ def main(argv: list[str]) -> None:
                    help="fsyncs are counted under strace in two extra runs of each system with these workflow "
                    "counts; the difference divided by the difference of workflows is the count per workflow")
     p.add_argument("--no-count", action="store_true", help="skip the fsync / transaction counting runs")
+    p.add_argument("--backend", default="trio", choices=["trio", "asyncio"],
+                   help="the event loop ours runs on (default trio, the library's primary backend)")
     args = p.parse_args(argv)
+    os.environ[BACKEND_ENV] = args.backend  # read by the children (their environment is ours)
     concs = [int(x) for x in args.concurrency.split(",") if x.strip()]
     default_level, levels, level_notes = ours_levels([x.strip() for x in args.ours_sync.split(",") if x.strip()])
 
     print(f"peers: {c.machine_line()}")
-    print(f"ours: the library's default synchronous level is {default_level}; running ours with "
+    print(f"ours: on {args.backend}; the library's default synchronous level is {default_level}; running ours with "
           f"{', '.join(lv if lv != 'default' else f'the default ({default_level})' for lv in levels)}"
           + (f" ({'; '.join(level_notes)})" if level_notes else ""))
     print(f"peers are installed into {c.PEERS_VENV} (never project dependencies) ...", flush=True)
