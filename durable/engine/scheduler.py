@@ -20,7 +20,6 @@ from collections.abc import Callable, Mapping
 
 import anyio
 import anyio.abc
-import attrs
 
 from ..codec import CodecError
 from ..errors import CommitFailed, HarnessError, LockLost, StorageClosed, StorageError
@@ -31,12 +30,6 @@ from .reports import ErrorReport, FaultReason, Reporter, TaskFaulted, TaskRef
 from .runtime import Runtime
 from .session import Session
 from .transitions import phase_of
-
-
-@attrs.define
-class _Runner:
-    scope: anyio.CancelScope
-    done: anyio.Event
 
 
 def _storage_error(exc: BaseException) -> StorageError | None:
@@ -68,7 +61,9 @@ class Scheduler:
         self.kinds = dict(kinds)
         self.report = report
         self._tg = task_group
-        self._runners: dict[int, _Runner] = {}
+        # A runner is an anyio task handle: `cancel()` cancels that runner alone, `wait()` waits
+        # for it (no cancel scope or event of our own per runner).
+        self._runners: dict[int, anyio.TaskHandle[None]] = {}
         self._started = False
         self._stopped = False
         self.rt: Runtime | None = None  # set by the harness right after construction
@@ -81,21 +76,19 @@ class Scheduler:
     def spawn(self, task_id: int) -> None:
         if not self._started or self._stopped or task_id in self._runners or task_id not in self.session.tasks:
             return
-        runner = _Runner(anyio.CancelScope(), anyio.Event())
-        self._runners[task_id] = runner
-        self._tg.start_soon(self._run, task_id, runner)
+        self._runners[task_id] = self._tg.create_task(self._run(task_id), name=f"durable task {task_id}")
 
     async def cancel(self, task_id: int) -> None:
         runner = self._runners.get(task_id)
         if runner is not None:
-            runner.scope.cancel()
-            await runner.done.wait()
+            runner.cancel()
+            await runner.wait()
 
     def cancel_all(self) -> None:
         """Cancel every runner without waiting (from inside a runner too); none starts again."""
         self._stopped = True
         for runner in self._runners.values():
-            runner.scope.cancel()
+            runner.cancel()
 
     async def stop(self) -> None:
         """Cancel every runner and wait for them (their commits in flight complete); no new
@@ -103,20 +96,18 @@ class Scheduler:
         self._stopped = True
         runners = list(self._runners.values())
         for runner in runners:
-            runner.scope.cancel()
+            runner.cancel()
         for runner in runners:
-            await runner.done.wait()
+            await runner.wait()
 
-    async def _run(self, task_id: int, runner: _Runner) -> None:
+    async def _run(self, task_id: int) -> None:
         try:
-            with runner.scope:
-                task = self.session.tasks.get(task_id)
-                if task is not None:
-                    await self._guarded(task)
+            task = self.session.tasks.get(task_id)
+            if task is not None:
+                await self._guarded(task)
         finally:
-            if self._runners.get(task_id) is runner:
-                del self._runners[task_id]
-            runner.done.set()
+            # Until here the entry keeps `spawn` from starting a second runner for the task.
+            self._runners.pop(task_id, None)
 
     @tracing.task_run
     async def _guarded(self, task: Task) -> None:
