@@ -46,6 +46,28 @@ F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 TRACER_NAME = "durable"
 
 _tracer: Any = None
+_trace: Any = None  # the `opentelemetry.trace` module, once imported (on the first traced call)
+_provider_set = False  # a real tracer provider was seen: it stays (OpenTelemetry sets it once)
+
+
+def _import_trace() -> Any:
+    global _trace
+    from opentelemetry import trace  # imported on the first traced call, not with durable
+
+    _trace = trace
+    return trace
+
+
+def _configured(trace: Any) -> bool:
+    """Whether a tracer provider that makes spans is set. Once one is, it stays (the global
+    provider can be set only once), so the check is then a flag."""
+    global _provider_set
+    if _provider_set:
+        return True
+    if isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):
+        return False
+    _provider_set = True
+    return True
 
 
 def available() -> bool:
@@ -87,11 +109,11 @@ def traced(describe: Describe) -> Callable[[F], F]:
 
         @functools.wraps(fn)
         async def wrapper(*args: Any, **kwargs: Any) -> Any:
-            from opentelemetry import trace  # imported on the first traced call, not with durable
+            trace = _trace or _import_trace()
+            if not _configured(trace):
+                return await fn(*args, **kwargs)  # no provider configured: spans would be no-ops
             from opentelemetry.trace import Status, StatusCode
 
-            if isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):
-                return await fn(*args, **kwargs)  # no provider configured: spans would be no-ops
             name, attributes = describe(*args, **kwargs)
             with _get_tracer().start_as_current_span(name, attributes=dict(attributes), record_exception=False,
                                                      set_status_on_exception=False) as span:
