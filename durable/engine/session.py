@@ -393,6 +393,11 @@ class Session:
 
     # ------------------------------------------------------------------ observing
 
+    def ending_in_flight(self, task_id: int) -> bool:
+        """Whether the task's ending is in the head but not yet written (its commit may still be
+        refused, and the task put back)."""
+        return task_id in self._ending
+
     def task_done_event(self, task_id: int) -> anyio.Event:
         """Set once the task's ending is committed (at once for a task that ended before)."""
         event = self._task_done.get(task_id)

@@ -252,15 +252,30 @@ class ToolKind(TaskKind):
         lost to a power cut is redone as after a crash), except that the last tool of a round to
         end carries the round's close, and with it the next request, in the same commit (a
         barrier). A host's client-tool result (`retry=False`) is a barrier: the host is told."""
+        parent = rt.session.tasks.get(task.parent_id) if task.parent_id is not None else None
+        if self.close_round is not None and parent is not None and round_closable(rt, parent, task.id):
+            parent = await _siblings_written(rt, parent, task.id)
         change = rt.change(barrier=not retry)
         progress = attrs.evolve(self._progress(task), result=result)
         ended = change.put_task(attrs.evolve(task, state=Terminal(outcome), checkpoint=progress))
         self._edit_slot(change, task.conversation_id, task.id, output=progress.output,
                         status="error" if result.is_error else "done")
-        parent = rt.session.tasks.get(task.parent_id) if task.parent_id is not None else None
         if self.close_round is not None and parent is not None and round_closable(rt, parent, ended.id):
             await self.close_round(rt, change, parent)
         await rt.commit(change, retry=retry)
+
+
+async def _siblings_written(rt: Runtime, parent: Task, ending: int) -> Task | None:
+    """Wait until the endings of the other tools of `parent`'s round are written, not only in the
+    head: the round's close carries their results, and a sibling's ending still in flight may be
+    refused and tried again after the close landed (a crash then would leave the sibling live
+    with its result already in the context). Returns the parent as the head has it then."""
+    phase = parent.checkpoint
+    assert isinstance(phase, ToolRound)
+    for sibling in phase.pending:
+        if sibling != ending and rt.session.ending_in_flight(sibling):
+            await rt.session.task_done_event(sibling).wait()
+    return rt.session.tasks.get(parent.id)
 
 
 def _input(task: Task) -> ToolInput:

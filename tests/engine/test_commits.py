@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import re
 
+import anyio
+
 import pytest
 
 import durable
+from durable.errors import CommitFailed
 from durable.models import FauxModel, faux
 
 from .conftest import settings, until_live
@@ -115,3 +118,49 @@ async def test_streamed_partial_answers_are_lazy_commits(host):
     assert host.storage is not None
     flushes = [line for line in host.storage.history if line.endswith("[lazy]")]
     assert flushes == ["live root [lazy]"] * len(flushes) and len(flushes) >= 3
+
+
+async def test_the_last_tool_closes_the_round_only_once_a_refused_sibling_ending_is_written(host):
+    """A sibling's ending refused by the store is tried again after a backoff; the last tool of
+    the round must not write the round's close (which carries the sibling's result) before that
+    ending is on the store: a crash in between would leave the sibling live with its result
+    already in the context."""
+    refused_once = anyio.Event()
+
+    async def first(args, api, ctx):
+        return "first"
+
+    async def second(args, api, ctx):
+        await refused_once.wait()  # ends while the first tool's ending waits to be tried again
+        return "second"
+
+    tools = [durable.define_tool("first", "ends first", replay="safe", execute=first),
+             durable.define_tool("second", "ends second", replay="safe", execute=second)]
+    script = [faux.reply("", tool_calls=[faux.call("first", {}, id="a"), faux.call("second", {}, id="b")]),
+              faux.reply("done")]
+    async with host.open(FauxModel(script), settings=QUICK, tools=tools) as h:
+        assert host.storage is not None
+        real_commit = host.storage.commit
+
+        async def commit(batch):  # type: ignore[no-untyped-def]
+            if not refused_once.is_set() and any(t.id == 2 and t.terminal for t in batch.tasks):
+                refused_once.set()
+                raise CommitFailed(f"A commit to {host.path} was refused: disk I/O error (injected)",
+                                   location=host.path)
+            await real_commit(batch)
+
+        host.storage.commit = commit  # type: ignore[method-assign]
+        sub = await h.root.submit("go")
+        assert await sub.wait() == durable.Answered("done", 5)
+    history = _lines(host.storage.history)
+    assert history[1:] == [
+        "task 2 tool running/tool_progress; task 3 tool running/tool_progress; task 1 generation waiting/tools; "
+        "entry root#2 assistant:tool_use; live root [lazy]",
+        "task 2 tool done/tool_progress; live root [lazy]",  # tried again, and written first
+        "task 3 tool done/tool_progress; task 1 generation running/request; entry root#3 tool_result; "
+        "entry root#4 tool_result; live root",
+        "task 1 generation done/request; entry root#5 assistant:stop; submission sub done; live root",
+    ]
+    assert [type(e).__name__ for e in host.reports if type(e).__name__ == "ErrorReport"] == ["ErrorReport"]
+    assert "Task 2 (tool) could not commit and will try again" in host.reports[
+        [type(e).__name__ for e in host.reports].index("ErrorReport")].message
