@@ -31,8 +31,14 @@ from .session import Session
 
 
 async def charge_interrupted(session: Session) -> list[Task]:
-    """The open commit: every `running` task becomes `pending` with one more restart."""
-    change = session.change()
+    """The open commit: every `running` task becomes `pending` with one more restart.
+
+    A lazy commit (no fsync of its own): nothing outside the process depends on a charge, and
+    whatever this process does next that has an effect outside (a retry request, a tool run
+    again) is preceded by a barrier that makes the charge durable with it. A process kill never
+    loses it (so a crash loop is counted); a power cut before that barrier loses it together with
+    everything this process did, and the next open charges the same tasks again."""
+    change = session.change(barrier=False)
     charged = []
     for task in session.tasks.values():
         if isinstance(task.state, Running):

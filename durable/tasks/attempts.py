@@ -87,15 +87,18 @@ async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *,
         rt.report(ErrorReport(f"Attempt {attempt} of task {task.id} failed: {err.message}", TaskRef.of(task), detail,
                               topic="model"))
     policy = rt.settings.retry
-    change = rt.change()
+    retry = retryable and policy.allows_another(attempt)
+    # A backoff is a lazy commit: nothing outside waits for it, and the next attempt's request
+    # (or poll) is a barrier that puts it on disk first. Ending the run settles it: a barrier.
+    change = rt.change(barrier=not retry)
     keep_partial(change, task, stop_reason, err.message, partial, interrupted=interrupted)
-    if retryable and policy.allows_another(attempt):
+    if retry:
         until = rt.now() + policy.delay(attempt, retry_after)
         task = change.put_task(attrs.evolve(task, state=Sleeping(until),
                                             checkpoint=Retry(attempt, until, err, job_of(task.checkpoint),
                                                              rounds_of(task.checkpoint))))
-        retry = RetryLive(attempt, until, err.message, err.kind, err.provider, err.status_code)
-        change.edit_live(task.conversation_id, generation=GenerationLive(attempt, retry=retry))
+        backoff = RetryLive(attempt, until, err.message, err.kind, err.provider, err.status_code)
+        change.edit_live(task.conversation_id, generation=GenerationLive(attempt, retry=backoff))
         await rt.commit(change)
         return task
     end_run(rt, change, task, Failed(ErrorInfo(err.message, ErrorDetail(final_reason))),

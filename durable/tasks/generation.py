@@ -330,11 +330,14 @@ class GenerationKind(TaskKind):
         assert isinstance(phase, Retry)
         if isinstance(task.state, Sleeping):
             await rt.sleep_until(task.state.until, f"retry:{task.id}")
-        change = rt.change()
         attempt = phase.attempt + 1
-        if phase.job is not None and phase.job.handle is not None:
+        job = phase.job if phase.job is not None and phase.job.handle is not None else None
+        # A poll is sent once this is committed (a barrier); `prepare` sends nothing: lazy, made
+        # durable by the commit of the request that follows it.
+        change = rt.change(barrier=job is not None)
+        if job is not None:
             now = rt.now()
-            task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=Poll(attempt, phase.job, now,
+            task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=Poll(attempt, job, now,
                                                                                        phase.rounds)))
             change.edit_live(task.conversation_id, generation=GenerationLive(attempt, deferred=DeferredLive(now)))
         else:

@@ -164,3 +164,27 @@ async def test_the_last_tool_closes_the_round_only_once_a_refused_sibling_ending
     assert [type(e).__name__ for e in host.reports if type(e).__name__ == "ErrorReport"] == ["ErrorReport"]
     assert "Task 2 (tool) could not commit and will try again" in host.reports[
         [type(e).__name__ for e in host.reports].index("ErrorReport")].message
+
+
+async def test_the_open_charge_and_the_backoff_are_lazy_and_made_durable_by_the_retry_request(host):
+    """Reopening after a crash charges the cut-off request in a lazy commit, and the failed
+    attempt's backoff is lazy too: nothing outside depends on them, and the commit that moves the
+    retry to `request` (a barrier, before the request is sent) puts them on disk with it."""
+    from .test_generation_crash import crash_while_streaming
+
+    sid = await crash_while_streaming(host, "Hello wor")
+    async with host.open(FauxModel([faux.reply("Hello world")]), settings=QUICK) as h:
+        await h.resume()
+        await host.clock.wait_for_timer("retry:1")
+        host.clock.advance(1.0)
+        assert await h.root.submission(sid).wait() == durable.Answered("Hello world", 3)
+    assert host.storage is not None
+    assert _lines(host.storage.history) == [
+        "task 1 generation pending/request restarts=1 [lazy]",  # the open commit: one more restart
+        "task 1 generation running/request restarts=1 [lazy]",
+        # The charged attempt and its backoff, then the way back to the request: nothing is sent.
+        "task 1 generation sleeping/retry; entry root#2 assistant:aborted; live root [lazy]",
+        "task 1 generation running/prepare; live root [lazy]",
+        "task 1 generation running/request; live root",  # the barrier: all of the above on disk
+        "task 1 generation done/request; entry root#3 assistant:stop; submission sub done; live root",
+    ]
