@@ -85,7 +85,29 @@ _RECORDS: tuple[Any, ...] = (r.Task, r.Submission, r.Live, r.Entry)
 def _make_converter(detailed: bool) -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=detailed)
 
+    # cattrs makes the hook of a field's record class afresh for each class with such a field (a
+    # field's hook is looked up uncached): one hook per record class, made once and shared.
+    made: dict[tuple[bool, Any], Any] = {}
+
+    def attrs_hook(structure: bool) -> Any:
+        gen = conv.gen_structure_attrs_fromdict if structure else conv.gen_unstructure_attrs_fromdict
+
+        def factory(cls: Any) -> Any:
+            hook = made.get((structure, cls))
+            if hook is None:
+                hook = made[structure, cls] = gen(cls)
+            return hook
+
+        return factory
+
+    def is_record(t: Any) -> bool:
+        return isinstance(t, type) and attrs.has(t)
+
+    conv.register_structure_hook_factory(is_record, attrs_hook(structure=True))
+    conv.register_unstructure_hook_factory(is_record, attrs_hook(structure=False))
+
     fills: list[Any] = []  # per-class hooks, made once every union is registered (see below)
+    variant_hooks: dict[type, tuple[type, Any, frozenset[str]]] = {}  # a class may be in two unions
 
     def register(union: Any, tags: dict[str, type]) -> None:
         # Per-class hooks are made after all unions are registered (a class's hook embeds the
@@ -99,11 +121,15 @@ def _make_converter(detailed: bool) -> cattrs.Converter:
                 structure_hooks[tag] = make_structure(tag, cls)
 
         def make_structure(tag: str, cls: type) -> tuple[type, Any, frozenset[str]]:
+            found = variant_hooks.get(cls)
+            if found is not None:
+                return found
             if detailed:
                 hook = conv.get_structure_hook(cls)
             else:  # the tag is allowed next to the fields; other keys are checked below
                 hook = make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=False)
-            return cls, hook, frozenset(a.name for a in attrs.fields(cls)) | {"type"}
+            found = variant_hooks[cls] = (cls, hook, frozenset(a.name for a in attrs.fields(cls)) | {"type"})
+            return found
 
         fills.append(fill)
 
