@@ -5,10 +5,14 @@ names are listed here, once. Unknown tags and unknown keys are refused with `Cod
 loaded as something else. Hooks are generated once per class by cattrs and cached, so encoding
 costs about what a hand-written dict conversion costs.
 
-Two converters share that configuration. The fast one (cattrs `detailed_validation=False`, its
-per-class hooks made at import, not on first use) does every conversion; when it refuses a value,
-the same data is run through the detailed one (made on the first refusal) only to explain where
-and why, so the rare error path pays for the readable message and the normal path does not.
+Two converters share that configuration. The fast one (cattrs `detailed_validation=False`) does
+every conversion; when it refuses a value, the same data is run through the detailed one (made on
+the first refusal) only to explain where and why, so the rare error path pays for the readable
+message and the normal path does not. The fast one's hooks for what a session's open and first
+turn use are made at import (`_FIRST_TURN_WRITES`, `_FIRST_TURN_READS`), so the first turn does
+not wait for them; the others (reading tasks and entries back, the rarer variants) on first use,
+so that a process does not pay at start for the hundred and twenty hooks of every record. A hook
+is made once (two threads meeting a new class at once may both make it; either is kept).
 
 JSON text is made and read by the standard library's `json`, not by orjson. Measured on the
 11,668 entry rows of a 3,500-turn session: `orjson.loads` 26 ms against 73 ms, `orjson.dumps` 4 ms
@@ -79,33 +83,59 @@ def _is_simple_optional(t: Any) -> bool:
     return get_origin(t) in (Union, UnionType) and len(args) == 2 and type(None) in args
 
 
-_RECORDS: tuple[Any, ...] = (r.Task, r.Submission, r.Live, r.Entry)
+# The hooks that opening a session and running its first turn use (all that the cold child of
+# benchmarks/agent_turns.py makes), made at import; nested records' hooks come with their holder's.
+# Any other hook is made on first use and kept: a recovering process makes the 57 it needs (42 of
+# them at import) where it made all 120 at import. A class missing here is only made later.
+_FIRST_TURN_WRITES: tuple[type, ...] = (
+    r.Task, r.Submission, r.Live, r.Queued, r.Answered, r.Running, r.Waiting, r.Terminal, r.Done,
+    r.GenerationInput, r.ToolInput, r.Request, r.ToolRound, r.ToolProgress,
+    r.UserEntry, r.AssistantEntry, r.ToolResultEntry,
+)
+_FIRST_TURN_READS: tuple[type, ...] = (r.Submission, r.Live, r.Queued, r.Answered)
 
 
 def _make_converter(detailed: bool) -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=detailed)
 
-    fills: list[Any] = []  # per-class hooks, made once every union is registered (see below)
+    # cattrs makes the hook of a field's record class afresh for each class with such a field (a
+    # field's hook is looked up uncached): one hook per record class, made once and shared.
+    made: dict[tuple[bool, Any], Any] = {}
 
-    def register(union: Any, tags: dict[str, type]) -> None:
-        # Per-class hooks are made after all unions are registered (a class's hook embeds the
-        # hooks of its fields, which may be unions registered after this one), still at import.
-        unstructure_hooks: dict[type, tuple[str, Any]] = {}
-        structure_hooks: dict[str, tuple[type, Any, frozenset[str]]] = {}
+    def attrs_hook(structure: bool) -> Any:
+        gen = conv.gen_structure_attrs_fromdict if structure else conv.gen_unstructure_attrs_fromdict
 
-        def fill() -> None:
-            for tag, cls in tags.items():
-                unstructure_hooks[cls] = (tag, conv.get_unstructure_hook(cls))
-                structure_hooks[tag] = make_structure(tag, cls)
+        def factory(cls: Any) -> Any:
+            hook = made.get((structure, cls))
+            if hook is None:
+                hook = made[structure, cls] = gen(cls)
+            return hook
 
-        def make_structure(tag: str, cls: type) -> tuple[type, Any, frozenset[str]]:
+        return factory
+
+    def is_record(t: Any) -> bool:
+        return isinstance(t, type) and attrs.has(t)
+
+    conv.register_structure_hook_factory(is_record, attrs_hook(structure=True))
+    conv.register_unstructure_hook_factory(is_record, attrs_hook(structure=False))
+
+    variant_hooks: dict[type, tuple[type, Any, frozenset[str]]] = {}  # a class may be in two unions
+
+    def make_structure(cls: type) -> tuple[type, Any, frozenset[str]]:
+        found = variant_hooks.get(cls)
+        if found is None:
             if detailed:
                 hook = conv.get_structure_hook(cls)
             else:  # the tag is allowed next to the fields; other keys are checked below
                 hook = make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=False)
-            return cls, hook, frozenset(a.name for a in attrs.fields(cls)) | {"type"}
+            found = variant_hooks[cls] = (cls, hook, frozenset(a.name for a in attrs.fields(cls)) | {"type"})
+        return found
 
-        fills.append(fill)
+    def register(union: Any, tags: dict[str, type]) -> None:
+        # A variant's hooks are made on its first use (or below, for the first turn's), once every
+        # union is registered: a class's hook embeds the hooks of its fields, which may be unions.
+        unstructure_hooks: dict[type, tuple[str, Any]] = {}
+        structure_hooks: dict[str, tuple[type, Any, frozenset[str]]] = {}
 
         def unstructure(value: Any) -> dict[str, Any]:
             found = unstructure_hooks.get(value.__class__)
@@ -120,7 +150,9 @@ def _make_converter(detailed: bool) -> cattrs.Converter:
             tag: Any = data.get("type")  # any JSON value; one that names no variant is refused below
             found = structure_hooks.get(tag)
             if found is None:
-                raise CodecError(f"unknown tag {tag!r} (expected one of {', '.join(tags)})")
+                if tag not in tags:
+                    raise CodecError(f"unknown tag {tag!r} (expected one of {', '.join(tags)})")
+                found = structure_hooks[tag] = make_structure(tags[tag])
             cls, hook, keys = found
             if detailed:  # cattrs names the unknown keys and where they are
                 return hook({k: v for k, v in data.items() if k != "type"}, cls)
@@ -168,11 +200,14 @@ def _make_converter(detailed: bool) -> cattrs.Converter:
         conv.register_structure_hook_factory(_is_homogeneous_tuple, tuple_structure)
         conv.register_structure_hook_factory(_is_simple_optional, optional_structure)
         conv.register_unstructure_hook_factory(_is_homogeneous_tuple, tuple_unstructure)
-    for fill in fills:
-        fill()
-    for record in _RECORDS:  # the stored records' own hooks, made now rather than on first use
-        conv.get_structure_hook(record)
-        conv.get_unstructure_hook(record)
+    if not detailed:
+        for cls in _FIRST_TURN_WRITES:
+            conv.get_unstructure_hook(cls)
+        for cls in _FIRST_TURN_READS:
+            if cls in _TAG_BY_CLASS:
+                make_structure(cls)
+            else:
+                conv.get_structure_hook(cls)
     return conv
 
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Literal, Union
 
-from attrs import frozen
-
+from ._frozen import frozen
 from .reasons import StopReason
 
 

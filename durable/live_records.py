@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from attrs import frozen
-
+from ._frozen import frozen
 from .entries import ToolCall, Usage
 from .reasons import UnansweredReason
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from typing import Any, Literal, Union
 
-from attrs import field, frozen
+from attrs import field
 
+from ._frozen import frozen
 from .entries import (
     AssistantEntry,
     CompactionEntry,

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from attrs import field, frozen
+from attrs import field
+
+from ._frozen import frozen
 
 WhenBusy = Literal["queue", "interrupt", "reject"]
 """What `submit` does with an input while a run is active: "queue" it for the next run,

@@ -31,8 +31,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Literal
 
-from attrs import frozen
-
+from .._frozen import frozen
 from ..messages import times_in_a_row
 from ..records import Task
 

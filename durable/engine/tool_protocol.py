@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from attrs import field, frozen
+from attrs import field
 
+from .._frozen import frozen
 from ..models.protocol import ToolSpec
 from ..records import Replay
 

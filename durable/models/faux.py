@@ -32,8 +32,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Literal
 
 import anyio
-from attrs import frozen
 
+from .._frozen import frozen
 from ..records import ModelStopReason, ToolCall, Usage
 from .protocol import (
     DeferredHandle,

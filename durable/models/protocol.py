@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
-from attrs import field, frozen
+from attrs import field
 
 from .. import tokens
+from .._frozen import frozen
 from ..errors import DurableError
 from ..records import Entry, ModelStopReason, ToolCall, Usage
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from typing import Protocol, TypeGuard, runtime_checkable
 
-from attrs import define, field, frozen
+from attrs import field
 
 from .. import codec
+from .._frozen import define, frozen
 from ..errors import LockLost
 from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
 from ..tokens import stored_tokens

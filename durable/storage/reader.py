@@ -31,9 +31,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Self
 
-from attrs import define, field, frozen
+from attrs import field
 
 from .. import codec
+from .._frozen import define, frozen
 from ..errors import CorruptSession, NotASession, SchemaTooNew, StorageError
 from ..records import Entry, Live, StoredEntry, Submission, Task
 from . import _rows

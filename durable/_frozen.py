@@ -1,0 +1,137 @@
+"""`frozen` and `define`: attrs' own decorators, compiling less per record class at import.
+
+attrs writes one script per class it decorates (`__init__`, `__repr__`, `__eq__`, `__hash__`)
+and compiles it; that compile is most of the cost of defining a class (measured on a five-field
+frozen class: 0.56 ms with all four, 0.39 ms without the repr, 0.28 ms with `__init__` alone).
+Some ninety record classes are defined when a process recovers a session, so the repr, equality
+and hash scripts cost ~25 ms of every start although most classes are never compared or hashed.
+
+- `__repr__`: attrs is asked for none and each class gets a closure (nothing compiled) that
+  writes exactly the text attrs' would: `ClassName(a=1, b='x')`, the fields in order, a field
+  with `repr=False` left out, one with a `repr=` callable written through it, and `...` for a
+  value met again inside its own repr (attrs' recursion guard: one set of ids per thread).
+- `__eq__` / `__hash__` (frozen classes): attrs is asked for none; the class gets small stubs
+  that, on the first comparison or hash of that class, compile the same code attrs writes
+  (fields with `eq=False` left out, `eq=` key functions applied; `hash((class constant,
+  fields...))`), install it on the class and answer with it. `!=` is attrs' own rule (the negated
+  `__eq__`, NotImplemented passed on). The hash is consistent with equality, as attrs'; its value,
+  like attrs' (a per-process string hash of a generated name), is not the same across processes.
+
+A class that writes its own method, or asks for `repr=` / `eq=` / `order=` / hashing options
+explicitly, is left to attrs for that method. Type checkers see attrs' own decorators
+(`TYPE_CHECKING`), so the attrs mypy plugin checks the classes as before.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+if TYPE_CHECKING:
+    from attrs import define as define, frozen as frozen
+else:
+
+    def frozen(maybe_cls=None, /, **kwargs):
+        return _decorate(attrs.frozen, maybe_cls, kwargs)
+
+    def define(maybe_cls=None, /, **kwargs):
+        return _decorate(attrs.define, maybe_cls, kwargs)
+
+
+_repring = threading.local()  # `ids`: the records whose repr is being written on this thread
+
+
+def _decorate(maker: Any, maybe_cls: type | None, kwargs: dict[str, Any]) -> Any:
+    def wrap(cls: type) -> type:
+        own = cls.__dict__
+        shared_repr = "repr" not in kwargs and "__repr__" not in own
+        lazy_eq = (maker is attrs.frozen and not _EQ_OPTIONS & kwargs.keys()
+                   and not {"__eq__", "__ne__", "__hash__"} & own.keys())
+        options = dict(kwargs)
+        if shared_repr:
+            options["repr"] = False
+        if lazy_eq:
+            options["eq"] = False
+        made: type = maker(cls, **options)
+        if shared_repr:
+            made.__repr__ = _repr_for(made)  # type: ignore[method-assign]  # the one attrs did not write
+        if lazy_eq:
+            _compile_eq_and_hash_on_first_use(made)
+        return made
+
+    return wrap if maybe_cls is None else wrap(maybe_cls)
+
+
+_EQ_OPTIONS = frozenset({"eq", "order", "hash", "unsafe_hash", "cache_hash"})
+
+
+def _compile_eq_and_hash_on_first_use(cls: type) -> None:
+    def __eq__(self: Any, other: Any) -> Any:
+        return _install(cls, "__eq__")(self, other)
+
+    def __hash__(self: Any) -> int:
+        return _install(cls, "__hash__")(self)  # type: ignore[no-any-return]  # a hash() result
+
+    for method in (__eq__, __hash__):
+        method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
+        setattr(cls, method.__name__, method)
+    cls.__ne__ = _ne  # type: ignore[method-assign,assignment]  # attrs' own `!=`
+
+
+def _ne(self: Any, other: Any) -> Any:
+    """Check equality and either forward a NotImplemented or return the result negated."""
+    result = self.__eq__(other)
+    if result is NotImplemented:
+        return NotImplemented
+    return not result
+
+
+def _install(cls: type, name: str) -> Any:
+    """Compile `cls`'s `__eq__` or `__hash__` as attrs writes it, and put it on the class."""
+    compared = [a for a in attrs.fields(cls) if a.eq]
+    keys = {f"_{a.name}_key": a.eq_key for a in compared if a.eq_key}
+
+    def value(a: Any, obj: str) -> str:
+        return f"_{a.name}_key({obj}.{a.name})" if a.eq_key else f"{obj}.{a.name}"
+
+    if name == "__eq__":
+        test = " and ".join(f"{value(a, 'self')} == {value(a, 'other')}" for a in compared) or "True"
+        script = (f"def __eq__(self, other):\n    if other.__class__ is not self.__class__:\n"
+                  f"        return NotImplemented\n    return ({test})\n")
+    else:
+        hashed = [a for a in attrs.fields(cls) if a.hash is True or (a.hash is None and a.eq is True)]
+        items = "".join(f" {value(a, 'self')}," for a in hashed)
+        script = f"def __hash__(self):\n    return hash(({hash(f'{cls.__module__}.{cls.__qualname__}')},{items}))\n"
+    namespace: dict[str, Any] = dict(keys)
+    exec(compile(script, f"<durable record {name} for {cls.__qualname__}>", "exec"), namespace)
+    method = namespace[name]
+    method.__qualname__ = f"{cls.__qualname__}.{name}"
+    setattr(cls, name, method)
+    return method
+
+
+def _repr_for(cls: type) -> Any:
+    shown = tuple((a.name, None if a.repr is True else a.repr) for a in attrs.fields(cls) if a.repr is not False)
+
+    def __repr__(self: Any) -> str:
+        try:
+            ids: set[int] = _repring.ids
+        except AttributeError:
+            ids = _repring.ids = set()
+        if id(self) in ids:
+            return "..."
+        ids.add(id(self))
+        try:
+            parts = [f"{name}={getattr(self, name)!r}" if how is None else f"{name}={how(getattr(self, name))}"
+                     for name, how in shown]
+            return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}({", ".join(parts)})'
+        finally:
+            ids.discard(id(self))
+
+    __repr__.__qualname__ = f"{cls.__qualname__}.__repr__"
+    return __repr__
+
+
+__all__ = ["define", "frozen"]
