@@ -54,6 +54,7 @@ from . import _lock, _opening, _rows
 from ._jobs import Job, finish_all, take_group
 from ._lock import FileLock
 from ._notify import thread_safe_caller
+from ._sqlite_context import read_context
 from .protocol import Batch, EncodedBatch, Opened, RawContext
 from .reader import connect_read_only
 
@@ -141,7 +142,7 @@ class SQLiteStorage:
         return [_rows.entry(conversation_id, seq, body, self.path) for seq, body in rows]
 
     async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
-        return await self._call(lambda c: _context(c, conversation_id, from_seq, to_seq))
+        return await self._call(lambda c: read_context(c, conversation_id, from_seq, to_seq))
 
     async def get_submission(self, submission_id: str) -> Submission | None:
         row = await self._call(
@@ -455,33 +456,6 @@ def _background_priority() -> None:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
         except OSError:
             pass
-
-
-_CONTEXT_ROWS = ("FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? AND kind != 'compaction' "
-                 "AND (tokens IS NULL OR tokens != -1)")
-# The whole context in one row (handing SQLite's rows to Python one by one costs more than reading
-# them), its bodies joined with a record separator, which a JSON text never holds unescaped.
-_CONTEXT_JOINED = ("SELECT count(*), count(tokens), coalesce(sum(tokens), 0), group_concat(seq), "
-                   f"group_concat(body, '\x1e') {_CONTEXT_ROWS}")
-
-
-def _context(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
-    """`get_context`, on the writer thread. When every row was counted and the joined text splits
-    back into as many framed bodies as there are rows, joined in seq order (the order of the
-    primary key, which SQLite reads them in; checked all the same), the context is returned with
-    its token total. Any other (an uncounted or damaged row, another order) is read again row by
-    row, and its rows checked one by one (`_rows.raw_context`)."""
-    args = (conversation_id, from_seq, to_seq)
-    n, counted, total, seqs_text, joined = conn.execute(_CONTEXT_JOINED, args).fetchone()
-    if n == 0:
-        return RawContext([], [], 0)
-    bodies = joined.split("\x1e")
-    if counted == n == len(bodies) and _rows.all_framed(bodies):
-        seqs = list(map(int, seqs_text.split(",")))
-        if seqs == sorted(seqs):
-            return RawContext(seqs, bodies, total)
-    rows = conn.execute(f"SELECT seq, tokens, body {_CONTEXT_ROWS} ORDER BY seq", args).fetchall()
-    return _rows.raw_context([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
 
 
 def _merged(batches: list[EncodedBatch]) -> EncodedBatch:

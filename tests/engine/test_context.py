@@ -192,16 +192,21 @@ async def test_the_sqlite_store_reads_a_context_with_odd_or_damaged_rows_row_by_
     tokens = [stored_tokens(e.entry) for e in history]
     seqs = list(range(1, 9))
 
-    async def context():
+    async def context(longest=None):
         store = SQLiteStorage(path)
         await store.open()
         try:
+            if longest is not None:  # SQLite's longest string or blob, in bytes
+                await store.call_in_writer(lambda c: c.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, longest))
             raw = await store.get_context("root", 1, 8)
         finally:
             await store.close()
-        return RawContext(list(raw.seqs), list(raw.bodies), raw.tokens if isinstance(raw.tokens, int) else list(raw.tokens))
+        counted = raw.tokens if isinstance(raw.tokens, int) else list(raw.tokens)
+        return RawContext(list(raw.seqs), list(raw.bodies), counted)
 
     assert await context() == RawContext(seqs, bodies, sum(tokens))
+    assert sum(map(len, bodies)) > 200 > max(map(len, bodies))
+    assert await context(longest=200) == RawContext(seqs, bodies, sum(tokens))  # too long to join: row by row
     separated = '{"type":"assistant","text":"a\x1eb","stop_reason":"stop"}'  # a raw control character: damaged
     _sql(path, "UPDATE entries SET body = ? WHERE seq = 4", separated)
     assert await context() == RawContext(seqs, [*bodies[:3], separated, *bodies[4:]], sum(tokens))
@@ -214,7 +219,8 @@ async def test_the_sqlite_store_reads_a_context_with_odd_or_damaged_rows_row_by_
 async def test_a_damaged_entry_that_would_not_split_out_of_the_joined_context_is_refused_naming_it(tmp_path):
     path = str(tmp_path / "s.sqlite")
     await _history(path, 4)
-    _sql(path, """UPDATE entries SET body = '{"type":"assistant","text":"a\x1eb","stop_reason":"stop"}' WHERE seq = 4""")
+    separated = '{"type":"assistant","text":"a\x1eb","stop_reason":"stop"}'  # a raw control character
+    _sql(path, "UPDATE entries SET body = ? WHERE seq = 4", separated)
     model = Reading([faux.reply("never")])
     async with durable.open_harness(path, model=model) as h:
         with anyio.fail_after(10):

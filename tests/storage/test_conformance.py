@@ -222,7 +222,7 @@ async def test_get_context_gives_the_sent_entries_of_the_range_as_stored_with_th
     aborted = StoredEntry("root", 5, AssistantEntry("half an ans", "aborted"))  # never sent again
     entries = [user(1), assistant(2), odd, user(4), aborted, user(6), compaction(7, 4), user(8)]
     await store.commit(Batch(entries=entries[:4]))
-    await store.commit(Batch(entries=entries[4:] + [user(1, "elsewhere", conversation_id="other")]))
+    await store.commit(Batch(entries=[*entries[4:], user(1, "elsewhere", conversation_id="other")]))
 
     def raw(*kept):
         return RawContext([e.seq for e in kept], [codec.dumps(e.entry, Entry) for e in kept],
