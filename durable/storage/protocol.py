@@ -16,7 +16,7 @@ refuse exactly the same values.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from attrs import define, field, frozen
 
@@ -26,22 +26,19 @@ from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
 from ..tokens import stored_tokens
 
 
-@frozen
-class RawContext:
+class RawContext(NamedTuple):
     """A model context as stored, undecoded (`Storage.get_context`): the seq and the codec's
     JSON text of each entry, in order, and their estimated tokens (`durable.tokens.stored_tokens`).
 
     `tokens` is their sum (an int) when every entry was counted and its text is framed as the
     codec writes an entry (`durable.storage._rows.framed`); otherwise each entry's, None for an
     entry to decode at once (never counted, as an old file's row the migration could not read,
-    or not framed: damaged), so that it is counted or refused before any request holds it."""
+    or not framed: damaged), so that it is counted or refused before any request holds it. (A
+    named tuple rather than an attrs class: nothing to validate, and cheaper to import.)"""
 
     seqs: Sequence[int]
     bodies: Sequence[str]
     tokens: int | Sequence[int | None]
-
-    def __len__(self) -> int:
-        return len(self.seqs)
 
 
 @define
