@@ -31,11 +31,10 @@ class Context(Sequence[StoredEntry]):
     __slots__ = ("_decode", "_items", "_seqs", "tokens")
 
     def __init__(self, entries: Iterable[StoredEntry] = ()) -> None:
-        items = list(entries)
-        self._items: list[StoredEntry | str] = list(items)  # an entry, or its JSON text until first read
-        self._seqs: list[int] = [e.seq for e in items]
+        self._items: list[StoredEntry | str] = list(entries)  # an entry, or its JSON text until first read
+        self._seqs: list[int] = [e.seq for e in self._items if isinstance(e, StoredEntry)]
         self._decode: Decode | None = None
-        self.tokens = sum(entry_tokens(e.entry) for e in items)
+        self.tokens = sum(entry_tokens(e.entry) for e in self._items if isinstance(e, StoredEntry))
 
     @classmethod
     def stored(cls, raw: RawContext, decode: Decode) -> Context:
