@@ -18,8 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import overload
 
 from ..records import Entry, StoredEntry
-from ..storage import _rows
-from ..storage.protocol import RawEntry
+from ..storage.protocol import RawContext
 from ..tokens import entry_tokens, in_context
 
 Decode = Callable[[int, str], StoredEntry]
@@ -29,40 +28,48 @@ Decode = Callable[[int, str], StoredEntry]
 class Context(Sequence[StoredEntry]):
     """See the module docstring. Indexing gives `StoredEntry`s (decoding on first read)."""
 
-    __slots__ = ("_decode", "_items", "tokens")
+    __slots__ = ("_decode", "_items", "_seqs", "tokens")
 
     def __init__(self, entries: Iterable[StoredEntry] = ()) -> None:
-        self._items: list[StoredEntry | tuple[int, str]] = list(entries)
+        self._items: list[StoredEntry | str] = list(entries)  # an entry, or its JSON text until first read
+        self._seqs: list[int] = [e.seq for e in self._items if isinstance(e, StoredEntry)]
         self._decode: Decode | None = None
         self.tokens = sum(entry_tokens(e.entry) for e in self._items if isinstance(e, StoredEntry))
 
     @classmethod
-    def stored(cls, rows: Iterable[RawEntry], decode: Decode) -> Context:
-        """A context of entries as the store gave them (`Storage.get_context`). A row whose
-        tokens were never counted (an old file's row the migration could not read), or whose
-        framing is damaged (`_rows.framed`: its tag, its closing brace), is decoded now: to count
-        it and leave it out if it is not sent, or to refuse it (`CorruptSession`) before any
-        request holds it. Damage inside a row is refused when the entry is first read."""
+    def stored(cls, raw: RawContext, decode: Decode) -> Context:
+        """A context of entries as the store gave them (`Storage.get_context`), kept as their
+        text. When the store counted and checked every row (`raw.tokens` is their total) this
+        does no work per entry. Otherwise a row it could not count (an old file's row the
+        migration could not read), or whose framing is damaged, is decoded now: to count it and
+        leave it out if it is not sent, or to refuse it (`CorruptSession`) before any request
+        holds it. Damage inside a row is refused when the entry is first read."""
         ctx = cls()
         ctx._decode = decode
-        items = ctx._items
+        if isinstance(raw.tokens, int):
+            ctx._items = list(raw.bodies)
+            ctx._seqs = list(raw.seqs)
+            ctx.tokens = raw.tokens
+            return ctx
+        items, seqs = ctx._items, ctx._seqs
         total = 0
-        framed = _rows.framed
-        append = items.append
-        for seq, kind, tokens, body in rows:
-            if tokens is not None and framed(kind, body):
-                append((seq, body))
+        for seq, tokens, body in zip(raw.seqs, raw.tokens, raw.bodies, strict=True):
+            if tokens is not None:
+                items.append(body)
+                seqs.append(seq)
                 total += tokens
             else:
                 stored = decode(seq, body)
                 if in_context(stored.entry):
-                    append(stored)
+                    items.append(stored)
+                    seqs.append(seq)
                     total += entry_tokens(stored.entry)
         ctx.tokens = total
         return ctx
 
     def append(self, stored: StoredEntry) -> None:
         self._items.append(stored)
+        self._seqs.append(stored.seq)
         self.tokens += entry_tokens(stored.entry)
 
     def __len__(self) -> int:
@@ -91,14 +98,13 @@ class Context(Sequence[StoredEntry]):
         if isinstance(item, StoredEntry):
             return item
         assert self._decode is not None, "only a context loaded from the store holds undecoded entries"
-        stored = self._decode(*item)
+        stored = self._decode(self._seqs[index], item)
         self._items[index] = stored
         return stored
 
     def seq_at(self, index: int) -> int:
         """The seq of the entry at `index`, without decoding it."""
-        item = self._items[index]
-        return item.seq if isinstance(item, StoredEntry) else item[0]
+        return self._seqs[index]
 
     def messages(self, n: int, head: tuple[Entry, ...] = (), tail: tuple[Entry, ...] = ()) -> Messages:
         """The entries of the first `n` stored entries as a read-only view, after `head` and

@@ -5,11 +5,14 @@ Shared by both backends so that a bad row is refused the same way everywhere.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from collections.abc import Sequence
+from itertools import repeat
+from typing import TypeVar, cast
 
 from .. import codec
 from ..errors import CorruptSession
 from ..records import Entry, Live, StoredEntry, Submission, Task
+from .protocol import RawContext
 
 T = TypeVar("T")
 
@@ -31,15 +34,29 @@ def entry(conversation_id: str, seq: int, body: str, location: str) -> StoredEnt
     return StoredEntry(conversation_id, seq, value)
 
 
-_FRAMES = {kind: f'{{"type":"{kind}",' for kind in ("user", "assistant", "tool_result", "compaction")}
+_FRAMES = tuple(f'{{"type":"{kind}",' for kind in ("user", "assistant", "tool_result"))
 
 
-def framed(kind: str, body: str) -> bool:
-    """Whether an entry's JSON text is framed as the codec writes it: an object whose first key
-    is its tag, the same as its `kind` column, and that is closed. A cheap check of a row kept
-    undecoded (a row damaged inside is refused when it is decoded)."""
-    frame = _FRAMES.get(kind)
-    return frame is not None and body.startswith(frame) and body.endswith("}")
+def framed(body: str) -> bool:
+    """Whether an entry's JSON text is framed as the codec writes an entry of a model context:
+    an object whose first key is its tag (a user, assistant or tool result entry) and that is
+    closed. A cheap check of a row kept undecoded (damage inside it is refused when it is
+    decoded)."""
+    return body.startswith(_FRAMES) and body.endswith("}")
+
+
+def all_framed(bodies: Sequence[str]) -> bool:
+    """`framed` of every body, without a Python step per body."""
+    return all(map(str.startswith, bodies, repeat(_FRAMES))) and all(map(str.endswith, bodies, repeat("}")))
+
+
+def raw_context(seqs: Sequence[int], tokens: Sequence[int | None], bodies: Sequence[str]) -> RawContext:
+    """A context from its rows' columns (`RawContext`): the total of their tokens when every row
+    was counted and is framed, else each row's, None for a row to decode at once."""
+    if None not in tokens and all_framed(bodies):
+        return RawContext(seqs, bodies, sum(cast(Sequence[int], tokens)))
+    checked = [t if t is not None and framed(b) else None for t, b in zip(tokens, bodies, strict=True)]
+    return RawContext(seqs, bodies, checked)
 
 
 def submission(body: str, submission_id: str, location: str) -> Submission:

@@ -18,7 +18,7 @@ from ..errors import CommitFailed, SessionLocked, StorageClosed
 from ..records import Live, StoredEntry, Submission, Task
 from ..tokens import NOT_SENT
 from . import _rows
-from .protocol import Batch, ConversationState, Opened, RawEntry, encode_batch
+from .protocol import Batch, ConversationState, Opened, RawContext, encode_batch
 from .reader import StoredRows
 
 
@@ -117,13 +117,13 @@ class MemoryStorage:
         seqs = range(from_seq, hi + 1) if hi - from_seq < len(rows) else sorted(s for s in rows if from_seq <= s <= hi)
         return [_rows.entry(conversation_id, s, rows[s][1], self.location) for s in seqs if s in rows]
 
-    async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> list[RawEntry]:
+    async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
         self._check()
         rows = self._entries.get(conversation_id, {})
         seqs = range(from_seq, to_seq + 1) if to_seq - from_seq < len(rows) else sorted(
             s for s in rows if from_seq <= s <= to_seq)
-        return [(s, rows[s][0], rows[s][2], rows[s][1]) for s in seqs
-                if s in rows and rows[s][0] != "compaction" and rows[s][2] != NOT_SENT]
+        kept = [s for s in seqs if s in rows and rows[s][0] != "compaction" and rows[s][2] != NOT_SENT]
+        return _rows.raw_context(kept, [rows[s][2] for s in kept], [rows[s][1] for s in kept])
 
     async def get_submission(self, submission_id: str) -> Submission | None:
         self._check()

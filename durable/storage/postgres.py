@@ -55,7 +55,7 @@ from . import _pg_driver, _pg_lease, _pg_schema, _pg_write, _rows
 from ._jobs import Job, take_group
 from ._notify import thread_safe_caller
 from ._pg_lease import Lease
-from .protocol import Opened, RawEntry
+from .protocol import Opened, RawContext
 from .reader import StoredRows, decode_rows
 
 T = TypeVar("T")
@@ -211,15 +211,15 @@ class PostgresStorage:
             "AND seq BETWEEN %s AND %s ORDER BY seq", (self.space, conversation_id, from_seq, hi)).fetchall())
         return [_rows.entry(conversation_id, seq, body, self.location) for seq, body in rows]
 
-    async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> list[RawEntry]:
+    async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
         if not _pg_driver.storable(conversation_id):
-            return []
+            return RawContext([], [], 0)
         lo, hi = max(from_seq, -(1 << 63)), min(to_seq, (1 << 63) - 1)
         rows = await self._call(lambda c: c.execute(
-            "SELECT seq, kind, tokens, body FROM durable.entries WHERE space = %s AND conversation_id = %s "
+            "SELECT seq, tokens, body FROM durable.entries WHERE space = %s AND conversation_id = %s "
             "AND seq BETWEEN %s AND %s AND kind != 'compaction' AND (tokens IS NULL OR tokens != %s) ORDER BY seq",
             (self.space, conversation_id, lo, hi, NOT_SENT)).fetchall())
-        return [(seq, kind, tokens, body) for seq, kind, tokens, body in rows]
+        return _rows.raw_context([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
 
     async def get_submission(self, submission_id: str) -> Submission | None:
         if not _pg_driver.storable(submission_id):

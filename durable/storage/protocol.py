@@ -15,7 +15,8 @@ refuse exactly the same values.
 
 from __future__ import annotations
 
-from typing import Protocol, TypeGuard, runtime_checkable
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol, TypeGuard, runtime_checkable
 
 from attrs import field
 
@@ -25,9 +26,20 @@ from ..errors import LockLost
 from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
 from ..tokens import stored_tokens
 
-RawEntry = tuple[int, str, int | None, str]
-"""An entry of a model context as stored, undecoded: its seq, its kind (tag), its estimated
-tokens (None when they were never counted: decode it to know) and the codec's JSON text."""
+
+class RawContext(NamedTuple):
+    """A model context as stored, undecoded (`Storage.get_context`): the seq and the codec's
+    JSON text of each entry, in order, and their estimated tokens (`durable.tokens.stored_tokens`).
+
+    `tokens` is their sum (an int) when every entry was counted and its text is framed as the
+    codec writes an entry (`durable.storage._rows.framed`); otherwise each entry's, None for an
+    entry to decode at once (never counted, as an old file's row the migration could not read,
+    or not framed: damaged), so that it is counted or refused before any request holds it. (A
+    named tuple rather than an attrs class: nothing to validate, and cheaper to import.)"""
+
+    seqs: Sequence[int]
+    bodies: Sequence[str]
+    tokens: int | Sequence[int | None]
 
 
 @define
@@ -158,9 +170,9 @@ class Storage(Protocol):
         self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[StoredEntry]: ...
 
-    async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> list[RawEntry]:
+    async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
         """The entries with `from_seq <= seq <= to_seq` that a model context holds, in order and
-        undecoded: no compaction summary and no entry stored as never sent again
+        undecoded (`RawContext`): no compaction summary and no entry stored as never sent again
         (`durable.tokens.NOT_SENT`). The engine decodes each one when it is first read."""
         ...
 

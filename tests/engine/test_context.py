@@ -13,6 +13,7 @@ import durable
 from durable import codec, records as r
 from durable.engine.context import Context
 from durable.models import FauxModel, faux
+from durable.storage import _rows
 from durable.storage.reader import SessionReader
 from durable.storage.schema import SCHEMA_VERSION
 from durable.tokens import NOT_SENT, entry_tokens, in_context, stored_tokens
@@ -62,8 +63,10 @@ def test_a_stored_context_decodes_an_entry_only_when_it_is_read():
         decoded.append(seq)
         return stored(seq, codec.loads(body, r.Entry))
 
-    rows = [(e.seq, codec.tag_of(e.entry), stored_tokens(e.entry), codec.dumps(e.entry, r.Entry)) for e in ENTRIES]
-    ctx = Context.stored(rows, decode)
+    raw = _rows.raw_context([e.seq for e in ENTRIES], [stored_tokens(e.entry) for e in ENTRIES],
+                            [codec.dumps(e.entry, r.Entry) for e in ENTRIES])
+    assert raw.tokens == sum(entry_tokens(e.entry) for e in ENTRIES)  # every row counted and framed: the total
+    ctx = Context.stored(raw, decode)
     assert decoded == [] and len(ctx) == 4 and ctx.seq_at(2) == 3
     assert ctx.tokens == sum(entry_tokens(e.entry) for e in ENTRIES)
     assert ctx[1] == ENTRIES[1] and decoded == [2]
@@ -148,4 +151,80 @@ async def test_a_damaged_entry_inside_is_refused_when_a_model_reads_it_and_nothi
             result = await (await h.root.submit("second")).wait()
         assert result.reason == "storage_error"
         assert f"Entry 2 of conversation 'root' in {path} cannot be read" in result.detail
+    assert model.requests == []
+
+
+class Reading(FauxModel):
+    """A model that reads its messages, as every provider does to send them."""
+
+    def stream(self, request):
+        list(request.messages)
+        return super().stream(request)
+
+
+async def _history(path, turns):
+    """A session whose root conversation holds `turns` answered inputs (2 entries each)."""
+    model = FauxModel([faux.reply(f"answer {i}") for i in range(turns)])
+    async with durable.open_harness(path, model=model) as h:
+        for i in range(turns):
+            assert await (await h.root.submit(f"input {i}")).wait() == r.Answered(f"answer {i}", 2 * i + 2)
+
+
+def _sql(path, statement, *args):
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute(statement, args)
+    conn.close()
+
+
+async def test_the_sqlite_store_reads_a_context_with_odd_or_damaged_rows_row_by_row(tmp_path):
+    # The store reads a context as one joined text; a row that would not split back out of it
+    # (a raw record separator), is not framed as an entry or was never counted makes it read the
+    # context again row by row: every other row is still given as stored, with its tokens.
+    from durable.storage import SQLiteStorage
+    from durable.storage.protocol import RawContext
+
+    path = str(tmp_path / "s.sqlite")
+    await _history(path, 4)
+    with SessionReader(path) as reader:
+        history = reader.entries("root")
+    bodies = [codec.dumps(e.entry, r.Entry) for e in history]
+    tokens = [stored_tokens(e.entry) for e in history]
+    seqs = list(range(1, 9))
+
+    async def context(longest=None):
+        store = SQLiteStorage(path)
+        await store.open()
+        try:
+            if longest is not None:  # SQLite's longest string or blob, in bytes
+                await store.call_in_writer(lambda c: c.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, longest))
+            raw = await store.get_context("root", 1, 8)
+        finally:
+            await store.close()
+        counted = raw.tokens if isinstance(raw.tokens, int) else list(raw.tokens)
+        return RawContext(list(raw.seqs), list(raw.bodies), counted)
+
+    assert await context() == RawContext(seqs, bodies, sum(tokens))
+    assert sum(map(len, bodies)) > 200 > max(map(len, bodies))
+    assert await context(longest=200) == RawContext(seqs, bodies, sum(tokens))  # too long to join: row by row
+    separated = '{"type":"assistant","text":"a\x1eb","stop_reason":"stop"}'  # a raw control character: damaged
+    _sql(path, "UPDATE entries SET body = ? WHERE seq = 4", separated)
+    assert await context() == RawContext(seqs, [*bodies[:3], separated, *bodies[4:]], sum(tokens))
+    _sql(path, """UPDATE entries SET body = '{"type":"nope"}' WHERE seq = 6""")
+    _sql(path, "UPDATE entries SET tokens = NULL WHERE seq = 7")
+    assert await context() == RawContext(seqs, [*bodies[:3], separated, bodies[4], '{"type":"nope"}', *bodies[6:]],
+                                         [*tokens[:5], None, None, tokens[7]])
+
+
+async def test_a_damaged_entry_that_would_not_split_out_of_the_joined_context_is_refused_naming_it(tmp_path):
+    path = str(tmp_path / "s.sqlite")
+    await _history(path, 4)
+    separated = '{"type":"assistant","text":"a\x1eb","stop_reason":"stop"}'  # a raw control character
+    _sql(path, "UPDATE entries SET body = ? WHERE seq = 4", separated)
+    model = Reading([faux.reply("never")])
+    async with durable.open_harness(path, model=model) as h:
+        with anyio.fail_after(10):
+            result = await (await h.root.submit("next")).wait()
+        assert result.reason == "storage_error"
+        assert f"Entry 4 of conversation 'root' in {path} cannot be read" in result.detail
     assert model.requests == []

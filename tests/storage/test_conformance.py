@@ -212,6 +212,34 @@ async def test_get_entries_returns_exactly_the_asked_range(backend, store):
     assert await store.get_entries("nobody") == []
 
 
+async def test_get_context_gives_the_sent_entries_of_the_range_as_stored_with_their_token_total(backend, store):
+    from durable import codec
+    from durable.records import AssistantEntry, Entry, StoredEntry
+    from durable.storage.protocol import RawContext
+    from durable.tokens import entry_tokens
+
+    odd = StoredEntry("root", 3, AssistantEntry("a \x1e record separator, a } brace, and non-ASCII: é 日本", "stop"))
+    aborted = StoredEntry("root", 5, AssistantEntry("half an ans", "aborted"))  # never sent again
+    entries = [user(1), assistant(2), odd, user(4), aborted, user(6), compaction(7, 4), user(8)]
+    await store.commit(Batch(entries=entries[:4]))
+    await store.commit(Batch(entries=[*entries[4:], user(1, "elsewhere", conversation_id="other")]))
+
+    def raw(*kept):
+        return RawContext([e.seq for e in kept], [codec.dumps(e.entry, Entry) for e in kept],
+                          sum(entry_tokens(e.entry) for e in kept))
+
+    def plain(context):
+        return RawContext(list(context.seqs), list(context.bodies), context.tokens)
+
+    assert plain(await store.get_context("root", 1, 8)) == raw(user(1), assistant(2), odd, user(4), user(6), user(8))
+    assert plain(await store.get_context("root", 4, 8)) == raw(user(4), user(6), user(8))
+    assert plain(await store.get_context("root", 3, 3)) == raw(odd)
+    assert plain(await store.get_context("root", 5, 5)) == raw()
+    assert plain(await store.get_context("root", 9, 20)) == raw()
+    assert plain(await store.get_context("other", 1, 1)) == raw(user(1, "elsewhere", conversation_id="other"))
+    assert plain(await store.get_context("nobody", 1, 10)) == raw()
+
+
 async def test_find_tasks_applies_every_filter_and_the_limit_in_id_order(backend, store):
     gen = task(1, state=Running())
     tool_a = task(2, kind="tool", parent_id=1, state=Running())

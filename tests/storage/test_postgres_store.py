@@ -26,6 +26,7 @@ from durable.records import AssistantEntry, Entry, Live, UserEntry
 from durable.storage import Batch, PostgresStorage
 from durable.storage._pg_schema import MIGRATIONS
 from durable.storage._pg_schema import PG_SCHEMA_VERSION as SCHEMA_VERSION
+from durable.storage.protocol import RawContext
 from durable.testing.pgcluster import free_port
 
 from .builders import submission, task, user
@@ -262,7 +263,7 @@ async def test_a_version_2_database_is_migrated_with_the_tokens_of_its_entries_c
     store = PostgresStorage(dsn, "s")
     await store.open()
     try:  # counted as new rows are: 2 tokens, NOT_SENT (-1, never sent again: not in a context), NULL
-        assert await store.get_context("root", 1, 3) == [(1, "user", 2, rows[0][4]), (3, "user", None, "{not json")]
+        assert await store.get_context("root", 1, 3) == RawContext([1, 3], [rows[0][4], "{not json"], [2, None])
     finally:
         await store.close()
     with psycopg.connect(dsn) as conn:
