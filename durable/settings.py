@@ -17,7 +17,7 @@
 | `system_prompt` | "You are a helpful assistant." | |
 | `when_busy` | "queue" | default for inputs submitted while a run is active |
 | `max_tool_rounds` | 50 | tool rounds one run may make; the next ends it `unanswered{tool_round_limit}` |
-| `check_integrity` | True | check the file for damage in the background once resumed, and report it |
+| `check_integrity` | True | check the file for damage in the background (from a second after resume), and report it |
 """
 
 from __future__ import annotations

@@ -64,6 +64,8 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     return out
 
 
+_CHECK_DELAY = 1.0  # seconds from resume to the background integrity check
+
 class HarnessState(enum.Enum):
     """The lifecycle of a harness (`Harness.state`): new, open (recovery done), resumed (runners
     run), closing, closed; or crashed (abandoned without writing, or died while opening)."""
@@ -216,6 +218,9 @@ class Harness:
                 self._state = HarnessState.CLOSED
 
     async def _check_in_background(self) -> None:
+        # A second after resuming: the first turn of a freshly opened session does not share
+        # the machine with a read of the whole file (measured: 16-46 ms of a 6.8 MB file).
+        await anyio.sleep(_CHECK_DELAY)
         if self._state in _ACCEPTING:  # not abandoned (a crash test) or closed before it started
             await self.check_integrity()
 
@@ -224,7 +229,8 @@ class Harness:
         them up) and return the problems; once per harness (later calls wait for that check).
         Damage is reported (`ErrorReport`, logged on `durable.storage`) rather than silently
         used: runs that meet it end `unanswered{storage_error}`, others go on. A resumed harness
-        starts this by itself unless `settings.check_integrity` is False; a close cancels it."""
+        starts this by itself a second after it resumed, unless `settings.check_integrity` is
+        False; a close cancels it."""
         self._check_open()
         if self._integrity_checked is not None:
             await self._integrity_checked.wait()
