@@ -28,7 +28,8 @@ the n-th request.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from contextlib import aclosing
 from typing import Any, Literal
 
 import anyio
@@ -207,10 +208,13 @@ class FauxModel:
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         self.stream_calls += 1
         step = self._take(request)
-        async for event in self._play(step):
-            yield event
+        # Closed with the stream: an async generator left to the garbage collector is finalized
+        # through the event loop (on trio a thread-safe wake-up per stream).
+        async with aclosing(self._play(step)) as events:
+            async for event in events:
+                yield event
 
-    async def _play(self, step: Any) -> AsyncIterator[StreamEvent]:
+    async def _play(self, step: Any) -> AsyncGenerator[StreamEvent, None]:
         text = step.text if isinstance(step, Reply) else step.partial
         for chunk in self._chunks(text):
             if self.tokens_per_second:
