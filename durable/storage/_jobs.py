@@ -40,9 +40,10 @@ class Job:
         self.encoded: EncodedBatch | None = None
         self.result: Any = None
         self.error: BaseException | None = None
-        self._call = thread_safe_caller()
+        library = sniffio.current_async_library()
+        self._call = thread_safe_caller(library)
         self._event: anyio.Event | None = None
-        if sniffio.current_async_library() == "trio":
+        if library == "trio":
             import trio
 
             self._action: Callable[[], object] = partial(trio.lowlevel.reschedule, trio.lowlevel.current_task())
