@@ -103,13 +103,11 @@ def finish_all(jobs: list[Job]) -> None:
 
 def take_group(first: Job, jobs: queue.SimpleQueue[Job | None], limit: int) -> tuple[list[Job], Job | None]:
     """Group commit: `first` (a commit job) and the commit jobs queued right behind it, at most
-    `limit`; the job that stopped the group (a call, or None: stop) is returned to run next."""
+    `limit`; the job that stopped the group (a call, or None: stop) is returned to run next.
+    The calling writer thread must be the only one taking from `jobs`."""
     group = [first]
-    while len(group) < limit:
-        try:
-            nxt = jobs.get_nowait()
-        except queue.Empty:
-            break
+    while len(group) < limit and not jobs.empty():  # the writer is the only consumer: not empty,
+        nxt = jobs.get_nowait()  # then a job is there (no `queue.Empty` raised per group)
         if nxt is None or nxt.batch is None:
             return group, nxt
         group.append(nxt)
