@@ -40,9 +40,10 @@ class Job:
         self.encoded: EncodedBatch | None = None
         self.result: Any = None
         self.error: BaseException | None = None
-        self._call = thread_safe_caller()
+        library = sniffio.current_async_library()
+        self._call = thread_safe_caller(library)
         self._event: anyio.Event | None = None
-        if sniffio.current_async_library() == "trio":
+        if library == "trio":
             import trio
 
             self._action: Callable[[], object] = partial(trio.lowlevel.reschedule, trio.lowlevel.current_task())
@@ -102,13 +103,11 @@ def finish_all(jobs: list[Job]) -> None:
 
 def take_group(first: Job, jobs: queue.SimpleQueue[Job | None], limit: int) -> tuple[list[Job], Job | None]:
     """Group commit: `first` (a commit job) and the commit jobs queued right behind it, at most
-    `limit`; the job that stopped the group (a call, or None: stop) is returned to run next."""
+    `limit`; the job that stopped the group (a call, or None: stop) is returned to run next.
+    The calling writer thread must be the only one taking from `jobs`."""
     group = [first]
-    while len(group) < limit:
-        try:
-            nxt = jobs.get_nowait()
-        except queue.Empty:
-            break
+    while len(group) < limit and not jobs.empty():  # the writer is the only consumer: not empty,
+        nxt = jobs.get_nowait()  # then a job is there (no `queue.Empty` raised per group)
         if nxt is None or nxt.batch is None:
             return group, nxt
         group.append(nxt)

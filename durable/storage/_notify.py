@@ -11,15 +11,26 @@ from collections.abc import Callable
 
 import sniffio
 
+_last: tuple[object, Callable[[Callable[[], object]], None]] | None = None
+"""The caller made for the loop last asked (its trio token or asyncio loop, the caller): every
+commit job asks for one, and a process runs one loop at a time as a rule, so one entry saves
+remaking it per commit."""
 
-def thread_safe_caller() -> Callable[[Callable[[], object]], None]:
+
+def thread_safe_caller(library: str | None = None) -> Callable[[Callable[[], object]], None]:
     """Return `call(fn)`, usable from any thread, that runs `fn()` soon in the current loop.
-    `call.loop` identifies that loop (callers with the same one can be woken with one call)."""
-    library = sniffio.current_async_library()
+    `call.loop` identifies that loop (callers with the same one can be woken with one call).
+    `library`: the current async library, when the caller already asked sniffio."""
+    global _last
+    if library is None:
+        library = sniffio.current_async_library()
     if library == "trio":
         import trio
 
         token = trio.lowlevel.current_trio_token()
+        last = _last
+        if last is not None and last[0] is token:
+            return last[1]
 
         def call_trio(fn: Callable[[], object]) -> None:
             try:
@@ -28,10 +39,14 @@ def thread_safe_caller() -> Callable[[Callable[[], object]], None]:
                 pass
 
         call_trio.loop = token  # type: ignore[attr-defined]  # a tag on the function: callers of one loop share a wake-up
+        _last = (token, call_trio)
         return call_trio
     import asyncio
 
     loop = asyncio.get_running_loop()
+    last = _last
+    if last is not None and last[0] is loop:
+        return last[1]
 
     def call_asyncio(fn: Callable[[], object]) -> None:
         try:
@@ -40,4 +55,5 @@ def thread_safe_caller() -> Callable[[Callable[[], object]], None]:
             pass
 
     call_asyncio.loop = loop  # type: ignore[attr-defined]  # a tag on the function, as for trio
+    _last = (loop, call_asyncio)
     return call_asyncio

@@ -78,8 +78,9 @@ class Opened:
     next_task_id: int
 
 
-@frozen
-class EncodedTask:
+class EncodedTask(NamedTuple):
+    """A task's row; its fields are the `tasks` columns in order (a SQLite store binds it as it is)."""
+
     id: int
     conversation_id: str
     kind: str
@@ -118,21 +119,22 @@ def encode_batch(batch: Batch) -> EncodedBatch:
     """Encode a batch; raises `codec.CodecError` (before anything is written) when a value
     cannot be stored."""
     _check_keys(batch)
-    tasks = tuple(
-        EncodedTask(t.id, t.conversation_id, t.kind, codec.tag_of(t.state),
-                    not isinstance(t.state, Terminal), t.parent_id, codec.dumps(t, Task))
-        for t in {t.id: t for t in batch.tasks}.values()
+    dumps, tag_of = codec.dumps, codec.tag_of
+    tasks = batch.tasks
+    if len(tasks) > 1:  # the last write of a task wins
+        tasks = list({t.id: t for t in tasks}.values())
+    subs = batch.submissions
+    if len(subs) > 1:
+        subs = list({s.id: s for s in subs}.values())
+    return EncodedBatch(
+        tuple([EncodedTask(t.id, t.conversation_id, t.kind, tag_of(t.state), not isinstance(t.state, Terminal),
+                           t.parent_id, dumps(t, Task)) for t in tasks]),
+        tuple([(e.conversation_id, e.seq, tag_of(e.entry), dumps(e.entry, Entry), stored_tokens(e.entry))
+               for e in batch.entries]),
+        tuple([(s.id, s.conversation_id, tag_of(s.status), dumps(s, Submission)) for s in subs]),
+        tuple([(cid, dumps(doc, Live)) for cid, doc in batch.live.items()]),
+        batch.barrier,
     )
-    entries = tuple(
-        (e.conversation_id, e.seq, codec.tag_of(e.entry), codec.dumps(e.entry, Entry), stored_tokens(e.entry))
-        for e in batch.entries
-    )
-    subs = tuple(
-        (s.id, s.conversation_id, codec.tag_of(s.status), codec.dumps(s, Submission))
-        for s in {s.id: s for s in batch.submissions}.values()
-    )
-    live = tuple((cid, codec.dumps(doc, Live)) for cid, doc in batch.live.items())
-    return EncodedBatch(tasks, entries, subs, live, batch.barrier)
 
 
 class Storage(Protocol):

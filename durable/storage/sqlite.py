@@ -376,7 +376,7 @@ class SQLiteStorage:
             conn.executemany(
                 "INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id, body) VALUES (?,?,?,?,?,?,?) "
                 "ON CONFLICT (id) DO UPDATE SET state = excluded.state, live = excluded.live, body = excluded.body",
-                [(t.id, t.conversation_id, t.kind, t.state, int(t.live), t.parent_id, t.body) for t in enc.tasks],
+                enc.tasks,  # `EncodedTask` rows are the columns in order (`live`, a bool, binds as 0/1)
             )
         if enc.entries:
             conn.executemany("INSERT INTO entries (conversation_id, seq, kind, body, tokens) VALUES (?,?,?,?,?)",

@@ -146,6 +146,36 @@ def test_text_with_lone_surrogates_round_trips_as_escaped_utf8():
     assert codec.dumps(r.UserEntry("ünïcødé"), r.Entry) == '{"type":"user","text":"ünïcødé","submission_id":null}'
 
 
+class _Text(str):
+    pass
+
+
+@pytest.mark.parametrize("result, stored", [
+    (float("nan"), "NaN"),
+    ([float("inf"), -float("inf"), 1e16, -0.0, 0.1], "[Infinity,-Infinity,1e+16,-0.0,0.1]"),
+    (2**70, "1180591620717411303424"),
+    ({1: "a", None: "b", 2.5: "c", True: "d"}, '{"1":"d","null":"b","2.5":"c"}'),
+    ((1, (2, "x")), '[1,[2,"x"]]'),
+    ({"k": _Text("v"), "q": 'a "quoted" \\ line\n\t'}, '{"k":"v","q":"a \\"quoted\\" \\\\ line\\n\\t"}'),
+    ({"nested": {"ünï": ["cødé", None, False]}}, '{"nested":{"ünï":["cødé",null,false]}}'),
+])
+def test_a_done_result_is_stored_as_the_standard_json_text(result, stored):
+    """The exact text of values whose JSON has edges (NaN, big integers, non-string keys, str
+    subclasses, escapes): what `json.dumps` with compact separators writes, and it loads back."""
+    text = codec.dumps(r.Done(result=result), r.Outcome)
+    assert text == '{"type":"done","result":' + stored + "}"
+    assert text == json.dumps({"type": "done", "result": result}, separators=(",", ":"), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("result, message", [
+    ({b"bytes key": 1}, "keys must be str, int, float, bool or None, not bytes"),
+    ([1, {"deep": {1.5, 2.5}}], "Object of type set is not JSON serializable"),
+])
+def test_a_value_json_cannot_hold_anywhere_in_a_result_is_refused_with_its_reason(result, message):
+    with pytest.raises(codec.CodecError, match=f"Done cannot be stored as JSON: {message}"):
+        codec.dumps(r.Done(result=result), r.Outcome)
+
+
 # ----------------------------------------------------------------------------- what the codec refuses
 
 
