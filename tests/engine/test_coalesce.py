@@ -184,6 +184,7 @@ async def test_fifty_streaming_conversations_commit_their_partials_only_at_the_s
     assert len(set(flush_times)) <= 7
 
 
+@pytest.mark.parametrize("anyio_backend", [("trio", {"clock": trio.testing.MockClock(autojump_threshold=0)}), "asyncio"])
 async def test_leaving_a_stream_waits_for_its_flush_in_flight(flusher):
     """The stream's final commit comes after leaving it: a flush that is still committing must
     land first, never after."""
@@ -210,6 +211,7 @@ async def test_leaving_a_stream_waits_for_its_flush_in_flight(flusher):
     assert events == ["flush started", "gate opened", "flush landed", "left"]
 
 
+@pytest.mark.parametrize("anyio_backend", [("trio", {"clock": trio.testing.MockClock(autojump_threshold=0)}), "asyncio"])
 async def test_a_failing_flush_stops_the_stream_and_its_error_is_raised_where_the_stream_is_left(flusher):
     class Refused(Exception):
         pass
