@@ -61,7 +61,6 @@ class ProgressFlusher:
         self._due: list[tuple[float, int, int, Stream]] = []  # (instant, order, tick, stream)
         self._order = itertools.count()
         self._sleep: anyio.CancelScope | None = None
-        self._tg: anyio.abc.TaskGroup | None = None
 
     def stream(self, interval: float, flush: Callable[[], Awaitable[None]]) -> Stream:
         """A stream whose progress `flush` commits, at most once per `interval` seconds (0: on
@@ -71,7 +70,6 @@ class ProgressFlusher:
     async def run(self) -> None:
         """The schedule's task: runs until cancelled (the harness's task group)."""
         async with anyio.create_task_group() as tg:
-            self._tg = tg
             try:
                 while True:
                     due = self._due
@@ -83,7 +81,6 @@ class ProgressFlusher:
                         await anyio.sleep_forever()
                     self._sleep = None
             finally:
-                self._tg = None
                 self._sleep = None
 
     def _queue(self, tick: int, step: float, stream: Stream) -> None:

@@ -1,6 +1,7 @@
-"""Decoding stored JSON rows back into records, with errors that name the record and file.
+"""Decoding stored JSON rows back into records, with errors that name the record and file, and
+the one query both SQL stores build from `find_tasks`'s filters.
 
-Shared by both backends so that a bad row is refused the same way everywhere.
+Shared by the backends so that a bad row is refused the same way everywhere.
 """
 
 from __future__ import annotations
@@ -65,3 +66,22 @@ def submission(body: str, submission_id: str, location: str) -> Submission:
 
 def live(body: str, conversation_id: str, location: str) -> Live:
     return _load(body, Live, f"Live document of conversation {conversation_id!r}", location)
+
+
+def find_tasks_query(table: str, mark: str, scope: tuple[tuple[str, str | int], ...] = (), *,
+                     kind: str | None, state: str | None, conversation_id: str | None, parent_id: int | None,
+                     limit: int | None) -> tuple[str, list[str | int]]:
+    """`Storage.find_tasks` as SQL for a tasks table: the `id, body` of the tasks matching
+    `scope` (columns every query of the store is limited to) and the filters that are set, in id
+    order, at most `limit`; `mark` is the driver's parameter placeholder. Returns (sql, args)."""
+    where: list[str] = []
+    args: list[str | int] = []
+    filters = (*scope, ("kind", kind), ("state", state), ("conversation_id", conversation_id), ("parent_id", parent_id))
+    for column, value in filters:
+        if value is not None:
+            where.append(f"{column} = {mark}")
+            args.append(value)
+    sql = f"SELECT id, body FROM {table}" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id"
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    return sql, args

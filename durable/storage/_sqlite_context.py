@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import sqlite3
 
+from ..tokens import NOT_SENT
 from . import _rows
 from .protocol import RawContext
 
 _CONTEXT_ROWS = ("FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? AND kind != 'compaction' "
-                 "AND (tokens IS NULL OR tokens != -1)")
+                 f"AND (tokens IS NULL OR tokens != {NOT_SENT})")
 # The bodies are joined with a record separator, which a JSON text never holds unescaped (a body
 # that does, damaged, makes the split come out with more bodies than rows).
 _CONTEXT_JOINED = ("SELECT count(*), count(tokens), coalesce(sum(tokens), 0), group_concat(seq), "

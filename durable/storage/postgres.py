@@ -186,16 +186,8 @@ class PostgresStorage:
     ) -> list[Task]:
         if not _pg_driver.storable(kind, state, conversation_id, parent_id):
             return []
-        where = ["space = %s"]
-        args: list[str | int] = [self.space]
-        filters = (("kind", kind), ("state", state), ("conversation_id", conversation_id), ("parent_id", parent_id))
-        for column, value in filters:
-            if value is not None:
-                where.append(f"{column} = %s")
-                args.append(value)
-        sql = "SELECT id, body FROM durable.tasks WHERE " + " AND ".join(where) + " ORDER BY id"
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
+        sql, args = _rows.find_tasks_query("durable.tasks", "%s", (("space", self.space),), kind=kind, state=state,
+                                           conversation_id=conversation_id, parent_id=parent_id, limit=limit)
         rows = await self._call(lambda c: c.execute(sql, args).fetchall())
         return [_rows.task(body, tid, self.location) for tid, body in rows]
 

@@ -119,16 +119,8 @@ class SQLiteStorage:
         parent_id: int | None = None,
         limit: int | None = None,
     ) -> list[Task]:
-        where: list[str] = []
-        args: list[str | int] = []
-        filters = (("kind", kind), ("state", state), ("conversation_id", conversation_id), ("parent_id", parent_id))
-        for column, value in filters:
-            if value is not None:
-                where.append(f"{column} = ?")
-                args.append(value)
-        sql = "SELECT id, body FROM tasks" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id"
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
+        sql, args = _rows.find_tasks_query("tasks", "?", kind=kind, state=state, conversation_id=conversation_id,
+                                           parent_id=parent_id, limit=limit)
         rows = await self._call(lambda c: c.execute(sql, args).fetchall())
         return [_rows.task(body, tid, self.path) for tid, body in rows]
 
