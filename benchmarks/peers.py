@@ -39,6 +39,9 @@ The work, in each system (steps do no I/O: they return a constant):
   durable work than the peers: 4 model rounds besides the 3 steps.
 - ours, "3 tool calls in one round": the model asks for the three calls in one message (they
   run concurrently), then answers. Fewer commits; shown for reference.
+- ours, "engine alone": the sequential workflow on `MemoryStorage` (no file, no writer thread,
+  nothing durable): not a competitor, the ceiling of this engine's own work on this machine,
+  printed beside what the targets ask for.
 - DBOS Transact: `@DBOS.workflow()` calling three `@DBOS.step()`s, system database
   `sqlite:///...`. DBOS does not set a journal mode, so it runs SQLite's default (rollback
   journal DELETE, synchronous FULL); we also run it on a file preset to WAL (journal_mode is
@@ -103,8 +106,9 @@ def _ours(variant: str, n: int, conc: int, sync: str = "default", count: bool = 
 
     async def main() -> dict:
         path = os.path.join(tempfile.mkdtemp(prefix="durable-bench-peers-"), "ours.sqlite")
-        level = {} if sync == "default" else {"synchronous": sync}  # default: the library's own
-        async with durable.open_harness(path, model=model, tools=[tool], **level) as h:
+        level = {} if sync in ("default", MEMORY) else {"synchronous": sync}  # default: the library's own
+        store = durable.MemoryStorage() if sync == MEMORY else path
+        async with durable.open_harness(store, model=model, tools=[tool], **level) as h:
 
             async def workflow(k: int) -> None:
                 sub = await h.conversation(f"wf{k}").submit("run the workflow")
@@ -127,14 +131,22 @@ def _ours(variant: str, n: int, conc: int, sync: str = "default", count: bool = 
             wall = time.perf_counter() - t
             r1 = resource.getrusage(resource.RUSAGE_SELF)
             txns = h.storage.commits - commits0
-            conn_mode = await h.storage.call_in_writer(
-                lambda c: (c.execute("PRAGMA journal_mode").fetchone()[0], c.execute("PRAGMA synchronous").fetchone()[0]))
-            store_level = getattr(h.storage, "synchronous", "?")
+            if sync == MEMORY:
+                conn_mode, store_level = ("none (MemoryStorage)", "-"), "nothing durable"
+            else:
+                conn_mode = await h.storage.call_in_writer(lambda c: (
+                    c.execute("PRAGMA journal_mode").fetchone()[0], c.execute("PRAGMA synchronous").fetchone()[0]))
+                store_level = getattr(h.storage, "synchronous", "?")
         return {"wall": wall, "cpu": (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime),
-                "journal": conn_mode[0], "synchronous": f"{store_level} (connection: {_sync_name(conn_mode[1])})",
+                "journal": conn_mode[0],
+                "synchronous": store_level if sync == MEMORY
+                else f"{store_level} (connection: {_sync_name(conn_mode[1])})",
                 "transactions_per_workflow": txns / n}
 
     return anyio.run(main, backend=os.environ.get(BACKEND_ENV, "trio"))
+
+
+MEMORY = "memory"  # ours on MemoryStorage: the engine alone (no file, no writer thread), a ceiling for reference
 
 
 def _sync_name(v) -> str:
@@ -413,6 +425,8 @@ def main(argv: list[str]) -> None:
     for lv in levels:
         systems.append(("ours", "sequential", lv, f"ours ({level_label(lv)}): {OURS_VARIANTS['sequential']}"))
     systems.append(("ours", "one_round", levels[0], f"ours ({level_label(levels[0])}): {OURS_VARIANTS['one_round']}"))
+    systems.append(("ours", "sequential", MEMORY, f"ours, engine alone (MemoryStorage, nothing durable): "
+                    f"{OURS_VARIANTS['sequential']}"))
     systems += [(sy, var, "default", label) for sy, var, label in PEERS if status.get(sy) == "ok"]
 
     me = os.path.abspath(__file__)
@@ -511,6 +525,17 @@ def main(argv: list[str]) -> None:
         out.append(c.table(["target", "measured (ratio of medians; per-round ratios)", "result"],
                            [(a, b, c.verdict(ok)) for a, b, ok in targets]))
         out.append("")
+    for conc in concs:  # the ceiling: what the engine does with no storage at all, against what the targets ask
+        alone = next((r for r in results if r["concurrency"] == conc and r["sync"] == MEMORY), None)
+        peers = (("dbos", "wal"), ("langgraph", "sync"))
+        asked = [(r["label"], (3 if conc <= 1 else 5) * r["steps_median"]) for r in results
+                 if r["concurrency"] == conc and (r["system"], r["variant"]) in peers]
+        if alone and asked:
+            out.append(f"Concurrency {conc}: the engine alone on MemoryStorage (no file, no writer thread, nothing "
+                       f"durable) runs {alone['steps_median']:.0f} steps/s; the targets ask for "
+                       + ", ".join(f"{need:.0f} ({label.split(' ')[0]})" for label, need in asked)
+                       + " with everything durable.")
+    out.append("")
     skipped = [f"{p} ({s})" for p, s in status.items() if s != "ok"]
     out.append(f"Peers: {', '.join(f'{k} {v}' for k, v in versions.items()) or 'none'}"
                + (f"; skipped: {', '.join(skipped)}" if skipped else "")
