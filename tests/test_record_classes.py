@@ -138,3 +138,44 @@ def test_records_read_as_they_always_did():  # the texts attrs wrote before
     assert repr(durable.Settings().retry) == (
         "RetryPolicy(enabled=True, max_retries=3, base_delay=1.0, max_delay=60.0)"
     )
+
+
+def test_evolve_gives_what_attrs_evolve_gives_for_every_record_class():
+    task = r.Task(7, "root", "generation", r.GenerationInput(("s-1",)), r.Running(), r.Request(1, {"t": 0.5}),
+                  restarts=2, parent_id=3)
+    for changes in [{}, {"state": r.Pending()}, {"restarts": 0, "updated_at": 9.5}, {"checkpoint": None, "id": 8}]:
+        mine, theirs = _frozen.evolve(task, **changes), attrs.evolve(task, **changes)
+        assert mine == theirs and repr(mine) == repr(theirs) and mine is not task
+    live = durable.Live(compactions=2)
+    assert _frozen.evolve(live, tools=(), compactions=3) == attrs.evolve(live, tools=(), compactions=3)
+    assert task == r.Task(7, "root", "generation", r.GenerationInput(("s-1",)), r.Running(), r.Request(1, {"t": 0.5}),
+                          restarts=2, parent_id=3)  # the original is untouched
+
+
+def test_evolve_refuses_a_name_the_class_does_not_take_as_attrs_does():
+    task = r.Task(1, "c", "tool", None)
+    try:
+        _frozen.evolve(task, bogus=1)
+    except TypeError as exc:
+        assert str(exc) == "Task.__init__() got an unexpected keyword argument 'bogus'"
+    else:
+        raise AssertionError("no TypeError")
+
+
+def test_evolve_goes_through_init_for_a_class_that_checks_or_converts():
+    @_frozen.frozen
+    class Checked:
+        n: int = attrs.field(converter=int)
+        m: int = attrs.field(default=0, validator=attrs.validators.ge(0))
+        _hidden: str = attrs.field(default="h", alias="shown")
+        later: list[int] = attrs.field(init=False, factory=list)
+
+    c = Checked("4")
+    assert _frozen.evolve(c, n="5") == attrs.evolve(c, n="5") == Checked(5)
+    assert _frozen.evolve(c, shown="x")._hidden == "x"
+    try:
+        _frozen.evolve(c, m=-1)
+    except ValueError as exc:
+        assert "'m' must be >= 0: -1" in str(exc)
+    else:
+        raise AssertionError("the validator did not run")

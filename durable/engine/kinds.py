@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
-import attrs
 from attrs import frozen
 
+from .._frozen import evolve
 from ..records import ErrorInfo, Faulted, Pending, StopMark, Submission, Task, Terminal
 from .transitions import Transitions
 
@@ -73,11 +73,11 @@ class TaskKind:
 
     def fault(self, rt: Runtime, change: Change, task: Task, error: ErrorInfo) -> None:
         """Write the task's ending when its code raised (`error` says what)."""
-        change.put_task(attrs.evolve(task, state=Terminal(Faulted(error))))
+        change.put_task(evolve(task, state=Terminal(Faulted(error))))
 
     def written_back(self, task: Task) -> Task:
         """How a clean close leaves a task that was running: `pending`, checkpoint kept."""
-        return attrs.evolve(task, state=Pending())
+        return evolve(task, state=Pending())
 
 
 class RunService(Protocol):

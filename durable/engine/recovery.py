@@ -20,8 +20,7 @@ restart-limit decision is made here.
 
 from __future__ import annotations
 
-import attrs
-
+from .._frozen import evolve
 from ..messages import ABORT_HANDLER_AT_LIMIT, times
 from ..records import Pending, Running, Task
 from .kinds import TaskKind
@@ -42,7 +41,7 @@ async def charge_interrupted(session: Session) -> list[Task]:
     charged = []
     for task in session.tasks.values():
         if isinstance(task.state, Running):
-            charged.append(change.put_task(attrs.evolve(task, state=Pending(), restarts=task.restarts + 1),
+            charged.append(change.put_task(evolve(task, state=Pending(), restarts=task.restarts + 1),
                                            progress=False))
     if change:
         await session.commit(change)

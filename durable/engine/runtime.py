@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-import attrs
-
+from .._frozen import evolve
 from ..errors import StorageError
 from ..models.protocol import Model
 from ..records import Checkpoint, Pending, Running, State, Task, TaskInput
@@ -77,7 +76,7 @@ class Runtime:
         if isinstance(task.state, Running):
             return task
         change = self.change(barrier=barrier)
-        task = change.put_task(attrs.evolve(task, state=Running()), progress=False)
+        task = change.put_task(evolve(task, state=Running()), progress=False)
         await self.commit(change)
         return task
 

@@ -28,6 +28,7 @@ import attrs
 from anyio.streams.memory import MemoryObjectSendStream
 
 from .. import tokens
+from .._frozen import evolve
 from ..codec import CodecError
 from ..errors import CommitFailed, DiskFull, HarnessError, IllegalTransition, StorageClosed, StorageError
 from ..records import (
@@ -97,7 +98,7 @@ class Change:
     def create_task(self, task: Task) -> Task:
         """Write a new task; its kind's table must allow its first position."""
         self.session.transitions(task).check_start(task)
-        task = attrs.evolve(task, updated_at=self.session.now())
+        task = evolve(task, updated_at=self.session.now())
         self._tasks[task.id] = task
         return task
 
@@ -112,8 +113,9 @@ class Change:
         if progress is None:
             progress = old.checkpoint != task.checkpoint
         if progress and task.restarts:
-            task = attrs.evolve(task, restarts=0)
-        task = attrs.evolve(task, updated_at=self.session.now())
+            task = evolve(task, restarts=0, updated_at=self.session.now())
+        else:
+            task = evolve(task, updated_at=self.session.now())
         self._tasks[task.id] = task
         return task
 
@@ -134,7 +136,7 @@ class Change:
         self._live[conversation_id] = live
 
     def edit_live(self, conversation_id: str, **changes: Any) -> Live:
-        live = attrs.evolve(self.live(conversation_id), **changes)
+        live = evolve(self.live(conversation_id), **changes)
         self.put_live(conversation_id, live)
         return live
 

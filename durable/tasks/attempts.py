@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-import attrs
-
+from .._frozen import evolve
 from ..engine.reports import ErrorReport, TaskRef
 from ..engine.runtime import Runtime
 from ..engine.session import Change
@@ -94,7 +93,7 @@ async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *,
     keep_partial(change, task, stop_reason, err.message, partial, interrupted=interrupted)
     if retry:
         until = rt.now() + policy.delay(attempt, retry_after)
-        task = change.put_task(attrs.evolve(task, state=Sleeping(until),
+        task = change.put_task(evolve(task, state=Sleeping(until),
                                             checkpoint=Retry(attempt, until, err, job_of(task.checkpoint),
                                                              rounds_of(task.checkpoint))))
         backoff = RetryLive(attempt, until, err.message, err.kind, err.provider, err.status_code)

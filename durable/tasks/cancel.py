@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 import anyio
-import attrs
 
+from .._frozen import evolve
 from ..engine.kinds import Resumed, TaskKind
 from ..engine.reports import ErrorReport, TaskRef
 from ..engine.runtime import Runtime
@@ -92,7 +92,7 @@ class CancelKind(TaskKind):
 
     async def _end(self, rt: Runtime, task: Task, outcome: Done | Failed) -> None:
         change = rt.change()
-        change.put_task(attrs.evolve(task, state=Terminal(outcome)), progress=False)
+        change.put_task(evolve(task, state=Terminal(outcome)), progress=False)
         await rt.commit(change)
 
 

@@ -18,8 +18,7 @@ from collections.abc import Sequence
 from contextlib import aclosing
 from typing import ClassVar, Literal
 
-import attrs
-
+from .._frozen import evolve
 from ..engine.context import Context
 from ..engine.kinds import Resumed, TaskKind
 from ..engine.runtime import Runtime
@@ -150,7 +149,7 @@ class CompactionKind(TaskKind):
         cut = self._cut(rt, context)
         if cut is None:
             change = rt.change()
-            change.put_task(attrs.evolve(task, state=Terminal(Done({"compacted": False}))))
+            change.put_task(evolve(task, state=Terminal(Done({"compacted": False}))))
             change.edit_live(cid, compactions=max(0, change.live(cid).compactions - 1))
             await rt.commit(change)
             return None
@@ -167,7 +166,7 @@ class CompactionKind(TaskKind):
             return None
         change = rt.change()
         change.append(cid, CompactionEntry(final.text, cut, final.usage))
-        change.put_task(attrs.evolve(task, state=Terminal(Done({"first_kept_seq": cut}))))
+        change.put_task(evolve(task, state=Terminal(Done({"first_kept_seq": cut}))))
         change.edit_live(cid, compactions=max(0, change.live(cid).compactions - 1), compaction_failure=None)
         await rt.commit(change)
         return None
@@ -186,7 +185,7 @@ class CompactionKind(TaskKind):
         assert isinstance(task.input, CompactionInput)
         change = rt.change()
         ended = Terminal(Failed(ErrorInfo(message, ErrorDetail(reason))))
-        change.put_task(attrs.evolve(task, state=ended), progress=False)
+        change.put_task(evolve(task, state=ended), progress=False)
         failure = CompactionFailure(task.id, task.input.trigger, message)
         change.edit_live(cid, compactions=max(0, change.live(cid).compactions - 1), compaction_failure=failure)
         await rt.commit(change)

@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-import attrs
-
+from .._frozen import evolve
 from ..engine import ownership
 from ..engine.reports import ErrorReport, TaskRef
 from ..engine.runtime import Runtime
@@ -54,7 +53,7 @@ async def submit_job(rt: Runtime, task: Task, request: ModelRequest) -> Task | N
                                     raw=exc, retryable=exc.retryable)
     poll_at = rt.now() + handle.poll_after
     change = rt.change()
-    task = change.put_task(attrs.evolve(task, state=Sleeping(poll_at),
+    task = change.put_task(evolve(task, state=Sleeping(poll_at),
                                         checkpoint=Poll(phase.attempt, DeferredJob(phase.job.key, handle.id), poll_at)))
     change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt, deferred=DeferredLive(poll_at)))
     await rt.commit(change)
@@ -73,13 +72,13 @@ async def poll(rt: Runtime, task: Task, build: BuildRequest, finish: Finish) -> 
         if found is not None:
             change = rt.change()
             job = DeferredJob(phase.job.key, found)
-            task = change.put_task(attrs.evolve(task, checkpoint=attrs.evolve(phase, job=job)))
+            task = change.put_task(evolve(task, checkpoint=evolve(phase, job=job)))
             await rt.commit(change)
             return task
         rt.report(ErrorReport(
             f"Task {task.id}: the deferred job {phase.job.key} may have been submitted before the host stopped; "
             f"the provider cannot look it up, so it is submitted again", TaskRef.of(task), topic="model"))
-        request = attrs.evolve(await build(rt, task, phase.attempt), key=phase.job.key)
+        request = evolve(await build(rt, task, phase.attempt), key=phase.job.key)
         return await submit_job(rt, task, request)
     if isinstance(task.state, Sleeping):
         await rt.sleep_until(task.state.until, f"poll:{task.id}")
@@ -94,8 +93,8 @@ async def poll(rt: Runtime, task: Task, build: BuildRequest, finish: Finish) -> 
     if isinstance(result, StillRunning):
         poll_at = rt.now() + result.poll_after
         change = rt.change()
-        task = change.put_task(attrs.evolve(task, state=Sleeping(poll_at),
-                                            checkpoint=attrs.evolve(phase, poll_at=poll_at)))
+        task = change.put_task(evolve(task, state=Sleeping(poll_at),
+                                            checkpoint=evolve(phase, poll_at=poll_at)))
         change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt, deferred=DeferredLive(poll_at)))
         await rt.commit(change)
         return task

@@ -34,8 +34,8 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, ClassVar
 
 import anyio
-import attrs
 
+from .._frozen import evolve
 from ..engine import ownership, tracing
 from ..engine.kinds import Resumed, TaskKind
 from ..engine.runtime import Runtime
@@ -146,12 +146,12 @@ class GenerationKind(TaskKind):
         change = rt.change()
         if rt.settings.stream.deferred and getattr(rt.model, "deferred", False):
             now = rt.now()
-            task = change.put_task(attrs.evolve(task, checkpoint=Poll(phase.attempt, DeferredJob(request.key), now,
+            task = change.put_task(evolve(task, checkpoint=Poll(phase.attempt, DeferredJob(request.key), now,
                                                                       phase.rounds)))
             change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt, deferred=DeferredLive(now)))
             await rt.commit(change)
             return await deferred.submit_job(rt, task, request)
-        task = change.put_task(attrs.evolve(task, checkpoint=Request(phase.attempt, dict(request.options),
+        task = change.put_task(evolve(task, checkpoint=Request(phase.attempt, dict(request.options),
                                                                      phase.rounds)))
         change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt))
         await rt.commit(change)
@@ -167,7 +167,7 @@ class GenerationKind(TaskKind):
         if isinstance(task.state, Running):  # fresh: a task cut off by a crash went through recovery
             if self.compaction is not None and await self.compaction.needed(rt, task.conversation_id):
                 change = rt.change(barrier=False)
-                task = change.put_task(attrs.evolve(task, checkpoint=Prepare(phase.attempt, phase.rounds)),
+                task = change.put_task(evolve(task, checkpoint=Prepare(phase.attempt, phase.rounds)),
                                        progress=False)
                 change.edit_live(task.conversation_id, generation=None)
                 await rt.commit(change)
@@ -175,7 +175,7 @@ class GenerationKind(TaskKind):
             return await self._stream(rt, task, await self._build_request(rt, task, phase.attempt))
         change = rt.change()
         keep_partial(change, task, "aborted", None)
-        task = change.put_task(attrs.evolve(task, state=Running()), progress=False)
+        task = change.put_task(evolve(task, state=Running()), progress=False)
         change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt))
         await rt.commit(change)
         return await self._stream(rt, task, await self._build_request(rt, task, phase.attempt))
@@ -193,7 +193,7 @@ class GenerationKind(TaskKind):
             change = rt.change(barrier=False)  # a partial answer: nothing outside waits for it
             gen = change.live(cid).generation or GenerationLive(phase.attempt)
             message = PartialMessage("".join(text), tuple(calls), usage or gen.message.usage)
-            change.edit_live(cid, generation=attrs.evolve(gen, message=message))
+            change.edit_live(cid, generation=evolve(gen, message=message))
             await rt.commit(change)
 
         silence = rt.settings.stream.stream_silence
@@ -256,7 +256,7 @@ class GenerationKind(TaskKind):
                                         retryable=False)
         change = rt.change()
         prepare = Prepare(attempt_of(task.checkpoint), rounds_of(task.checkpoint))
-        task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=prepare), progress=False)
+        task = change.put_task(evolve(task, state=Running(), checkpoint=prepare), progress=False)
         await rt.commit(change)
         return task
 
@@ -317,9 +317,9 @@ class GenerationKind(TaskKind):
         results = await runs.answer_calls(rt, change, task, NO_RESULT, "no_result")
         deferred_model = rt.settings.stream.deferred and getattr(rt.model, "deferred", False)
         if deferred_model or (self.compaction is not None and await self.compaction.may_compact(rt, cid, results)):
-            task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=Prepare(1, phase.round)))
+            task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(1, phase.round)))
         else:
-            task = change.put_task(attrs.evolve(task, state=Running(),
+            task = change.put_task(evolve(task, state=Running(),
                                                 checkpoint=Request(1, dict(rt.settings.model_options), phase.round)))
             change.barrier = True
         change.edit_live(cid, tools=(), generation=GenerationLive(1))
@@ -337,11 +337,11 @@ class GenerationKind(TaskKind):
         change = rt.change(barrier=job is not None)
         if job is not None:
             now = rt.now()
-            task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=Poll(attempt, job, now,
+            task = change.put_task(evolve(task, state=Running(), checkpoint=Poll(attempt, job, now,
                                                                                        phase.rounds)))
             change.edit_live(task.conversation_id, generation=GenerationLive(attempt, deferred=DeferredLive(now)))
         else:
-            task = change.put_task(attrs.evolve(task, state=Running(), checkpoint=Prepare(attempt, phase.rounds)))
+            task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(attempt, phase.rounds)))
             change.edit_live(task.conversation_id, generation=GenerationLive(attempt))
         await rt.commit(change)
         return task

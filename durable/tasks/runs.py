@@ -11,8 +11,7 @@ unfinished round exactly one result when a run ends early (abort, interrupt, res
 
 from __future__ import annotations
 
-import attrs
-
+from .._frozen import evolve
 from ..engine.runtime import Runtime
 from ..engine.session import Change
 from ..records import (
@@ -62,7 +61,7 @@ def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Subm
                        input=GenerationInput(ids), checkpoint=first, state=Running())
     for sub in subs:
         seq = change.append(conversation_id, UserEntry(sub.text, sub.id))
-        change.put_submission(attrs.evolve(sub, seq=seq, task_id=task.id))
+        change.put_submission(evolve(sub, seq=seq, task_id=task.id))
     generation = None if deferred_model else GenerationLive(1)
     change.edit_live(conversation_id, run=Run(task.id, ids), generation=generation, tools=(), run_failure=None)
     return task
@@ -93,8 +92,8 @@ def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason
         sub = rt.session.submissions.get(sid)
         if sub is not None:
             first = first if first is not None else sub.text
-            change.put_submission(attrs.evolve(sub, status=status))
-    change.put_task(attrs.evolve(task, state=Terminal(outcome)), progress=False)
+            change.put_submission(evolve(sub, status=status))
+    change.put_task(evolve(task, state=Terminal(outcome)), progress=False)
     failure = None if reason is None else RunFailure(task.id, task.input.submission_ids, reason, detail, first)
     change.edit_live(cid, run=None, generation=None, tools=(), run_failure=failure)
     queued = [rt.session.submissions[s] for s in rt.session.conversation(cid).queued if s in rt.session.submissions]
@@ -134,8 +133,8 @@ async def answer_calls(rt: Runtime, change: Change, task: Task, text: str, code:
             content = text + (f"\nPartial output:\n{progress.output}" if progress.output else "")
             result = ToolResultEntry(call.id, call.name, content, True, (Diagnostic("error", code, text),))
             if child is not None and not child.terminal:
-                change.put_task(attrs.evolve(child, state=Terminal(Aborted()),
-                                             checkpoint=attrs.evolve(progress, result=result)))
+                change.put_task(evolve(child, state=Terminal(Aborted()),
+                                             checkpoint=evolve(progress, result=result)))
                 if ended is not None:
                     ended.append(tid)
         seq = change.append(task.conversation_id, result)

@@ -8,8 +8,7 @@ result ends its tool task. Host commits are not retried: a refusal reaches the c
 
 from __future__ import annotations
 
-import attrs
-
+from .._frozen import evolve
 from ..engine.runtime import Runtime
 from ..engine.session import Change
 from ..records import StopMark, Submission, Task
@@ -36,7 +35,7 @@ class Runs:
         if task is None or task.stop is not None:
             return
         change = rt.change()
-        change.put_task(attrs.evolve(task, stop=reason), progress=False)
+        change.put_task(evolve(task, stop=reason), progress=False)
         await rt.commit(change, retry=False)
         await rt.restart_runner(task.id)
 

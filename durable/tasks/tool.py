@@ -22,8 +22,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar
 
 import anyio
-import attrs
 
+from .._frozen import evolve
 from ..engine import ownership, tracing
 from ..engine.kinds import Resumed, TaskKind
 from ..engine.runtime import Runtime
@@ -80,7 +80,7 @@ def start_tool_round(rt: Runtime, change: Change, task: Task, seq: int, calls: S
     # A barrier only when a client tool is handed to the host: safe tools may run again and an
     # unsafe one commits its own barrier (`running`) before it executes.
     change.barrier = any(s.status == "waiting" for s in slots)
-    task = change.put_task(attrs.evolve(task, state=Waiting(on=tuple(ids)), checkpoint=round_))
+    task = change.put_task(evolve(task, state=Waiting(on=tuple(ids)), checkpoint=round_))
     change.edit_live(task.conversation_id, generation=None, tools=tuple(slots))
     return task
 
@@ -153,7 +153,7 @@ class ToolKind(TaskKind):
             change = rt.change(barrier=False)  # streamed output: nothing outside waits for it
             current = change.task(task.id)
             text = "".join(output)
-            change.put_task(attrs.evolve(current, checkpoint=ToolProgress(text)), progress=False)
+            change.put_task(evolve(current, checkpoint=ToolProgress(text)), progress=False)
             self._edit_slot(change, cid, task.id, output=text)
             await rt.commit(change)
 
@@ -177,7 +177,7 @@ class ToolKind(TaskKind):
             except Exception as exc:  # noqa: BLE001 - the model reads it as an error result
                 failure = f"Tool {name} failed: {type(exc).__name__}: {exc}"
         current = rt.session.tasks.get(task.id, task)
-        current = attrs.evolve(current, checkpoint=ToolProgress("".join(output)))
+        current = evolve(current, checkpoint=ToolProgress("".join(output)))
         if failure is None:
             result = ToolResultEntry(_input(current).call.id, name, content)
         else:
@@ -224,8 +224,8 @@ class ToolKind(TaskKind):
         was executing, marked started, so the next open does not run it a second time."""
         inp = task.input
         if isinstance(inp, ToolInput) and inp.replay == "unsafe" and not inp.client:
-            return attrs.evolve(task, state=Pending(), checkpoint=attrs.evolve(self._progress(task), started=True))
-        return attrs.evolve(task, state=Pending())
+            return evolve(task, state=Pending(), checkpoint=evolve(self._progress(task), started=True))
+        return evolve(task, state=Pending())
 
     # ------------------------------------------------------------------ helpers
 
@@ -242,7 +242,7 @@ class ToolKind(TaskKind):
     @staticmethod
     def _edit_slot(change: Change, cid: str, task_id: int, **fields: Any) -> None:
         live = change.live(cid)
-        slots = tuple(attrs.evolve(s, **fields) if s.task_id == task_id else s for s in live.tools)
+        slots = tuple(evolve(s, **fields) if s.task_id == task_id else s for s in live.tools)
         if slots != live.tools:
             change.edit_live(cid, tools=slots)
 
@@ -256,8 +256,8 @@ class ToolKind(TaskKind):
         if self.close_round is not None and parent is not None and round_closable(rt, parent, task.id):
             parent = await _siblings_written(rt, parent, task.id)
         change = rt.change(barrier=not retry)
-        progress = attrs.evolve(self._progress(task), result=result)
-        ended = change.put_task(attrs.evolve(task, state=Terminal(outcome), checkpoint=progress))
+        progress = evolve(self._progress(task), result=result)
+        ended = change.put_task(evolve(task, state=Terminal(outcome), checkpoint=progress))
         self._edit_slot(change, task.conversation_id, task.id, output=progress.output,
                         status="error" if result.is_error else "done")
         if self.close_round is not None and parent is not None and round_closable(rt, parent, ended.id):
