@@ -248,8 +248,18 @@ class Conversation:
             if aclose is not None:
                 await aclose()
 
+        started = False
         try:
-            while (live := self._h._call(step)) is not _END:
+            while True:
+                try:
+                    live = self._h._call(step)
+                except HarnessClosed:
+                    if started:
+                        return  # the harness closed between two steps: the iterator ends, as at close
+                    raise
+                if live is _END:
+                    return
+                started = True
                 yield live
         finally:
             if self._h._portal is not None:

@@ -171,7 +171,7 @@ class Session:
         self._ending: dict[int, int] = {}
         self._settling: dict[str, int] = {}
         self._task_done: dict[int, anyio.Event] = {}
-        self._settled: dict[str, anyio.Event] = {}
+        self._settled: dict[str, _Settling] = {}
         self._followers: list[tuple[str, MemoryObjectSendStream[Live]]] = []
 
     # ------------------------------------------------------------------ reading the head
@@ -381,9 +381,10 @@ class Session:
                         event.set()
             for sub in change.batch.submissions:
                 if sub.settled:
-                    event = self._settled.pop(sub.id, None)
-                    if event is not None:
-                        event.set()
+                    settling = self._settled.pop(sub.id, None)
+                    if settling is not None:
+                        settling.record = sub
+                        settling.event.set()
             for cid, live in change.batch.live.items():
                 self.conversation(cid).committed_live = live
                 for follow_cid, stream in list(self._followers):
@@ -409,13 +410,22 @@ class Session:
                 event.set()
         return event
 
-    def settled_event(self, submission_id: str) -> anyio.Event:
-        event = self._settled.get(submission_id)
-        if event is None:
-            event = self._settled[submission_id] = anyio.Event()
-            if submission_id not in self.submissions and submission_id not in self._settling:
-                event.set()
-        return event
+    def unsettled(self, submission_id: str) -> bool:
+        """Whether the submission is known here and not settled on disk yet (in the head, or
+        settled by a commit not yet written)."""
+        return submission_id in self.submissions or submission_id in self._settling
+
+    async def wait_settled(self, submission_id: str) -> Submission | None:
+        """Wait until the submission's settling is committed; returns the settled record as
+        committed, or None when there is nothing to wait for here (it settled before this
+        process, or is unknown: the store says which) or the waiters were released."""
+        if not self.unsettled(submission_id):
+            return None
+        settling = self._settled.get(submission_id)
+        if settling is None:
+            settling = self._settled[submission_id] = _Settling()
+        await settling.event.wait()
+        return settling.record
 
     async def follow(self, conversation_id: str) -> AsyncIterator[Live]:
         """The committed live document now, then after every commit that changes it."""
@@ -435,7 +445,7 @@ class Session:
     def release_waiters(self) -> None:
         """Wake every waiter on a task or a submission (the harness lost its file: they find out
         from the harness, not from here)."""
-        for event in [*self._task_done.values(), *self._settled.values()]:
+        for event in [*self._task_done.values(), *(s.event for s in self._settled.values())]:
             event.set()
 
     def close_followers(self) -> None:
@@ -443,6 +453,16 @@ class Session:
         for _, stream in self._followers:
             stream.close()
         self._followers.clear()
+
+
+class _Settling:
+    """The waiters of one submission: woken with its settled record once that is committed."""
+
+    __slots__ = ("event", "record")
+
+    def __init__(self) -> None:
+        self.event = anyio.Event()
+        self.record: Submission | None = None
 
 
 IO_ERROR_ATTEMPTS = 8  # a refusal other than a full disk is tried this often (~10 s), then given up

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import anyio
 import pytest
 
 import durable
@@ -53,6 +54,35 @@ async def test_an_answer_without_text_is_an_empty_string(host):
         sub = await h.root.submit("say nothing")
         assert await sub.wait() == r.Answered("", 2)
         assert await sub.answer() == ""
+
+
+async def test_waiting_on_a_submission_this_harness_settles_takes_its_record_from_the_settling_commit(host):
+    """`wait()` on an input this harness knows unsettled reads nothing from the store: every
+    waiter gets the settled record the commit wrote. An input settled before is read from it."""
+    model = FauxModel([faux.reply("One."), faux.reply("Two.")])
+    async with host.open(model, settings=settings()) as h:
+        reads: list[str] = []
+        read = h.storage.get_submission
+
+        async def counted(submission_id: str) -> r.Submission | None:
+            reads.append(submission_id)
+            return await read(submission_id)
+
+        h.storage.get_submission = counted  # type: ignore[method-assign]  # counting the reads
+        sub = await h.root.submit("one")
+        statuses: list[r.SubmissionStatus] = []
+
+        async def wait() -> None:
+            statuses.append(await sub.wait())
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(wait)
+            tg.start_soon(wait)
+        assert (statuses, reads) == ([r.Answered("One.", 2)] * 2, [])
+        assert await sub.wait() == r.Answered("One.", 2)  # settled before this wait: the store says
+        assert reads == [sub.id]
+        with pytest.raises(durable.UnknownSubmission, match=f"Submission s-nope does not exist in {host.path}"):
+            await h.root.submission("s-nope").wait()
 
 
 async def _lookup(args, api, ctx):

@@ -123,15 +123,54 @@ def test_a_wait_blocked_in_another_thread_ends_with_harness_closed_when_the_bloc
 def test_follow_is_an_iterator_of_committed_live_documents_that_ends_at_close(path):
     model = FauxModel([faux.reply("One two three")], token_size=4)
     seen: list[r.Live] = []
+    following = threading.Event()
+
+    def follow(h: durable.sync.Harness) -> None:
+        for live in h.root.follow():
+            seen.append(live)
+            following.set()
+
     with durable.sync.open_harness(path, model=model, settings=FAST) as h:
-        follower = threading.Thread(target=lambda: seen.extend(h.root.follow()))
+        follower = threading.Thread(target=follow, args=(h,))
         follower.start()
+        assert following.wait(timeout=30)  # a gate: the submission starts once the follower follows
         h.root.submit("count").wait()
     follower.join(timeout=30)
     assert not follower.is_alive()  # the iterator ended when the harness closed
     assert seen[0] == r.Live() and seen[-1] == r.Live()
     partials = [live.generation.message.text for live in seen if live.generation is not None]
     assert partials[-1] == "One two three" and partials == sorted(partials, key=len)
+
+
+def test_a_follower_between_two_documents_when_the_harness_closes_ends_without_an_error(path):
+    seen: list[r.Live] = []
+    errors: list[BaseException] = []
+    got_first, closed = threading.Event(), threading.Event()
+
+    def follow(h: durable.sync.Harness) -> None:
+        try:
+            for live in h.root.follow():
+                seen.append(live)
+                got_first.set()
+                assert closed.wait(timeout=30)  # a gate: the next document is asked for after the close
+        except BaseException as exc:  # noqa: BLE001 - recorded for the assertion below
+            errors.append(exc)
+
+    with durable.sync.open_harness(path, model=FauxModel([]), settings=FAST) as h:
+        follower = threading.Thread(target=follow, args=(h,))
+        follower.start()
+        assert got_first.wait(timeout=30)
+    closed.set()
+    follower.join(timeout=30)
+    assert not follower.is_alive()
+    assert (seen, errors) == ([r.Live()], [])
+
+
+def test_following_a_closed_harness_is_refused(path):
+    with durable.sync.open_harness(path, model=FauxModel([]), settings=FAST) as h:
+        pass
+    with pytest.raises(durable.HarnessClosed, match="is closed; it accepts no more work"):
+        next(iter(h.root.follow()))
 
 
 def test_errors_reach_the_caller_with_their_own_classes(path):
