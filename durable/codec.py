@@ -38,6 +38,7 @@ import cattrs
 from cattrs.gen import make_dict_structure_fn
 
 from . import records as r
+from ._json_text import Encoders
 from .errors import DurableError
 
 T = TypeVar("T")
@@ -190,12 +191,20 @@ def _make_converter(detailed: bool) -> cattrs.Converter:
             hook = conv.get_structure_hook(inner)
             return lambda data, _: None if data is None else hook(data, inner)
 
+        tuple_hooks: dict[Any, Any] = {}
+
         def tuple_unstructure(t: Any) -> Any:
-            elem = get_args(t)[0]
-            if elem in (str, int, float, bool):
-                return list
-            hook = conv.get_unstructure_hook(elem)
-            return lambda value: [hook(e) for e in value]
+            # One hook per tuple type, made once (as for records): `durable._json_text` knows a
+            # field's handler by identity.
+            found = tuple_hooks.get(t)
+            if found is None:
+                elem = get_args(t)[0]
+                if elem in (str, int, float, bool):
+                    found = list
+                else:
+                    hook = conv.get_unstructure_hook(elem)
+                    found = tuple_hooks[t] = lambda value: [hook(e) for e in value]
+            return found
 
         conv.register_structure_hook_factory(_is_homogeneous_tuple, tuple_structure)
         conv.register_structure_hook_factory(_is_simple_optional, optional_structure)
@@ -262,12 +271,46 @@ def _make_fast_encode() -> Callable[[Any], str]:
 _encode = _make_fast_encode()
 
 
+_ENCODERS = Encoders(converter, _TAGS, _encode)
+_FAST: dict[Any, Callable[[Any], str] | None] = {}  # class or union -> its text function (None: none)
+_USES: dict[Any, int] = {}  # how often a class or union without a function yet was written
+_MAKE_AFTER = 32
+"""A class's text function is made at its 32nd write, not its first: making one costs ~0.2 ms
+a record class (compiling it), which the first turn after an open should not wait for."""
+
+
+def _fast_text(value: Any, cls: Any) -> str | None:
+    """The text of `value` written by its generated function (`durable._json_text`), or None:
+    no function for it (yet), or it raised (the old way then writes the value, or raises as it
+    did)."""
+    key = value.__class__ if cls is None else cls
+    try:
+        fast = _FAST.get(key)
+        if fast is None:
+            if key in _FAST:
+                return None
+            uses = _USES[key] = _USES.get(key, 0) + 1
+            if uses < _MAKE_AFTER:
+                return None
+            fast = _FAST[key] = _ENCODERS.encoder_for(key)
+    except TypeError:  # an unhashable `cls`
+        return None
+    if fast is None or (cls is not None and cls not in _TAGS and value.__class__ is not cls):
+        return None
+    try:
+        return fast(value)
+    except Exception:  # noqa: BLE001 - written (or refused) the old way, exactly as before
+        return None
+
+
 def dumps(value: Any, cls: Any = None) -> str:
     """The JSON text of `value`; `CodecError` when a value in it cannot be stored as JSON."""
-    try:
-        text = _encode(to_data(value, cls))
-    except (TypeError, ValueError) as exc:
-        raise CodecError(f"{type(value).__name__} cannot be stored as JSON: {exc}") from exc
+    text = _fast_text(value, cls)
+    if text is None:
+        try:
+            text = _encode(to_data(value, cls))
+        except (TypeError, ValueError) as exc:
+            raise CodecError(f"{type(value).__name__} cannot be stored as JSON: {exc}") from exc
     if not text.isascii():
         try:
             text.encode("utf-8")
