@@ -272,8 +272,11 @@ _encode = _make_fast_encode()
 
 
 _ENCODERS = Encoders(converter, _TAGS, _encode)
-_FAST: dict[Any, Callable[[Any], str] | None] = {}  # class or union -> its text function (None: none)
-_USES: dict[Any, int] = {}  # how often a class or union without a function yet was written
+_FAST: dict[int, tuple[Any, Callable[[Any], str] | None, bool]] = {}
+"""id(class or union) -> (it, its text function or None, whether it is a union). By id: hashing
+a `typing.Union` hashes a frozenset of its members on every call. The entry holds the object, so
+its id is not reused while it is here."""
+_USES: dict[int, tuple[Any, int]] = {}  # id -> (class or union, writes so far) before it has a function
 _MAKE_AFTER = 32
 """A class's text function is made at its 32nd write, not its first: making one costs ~0.2 ms
 a record class (compiling it), which the first turn after an open should not wait for."""
@@ -284,23 +287,34 @@ def _fast_text(value: Any, cls: Any) -> str | None:
     no function for it (yet), or it raised (the old way then writes the value, or raises as it
     did)."""
     key = value.__class__ if cls is None else cls
-    try:
-        fast = _FAST.get(key)
-        if fast is None:
-            if key in _FAST:
-                return None
-            uses = _USES[key] = _USES.get(key, 0) + 1
-            if uses < _MAKE_AFTER:
-                return None
-            fast = _FAST[key] = _ENCODERS.encoder_for(key)
-    except TypeError:  # an unhashable `cls`
-        return None
-    if fast is None or (cls is not None and cls not in _TAGS and value.__class__ is not cls):
+    found = _FAST.get(id(key))
+    if found is None or found[0] is not key:
+        found = _count_use(key)
+        if found is None:
+            return None
+    _, fast, union = found
+    if fast is None or not (union or value.__class__ is key):
         return None
     try:
         return fast(value)
     except Exception:  # noqa: BLE001 - written (or refused) the old way, exactly as before
         return None
+
+
+def _count_use(key: Any) -> tuple[Any, Callable[[Any], str] | None, bool] | None:
+    """One more write of `key` without a text function: make it at the `_MAKE_AFTER`th."""
+    seen = _USES.get(id(key))
+    uses = seen[1] + 1 if seen is not None and seen[0] is key else 1
+    if uses < _MAKE_AFTER:
+        _USES[id(key)] = (key, uses)
+        return None
+    _USES.pop(id(key), None)
+    try:
+        union, fast = key in _TAGS, _ENCODERS.encoder_for(key)
+    except Exception:  # noqa: BLE001 - an unhashable or odd `cls`: no function, the old way
+        union, fast = False, None
+    found = _FAST[id(key)] = (key, fast, union)
+    return found
 
 
 def dumps(value: Any, cls: Any = None) -> str:
