@@ -52,6 +52,7 @@ class Encoders:
         self._plain: dict[type, Encode | None] = {}
         self._tagged: dict[type, Encode | None] = {}
         self._guard = threading.RLock()
+        self._making: set[tuple[type, bool]] = set()  # classes whose function is being made (under the guard)
         self._ns: dict[str, Any] = {"NULL": "null", "TRUE": "true", "FALSE": "false", "S": _STR,
                                     "V": self._value, "FL": _float}
         self._n = 0
@@ -93,20 +94,24 @@ class Encoders:
 
     def _record(self, cls: type, *, tagged: bool) -> Encode | None:
         made = self._tagged if tagged else self._plain
-        if cls in made:
-            return made[cls]
+        if cls in made:  # made (or refused) for good: another thread's function in the making is
+            return made[cls]  # not in `made` yet, so this thread waits for the lock below
         with self._guard:
             if cls in made:
                 return made[cls]
-            name = self._name(cls.__name__ + ("_t" if tagged else ""))
-            # Made before its fields, so a class that holds itself refers to its own name.
-            made[cls] = None
-            text = self._generate(cls, name, tagged)
-            if text is None:
+            if (cls, tagged) in self._making:  # a class that holds itself: that field the old way
                 return None
-            self.sources[name] = text
-            exec(text, self._ns)  # code generated above, from field names the regexes checked
-            fn: Encode = self._ns[name]
+            self._making.add((cls, tagged))
+            try:
+                name = self._name(cls.__name__ + ("_t" if tagged else ""))
+                text = self._generate(cls, name, tagged)
+                fn: Encode | None = None
+                if text is not None:
+                    self.sources[name] = text
+                    exec(text, self._ns)  # code generated above, from field names the regexes checked
+                    fn = self._ns[name]
+            finally:
+                self._making.discard((cls, tagged))
             made[cls] = fn
             return fn
 
@@ -312,11 +317,14 @@ def _gives_back(handler: Callable[[Any], Any], t: Any, optional: bool) -> bool:
 
 
 def _tag_of(tags: dict[Any, dict[str, type]], cls: type) -> str | None:
+    """The tag the converter writes for `cls` (`codec.tag_of`: of a class in several unions, the
+    last union's)."""
+    found = None
     for table in tags.values():
         for tag, member in table.items():
             if member is cls:
-                return tag
-    return None
+                found = tag
+    return found
 
 
 __all__ = ["Encoders"]
