@@ -65,16 +65,15 @@ class Encoders:
         `cls` (a record class) or of one of the variants of `cls` (a tagged union); None when
         there is none (the caller writes the value the old way)."""
         if cls in self._tags:
-            write = self._variant_writer(cls, None)
-            return write
+            return self._variant_writer(cls, None)[1]
         if isinstance(cls, type) and attrs.has(cls):
             return self._record(cls, tagged=False)
         return None
 
-    def _variant_writer(self, union: Any, slow: Encode | None) -> Encode:
-        """`write(value)` for a value of a union field: its variant's function (made when the
-        variant is first met, so that a process makes only the hooks it uses), else `slow`
-        (None: raise `_NotFast`)."""
+    def _variant_writer(self, union: Any, slow: Encode | None) -> tuple[dict[type, Encode], Encode]:
+        """(table, write): `write(value)` for a value of a union field: its variant's function
+        (made when the variant is first met, so that a process makes only the hooks it uses, and
+        kept in `table` by class), else `slow` (None: raise `_NotFast`)."""
         table: dict[type, Encode] = {}
         members = set(self._tags[union].values())
 
@@ -90,7 +89,7 @@ class Encoders:
                 enc = table[cls] = found
             return enc(value)
 
-        return write
+        return table, write
 
     def _record(self, cls: type, *, tagged: bool) -> Encode | None:
         made = self._tagged if tagged else self._plain
@@ -186,7 +185,8 @@ class Encoders:
             fast = f"{self._const(enc)}({x}) if {x}.__class__ is {self._const(inner)} else {slow}({x})"
             return f"NULL if {x} is None else {fast}"
         if inner in self._tags and handler is conv.get_unstructure_hook(t):
-            expr = f"{self._const(self._variant_writer(inner, self._ns[slow]))}({x})"
+            table, write = self._variant_writer(inner, self._ns[slow])
+            expr = f"({self._const(table)}.get({x}.__class__) or {self._const(write)})({x})"
             return f"NULL if {x} is None else {expr}" if optional else expr
         if (inner in _PRIMS or _str_literal(inner)) and _gives_back(handler, inner, optional):
             expr = self._prim(x, inner, slow)
@@ -220,7 +220,7 @@ class Encoders:
                 return f"{slow}({x})"
             each = _exactly(elem, enc)
         elif elem in self._tags:
-            each = self._variant_writer(elem, None)
+            each = self._variant_writer(elem, None)[1]
         else:
             return f"{slow}({x})"
         write = self._const(_list_of(each, self._ns[slow]))
