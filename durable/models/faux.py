@@ -153,7 +153,7 @@ class FauxModel:
         self._jobs: dict[str, _Job] = {}
         self._fetch_counts: dict[str, int] = {}
         self._next = 0
-        self._request_event = anyio.Event()
+        self._request_event: anyio.Event | None = None  # made by a waiter (`wait_until`), set by a record
 
     # ------------------------------------------------------------------ scripting
 
@@ -176,11 +176,14 @@ class FauxModel:
         """Wait until `predicate()` holds; it is checked after every request, submit, fetch and
         cancel this model records."""
         while not predicate():
+            if self._request_event is None:
+                self._request_event = anyio.Event()
             await self._request_event.wait()
 
     def _recorded(self) -> None:
-        self._request_event.set()
-        self._request_event = anyio.Event()
+        event, self._request_event = self._request_event, None
+        if event is not None:
+            event.set()
 
     def adopt_job(self, handle: str, step: Step, *, polls: int = 1) -> None:
         """Know a job submitted by an earlier process (the provider outlives the host)."""
