@@ -58,12 +58,21 @@ def _import_trace() -> Any:
     return trace
 
 
+_looked_up = False  # `get_tracer_provider()` was called once (it applies OTEL_PYTHON_TRACER_PROVIDER)
+
+
 def _configured(trace: Any) -> bool:
     """Whether a tracer provider that makes spans is set. Once one is, it stays (the global
-    provider can be set only once), so the check is then a flag."""
-    global _provider_set
+    provider can be set only once), so the check is then a flag. Until then, after one call of
+    `get_tracer_provider()` (which loads a provider named by the environment), the module's
+    global is read directly: `get_tracer_provider()` looks the environment up on every call
+    (~1.5 µs, a few times a durable step); if that global ever goes away, the call is made."""
+    global _provider_set, _looked_up
     if _provider_set:
         return True
+    if _looked_up and getattr(trace, "_TRACER_PROVIDER", trace) is None:
+        return False  # no provider set by anyone: spans would be no-ops
+    _looked_up = True
     if isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):
         return False
     _provider_set = True

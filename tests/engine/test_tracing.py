@@ -103,6 +103,37 @@ def test_without_opentelemetry_installed_the_function_is_left_unchanged(monkeypa
     assert tracing.traced(lambda: ("x", {}))(work) is work
 
 
+_LATE_PROVIDER = """
+import anyio
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from durable.engine import tracing
+
+@tracing.traced(lambda n: (f"work{n}", {}))
+async def work(n):
+    return n
+
+anyio.run(work, 1)  # no provider yet: no span, and the check is now the cheap one
+anyio.run(work, 2)
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+anyio.run(work, 3)
+print([s.name for s in exporter.get_finished_spans()])
+"""
+
+
+def test_a_provider_set_after_the_first_traced_calls_is_followed():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _LATE_PROVIDER], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "['work3']"
+
+
 def span_tree(exporter):
     """(name, selected attributes, parent name) of each finished span, commits left out."""
     spans = exporter.get_finished_spans()
