@@ -228,3 +228,49 @@ async def test_a_damaged_entry_that_would_not_split_out_of_the_joined_context_is
         assert result.reason == "storage_error"
         assert f"Entry 4 of conversation 'root' in {path} cannot be read" in result.detail
     assert model.requests == []
+
+
+async def test_the_sqlite_store_reads_a_long_context_in_parts_and_one_damaged_part_makes_it_read_row_by_row(tmp_path):
+    # A context longer than a part (512 seqs) is read a part at a time; damage in any part (a
+    # row that would not split back out, one not framed as an entry, one never counted) makes the
+    # whole context read again row by row, exactly as a short one.
+    from durable.storage import Batch, SQLiteStorage
+    from durable.storage.protocol import RawContext
+
+    path = str(tmp_path / "s.sqlite")
+    history = [stored(s, r.UserEntry(f"input {s}") if s % 2 else r.AssistantEntry(f"answer {s}", "stop"))
+               for s in range(1, 1301)]
+    store = SQLiteStorage(path)
+    await store.open()
+    await store.commit(Batch(entries=history))
+    await store.close()
+    bodies = [codec.dumps(e.entry, r.Entry) for e in history]
+    tokens = [stored_tokens(e.entry) for e in history]
+    seqs = list(range(1, 1301))
+
+    async def context():
+        store = SQLiteStorage(path)
+        await store.open()
+        try:
+            raw = await store.get_context("root", 1, 1300)
+            assert await store.call_in_writer(lambda c: c.execute("PRAGMA cache_size").fetchone()[0]) == -2000
+        finally:
+            await store.close()
+        counted = raw.tokens if isinstance(raw.tokens, int) else list(raw.tokens)
+        return RawContext(list(raw.seqs), list(raw.bodies), counted)
+
+    assert await context() == RawContext(seqs, bodies, sum(tokens))
+    separated = '{"type":"assistant","text":"a\x1eb","stop_reason":"stop"}'  # a raw control character: damaged
+    _sql(path, "UPDATE entries SET body = ? WHERE seq = 700", separated)
+    bodies[699] = separated
+    assert await context() == RawContext(seqs, bodies, sum(tokens))
+    _sql(path, """UPDATE entries SET body = '{"type":"nope"}' WHERE seq = 1200""")
+    bodies[1199] = '{"type":"nope"}'
+    tokens[1199] = None
+    assert await context() == RawContext(seqs, bodies, tokens)
+    _sql(path, "UPDATE entries SET body = ? WHERE seq = 1200", codec.dumps(history[1199].entry, r.Entry))
+    _sql(path, "UPDATE entries SET tokens = NULL WHERE seq = 1100")
+    bodies[1199] = codec.dumps(history[1199].entry, r.Entry)
+    tokens[1199] = stored_tokens(history[1199].entry)
+    tokens[1099] = None
+    assert await context() == RawContext(seqs, bodies, tokens)

@@ -240,6 +240,41 @@ async def test_get_context_gives_the_sent_entries_of_the_range_as_stored_with_th
     assert plain(await store.get_context("nobody", 1, 10)) == raw()
 
 
+async def test_get_context_of_a_long_conversation_with_gaps_gives_every_sent_entry_in_order(backend, store):
+    # Long enough to be read in parts by a store that reads in parts (SQLite: 512 seqs a part),
+    # with gaps longer than a part, entries never sent again and a compaction on the way.
+    from durable import codec
+    from durable.records import AssistantEntry, Entry, StoredEntry
+    from durable.storage.protocol import RawContext
+    from durable.tokens import entry_tokens
+
+    seqs = [*range(1, 700), *range(2000, 2600), 5000, *range(5001, 5003)]
+    entries = []
+    for s in seqs:
+        if s % 97 == 0:
+            entries.append(StoredEntry("root", s, AssistantEntry(f"half {s}", "aborted")))  # never sent again
+        elif s == 2100:
+            entries.append(compaction(s, 1000))
+        else:
+            entries.append(user(s) if s % 2 else assistant(s, f"answer {s} \x1e é"))
+    for start in range(0, len(entries), 300):
+        await store.commit(Batch(entries=entries[start:start + 300]))
+    await store.commit(Batch(entries=[user(1, "elsewhere", conversation_id="other"), user(3000, conversation_id="other")]))
+
+    def raw(lo, hi):
+        kept = [e for e in entries if lo <= e.seq <= hi and e.seq % 97 and e.seq != 2100]
+        return RawContext([e.seq for e in kept], [codec.dumps(e.entry, Entry) for e in kept],
+                          sum(entry_tokens(e.entry) for e in kept))
+
+    def plain(context):
+        return RawContext(list(context.seqs), list(context.bodies), context.tokens)
+
+    for lo, hi in [(1, 6000), (1, 5002), (512, 2000), (513, 2100), (600, 1999), (700, 1999), (2099, 2101),
+                   (1024, 4999), (4999, 9 * 10**18)]:
+        assert plain(await store.get_context("root", lo, hi)) == raw(lo, hi), (lo, hi)
+    assert len((await store.get_context("root", 1, 6000)).seqs) == len(seqs) - 13 - 1
+
+
 async def test_find_tasks_applies_every_filter_and_the_limit_in_id_order(backend, store):
     gen = task(1, state=Running())
     tool_a = task(2, kind="tool", parent_id=1, state=Running())
