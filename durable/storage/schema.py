@@ -69,8 +69,9 @@ MIGRATIONS: dict[int, list[str]] = {
     3: ["ALTER TABLE entries ADD COLUMN tokens INTEGER"],
     # Version 4: fewer pages written per commit. `tasks_kind_state` changed on every state change
     # (about one page of eight a commit wrote); `tasks_kind` changes only when a task is created.
+    # IF (NOT) EXISTS: a file that lost or gained an index by hand is not refused for it.
     4: [
-        "DROP INDEX tasks_kind_state",
-        "CREATE INDEX tasks_kind ON tasks (kind)",
+        "DROP INDEX IF EXISTS tasks_kind_state",
+        "CREATE INDEX IF NOT EXISTS tasks_kind ON tasks (kind)",
     ],
 }
