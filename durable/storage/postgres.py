@@ -187,7 +187,8 @@ class PostgresStorage:
         if not _pg_driver.storable(kind, state, conversation_id, parent_id):
             return []
         sql, args = _rows.find_tasks_query("durable.tasks", "%s", (("space", self.space),), kind=kind, state=state,
-                                           conversation_id=conversation_id, parent_id=parent_id, limit=limit)
+                                           conversation_id=conversation_id, parent_id=parent_id, limit=limit,
+                                           live_test="live")
         rows = await self._call(lambda c: c.execute(sql, args).fetchall())
         return [_rows.task(body, tid, self.location) for tid, body in rows]
 
