@@ -66,6 +66,7 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
 
 _CHECK_DELAY = 1.0  # seconds from resume to the background integrity check
 
+
 class HarnessState(enum.Enum):
     """The lifecycle of a harness (`Harness.state`): new, open (recovery done), resumed (runners
     run), closing, closed; or crashed (abandoned without writing, or died while opening)."""

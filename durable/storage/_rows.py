@@ -70,24 +70,24 @@ def live(body: str, conversation_id: str, location: str) -> Live:
 
 def find_tasks_query(table: str, mark: str, scope: tuple[tuple[str, str | int], ...] = (), *,
                      kind: str | None, state: str | None, conversation_id: str | None, parent_id: int | None,
-                     limit: int | None, live_index: str | None = None,
-                     live_test: str | None = None) -> tuple[str, list[str | int]]:
+                     limit: int | None, live_test: str | None = None,
+                     live_index: str | None = None) -> tuple[str, list[str | int]]:
     """`Storage.find_tasks` as SQL for a tasks table: the `id, body` of the tasks matching
     `scope` (columns every query of the store is limited to) and the filters that are set, in id
     order, at most `limit`; `mark` is the driver's parameter placeholder. Returns (sql, args).
 
-    `live_index` (SQLite): the partial index over the tasks with `live = 1`. Every state but
-    "terminal" is live, so a find by such a state reads that index (the live tasks, a few), never
-    the history of a kind or of a parent, which the planner would otherwise pick.
-    `live_test` (PostgreSQL): the predicate of that index (`live`), added to such a find so that
-    the planner can read the index (it has no INDEXED BY; it picks it on its statistics)."""
+    `live_test`: the predicate of the store's partial index over live tasks. Every state but
+    "terminal" is live, so a find by such a state adds it, and reads that index (the live tasks, a
+    few), never the history of a kind or of a parent; `live_index` names the index for SQLite,
+    whose planner would otherwise pick another (PostgreSQL has no INDEXED BY and picks it on its
+    statistics)."""
     where: list[str] = []
     args: list[str | int] = []
     source = table
-    if (live_index is not None or live_test is not None) and state is not None and state != "terminal":
+    if live_test is not None and state is not None and state != "terminal":
         if live_index is not None:
             source = f"{table} INDEXED BY {live_index}"
-        where.append(live_test or "live = 1")
+        where.append(live_test)
     filters = (*scope, ("kind", kind), ("state", state), ("conversation_id", conversation_id), ("parent_id", parent_id))
     for column, value in filters:
         if value is not None:

@@ -120,7 +120,8 @@ class SQLiteStorage:
         limit: int | None = None,
     ) -> list[Task]:
         sql, args = _rows.find_tasks_query("tasks", "?", kind=kind, state=state, conversation_id=conversation_id,
-                                           parent_id=parent_id, limit=limit, live_index="tasks_live")
+                                           parent_id=parent_id, limit=limit, live_test="live = 1",
+                                           live_index="tasks_live")
         rows = await self._call(lambda c: c.execute(sql, args).fetchall())
         return [_rows.task(body, tid, self.path) for tid, body in rows]
 

@@ -138,19 +138,18 @@ async def test_a_damaged_entry_inside_is_refused_when_a_model_reads_it_and_nothi
         conn.execute("""UPDATE entries SET body = '{"type":"assistant","text":5,"bogus":1}' WHERE seq = 2""")
     conn.close()
 
-    class Reading(FauxModel):
-        """A model that reads its messages, as every provider does to send them."""
+    await _refused_when_read(path, "second", seq=2)
 
-        def stream(self, request):
-            list(request.messages)
-            return super().stream(request)
 
+async def _refused_when_read(path: str, text: str, *, seq: int) -> None:
+    """The next input on `path` ends unanswered (storage_error) naming damaged entry `seq`, and
+    no request reaches a model that reads its messages."""
     model = Reading([faux.reply("never")])
     async with durable.open_harness(path, model=model) as h:
         with anyio.fail_after(10):
-            result = await (await h.root.submit("second")).wait()
+            result = await (await h.root.submit(text)).wait()
         assert result.reason == "storage_error"
-        assert f"Entry 2 of conversation 'root' in {path} cannot be read" in result.detail
+        assert f"Entry {seq} of conversation 'root' in {path} cannot be read" in result.detail
     assert model.requests == []
 
 
@@ -221,13 +220,7 @@ async def test_a_damaged_entry_that_would_not_split_out_of_the_joined_context_is
     await _history(path, 4)
     separated = '{"type":"assistant","text":"a\x1eb","stop_reason":"stop"}'  # a raw control character
     _sql(path, "UPDATE entries SET body = ? WHERE seq = 4", separated)
-    model = Reading([faux.reply("never")])
-    async with durable.open_harness(path, model=model) as h:
-        with anyio.fail_after(10):
-            result = await (await h.root.submit("next")).wait()
-        assert result.reason == "storage_error"
-        assert f"Entry 4 of conversation 'root' in {path} cannot be read" in result.detail
-    assert model.requests == []
+    await _refused_when_read(path, "next", seq=4)
 
 
 async def test_the_sqlite_store_reads_a_long_context_in_parts_and_one_damaged_part_makes_it_read_row_by_row(tmp_path):
