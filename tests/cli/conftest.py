@@ -64,6 +64,36 @@ def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
+LIGHT_PROBE = textwrap.dedent("""
+    import json, sys
+    sys.argv = ["durable", *sys.argv[1:]]
+    from durable.cli import main
+    try:
+        main()
+    except SystemExit as exc:
+        status = exc.code
+    heavy = sorted(m for m in ("trio", "anyio", "openai", "anthropic", "httpx", "sniffio") if m in sys.modules)
+    print(json.dumps({"status": status, "heavy": heavy}), file=sys.stderr)
+""")
+
+
+def run_light(*args: str) -> tuple[dict[str, Any], str]:
+    """Run `durable ARGS` in this interpreter's process the way the entry point does, and return
+    its exit status with the heavy libraries (event loops, provider SDKs) it imported, and its
+    stdout: a reading command must import none of them."""
+    probe = subprocess.run([sys.executable, "-c", LIGHT_PROBE, *args], capture_output=True, text=True, timeout=30)
+    return json.loads(probe.stderr.strip().splitlines()[-1]), probe.stdout
+
+
+@pytest.fixture(scope="module")
+def finished_session(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A session file the demo ran to completion on (made once per test module that uses it)."""
+    db = tmp_path_factory.mktemp("finished") / "demo.sqlite"
+    done = run_durable("demo", "--db", str(db), env={"DURABLE_DEMO_SPEED": FAST})
+    assert done.returncode == 0, done.stderr
+    return db
+
+
 HOLDER = textwrap.dedent("""
     import sys, anyio
     from durable.storage import SQLiteStorage

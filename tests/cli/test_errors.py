@@ -12,20 +12,11 @@ import pytest
 
 from durable.storage.schema import SCHEMA_VERSION
 
-from .conftest import FAST, inspect_json, one_line_error, run_durable
+from .conftest import inspect_json, one_line_error, run_durable
 
 
 def digest(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-@pytest.fixture(scope="module")
-def finished_session(tmp_path_factory):
-    """A session file the demo ran to completion on (made once for this module)."""
-    db = tmp_path_factory.mktemp("finished") / "demo.sqlite"
-    done = run_durable("demo", "--db", str(db), env={"DURABLE_DEMO_SPEED": FAST})
-    assert done.returncode == 0, done.stderr
-    return db
 
 
 def newer_schema_copy(source, target):

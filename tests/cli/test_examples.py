@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 
@@ -27,6 +26,39 @@ def clean_env() -> dict[str, str]:
 def run_example(name: str, *args: str, cwd, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(EXAMPLES / name), *args], cwd=cwd, env=clean_env(), input=stdin,
                           capture_output=True, text=True, timeout=60)
+
+
+def kill_when_printed(name: str, *args: str, cwd, marker: bytes, stdin: bytes | None = None) -> tuple[bytes, bytes]:
+    """Run example `name` (with `stdin` written to it, left open), SIGKILL it as soon as `marker`
+    is on its stdout, and return its stdout and stderr up to the kill. It must still be running
+    then: one that ends first (or never prints `marker` within 30 s) fails the test."""
+    proc = subprocess.Popen([sys.executable, str(EXAMPLES / name), *args], cwd=cwd, env=clean_env(),
+                            stdin=subprocess.PIPE if stdin is not None else None, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    output = bytearray()
+    printed = threading.Event()
+
+    def read() -> None:
+        while chunk := proc.stdout.read1(64):  # type: ignore[union-attr]
+            output.extend(chunk)
+            if marker in output:
+                printed.set()
+        printed.set()  # the output ended: the marker will not come
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    if stdin is not None:
+        assert proc.stdin is not None
+        proc.stdin.write(stdin)
+        proc.stdin.flush()
+    printed.wait(timeout=30)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    reader.join(timeout=5)
+    stderr = proc.stderr.read()
+    assert proc.returncode == -signal.SIGKILL, f"{name} ended before the kill: {proc.returncode}, {stderr!r}"
+    return bytes(output), stderr
 
 
 def test_quickstart_opens_submits_waits_and_closes(tmp_path):
@@ -105,25 +137,8 @@ def test_chat_cli_reads_piped_lines_until_the_end_of_stdin(tmp_path):
 
 def test_chat_cli_killed_while_answering_resumes_the_answer_on_restart(tmp_path):
     db = tmp_path / "chat.sqlite"
-    proc = subprocess.Popen([sys.executable, str(EXAMPLES / "chat_cli.py"), str(db)], cwd=tmp_path, env=clean_env(),
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    output = bytearray()
-
-    def read() -> None:
-        while chunk := proc.stdout.read1(64):  # type: ignore[union-attr]
-            output.extend(chunk)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    proc.stdin.write(b"hello there\n")  # type: ignore[union-attr]
-    proc.stdin.flush()  # type: ignore[union-attr]
-    deadline = time.monotonic() + 20
-    while b"You said: 'hel" not in output and time.monotonic() < deadline:
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGKILL)  # the partial is on screen, so it is committed
-    proc.wait(timeout=10)
-    reader.join(timeout=5)
-    assert proc.returncode == -signal.SIGKILL
+    output, _ = kill_when_printed("chat_cli.py", str(db), cwd=tmp_path, stdin=b"hello there\n",
+                                  marker=b"You said: 'hel")  # the partial is on screen, so it is committed
     assert b"assistant> You said: 'hel" in output
     assert b"(This is the echo model; set" not in output, "the answer finished before the kill"
 
@@ -140,24 +155,9 @@ def test_chat_cli_killed_while_answering_resumes_the_answer_on_restart(tmp_path)
 def test_mcp_agent_killed_during_a_safe_mcp_tool_runs_it_again_and_never_repeats_the_unsafe_one(tmp_path):
     pytest.importorskip("mcp")
     db = tmp_path / "mcp.sqlite"
-    proc = subprocess.Popen([sys.executable, str(EXAMPLES / "mcp_agent.py"), str(db)], cwd=tmp_path, env=clean_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    output = bytearray()
-
-    def read() -> None:
-        while chunk := proc.stdout.read1(64):  # type: ignore[union-attr]
-            output.extend(chunk)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    deadline = time.monotonic() + 30
-    while b"summarize_notes: [1/3]" not in output and time.monotonic() < deadline:
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGKILL)  # in the middle of summarize_notes (it takes about 3 s)
-    proc.wait(timeout=10)
-    reader.join(timeout=5)
-    assert proc.returncode == -signal.SIGKILL
-    assert b"summarize_notes: [1/3] reading the notes" in output, proc.stderr.read()  # type: ignore[union-attr]
+    output, stderr = kill_when_printed("mcp_agent.py", str(db), cwd=tmp_path,
+                                       marker=b"summarize_notes: [1/3]")  # summarize_notes takes about 3 s
+    assert b"summarize_notes: [1/3] reading the notes" in output, stderr
     assert b"result:" not in output, "the run finished before the kill"
 
     done = run_example("mcp_agent.py", str(db), cwd=tmp_path)

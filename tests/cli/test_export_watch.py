@@ -20,7 +20,7 @@ from durable.cli.command import _TASK_STATES
 from durable.cli.inspect_data import TASK_STATES
 from durable.models import FauxModel, faux
 
-from .conftest import durable_command, one_line_error, run_durable
+from .conftest import durable_command, one_line_error, run_durable, run_light
 
 T0 = 1_000_000.0  # FakeClock's start: every timestamp of the small session
 
@@ -167,26 +167,11 @@ def test_inspect_refuses_an_unknown_state_and_lists_the_known_ones(small_session
     assert _TASK_STATES == TASK_STATES
 
 
-PROBE = textwrap.dedent("""
-    import json, sys
-    sys.argv = ["durable", *sys.argv[1:]]
-    from durable.cli import main
-    try:
-        main()
-    except SystemExit as exc:
-        status = exc.code
-    heavy = sorted(m for m in ("trio", "anyio", "openai", "anthropic", "httpx", "sniffio") if m in sys.modules)
-    print(json.dumps({"status": status, "heavy": heavy}), file=sys.stderr)
-""")
-
-
 @pytest.mark.parametrize("args", [["export"], ["export", "--format", "markdown"], ["watch", "--once"],
                                   ["inspect", "--state", "done", "--kind", "tool"]])
 def test_the_reading_commands_import_no_event_loop_or_provider_library(small_session, args):
     path, _ = small_session
-    probe = subprocess.run([sys.executable, "-c", PROBE, args[0], str(path), *args[1:]], capture_output=True,
-                           text=True, timeout=30)
-    assert json.loads(probe.stderr.strip().splitlines()[-1]) == {"status": 0, "heavy": []}
+    assert run_light(args[0], str(path), *args[1:])[0] == {"status": 0, "heavy": []}
 
 
 def test_watch_once_prints_the_last_entries_and_stops(small_session):

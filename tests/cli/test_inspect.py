@@ -7,35 +7,13 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
-import textwrap
 import time
 
 import pytest
 
 from durable.storage.schema import SCHEMA_VERSION
 
-from .conftest import FAST, durable_command, inspect_json, run_durable
-
-PROBE = textwrap.dedent("""
-    import json, sys
-    sys.argv = ["durable", "inspect", sys.argv[1], "--json"]
-    from durable.cli import main
-    try:
-        main()
-    except SystemExit as exc:
-        status = exc.code
-    heavy = sorted(m for m in ("trio", "anyio", "openai", "anthropic", "httpx", "sniffio") if m in sys.modules)
-    print(json.dumps({"status": status, "heavy": heavy}), file=sys.stderr)
-""")
-
-
-@pytest.fixture(scope="module")
-def finished_session(tmp_path_factory):
-    db = tmp_path_factory.mktemp("finished") / "demo.sqlite"
-    done = run_durable("demo", "--db", str(db), env={"DURABLE_DEMO_SPEED": FAST})
-    assert done.returncode == 0, done.stderr
-    return db
+from .conftest import durable_command, inspect_json, run_durable, run_light
 
 
 @pytest.fixture
@@ -48,10 +26,9 @@ def session(tmp_path, finished_session):
 
 def test_inspect_imports_no_event_loop_or_provider_library_and_starts_fast(session):
     db = session
-    probe = subprocess.run([sys.executable, "-c", PROBE, str(db)], capture_output=True, text=True, timeout=30)
-    result = json.loads(probe.stderr.strip().splitlines()[-1])
+    result, stdout = run_light("inspect", str(db), "--json")
     assert result == {"status": 0, "heavy": []}
-    assert json.loads(probe.stdout)["file"]["schema_version"] == SCHEMA_VERSION
+    assert json.loads(stdout)["file"]["schema_version"] == SCHEMA_VERSION
 
     started = time.perf_counter()
     done = subprocess.run([*durable_command(), "inspect", str(db), "--json"], capture_output=True, text=True, timeout=30)

@@ -27,10 +27,11 @@ from durable.testing import (
     by_input,
     check_invariants,
     crashable_harness,
+    explore,
+    scenarios,
     settle,
     wait_idle,
 )
-from durable.testing import explore, scenarios
 from durable.testing.scenarios import slow_tool
 
 pytestmark = pytest.mark.anyio
@@ -40,12 +41,19 @@ def settings(**kw):
     return durable.Settings(progress=durable.Progress(0, 0), **kw)
 
 
-async def test_a_faulted_abort_handler_still_cancels_the_deferred_job(tmp_path):
+def deferred_answer_world(tmp_path, **kw):
+    """A session file, its clock, a job ledger, settings for deferred answers (and `kw`), and a
+    maker of the model: it answers "Q" with "A" through a deferred job that is polled twice."""
     path, clock, ledger = tmp_path / "s.sqlite", FakeClock(), FauxJobLedger()
-    st = settings(restart_limit=1, stream=durable.StreamSettings(deferred=True))
 
     def model():
         return ledger.model(by_input({"Q": [faux.reply("A")]}, deferred=True, polls=2))
+
+    return path, clock, ledger, settings(stream=durable.StreamSettings(deferred=True), **kw), model
+
+
+async def test_a_faulted_abort_handler_still_cancels_the_deferred_job(tmp_path):
+    path, clock, ledger, st, model = deferred_answer_world(tmp_path, restart_limit=1)
 
     async with crashable_harness(path, model=model(), settings=st, clock=clock) as h:
         await h.root.submit("Q")
@@ -86,11 +94,7 @@ async def test_a_run_ended_at_the_restart_limit_cancels_a_deferred_job_whose_han
 
 
 async def test_an_abort_cancels_a_deferred_job_whose_handle_was_never_committed(tmp_path):
-    path, clock, ledger = tmp_path / "s.sqlite", FakeClock(), FauxJobLedger()
-    st = settings(stream=durable.StreamSettings(deferred=True))
-
-    def model():
-        return ledger.model(by_input({"Q": [faux.reply("A")]}, deferred=True, polls=2))
+    path, clock, ledger, st, model = deferred_answer_world(tmp_path)
 
     async with crashable_harness(path, model=model(), settings=st, clock=clock, crash_before=3) as h:
         await h.root.submit("Q")  # commit 3 would be the job's handle: the job is submitted, then the crash
@@ -103,11 +107,7 @@ async def test_an_abort_cancels_a_deferred_job_whose_handle_was_never_committed(
 
 
 async def test_a_crash_right_after_a_faulted_abort_handler_ended_the_run_still_cancels_the_deferred_job(tmp_path):
-    path, clock, ledger = tmp_path / "s.sqlite", FakeClock(), FauxJobLedger()
-    st = settings(restart_limit=1, stream=durable.StreamSettings(deferred=True))
-
-    def model():
-        return ledger.model(by_input({"Q": [faux.reply("A")]}, deferred=True, polls=2))
+    path, clock, ledger, st, model = deferred_answer_world(tmp_path, restart_limit=1)
 
     async with crashable_harness(path, model=model(), settings=st, clock=clock) as h:
         await h.root.submit("Q")

@@ -10,12 +10,9 @@ Bounded in CI (25 examples of up to 10 steps, derandomized); run it long with
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 
-import attrs
-import pytest
 import trio
 from hypothesis import HealthCheck, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
@@ -190,20 +187,21 @@ class HarnessLifetimes(RuleBasedStateMachine):
     @precondition(lambda self: self.inputs > 0)
     @rule(conversation=CONVERSATIONS, ending=ENDINGS)
     def abort(self, conversation, ending):
-        async def abort_run(h, clock):
-            await h.conversation(conversation).abort()
-
-        abort_run.__name__ = f"abort({conversation!r})"
-        self.lifetime(abort_run, ending)
+        self.conversation_lifetime(conversation, "abort", lambda c: c.abort(), ending)
 
     @precondition(lambda self: self.inputs > 0)
     @rule(conversation=CONVERSATIONS, ending=ENDINGS)
     def compact(self, conversation, ending):
-        async def compact_conversation(h, clock):
-            await h.conversation(conversation).compact()
+        self.conversation_lifetime(conversation, "compact", lambda c: c.compact(), ending)
 
-        compact_conversation.__name__ = f"compact({conversation!r})"
-        self.lifetime(compact_conversation, ending)
+    def conversation_lifetime(self, conversation, name, act, ending):
+        """A lifetime that calls `act` (named `name` in the log) on one conversation's handle."""
+
+        async def on_conversation(h, clock):
+            await act(h.conversation(conversation))
+
+        on_conversation.__name__ = f"{name}({conversation!r})"
+        self.lifetime(on_conversation, ending)
 
     @precondition(lambda self: self.inputs > 0)
     @rule(ending=ENDINGS)
