@@ -25,8 +25,12 @@ _CONTEXT_ROWS = ("FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ?
                  f"AND (tokens IS NULL OR tokens != {NOT_SENT})")
 # The bodies are joined with a record separator, which a JSON text never holds unescaped (a body
 # that does, damaged, makes the split come out with more bodies than rows).
-_CONTEXT_JOINED = ("SELECT count(*), count(tokens), coalesce(sum(tokens), 0), group_concat(seq), "
+_CONTEXT_JOINED = ("SELECT count(*), count(tokens), coalesce(sum(tokens), 0), min(seq), max(seq), "
                    f"group_concat(body, '\x1e') {_CONTEXT_ROWS}")
+# A chunk's seqs, read only when they are not every seq from its first to its last (the rows are
+# unique by seq: as many rows as that span means no gap). Joining and parsing them cost ~1.7 ms
+# at 3,500 turns, where no chunk has a gap.
+_CONTEXT_SEQS = f"SELECT group_concat(seq) {_CONTEXT_ROWS}"
 _NEXT_SEQ = f"SELECT seq {_CONTEXT_ROWS} ORDER BY seq LIMIT 1"
 _CHUNK = 512
 """Seqs a chunk spans: its joined text stays small (~80 KB of bodies), so the buffers of one chunk
@@ -64,7 +68,8 @@ def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq:
     while lo <= to_seq:
         hi = min(lo + _CHUNK - 1, to_seq)
         try:
-            n, counted, tokens, seqs_text, joined = conn.execute(_CONTEXT_JOINED, (conversation_id, lo, hi)).fetchone()
+            n, counted, tokens, first, last, joined = conn.execute(_CONTEXT_JOINED,
+                                                                   (conversation_id, lo, hi)).fetchone()
         except sqlite3.DataError:  # longer joined than SQLite's longest string (SQLITE_TOOBIG)
             return _row_by_row(conn, conversation_id, from_seq, to_seq)
         if n == 0:  # a gap in the seqs: on to the next row of the context, if any
@@ -77,7 +82,10 @@ def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq:
         if counted != n or len(part) != n:
             return _row_by_row(conn, conversation_id, from_seq, to_seq)
         bodies += part
-        seqs += json.loads(f"[{seqs_text}]")  # integers joined with commas: a JSON array's inside
+        if last - first + 1 == n:
+            seqs += range(first, last + 1)
+        else:  # integers joined with commas: a JSON array's inside
+            seqs += json.loads(f"[{conn.execute(_CONTEXT_SEQS, (conversation_id, lo, hi)).fetchone()[0]}]")
         total += tokens
         lo = hi + 1
     if _rows.all_framed(bodies) and seqs == sorted(seqs):
