@@ -3,8 +3,8 @@
 A long conversation's context is thousands of rows, read once per process when the conversation
 first runs: the first turn after an open. Handing SQLite's rows to Python one by one costs more
 than reading them, so the context is read a chunk of seqs at a time, each chunk as one row (its
-bodies joined, with their seqs and their token total) split back in C; only a context holding an
-uncounted or damaged row is read row by row.
+bodies joined, its first and last seq and its token total) split back in C; only a context holding
+an uncounted or damaged row is read row by row.
 
 Chunks rather than the whole context in one row: in a fresh process every new page of memory
 costs a page fault, and one joined text of a long context is built in buffers that SQLite grows
