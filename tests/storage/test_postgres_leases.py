@@ -18,6 +18,8 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import anyio
 import anyio.to_thread
@@ -93,12 +95,37 @@ async def open_when_free(store: PostgresStorage, within: float) -> float:
                 await anyio.sleep(0.05)
 
 
+async def until_server(conn: psycopg.Connection, sql: str, args: tuple[object, ...] = (), every: float = 0.05) -> None:
+    """Until the server answers the one-value query `sql` with true (polled every `every` s);
+    the caller bounds the wait."""
+    while conn.execute(sql, args).fetchone() != (True,):
+        await anyio.sleep(every)
+
+
 async def wait_until_waiting_on_a_lock(dsn: str, backend_pid: int) -> None:
     """Until the server shows `backend_pid` waiting for a lock (its statement blocked)."""
     with psycopg.connect(dsn, autocommit=True) as conn, anyio.fail_after(20):
-        while conn.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s",
-                           (backend_pid,)).fetchone() != ("Lock",):
-            await anyio.sleep(0.02)
+        await until_server(conn, "SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = %s",
+                           (backend_pid,), every=0.02)
+
+
+@asynccontextmanager
+async def writer_held(store: PostgresStorage) -> AsyncIterator[None]:
+    """The store's writer thread held (no renewal, no commit: as if the process were paused)
+    until the block ends."""
+    held, release = threading.Event(), threading.Event()
+
+    def hold(_conn):
+        held.set()
+        release.wait()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(store.call_in_writer, hold)
+        await anyio.to_thread.run_sync(held.wait)
+        try:
+            yield
+        finally:
+            release.set()
 
 
 # ----------------------------------------------------------------------------- one owner
@@ -155,9 +182,8 @@ async def test_an_open_store_keeps_its_lease_by_renewing_it_while_idle(postgres_
     await store.open()
     with psycopg.connect(postgres_dsn, autocommit=True) as conn:
         (first_expiry,) = conn.execute("SELECT expires_at FROM durable.leases WHERE space = %s", (space,)).fetchone()
-        with anyio.fail_after(10):
-            while conn.execute("SELECT clock_timestamp() < %s + interval '1 second'", (first_expiry,)).fetchone()[0]:
-                await anyio.sleep(0.05)  # two leases after the open, without a commit
+        with anyio.fail_after(10):  # two leases after the open, without a commit
+            await until_server(conn, "SELECT clock_timestamp() >= %s + interval '1 second'", (first_expiry,))
         (expiry,) = conn.execute("SELECT expires_at FROM durable.leases WHERE space = %s", (space,)).fetchone()
     assert expiry > first_expiry and store.renewals >= 3
     with pytest.raises(SessionLocked):
@@ -218,19 +244,10 @@ async def test_an_owner_whose_writer_was_held_past_its_lease_is_taken_over_and_i
     await old.commit(Batch(entries=[user(1)]))
     assert 0 < old.lease_deadline() - time.monotonic() <= 0.8  # the lease less a fifth of it
 
-    held, release = threading.Event(), threading.Event()
-
-    def hold(_conn):  # the writer thread stops here: no renewal, as if the process were paused
-        held.set()
-        release.wait()
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(old.call_in_writer, hold)
-        await anyio.to_thread.run_sync(held.wait)
+    async with writer_held(old):  # no renewal, as if the process were paused
         new = PostgresStorage(postgres_dsn, space, lease_seconds=30)
         await open_when_free(new, within=10)
         assert old.lease_deadline() < time.monotonic()  # the old owner can tell it must stop
-        release.set()
 
     with anyio.fail_after(10):  # its overdue renewal is refused: the loss is announced
         announced = await old.wait_lease_lost()
@@ -257,20 +274,10 @@ async def test_an_owner_paused_past_its_lease_with_nobody_taking_over_still_comm
     space = new_space()
     old = PostgresStorage(postgres_dsn, space, lease_seconds=1.0)
     await old.open()
-    held, release = threading.Event(), threading.Event()
-
-    def hold(conn):
-        held.set()
-        release.wait()
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(old.call_in_writer, hold)
-        await anyio.to_thread.run_sync(held.wait)
+    async with writer_held(old):
         with psycopg.connect(postgres_dsn, autocommit=True) as conn, anyio.fail_after(10):
-            while conn.execute("SELECT expires_at > clock_timestamp() FROM durable.leases WHERE space = %s",
-                               (space,)).fetchone() != (False,):
-                await anyio.sleep(0.05)
-        release.set()
+            await until_server(conn, "SELECT expires_at <= clock_timestamp() FROM durable.leases WHERE space = %s",
+                               (space,))
     with pytest.raises(LockLost) as lost:
         await old.commit(Batch(entries=[user(1)]))
     assert f"lost its lease on {old.location}: it expired (not renewed within 1 s)" in str(lost.value)
@@ -322,13 +329,11 @@ async def test_a_takeover_waits_for_a_commit_in_flight_which_lands_before_it(pos
                 # commit in flight.
                 with psycopg.connect(postgres_dsn, autocommit=True) as conn, anyio.fail_after(20):
                     (fenced_before,) = conn.execute("SELECT clock_timestamp()").fetchone()
-                    opener_waiting = ("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                                      "AND application_name = %s AND pid <> %s")
-                    while conn.execute(opener_waiting, (f"durable:{space}", old_pid)).fetchone() != (1,):
-                        await anyio.sleep(0.02)
-                    while conn.execute("SELECT clock_timestamp() < %s + interval '1.1 seconds'",
-                                       (fenced_before,)).fetchone() != (False,):
-                        await anyio.sleep(0.05)
+                    await until_server(conn, "SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event_type = "
+                                       "'Lock' AND application_name = %s AND pid <> %s",
+                                       (f"durable:{space}", old_pid), every=0.02)
+                    await until_server(conn, "SELECT clock_timestamp() >= %s + interval '1.1 seconds'",
+                                       (fenced_before,))
                     assert new.epoch == 0  # not yet open
             finally:
                 blocker.rollback()
