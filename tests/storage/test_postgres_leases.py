@@ -83,6 +83,14 @@ def children():
         child.end()
 
 
+async def owner_with_one_entry(dsn: str, space: str, **options: float) -> PostgresStorage:
+    """A store (made with `options`) that opened `space` and committed entry 1 to it."""
+    store = PostgresStorage(dsn, space, **options)
+    await store.open()
+    await store.commit(Batch(entries=[user(1)]))
+    return store
+
+
 async def open_when_free(store: PostgresStorage, within: float) -> float:
     """Open `store` as soon as the lease lets it (polled); returns the seconds it took."""
     start = time.monotonic()
@@ -198,9 +206,7 @@ async def test_an_open_store_keeps_its_lease_by_renewing_it_while_idle(postgres_
 
 async def test_a_clean_close_lets_the_next_open_in_at_once_as_a_new_epoch(postgres_dsn):
     space = new_space()
-    a = PostgresStorage(postgres_dsn, space, lease_seconds=60)
-    await a.open()
-    await a.commit(Batch(entries=[user(1)]))
+    a = await owner_with_one_entry(postgres_dsn, space, lease_seconds=60)
     await a.close()
     assert a.lease_deadline() == -math.inf
 
@@ -239,9 +245,7 @@ async def test_an_owner_whose_writer_was_held_past_its_lease_is_taken_over_and_i
     postgres_dsn,
 ):
     space = new_space()
-    old = PostgresStorage(postgres_dsn, space, lease_seconds=1.0)
-    await old.open()
-    await old.commit(Batch(entries=[user(1)]))
+    old = await owner_with_one_entry(postgres_dsn, space, lease_seconds=1.0)
     assert 0 < old.lease_deadline() - time.monotonic() <= 0.8  # the lease less a fifth of it
 
     async with writer_held(old):  # no renewal, as if the process were paused
@@ -350,9 +354,7 @@ async def test_a_takeover_waits_for_a_commit_in_flight_which_lands_before_it(pos
 
 async def test_a_commit_blocked_behind_a_takeover_is_refused_whole(postgres_dsn):
     space = new_space()
-    old = PostgresStorage(postgres_dsn, space, lease_seconds=30)
-    await old.open()
-    await old.commit(Batch(entries=[user(1)]))
+    old = await owner_with_one_entry(postgres_dsn, space, lease_seconds=30)
     old_pid = await old.call_in_writer(lambda c: c.info.backend_pid)
     taker = psycopg.connect(postgres_dsn)  # a takeover in progress: the epoch bumped, not yet committed
     taker.execute("UPDATE durable.leases SET epoch = epoch + 1, owner = 'taker', pid = 4242, host = 'elsewhere' "
@@ -385,9 +387,7 @@ async def test_a_store_that_cannot_reach_the_server_for_a_whole_lease_knows_it_l
     from durable.testing.pgcluster import free_port
 
     space = new_space()
-    store = PostgresStorage(postgres_dsn, space, lease_seconds=1.0, reconnect_seconds=0.2)
-    await store.open()
-    await store.commit(Batch(entries=[user(1)]))
+    store = await owner_with_one_entry(postgres_dsn, space, lease_seconds=1.0, reconnect_seconds=0.2)
     pid = await store.call_in_writer(lambda c: c.info.backend_pid)
     store._dsn = f"host=127.0.0.1 port={free_port()} user=postgres dbname=durable"  # the server is gone for it
     with psycopg.connect(postgres_dsn, autocommit=True) as conn:
