@@ -91,6 +91,15 @@ async def owner_with_one_entry(dsn: str, space: str, **options: float) -> Postgr
     return store
 
 
+async def child_with_one_entry(dsn: str, space: str, lease: float, children: list[Child]) -> Child:
+    """A pg_child.py process (ended with the test) that opened `space` and committed entry 1 to it."""
+    child = Child(dsn, space, lease)
+    children.append(child)
+    assert (await child.ask("open")).startswith("opened")
+    assert await child.ask("commit 1") == "committed 1"
+    return child
+
+
 async def open_when_free(store: PostgresStorage, within: float) -> float:
     """Open `store` as soon as the lease lets it (polled); returns the seconds it took."""
     start = time.monotonic()
@@ -220,10 +229,7 @@ async def test_a_clean_close_lets_the_next_open_in_at_once_as_a_new_epoch(postgr
 async def test_a_killed_owner_s_space_is_taken_over_once_its_lease_has_run_out(postgres_dsn, children):
     space = new_space()
     lease = 2.0
-    child = Child(postgres_dsn, space, lease)
-    children.append(child)
-    assert (await child.ask("open")).startswith("opened")
-    assert await child.ask("commit 1") == "committed 1"
+    child = await child_with_one_entry(postgres_dsn, space, lease, children)
     child.proc.send_signal(signal.SIGKILL)
     child.proc.wait()
     killed = time.monotonic()
@@ -294,10 +300,7 @@ async def test_an_owner_paused_past_its_lease_with_nobody_taking_over_still_comm
 async def test_a_process_stopped_past_its_lease_commits_nothing_after_it_is_continued(postgres_dsn, children):
     space = new_space()
     lease = 1.0
-    child = Child(postgres_dsn, space, lease)
-    children.append(child)
-    assert (await child.ask("open")).startswith("opened")
-    assert await child.ask("commit 1") == "committed 1"
+    child = await child_with_one_entry(postgres_dsn, space, lease, children)
     child.proc.send_signal(signal.SIGSTOP)
     try:
         new = PostgresStorage(postgres_dsn, space, lease_seconds=30)
@@ -414,10 +417,7 @@ async def test_a_process_stopped_inside_its_commit_transaction_cannot_hold_the_s
     # without it and lands whole (its fence was valid); the takeover waits for it; the stopped
     # owner, continued, learns that its commit landed and commits nothing more.
     space = new_space()
-    child = Child(postgres_dsn, space, 1.0)
-    children.append(child)
-    assert (await child.ask("open")).startswith("opened")
-    assert await child.ask("commit 1") == "committed 1"
+    child = await child_with_one_entry(postgres_dsn, space, 1.0, children)
     with psycopg.connect(postgres_dsn, autocommit=True) as conn:
         (child_backend,) = conn.execute("SELECT pid FROM pg_stat_activity WHERE application_name = %s",
                                         (f"durable:{space}",)).fetchone()
