@@ -46,15 +46,11 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ..records import ModelStopReason, ToolCall, Usage
+from ._sdk import get_field
 from .protocol import ModelError
 
 __all__ = ["DoneWatch", "ToolCallAssembler", "chat_stop", "chat_usage", "rejects_stream_options"]
 
-
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
 
 
 def _count(value: Any) -> int:
@@ -63,7 +59,7 @@ def _count(value: Any) -> int:
 
 def chat_usage(usage: Any) -> Usage:
     """A chunk's usage; a missing or odd field is 0."""
-    return Usage(_count(_get(usage, "prompt_tokens")), _count(_get(usage, "completion_tokens")))
+    return Usage(_count(get_field(usage, "prompt_tokens")), _count(get_field(usage, "completion_tokens")))
 
 
 def rejects_stream_options(error: ModelError) -> bool:
@@ -85,8 +81,8 @@ class ToolCallAssembler:
         return key
 
     def _key(self, part: Any, position: int, count: int) -> int:
-        call_id = _get(part, "id") or None
-        index = _get(part, "index")
+        call_id = get_field(part, "id") or None
+        index = get_field(part, "index")
         if isinstance(index, int) and not isinstance(index, bool):
             key = self._alias.get(index)
             if key is None:
@@ -113,10 +109,10 @@ class ToolCallAssembler:
             key = self._key(part, position, len(parts))
             self._last = key
             slot = self._slots[key]
-            slot["id"] = slot["id"] or _get(part, "id") or None
-            function = _get(part, "function")
-            slot["name"] = slot["name"] or _get(function, "name") or ""
-            arguments = _get(function, "arguments")
+            slot["id"] = slot["id"] or get_field(part, "id") or None
+            function = get_field(part, "function")
+            slot["name"] = slot["name"] or get_field(function, "name") or ""
+            arguments = get_field(function, "arguments")
             if isinstance(arguments, str):
                 slot["arguments"].append(arguments)
             elif arguments is not None:
@@ -177,7 +173,7 @@ class DoneWatch:
 
     async def aiter_bytes(self, iterator: Any) -> AsyncIterator[Any]:
         async for sse in self._decoder.aiter_bytes(iterator):
-            if str(_get(sse, "data") or "").startswith("[DONE]"):
+            if str(get_field(sse, "data") or "").startswith("[DONE]"):
                 self.done = True
             yield sse
 

@@ -1,15 +1,21 @@
-"""What the OpenAI and Anthropic adapters share: their settings, how they build an SDK client
-(no SDK retries: the harness owns retries), closing it, and the guard on every attempt."""
+"""What the OpenAI and Anthropic adapters share: their settings and API key, how they build an SDK
+client (no SDK retries: the harness owns retries), closing it, the guard on every attempt, the
+cancel of a background job, and reading a field of an SDK object or of a plain dict."""
 
 from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Awaitable, Callable
 from types import ModuleType
 from typing import Any
 
 from ..errors import MissingExtra
-from .errors import AttemptGuard, close_quietly
+from .errors import AttemptGuard, MissingCredentials, close_quietly
+from .protocol import ModelError
+
+SUMMARY_PREFIX = "Summary of the conversation so far:\n"
+"""How a compaction summary is sent: as user text with this prefix."""
 
 
 def import_sdk(package: str, extra: str, what: str) -> ModuleType:
@@ -21,6 +27,22 @@ def import_sdk(package: str, extra: str, what: str) -> ModuleType:
     except ImportError as exc:
         detail = None if exc.name == package else str(exc)  # the SDK is there, a package it needs is not
         raise MissingExtra(what, package, extra, detail) from exc
+
+
+def get_field(obj: Any, name: str, default: Any = None) -> Any:
+    """A field of an SDK model or of a plain dict (SDK objects are built without validation)."""
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def api_key_from(given: str | None, variable: str, missing: str) -> str:
+    """The API key: `given`, else the environment `variable`. Raises `MissingCredentials` with
+    the message `missing` when neither is set (an empty key is none)."""
+    key = given if given is not None else os.environ.get(variable)
+    if not key:
+        raise MissingCredentials(missing)
+    return key
 
 
 class SDKModel:
@@ -56,3 +78,13 @@ class SDKModel:
     def _guard(self, *, silence: bool = True) -> AttemptGuard:
         return AttemptGuard(self.provider, api_key=self._api_key, request_timeout=self.request_timeout,
                             stream_silence=self.stream_silence if silence else None)
+
+    async def _cancel(self, call: Callable[[], Awaitable[Any]]) -> None:
+        """Cancel a background job through `call`. A job that already ended or is unknown
+        (HTTP 400, 404 or 409) is not an error; other failures raise `ModelError`."""
+        try:
+            await self._guard(silence=False).call(call)
+        except ModelError as error:
+            if error.status_code in (400, 404, 409):
+                return
+            raise

@@ -19,7 +19,6 @@ back to protocol events. Invariants:
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -34,8 +33,8 @@ from ..records import (
     Usage,
     UserEntry,
 )
-from ._sdk import SDKModel, import_sdk
-from .errors import END, MissingCredentials, classify_status, close_quietly
+from ._sdk import SUMMARY_PREFIX, SDKModel, api_key_from, get_field, import_sdk
+from .errors import END, classify_status, close_quietly
 from .protocol import (
     DeferredHandle,
     FetchResult,
@@ -52,7 +51,6 @@ from .protocol import (
 __all__ = ["AnthropicModel", "anthropic_messages", "batch_custom_id"]
 
 PROVIDER = "anthropic"
-SUMMARY_PREFIX = "Summary of the conversation so far:\n"
 
 _STOP: dict[str, ModelStopReason] = {
     "end_turn": "stop",
@@ -63,12 +61,6 @@ _STOP: dict[str, ModelStopReason] = {
     "model_context_window_exceeded": "length",
 }
 
-
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    """A field of an SDK model or of a plain dict (SDK objects are built without validation)."""
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
 
 
 def _plain(obj: Any) -> Any:
@@ -145,7 +137,7 @@ def _usage(usage: Any, seen: dict[str, int] | None = None) -> Usage:
     field it leaves out (a `message_delta` often does) keeps its earlier value."""
     seen = {} if seen is None else seen
     for name in (*_INPUT_FIELDS, "output_tokens"):
-        value = _get(usage, name)
+        value = get_field(usage, name)
         if value is not None:
             seen[name] = value
     return Usage(sum(seen.get(f, 0) for f in _INPUT_FIELDS), seen.get("output_tokens", 0))
@@ -163,12 +155,13 @@ def _message_final(message: Any) -> FinalMessage:
     """The final message of a complete (batch) Message."""
     text: list[str] = []
     calls: list[ToolCall] = []
-    for block in _get(message, "content") or []:
-        if _get(block, "type") == "text":
-            text.append(_get(block, "text") or "")
-        elif _get(block, "type") == "tool_use":
-            calls.append(ToolCall(_get(block, "id"), _get(block, "name"), json.dumps(_get(block, "input") or {})))
-    return _final("".join(text), _get(message, "stop_reason"), tuple(calls), _usage(_get(message, "usage")))
+    for block in get_field(message, "content") or []:
+        if get_field(block, "type") == "text":
+            text.append(get_field(block, "text") or "")
+        elif get_field(block, "type") == "tool_use":
+            arguments = json.dumps(get_field(block, "input") or {})
+            calls.append(ToolCall(get_field(block, "id"), get_field(block, "name"), arguments))
+    return _final("".join(text), get_field(message, "stop_reason"), tuple(calls), _usage(get_field(message, "usage")))
 
 
 # --------------------------------------------------------------------------- the model
@@ -204,9 +197,8 @@ class AnthropicModel(SDKModel):
         poll_interval: float = 10.0,
     ) -> None:
         sdk = import_sdk("anthropic", "anthropic", "AnthropicModel")  # lazy: importing durable must not import the SDK
-        key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY")
-        if not key:
-            raise MissingCredentials("Anthropic needs an API key: set ANTHROPIC_API_KEY or pass api_key=")
+        key = api_key_from(api_key, "ANTHROPIC_API_KEY",
+                           "Anthropic needs an API key: set ANTHROPIC_API_KEY or pass api_key=")
 
         self._setup(model, key, context_window=context_window, deferred=deferred, stream_silence=stream_silence,
                     request_timeout=request_timeout, poll_interval=poll_interval, max_tokens=max_tokens,
@@ -261,30 +253,31 @@ class AnthropicModel(SDKModel):
         stop_reason: str | None = None
         try:
             while (event := await guard.next(stream)) is not END:
-                kind = _get(event, "type")
+                kind = get_field(event, "type")
                 if kind == "message_start":
-                    usage = _usage(_get(_get(event, "message"), "usage"), counts)
+                    usage = _usage(get_field(get_field(event, "message"), "usage"), counts)
                     yield UsageEvent(usage)  # the input is charged even if the answer is cut off
                 elif kind == "content_block_start":
-                    block = _get(event, "content_block")
-                    if _get(block, "type") == "tool_use":
-                        tools[_get(event, "index")] = {"id": _get(block, "id"), "name": _get(block, "name"),
-                                                       "input": _get(block, "input"), "json": []}
+                    block = get_field(event, "content_block")
+                    if get_field(block, "type") == "tool_use":
+                        tools[get_field(event, "index")] = {
+                            "id": get_field(block, "id"), "name": get_field(block, "name"),
+                            "input": get_field(block, "input"), "json": []}
                 elif kind == "content_block_delta":
-                    delta = _get(event, "delta")
-                    if _get(delta, "type") == "text_delta" and _get(delta, "text"):
-                        text.append(_get(delta, "text"))
-                        yield TextDelta(_get(delta, "text"))
-                    elif _get(delta, "type") == "input_json_delta" and _get(event, "index") in tools:
-                        tools[_get(event, "index")]["json"].append(_get(delta, "partial_json") or "")
-                elif kind == "content_block_stop" and _get(event, "index") in tools:
-                    tool = tools.pop(_get(event, "index"))
+                    delta = get_field(event, "delta")
+                    if get_field(delta, "type") == "text_delta" and get_field(delta, "text"):
+                        text.append(get_field(delta, "text"))
+                        yield TextDelta(get_field(delta, "text"))
+                    elif get_field(delta, "type") == "input_json_delta" and get_field(event, "index") in tools:
+                        tools[get_field(event, "index")]["json"].append(get_field(delta, "partial_json") or "")
+                elif kind == "content_block_stop" and get_field(event, "index") in tools:
+                    tool = tools.pop(get_field(event, "index"))
                     arguments = "".join(tool["json"]) or json.dumps(tool["input"] or {})
                     calls.append(ToolCall(tool["id"], tool["name"], arguments))
                     yield ToolCallEvent(calls[-1])
                 elif kind == "message_delta":
-                    stop_reason = _get(_get(event, "delta"), "stop_reason") or stop_reason
-                    usage = _usage(_get(event, "usage"), counts)
+                    stop_reason = get_field(get_field(event, "delta"), "stop_reason") or stop_reason
+                    usage = _usage(get_field(event, "usage"), counts)
         finally:
             await close_quietly(stream)
         if stop_reason is None:
@@ -300,7 +293,7 @@ class AnthropicModel(SDKModel):
         `request.key` (see `batch_custom_id`). Returns the batch id as the handle."""
         requests = [{"custom_id": batch_custom_id(request.key), "params": self._params(request)}]
         batch = await self._guard(silence=False).call(lambda: self._client.messages.batches.create(requests=requests))
-        return DeferredHandle(_get(batch, "id"), poll_after=self.poll_interval)
+        return DeferredHandle(get_field(batch, "id"), poll_after=self.poll_interval)
 
     async def fetch(self, handle: str) -> FetchResult:
         """Processing (or canceling): `StillRunning`. Ended: the request's result, read from
@@ -310,7 +303,7 @@ class AnthropicModel(SDKModel):
         attempt may succeed)."""
         guard = self._guard(silence=False)
         batch = await guard.call(lambda: self._client.messages.batches.retrieve(handle))
-        if _get(batch, "processing_status") != "ended":
+        if get_field(batch, "processing_status") != "ended":
             return StillRunning(poll_after=self.poll_interval)
         results = await guard.call(lambda: self._client.messages.batches.results(handle))
         entry: Any = END
@@ -322,12 +315,12 @@ class AnthropicModel(SDKModel):
         if entry is END:
             raise ModelError(f"The Anthropic batch {handle} ended without a result", kind="server",
                              provider=PROVIDER, raw={"id": handle})
-        result = _get(entry, "result")
-        kind = _get(result, "type")
+        result = get_field(entry, "result")
+        kind = get_field(result, "type")
         if kind == "succeeded":
-            return _message_final(_get(result, "message"))
+            return _message_final(get_field(result, "message"))
         if kind == "errored":
-            raise classify_status(None, _plain(_get(result, "error")), provider=PROVIDER,
+            raise classify_status(None, _plain(get_field(result, "error")), provider=PROVIDER,
                                   api_key=self._api_key, default="server")
         if kind == "expired":
             raise ModelError(f"The Anthropic batch {handle} expired before it was processed",
@@ -338,12 +331,7 @@ class AnthropicModel(SDKModel):
     async def cancel(self, handle: str) -> None:
         """Cancel a batch. A batch that already ended or is unknown (HTTP 400, 404 or 409) is
         not an error; other failures raise `ModelError`."""
-        try:
-            await self._guard(silence=False).call(lambda: self._client.messages.batches.cancel(handle))
-        except ModelError as error:
-            if error.status_code in (400, 404, 409):
-                return
-            raise
+        await self._cancel(lambda: self._client.messages.batches.cancel(handle))
 
     async def find(self, key: str) -> str | None:
         """The handle of the batch submitted for `key`, if it can be found.

@@ -36,8 +36,8 @@ from ..records import (
     UserEntry,
 )
 from ._compat import DoneWatch, ToolCallAssembler, chat_stop, chat_usage, rejects_stream_options
-from ._sdk import SDKModel, import_sdk
-from .errors import END, MissingCredentials, classify_status, close_quietly
+from ._sdk import SUMMARY_PREFIX, SDKModel, api_key_from, get_field, import_sdk
+from .errors import END, classify_status, close_quietly
 from .protocol import (
     DeferredHandle,
     FetchResult,
@@ -55,14 +55,7 @@ from .protocol import (
 __all__ = ["OpenAIModel", "chat_messages", "responses_input"]
 
 PROVIDER = "openai"
-SUMMARY_PREFIX = "Summary of the conversation so far:\n"
 
-
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    """A field of an SDK model or of a plain dict (SDK objects are built without validation)."""
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
 
 
 def _arguments(text: str | None) -> str:
@@ -141,22 +134,22 @@ def _response_message(response: Any, streamed_text: str | None = None) -> FinalM
     """The final message of a completed or incomplete Responses API response."""
     text_parts: list[str] = []
     calls: list[ToolCall] = []
-    for item in _get(response, "output") or []:
-        kind = _get(item, "type")
+    for item in get_field(response, "output") or []:
+        kind = get_field(item, "type")
         if kind == "message":
-            for part in _get(item, "content") or []:
-                if _get(part, "type") == "output_text":
-                    text_parts.append(_get(part, "text") or "")
-                elif _get(part, "type") == "refusal":
-                    text_parts.append(_get(part, "refusal") or "")
+            for part in get_field(item, "content") or []:
+                if get_field(part, "type") == "output_text":
+                    text_parts.append(get_field(part, "text") or "")
+                elif get_field(part, "type") == "refusal":
+                    text_parts.append(get_field(part, "refusal") or "")
         elif kind == "function_call":
-            calls.append(ToolCall(_get(item, "call_id") or _get(item, "id") or f"call_{len(calls)}",
-                                  _get(item, "name") or "", _arguments(_get(item, "arguments"))))
-    usage = _get(response, "usage")
-    total = Usage(_get(usage, "input_tokens") or 0, _get(usage, "output_tokens") or 0) if usage else Usage()
+            calls.append(ToolCall(get_field(item, "call_id") or get_field(item, "id") or f"call_{len(calls)}",
+                                  get_field(item, "name") or "", _arguments(get_field(item, "arguments"))))
+    usage = get_field(response, "usage")
+    total = Usage(get_field(usage, "input_tokens") or 0, get_field(usage, "output_tokens") or 0) if usage else Usage()
     text = streamed_text if streamed_text else "".join(text_parts)
-    if _get(response, "status") == "incomplete":
-        reason = _get(_get(response, "incomplete_details"), "reason")
+    if get_field(response, "status") == "incomplete":
+        reason = get_field(get_field(response, "incomplete_details"), "reason")
         if reason == "content_filter":
             return FinalMessage(text, "error", tuple(calls), total,
                                 error="OpenAI stopped the response: content filter")
@@ -166,8 +159,8 @@ def _response_message(response: Any, streamed_text: str | None = None) -> FinalM
 
 def _failed(response: Any, api_key: str | None) -> ModelError:
     """The error of a response whose status is `failed`."""
-    error = _get(response, "error")
-    body = {"code": _get(error, "code"), "message": _get(error, "message") or "The response failed"}
+    error = get_field(response, "error")
+    body = {"code": get_field(error, "code"), "message": get_field(error, "message") or "The response failed"}
     return classify_status(None, body, provider=PROVIDER, api_key=api_key, default="server")
 
 
@@ -225,12 +218,8 @@ class OpenAIModel(SDKModel):
                 f'Deferred OpenAI models need api="responses" (background responses); Chat Completions at {where} '
                 "has no background jobs: use deferred=False"
             )
-        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-        if not key:
-            raise MissingCredentials(
-                "OpenAI needs an API key: set OPENAI_API_KEY or pass api_key= "
-                '(a local server that needs no key accepts api_key="not-needed")'
-            )
+        key = api_key_from(api_key, "OPENAI_API_KEY", "OpenAI needs an API key: set OPENAI_API_KEY or pass api_key= "
+                           '(a local server that needs no key accepts api_key="not-needed")')
 
         self.api = api
         self.base_url = where
@@ -278,21 +267,22 @@ class OpenAIModel(SDKModel):
         calls: list[ToolCall] = []
         try:
             while (event := await guard.next(stream)) is not END:
-                kind = _get(event, "type")
+                kind = get_field(event, "type")
                 if kind in ("response.output_text.delta", "response.refusal.delta"):
-                    delta = _get(event, "delta") or ""
+                    delta = get_field(event, "delta") or ""
                     if delta:
                         text.append(delta)
                         yield TextDelta(delta)
-                elif kind == "response.output_item.done" and _get(_get(event, "item"), "type") == "function_call":
-                    item = _get(event, "item")
-                    call = ToolCall(_get(item, "call_id") or _get(item, "id") or f"call_{len(calls)}",
-                                    _get(item, "name") or "", _arguments(_get(item, "arguments")))
+                elif kind == "response.output_item.done" and (
+                        get_field(get_field(event, "item"), "type") == "function_call"):
+                    item = get_field(event, "item")
+                    call = ToolCall(get_field(item, "call_id") or get_field(item, "id") or f"call_{len(calls)}",
+                                    get_field(item, "name") or "", _arguments(get_field(item, "arguments")))
                     if call.id not in {c.id for c in calls}:
                         calls.append(call)
                         yield ToolCallEvent(call)
                 elif kind in ("response.completed", "response.incomplete"):
-                    final = _response_message(_get(event, "response"), "".join(text))
+                    final = _response_message(get_field(event, "response"), "".join(text))
                     for call in final.tool_calls:
                         if call.id not in {c.id for c in calls}:  # a server that sent no output_item.done
                             calls.append(call)
@@ -303,9 +293,9 @@ class OpenAIModel(SDKModel):
                     yield attrs.evolve(final, tool_calls=tuple(calls))
                     return
                 elif kind == "response.failed":
-                    raise _failed(_get(event, "response"), self._api_key)
+                    raise _failed(get_field(event, "response"), self._api_key)
                 elif kind == "error":
-                    body = {"code": _get(event, "code"), "message": _get(event, "message")}
+                    body = {"code": get_field(event, "code"), "message": get_field(event, "message")}
                     raise classify_status(None, body, provider=PROVIDER, api_key=self._api_key, default="server")
             raise ModelError("The OpenAI stream ended before the response was complete",
                              kind="connection", provider=PROVIDER)
@@ -345,16 +335,16 @@ class OpenAIModel(SDKModel):
         finish: str | None = None
         try:
             while (chunk := await guard.next(stream)) is not END:
-                if _get(chunk, "usage"):
-                    usage = chat_usage(_get(chunk, "usage"))
-                for choice in _get(chunk, "choices") or []:
-                    delta = _get(choice, "delta")
-                    content = _get(delta, "content")
+                if get_field(chunk, "usage"):
+                    usage = chat_usage(get_field(chunk, "usage"))
+                for choice in get_field(chunk, "choices") or []:
+                    delta = get_field(choice, "delta")
+                    content = get_field(delta, "content")
                     if content and isinstance(content, str):
                         text.append(content)
                         yield TextDelta(content)
-                    assembler.add(_get(delta, "tool_calls"))
-                    finish = _get(choice, "finish_reason") or finish
+                    assembler.add(get_field(delta, "tool_calls"))
+                    finish = get_field(choice, "finish_reason") or finish
         finally:
             await close_quietly(stream)
         calls = assembler.calls()
@@ -387,21 +377,21 @@ class OpenAIModel(SDKModel):
                     f"POST /responses): use deferred=False with it", kind="invalid_request", provider=PROVIDER,
                     status_code=error.status_code, raw=error.raw) from None
             raise
-        status = _get(response, "status")
-        if status not in ("queued", "in_progress") or not _get(response, "id"):
+        status = get_field(response, "status")
+        if status not in ("queued", "in_progress") or not get_field(response, "id"):
             # A server that ignores `background` answers at once; its answer cannot be fetched again.
             raise ModelError(
                 f"The server at {self.base_url} does not run background responses (it answered a background "
                 f"request with status {status!r} instead of queueing it): use deferred=False with it",
-                kind="invalid_request", provider=PROVIDER, raw={"id": _get(response, "id"), "status": status})
-        return DeferredHandle(_get(response, "id"), poll_after=self.poll_interval)
+                kind="invalid_request", provider=PROVIDER, raw={"id": get_field(response, "id"), "status": status})
+        return DeferredHandle(get_field(response, "id"), poll_after=self.poll_interval)
 
     async def fetch(self, handle: str) -> FetchResult:
         """Queued or in progress: `StillRunning`. Completed or incomplete: its `FinalMessage`.
         Failed: raises the classified `ModelError`. Cancelled: raises `ModelError(kind="unknown")`
         (someone cancelled it on purpose; it is not retried)."""
         response = await self._guard(silence=False).call(lambda: self._client.responses.retrieve(handle))
-        status = _get(response, "status")
+        status = get_field(response, "status")
         if status in ("queued", "in_progress"):
             return StillRunning(poll_after=self.poll_interval)
         if status in ("completed", "incomplete"):
@@ -414,12 +404,7 @@ class OpenAIModel(SDKModel):
     async def cancel(self, handle: str) -> None:
         """Cancel a background response. A response that already ended or is unknown
         (HTTP 400, 404 or 409) is not an error; other failures raise `ModelError`."""
-        try:
-            await self._guard(silence=False).call(lambda: self._client.responses.cancel(handle))
-        except ModelError as error:
-            if error.status_code in (400, 404, 409):
-                return
-            raise
+        await self._cancel(lambda: self._client.responses.cancel(handle))
 
     async def find(self, key: str) -> str | None:
         """The handle of the background response submitted for `key`, if it can be found.

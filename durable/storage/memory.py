@@ -22,6 +22,14 @@ from .protocol import Batch, ConversationState, Opened, RawContext, encode_batch
 from .reader import StoredRows
 
 
+def _seqs(rows: dict[int, tuple[str, str, int]], lo: int, hi: int) -> list[int]:
+    """The seqs of a conversation's `rows` from `lo` to `hi`, in order. Walks the shorter of the
+    range and the conversation (a range may be far wider)."""
+    if hi - lo < len(rows):
+        return [s for s in range(lo, hi + 1) if s in rows]
+    return sorted(s for s in rows if lo <= s <= hi)
+
+
 class MemoryStorage:
     """A `Storage` that keeps everything in memory: for tests and throwaway sessions. Same
     contract as `SQLiteStorage` (the conformance tests run on both), but nothing survives the
@@ -113,16 +121,12 @@ class MemoryStorage:
         self._check()
         rows = self._entries.get(conversation_id, {})
         hi = to_seq if to_seq is not None else max(rows, default=0)
-        # Walk the shorter of the range and the conversation (a range may be far wider).
-        seqs = range(from_seq, hi + 1) if hi - from_seq < len(rows) else sorted(s for s in rows if from_seq <= s <= hi)
-        return [_rows.entry(conversation_id, s, rows[s][1], self.location) for s in seqs if s in rows]
+        return [_rows.entry(conversation_id, s, rows[s][1], self.location) for s in _seqs(rows, from_seq, hi)]
 
     async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
         self._check()
         rows = self._entries.get(conversation_id, {})
-        seqs = range(from_seq, to_seq + 1) if to_seq - from_seq < len(rows) else sorted(
-            s for s in rows if from_seq <= s <= to_seq)
-        kept = [s for s in seqs if s in rows and rows[s][0] != "compaction" and rows[s][2] != NOT_SENT]
+        kept = [s for s in _seqs(rows, from_seq, to_seq) if rows[s][0] != "compaction" and rows[s][2] != NOT_SENT]
         return _rows.raw_context(kept, [rows[s][2] for s in kept], [rows[s][1] for s in kept])
 
     async def get_submission(self, submission_id: str) -> Submission | None:

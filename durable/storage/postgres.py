@@ -43,7 +43,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import anyio
@@ -60,6 +60,13 @@ from .reader import StoredRows, decode_rows
 
 T = TypeVar("T")
 _MAX_GROUP = 256
+_INT64_MAX = (1 << 63) - 1
+
+
+def _int64_range(from_seq: int, to_seq: int | None) -> tuple[int, int]:
+    """A read's seq range clamped to what a bigint column can hold (no seq outside it is stored);
+    `to_seq` None: to the end."""
+    return max(from_seq, -_INT64_MAX - 1), min(_INT64_MAX if to_seq is None else to_seq, _INT64_MAX)
 
 
 class PostgresStorage:
@@ -169,11 +176,8 @@ class PostgresStorage:
         await self._submit(Job(None, batch))
 
     async def get_task(self, task_id: int) -> Task | None:
-        if not _pg_driver.storable(task_id):
-            return None
-        row = await self._call(lambda c: c.execute(
-            "SELECT body FROM durable.tasks WHERE space = %s AND id = %s", (self.space, task_id)).fetchone())
-        return None if row is None else _rows.task(row[0], task_id, self.location)
+        body = await self._body("tasks", "id", task_id)
+        return None if body is None else _rows.task(body, task_id, self.location)
 
     async def find_tasks(
         self,
@@ -184,51 +188,36 @@ class PostgresStorage:
         parent_id: int | None = None,
         limit: int | None = None,
     ) -> list[Task]:
-        if not _pg_driver.storable(kind, state, conversation_id, parent_id):
-            return []
         sql, args = _rows.find_tasks_query("durable.tasks", "%s", (("space", self.space),), kind=kind, state=state,
                                            conversation_id=conversation_id, parent_id=parent_id, limit=limit,
                                            live_test="live")
-        rows = await self._call(lambda c: c.execute(sql, args).fetchall())
+        rows = await self._select((kind, state, conversation_id, parent_id), sql, args)
         return [_rows.task(body, tid, self.location) for tid, body in rows]
 
     async def get_entries(
         self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[StoredEntry]:
-        hi = to_seq if to_seq is not None else (1 << 63) - 1
-        if not _pg_driver.storable(conversation_id):
-            return []
-        from_seq, hi = max(from_seq, -(1 << 63)), min(hi, (1 << 63) - 1)
-        rows = await self._call(lambda c: c.execute(
+        lo, hi = _int64_range(from_seq, to_seq)
+        rows = await self._select((conversation_id,), (
             "SELECT seq, body FROM durable.entries WHERE space = %s AND conversation_id = %s "
-            "AND seq BETWEEN %s AND %s ORDER BY seq", (self.space, conversation_id, from_seq, hi)).fetchall())
+            "AND seq BETWEEN %s AND %s ORDER BY seq"), (self.space, conversation_id, lo, hi))
         return [_rows.entry(conversation_id, seq, body, self.location) for seq, body in rows]
 
     async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
-        if not _pg_driver.storable(conversation_id):
-            return RawContext([], [], 0)
-        lo, hi = max(from_seq, -(1 << 63)), min(to_seq, (1 << 63) - 1)
-        rows = await self._call(lambda c: c.execute(
+        lo, hi = _int64_range(from_seq, to_seq)
+        rows = await self._select((conversation_id,), (
             "SELECT seq, tokens, body FROM durable.entries WHERE space = %s AND conversation_id = %s "
-            "AND seq BETWEEN %s AND %s AND kind != 'compaction' AND (tokens IS NULL OR tokens != %s) ORDER BY seq",
-            (self.space, conversation_id, lo, hi, NOT_SENT)).fetchall())
+            "AND seq BETWEEN %s AND %s AND kind != 'compaction' AND (tokens IS NULL OR tokens != %s) ORDER BY seq"),
+            (self.space, conversation_id, lo, hi, NOT_SENT))
         return _rows.raw_context([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
 
     async def get_submission(self, submission_id: str) -> Submission | None:
-        if not _pg_driver.storable(submission_id):
-            return None
-        row = await self._call(lambda c: c.execute(
-            "SELECT body FROM durable.submissions WHERE space = %s AND id = %s",
-            (self.space, submission_id)).fetchone())
-        return None if row is None else _rows.submission(row[0], submission_id, self.location)
+        body = await self._body("submissions", "id", submission_id)
+        return None if body is None else _rows.submission(body, submission_id, self.location)
 
     async def get_live(self, conversation_id: str) -> Live | None:
-        if not _pg_driver.storable(conversation_id):
-            return None
-        row = await self._call(lambda c: c.execute(
-            "SELECT body FROM durable.documents WHERE space = %s AND conversation_id = %s",
-            (self.space, conversation_id)).fetchone())
-        return None if row is None else _rows.live(row[0], conversation_id, self.location)
+        body = await self._body("documents", "conversation_id", conversation_id)
+        return None if body is None else _rows.live(body, conversation_id, self.location)
 
     # ------------------------------------------------------------------ inbox (durable.remote)
 
@@ -323,6 +312,20 @@ class PostgresStorage:
         await self._submit(job)
         result: T = job.result
         return result
+
+    async def _select(self, keys: tuple[str | int | None, ...], sql: str, args: Sequence[object]) -> list[Any]:
+        """The rows a read of this space returns; none, without asking the server, when one of
+        `keys` could not be in the space (`_pg_driver.storable`: it was never stored)."""
+        if not _pg_driver.storable(*keys):
+            return []
+        return await self._call(lambda c: c.execute(sql, args).fetchall())
+
+    async def _body(self, table: str, column: str, key: str | int) -> str | None:
+        """The body of this space's row of `durable.<table>` whose `column` is `key`, else None."""
+        rows = await self._select((key,), f"SELECT body FROM durable.{table} WHERE space = %s AND {column} = %s",
+                                  (self.space, key))
+        body: str | None = rows[0][0] if rows else None
+        return body
 
     async def _submit(self, job: Job) -> None:
         if self._closed or self._thread is None:

@@ -24,8 +24,14 @@ import anyio
 import attrs
 import pytest
 
+from durable.models.protocol import ModelRequest, ToolSpec
+from durable.records import UserEntry
+
 OPENAI_KEY = "sk-test-0123456789abcdef"
 ANTHROPIC_KEY = "sk-ant-test-0123456789abcdef"
+WEATHER = ToolSpec("get_weather", "The weather in a city",
+                   {"type": "object", "properties": {"city": {"type": "string"}}})
+HELLO = ModelRequest(system="Be brief.", messages=(UserEntry("Hello"),), key="gen-1-a1")
 
 
 @pytest.fixture

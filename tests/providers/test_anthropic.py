@@ -17,17 +17,23 @@ from durable.models.protocol import (
     StillRunning,
     TextDelta,
     ToolCallEvent,
-    ToolSpec,
     UsageEvent,
 )
 from durable.records import AssistantEntry, CompactionEntry, ToolCall, ToolResultEntry, Usage, UserEntry
 
-from .conftest import ANTHROPIC_KEY, Reply, collect, collect_until_error, json_reply, jsonl_reply, sse_reply
+from .conftest import (
+    ANTHROPIC_KEY,
+    HELLO,
+    WEATHER,
+    Reply,
+    collect,
+    collect_until_error,
+    json_reply,
+    jsonl_reply,
+    sse_reply,
+)
 
 CALL = ToolCall("toolu_1", "get_weather", '{"city": "Paris"}')
-WEATHER = ToolSpec("get_weather", "The weather in a city",
-                   {"type": "object", "properties": {"city": {"type": "string"}}})
-HELLO = ModelRequest(system="Be brief.", messages=(UserEntry("Hello"),), key="gen-1-a1")
 STARTED = UsageEvent(Usage(25, 1))  # what message_start reports in `message_events`
 
 

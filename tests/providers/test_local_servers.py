@@ -16,16 +16,13 @@ from durable.models.protocol import (
     ModelRequest,
     TextDelta,
     ToolCallEvent,
-    ToolSpec,
     UsageEvent,
     check_final,
 )
 from durable.records import ToolCall, Usage, UserEntry
 
-from .conftest import Reply, collect, collect_until_error, json_reply, sse_reply
+from .conftest import WEATHER, Reply, collect, collect_until_error, json_reply, sse_reply
 
-WEATHER = ToolSpec("get_weather", "The weather in a city",
-                   {"type": "object", "properties": {"city": {"type": "string"}}})
 ASK = ModelRequest(system="Be brief.", messages=(UserEntry("Weather in Paris and Oslo?"),), tools=(WEATHER,),
                    key="gen-1-a1")
 PARIS = ToolCall("call_a", "get_weather", json.dumps({"city": "Paris"}))

@@ -16,17 +16,13 @@ from durable.models.protocol import (
     StillRunning,
     TextDelta,
     ToolCallEvent,
-    ToolSpec,
     UsageEvent,
 )
 from durable.records import AssistantEntry, CompactionEntry, ToolCall, ToolResultEntry, Usage, UserEntry
 
-from .conftest import OPENAI_KEY, Reply, collect, collect_until_error, json_reply, sse_reply
+from .conftest import HELLO, OPENAI_KEY, WEATHER, Reply, collect, collect_until_error, json_reply, sse_reply
 
 CALL = ToolCall("call_1", "get_weather", '{"city":"Paris"}')
-WEATHER = ToolSpec("get_weather", "The weather in a city",
-                   {"type": "object", "properties": {"city": {"type": "string"}}})
-HELLO = ModelRequest(system="Be brief.", messages=(UserEntry("Hello"),), key="gen-1-a1")
 
 
 def model(server, **options) -> OpenAIModel:

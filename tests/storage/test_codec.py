@@ -302,7 +302,11 @@ def _raw(path: str, sql: str, *args) -> None:
     conn.close()
 
 
-async def _session_with(path: str) -> None:
+async def _session_with(tmp_path, *damage: tuple[str, int | str]) -> str:
+    """A session file holding tasks 6, 7 (terminal) and 8 (running), entries 1-3 of "root",
+    submissions s1 (queued) and s2 (answered) and root's live document; then each `(sql, key)` of
+    `damage` changes one row in place. Returns its path."""
+    path = os.fspath(tmp_path / "session.db")
     store = SQLiteStorage(path)
     await store.open()
     await store.commit(
@@ -314,6 +318,15 @@ async def _session_with(path: str) -> None:
         )
     )
     await store.close()
+    for sql, key in damage:
+        _raw(path, sql, key)
+    return path
+
+
+def _assert_names(error: BaseException, *words: str) -> None:
+    """The error's message holds every one of `words`."""
+    message = str(error)
+    assert all(word in message for word in words), (message, words)
 
 
 CORRUPTIONS = {
@@ -326,10 +339,8 @@ CORRUPTIONS = {
 @pytest.mark.anyio
 @pytest.mark.parametrize("how", list(CORRUPTIONS))
 async def test_a_corrupt_terminal_task_is_refused_when_read_naming_the_task_and_the_file(tmp_path, how):
-    path = os.fspath(tmp_path / "session.db")
-    await _session_with(path)
     sql, what, detail = CORRUPTIONS[how]
-    _raw(path, sql, 7)
+    path = await _session_with(tmp_path, (sql, 7))
 
     store = SQLiteStorage(path)
     opened = await store.open()  # a terminal task is not read on open
@@ -337,8 +348,7 @@ async def test_a_corrupt_terminal_task_is_refused_when_read_naming_the_task_and_
     for read in (lambda: store.get_task(7), lambda: store.find_tasks(state="terminal")):
         with pytest.raises(CorruptSession) as refused:
             await read()
-        message = str(refused.value)
-        assert what.format(id=7) in message and path in message and detail in message
+        _assert_names(refused.value, what.format(id=7), path, detail)
         assert refused.value.location == path
     assert await store.get_task(6) == task(6)  # the store keeps working
     await store.close()
@@ -347,16 +357,13 @@ async def test_a_corrupt_terminal_task_is_refused_when_read_naming_the_task_and_
 @pytest.mark.anyio
 @pytest.mark.parametrize("how", list(CORRUPTIONS))
 async def test_a_corrupt_live_task_refuses_the_open_naming_the_task_and_the_file(tmp_path, how):
-    path = os.fspath(tmp_path / "session.db")
-    await _session_with(path)
     sql, what, detail = CORRUPTIONS[how]
-    _raw(path, sql, 8)
+    path = await _session_with(tmp_path, (sql, 8))
 
     for _ in range(2):  # the refused open released the file: the second try is refused the same way
         with pytest.raises(CorruptSession) as refused:
             await SQLiteStorage(path).open()
-        message = str(refused.value)
-        assert what.format(id=8) in message and path in message and detail in message
+        _assert_names(refused.value, what.format(id=8), path, detail)
         assert not isinstance(refused.value, SessionLocked)
 
 
@@ -372,9 +379,7 @@ async def test_a_corrupt_live_task_refuses_the_open_naming_the_task_and_the_file
     ids=["entry", "settled-submission"],
 )
 async def test_a_corrupt_entry_or_submission_is_refused_when_read(tmp_path, sql, key, what, detail):
-    path = os.fspath(tmp_path / "session.db")
-    await _session_with(path)
-    _raw(path, sql, key)
+    path = await _session_with(tmp_path, (sql, key))
     store = SQLiteStorage(path)
     await store.open()
     with pytest.raises(CorruptSession) as refused:
@@ -382,8 +387,7 @@ async def test_a_corrupt_entry_or_submission_is_refused_when_read(tmp_path, sql,
             await store.get_entries("root")
         else:
             await store.get_submission(key)
-    message = str(refused.value)
-    assert what in message and path in message and detail in message
+    _assert_names(refused.value, what, path, detail)
     await store.close()
 
 
@@ -400,15 +404,12 @@ async def test_a_corrupt_entry_or_submission_is_refused_when_read(tmp_path, sql,
     ids=["live-document", "unsettled-submission", "compaction-kind-entry"],
 )
 async def test_a_corrupt_row_that_open_reads_refuses_the_open(tmp_path, sql, key, what, detail):
-    path = os.fspath(tmp_path / "session.db")
-    await _session_with(path)
-    if isinstance(key, int):  # make entry 3 the conversation's last compaction, then break its body
-        _raw(path, "UPDATE entries SET kind = 'compaction' WHERE seq = ?", key)
-    _raw(path, sql, key)
+    # An entry's key: make entry 3 the conversation's last compaction, then break its body.
+    compaction = [("UPDATE entries SET kind = 'compaction' WHERE seq = ?", key)] if isinstance(key, int) else []
+    path = await _session_with(tmp_path, *compaction, (sql, key))
     with pytest.raises(CorruptSession) as refused:
         await SQLiteStorage(path).open()
-    message = str(refused.value)
-    assert what in message and path in message and detail in message
+    _assert_names(refused.value, what, path, detail)
 
 
 def test_a_stored_json_body_is_the_codec_text():

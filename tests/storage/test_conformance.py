@@ -344,6 +344,17 @@ def _batch_touching_everything(**change) -> Batch:
     return Batch(**fields)
 
 
+async def _refused_whole(backend, store, change: dict):
+    """Commit the baseline, then `_batch_touching_everything(**change)`: it is refused with
+    `CommitFailed` naming the store and nothing of it is written. Returns the refusal and the store
+    to go on with (see `_assert_only_the_baseline`)."""
+    await _committed_baseline(store)
+    with pytest.raises(CommitFailed) as refused:
+        await store.commit(_batch_touching_everything(**change))
+    assert store.location in str(refused.value)
+    return refused.value, await _assert_only_the_baseline(backend, store)
+
+
 @pytest.mark.parametrize(
     "why, change",
     [
@@ -354,13 +365,8 @@ def _batch_touching_everything(**change) -> Batch:
 async def test_a_batch_whose_entry_seq_collides_is_refused_whole_and_the_store_keeps_working(
     backend, store, why, change
 ):
-    await _committed_baseline(store)
-    with pytest.raises(CommitFailed) as refused:
-        await store.commit(_batch_touching_everything(**change))
-    assert store.location in str(refused.value)
-    assert "UNIQUE" in str(refused.value)
-
-    store = await _assert_only_the_baseline(backend, store)
+    refused, store = await _refused_whole(backend, store, change)
+    assert "UNIQUE" in str(refused)
     good = _batch_touching_everything()
     await store.commit(good)
     assert await store.find_tasks() == good.tasks
@@ -382,11 +388,7 @@ async def test_a_batch_whose_entry_seq_collides_is_refused_whole_and_the_store_k
 async def test_a_batch_with_a_value_that_cannot_be_stored_raises_commit_failed_and_writes_nothing(
     backend, store, why, change
 ):
-    await _committed_baseline(store)
-    with pytest.raises(CommitFailed) as refused:
-        await store.commit(_batch_touching_everything(**change))
-    assert store.location in str(refused.value)
-    store = await _assert_only_the_baseline(backend, store)
+    _, store = await _refused_whole(backend, store, change)
     await store.close()
 
 

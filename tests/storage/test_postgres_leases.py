@@ -18,6 +18,8 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import anyio
 import anyio.to_thread
@@ -81,6 +83,23 @@ def children():
         child.end()
 
 
+async def owner_with_one_entry(dsn: str, space: str, **options: float) -> PostgresStorage:
+    """A store (made with `options`) that opened `space` and committed entry 1 to it."""
+    store = PostgresStorage(dsn, space, **options)
+    await store.open()
+    await store.commit(Batch(entries=[user(1)]))
+    return store
+
+
+async def child_with_one_entry(dsn: str, space: str, lease: float, children: list[Child]) -> Child:
+    """A pg_child.py process (ended with the test) that opened `space` and committed entry 1 to it."""
+    child = Child(dsn, space, lease)
+    children.append(child)
+    assert (await child.ask("open")).startswith("opened")
+    assert await child.ask("commit 1") == "committed 1"
+    return child
+
+
 async def open_when_free(store: PostgresStorage, within: float) -> float:
     """Open `store` as soon as the lease lets it (polled); returns the seconds it took."""
     start = time.monotonic()
@@ -93,12 +112,37 @@ async def open_when_free(store: PostgresStorage, within: float) -> float:
                 await anyio.sleep(0.05)
 
 
+async def until_server(conn: psycopg.Connection, sql: str, args: tuple[object, ...] = (), every: float = 0.05) -> None:
+    """Until the server answers the one-value query `sql` with true (polled every `every` s);
+    the caller bounds the wait."""
+    while conn.execute(sql, args).fetchone() != (True,):
+        await anyio.sleep(every)
+
+
 async def wait_until_waiting_on_a_lock(dsn: str, backend_pid: int) -> None:
     """Until the server shows `backend_pid` waiting for a lock (its statement blocked)."""
     with psycopg.connect(dsn, autocommit=True) as conn, anyio.fail_after(20):
-        while conn.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s",
-                           (backend_pid,)).fetchone() != ("Lock",):
-            await anyio.sleep(0.02)
+        await until_server(conn, "SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = %s",
+                           (backend_pid,), every=0.02)
+
+
+@asynccontextmanager
+async def writer_held(store: PostgresStorage) -> AsyncIterator[None]:
+    """The store's writer thread held (no renewal, no commit: as if the process were paused)
+    until the block ends."""
+    held, release = threading.Event(), threading.Event()
+
+    def hold(_conn):
+        held.set()
+        release.wait()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(store.call_in_writer, hold)
+        await anyio.to_thread.run_sync(held.wait)
+        try:
+            yield
+        finally:
+            release.set()
 
 
 # ----------------------------------------------------------------------------- one owner
@@ -155,9 +199,8 @@ async def test_an_open_store_keeps_its_lease_by_renewing_it_while_idle(postgres_
     await store.open()
     with psycopg.connect(postgres_dsn, autocommit=True) as conn:
         (first_expiry,) = conn.execute("SELECT expires_at FROM durable.leases WHERE space = %s", (space,)).fetchone()
-        with anyio.fail_after(10):
-            while conn.execute("SELECT clock_timestamp() < %s + interval '1 second'", (first_expiry,)).fetchone()[0]:
-                await anyio.sleep(0.05)  # two leases after the open, without a commit
+        with anyio.fail_after(10):  # two leases after the open, without a commit
+            await until_server(conn, "SELECT clock_timestamp() >= %s + interval '1 second'", (first_expiry,))
         (expiry,) = conn.execute("SELECT expires_at FROM durable.leases WHERE space = %s", (space,)).fetchone()
     assert expiry > first_expiry and store.renewals >= 3
     with pytest.raises(SessionLocked):
@@ -172,9 +215,7 @@ async def test_an_open_store_keeps_its_lease_by_renewing_it_while_idle(postgres_
 
 async def test_a_clean_close_lets_the_next_open_in_at_once_as_a_new_epoch(postgres_dsn):
     space = new_space()
-    a = PostgresStorage(postgres_dsn, space, lease_seconds=60)
-    await a.open()
-    await a.commit(Batch(entries=[user(1)]))
+    a = await owner_with_one_entry(postgres_dsn, space, lease_seconds=60)
     await a.close()
     assert a.lease_deadline() == -math.inf
 
@@ -188,10 +229,7 @@ async def test_a_clean_close_lets_the_next_open_in_at_once_as_a_new_epoch(postgr
 async def test_a_killed_owner_s_space_is_taken_over_once_its_lease_has_run_out(postgres_dsn, children):
     space = new_space()
     lease = 2.0
-    child = Child(postgres_dsn, space, lease)
-    children.append(child)
-    assert (await child.ask("open")).startswith("opened")
-    assert await child.ask("commit 1") == "committed 1"
+    child = await child_with_one_entry(postgres_dsn, space, lease, children)
     child.proc.send_signal(signal.SIGKILL)
     child.proc.wait()
     killed = time.monotonic()
@@ -213,24 +251,13 @@ async def test_an_owner_whose_writer_was_held_past_its_lease_is_taken_over_and_i
     postgres_dsn,
 ):
     space = new_space()
-    old = PostgresStorage(postgres_dsn, space, lease_seconds=1.0)
-    await old.open()
-    await old.commit(Batch(entries=[user(1)]))
+    old = await owner_with_one_entry(postgres_dsn, space, lease_seconds=1.0)
     assert 0 < old.lease_deadline() - time.monotonic() <= 0.8  # the lease less a fifth of it
 
-    held, release = threading.Event(), threading.Event()
-
-    def hold(_conn):  # the writer thread stops here: no renewal, as if the process were paused
-        held.set()
-        release.wait()
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(old.call_in_writer, hold)
-        await anyio.to_thread.run_sync(held.wait)
+    async with writer_held(old):  # no renewal, as if the process were paused
         new = PostgresStorage(postgres_dsn, space, lease_seconds=30)
         await open_when_free(new, within=10)
         assert old.lease_deadline() < time.monotonic()  # the old owner can tell it must stop
-        release.set()
 
     with anyio.fail_after(10):  # its overdue renewal is refused: the loss is announced
         announced = await old.wait_lease_lost()
@@ -257,20 +284,10 @@ async def test_an_owner_paused_past_its_lease_with_nobody_taking_over_still_comm
     space = new_space()
     old = PostgresStorage(postgres_dsn, space, lease_seconds=1.0)
     await old.open()
-    held, release = threading.Event(), threading.Event()
-
-    def hold(conn):
-        held.set()
-        release.wait()
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(old.call_in_writer, hold)
-        await anyio.to_thread.run_sync(held.wait)
+    async with writer_held(old):
         with psycopg.connect(postgres_dsn, autocommit=True) as conn, anyio.fail_after(10):
-            while conn.execute("SELECT expires_at > clock_timestamp() FROM durable.leases WHERE space = %s",
-                               (space,)).fetchone() != (False,):
-                await anyio.sleep(0.05)
-        release.set()
+            await until_server(conn, "SELECT expires_at <= clock_timestamp() FROM durable.leases WHERE space = %s",
+                               (space,))
     with pytest.raises(LockLost) as lost:
         await old.commit(Batch(entries=[user(1)]))
     assert f"lost its lease on {old.location}: it expired (not renewed within 1 s)" in str(lost.value)
@@ -283,10 +300,7 @@ async def test_an_owner_paused_past_its_lease_with_nobody_taking_over_still_comm
 async def test_a_process_stopped_past_its_lease_commits_nothing_after_it_is_continued(postgres_dsn, children):
     space = new_space()
     lease = 1.0
-    child = Child(postgres_dsn, space, lease)
-    children.append(child)
-    assert (await child.ask("open")).startswith("opened")
-    assert await child.ask("commit 1") == "committed 1"
+    child = await child_with_one_entry(postgres_dsn, space, lease, children)
     child.proc.send_signal(signal.SIGSTOP)
     try:
         new = PostgresStorage(postgres_dsn, space, lease_seconds=30)
@@ -322,13 +336,11 @@ async def test_a_takeover_waits_for_a_commit_in_flight_which_lands_before_it(pos
                 # commit in flight.
                 with psycopg.connect(postgres_dsn, autocommit=True) as conn, anyio.fail_after(20):
                     (fenced_before,) = conn.execute("SELECT clock_timestamp()").fetchone()
-                    opener_waiting = ("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                                      "AND application_name = %s AND pid <> %s")
-                    while conn.execute(opener_waiting, (f"durable:{space}", old_pid)).fetchone() != (1,):
-                        await anyio.sleep(0.02)
-                    while conn.execute("SELECT clock_timestamp() < %s + interval '1.1 seconds'",
-                                       (fenced_before,)).fetchone() != (False,):
-                        await anyio.sleep(0.05)
+                    await until_server(conn, "SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event_type = "
+                                       "'Lock' AND application_name = %s AND pid <> %s",
+                                       (f"durable:{space}", old_pid), every=0.02)
+                    await until_server(conn, "SELECT clock_timestamp() >= %s + interval '1.1 seconds'",
+                                       (fenced_before,))
                     assert new.epoch == 0  # not yet open
             finally:
                 blocker.rollback()
@@ -345,9 +357,7 @@ async def test_a_takeover_waits_for_a_commit_in_flight_which_lands_before_it(pos
 
 async def test_a_commit_blocked_behind_a_takeover_is_refused_whole(postgres_dsn):
     space = new_space()
-    old = PostgresStorage(postgres_dsn, space, lease_seconds=30)
-    await old.open()
-    await old.commit(Batch(entries=[user(1)]))
+    old = await owner_with_one_entry(postgres_dsn, space, lease_seconds=30)
     old_pid = await old.call_in_writer(lambda c: c.info.backend_pid)
     taker = psycopg.connect(postgres_dsn)  # a takeover in progress: the epoch bumped, not yet committed
     taker.execute("UPDATE durable.leases SET epoch = epoch + 1, owner = 'taker', pid = 4242, host = 'elsewhere' "
@@ -380,9 +390,7 @@ async def test_a_store_that_cannot_reach_the_server_for_a_whole_lease_knows_it_l
     from durable.testing.pgcluster import free_port
 
     space = new_space()
-    store = PostgresStorage(postgres_dsn, space, lease_seconds=1.0, reconnect_seconds=0.2)
-    await store.open()
-    await store.commit(Batch(entries=[user(1)]))
+    store = await owner_with_one_entry(postgres_dsn, space, lease_seconds=1.0, reconnect_seconds=0.2)
     pid = await store.call_in_writer(lambda c: c.info.backend_pid)
     store._dsn = f"host=127.0.0.1 port={free_port()} user=postgres dbname=durable"  # the server is gone for it
     with psycopg.connect(postgres_dsn, autocommit=True) as conn:
@@ -409,10 +417,7 @@ async def test_a_process_stopped_inside_its_commit_transaction_cannot_hold_the_s
     # without it and lands whole (its fence was valid); the takeover waits for it; the stopped
     # owner, continued, learns that its commit landed and commits nothing more.
     space = new_space()
-    child = Child(postgres_dsn, space, 1.0)
-    children.append(child)
-    assert (await child.ask("open")).startswith("opened")
-    assert await child.ask("commit 1") == "committed 1"
+    child = await child_with_one_entry(postgres_dsn, space, 1.0, children)
     with psycopg.connect(postgres_dsn, autocommit=True) as conn:
         (child_backend,) = conn.execute("SELECT pid FROM pg_stat_activity WHERE application_name = %s",
                                         (f"durable:{space}",)).fetchone()

@@ -88,6 +88,17 @@ async def answered(dsn: str, spaces: list[str]) -> None:
             await anyio.sleep(0.05)
 
 
+async def host_in_a_tool(dsn: str, space: str, calls: str, procs: list[Proc]) -> tuple[Proc, str]:
+    """A host process (pg_worker_app.py) on `space` once its submission's first tool is running
+    (it hangs); returns the process and the submission's id."""
+    host = Proc([sys.executable, APP, "host", dsn, space, str(LEASE)],
+                {"DURABLE_TEST_CALLS": calls, "DURABLE_TEST_HANG": "1"})
+    procs.append(host)
+    sid = (await host.expect("submitted")).split()[1]
+    await host.expect(f"tool started {space} 1")
+    return host, sid
+
+
 def charged(space_image, kind: str) -> list[int]:
     return [t.restarts for t in sorted(space_image.tasks.values(), key=lambda t: t.id) if t.kind == kind]
 
@@ -143,11 +154,7 @@ async def test_no_model_request_starts_past_the_lease_deadline_and_the_wait_ends
 async def test_a_killed_host_s_space_is_taken_over_by_a_worker_that_finishes_its_work(postgres_dsn, tmp_path, procs):
     prefix = f"w1-{uuid.uuid4().hex[:8]}-"
     space, calls = prefix + "a", str(tmp_path / "calls")
-    host = Proc([sys.executable, APP, "host", postgres_dsn, space, str(LEASE)],
-                {"DURABLE_TEST_CALLS": calls, "DURABLE_TEST_HANG": "1"})
-    procs.append(host)
-    sid = (await host.expect("submitted")).split()[1]
-    await host.expect(f"tool started {space} 1")
+    host, sid = await host_in_a_tool(postgres_dsn, space, calls, procs)
     host.kill()  # SIGKILL mid-tool
     w = worker(postgres_dsn, prefix + "%", calls, hang_tools=False)
     procs.append(w)
@@ -197,11 +204,7 @@ async def test_a_host_stopped_past_its_lease_while_a_worker_finishes_its_work_wr
         postgres_dsn, tmp_path, procs):
     prefix = f"ws-{uuid.uuid4().hex[:8]}-"
     space, calls = prefix + "a", str(tmp_path / "calls")
-    host = Proc([sys.executable, APP, "host", postgres_dsn, space, str(LEASE)],
-                {"DURABLE_TEST_CALLS": calls, "DURABLE_TEST_HANG": "1"})
-    procs.append(host)
-    sid = (await host.expect("submitted")).split()[1]
-    await host.expect(f"tool started {space} 1")
+    host, sid = await host_in_a_tool(postgres_dsn, space, calls, procs)
     os.kill(host.proc.pid, signal.SIGSTOP)  # paused mid-tool, past its lease
     try:
         w = worker(postgres_dsn, prefix + "%", calls, hang_tools=False)
