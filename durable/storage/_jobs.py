@@ -1,5 +1,7 @@
 """The jobs of a store's writer thread: a call or a commit, its outcome, and the wake-up of the
-caller waiting for it on its own event loop.
+caller waiting for it on its own event loop; and the writer thread itself (`WriterThread`, the
+base of `SQLiteStorage` and `PostgresStorage`): its queue, its loop (calls one at a time, commit
+jobs that queued up together as one group), and the async side that queues a job and waits.
 
 A caller makes its job, queues it and waits for it; the writer thread runs it and wakes the
 caller through the caller's loop's thread-safe "call soon". The wait is shielded: once queued, a
@@ -14,16 +16,16 @@ reschedules it: no event, no cancel scope (about 35 µs less loop-thread CPU a c
 from __future__ import annotations
 
 import queue
-import sqlite3
+import threading
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import anyio
 import sniffio
 
 from ..codec import CodecError
-from ..errors import CommitFailed
+from ..errors import CommitFailed, StorageClosed
 from ._notify import thread_safe_caller
 from .protocol import Batch, EncodedBatch, encode_batch
 
@@ -34,7 +36,7 @@ class Job:
 
     __slots__ = ("_action", "_call", "_event", "batch", "encoded", "error", "fn", "result")
 
-    def __init__(self, fn: Callable[[sqlite3.Connection], Any] | None, batch: Batch | None):
+    def __init__(self, fn: Callable[[Any], Any] | None, batch: Batch | None):
         self.fn = fn
         self.batch = batch
         self.encoded: EncodedBatch | None = None
@@ -117,3 +119,89 @@ def take_group(first: Job, jobs: queue.SimpleQueue[Job | None], limit: int) -> t
 def _run_all(actions: list[Callable[[], object]]) -> None:
     for action in actions:
         action()
+
+
+C = TypeVar("C")  # the connection the writer thread's jobs are given
+T = TypeVar("T")
+MAX_GROUP = 256  # commit jobs written in one transaction at most
+
+
+class WriterThread(Generic[C]):
+    """A store's writer thread: every read and write of the store is a job on its queue, run on
+    the one thread that owns the connection. A store calls `_start_writer()` when it opens and
+    `_stop_writer(close)` when it closes, and implements the thread's side: `_run_call` (a call
+    job: run its function on the connection, then `finish` it), `_write_group` (commit jobs, one
+    group: write them, then `finish` each) and `_writer_exit` (the thread ends: close the
+    connection); `_next_job` may wait for the next job its own way (PostgreSQL renews its lease
+    meanwhile)."""
+
+    location: str
+    _closed_what: str = "Storage"  # how the closed store is named: "<what> <location> is closed"
+
+    def _init_writer(self) -> None:
+        self._queue: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def _start_writer(self) -> None:
+        """A fresh queue and writer thread (a store can be opened again after it closed)."""
+        self._closed = False
+        self._queue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name=f"durable-writer:{self.location}", daemon=True)
+        self._thread.start()
+
+    async def _call(self, fn: Callable[[C], T]) -> T:
+        job = Job(fn, None)
+        await self._submit(job)
+        result: T = job.result  # what `fn` returned, on the writer thread
+        return result
+
+    async def _submit(self, job: Job) -> None:
+        if self._closed or self._thread is None:
+            raise StorageClosed(f"{self._closed_what} {self.location} is closed", location=self.location)
+        self._queue.put(job)
+        # Shielded: once queued, the job runs; a cancelled caller still learns its outcome here.
+        await job.wait()
+        if job.error is not None:
+            raise job.error
+
+    async def _stop_writer(self, close: Callable[[], None]) -> None:
+        """Refuse new jobs, run `close` on the writer thread after every job queued before, and
+        end the thread."""
+        self._closed = True
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        done = Job(lambda _: close(), None)
+        self._queue.put(done)
+        self._queue.put(None)
+        await done.wait()  # shielded, as every job's wait
+        thread.join()
+
+    def _run(self) -> None:
+        carry: Job | None = None
+        try:
+            while True:
+                job = carry if carry is not None else self._next_job()
+                carry = None
+                if job is None:
+                    return
+                if job.batch is None:
+                    self._run_call(job)
+                    continue
+                group, carry = take_group(job, self._queue, MAX_GROUP)
+                self._write_group(group)
+        finally:
+            self._writer_exit()
+
+    def _next_job(self) -> Job | None:
+        return self._queue.get()
+
+    def _run_call(self, job: Job) -> None:
+        raise NotImplementedError
+
+    def _write_group(self, group: list[Job]) -> None:
+        raise NotImplementedError
+
+    def _writer_exit(self) -> None:
+        raise NotImplementedError

@@ -52,14 +52,13 @@ from ..errors import CommitOutcomeUnknown, LockLost, ServerUnavailable, StorageC
 from ..records import Live, StoredEntry, Submission, Task
 from ..tokens import NOT_SENT
 from . import _pg_driver, _pg_lease, _pg_schema, _pg_write, _rows
-from ._jobs import Job, take_group
+from ._jobs import Job, WriterThread
 from ._notify import thread_safe_caller
 from ._pg_lease import Lease
 from .protocol import Opened, RawContext
 from .reader import StoredRows, decode_rows
 
 T = TypeVar("T")
-_MAX_GROUP = 256
 _INT64_MAX = (1 << 63) - 1
 
 
@@ -69,7 +68,7 @@ def _int64_range(from_seq: int, to_seq: int | None) -> tuple[int, int]:
     return max(from_seq, -_INT64_MAX - 1), min(_INT64_MAX if to_seq is None else to_seq, _INT64_MAX)
 
 
-class PostgresStorage:
+class PostgresStorage(WriterThread[Any]):
     """A session space on a PostgreSQL server. See the module docstring for the guarantees.
 
     `lease_seconds`: how long the lease holds without renewal (a crashed owner's space can be
@@ -100,10 +99,8 @@ class PostgresStorage:
         self.renew_seconds = float(renew)
         self.connect_timeout = connect_timeout
         self.reconnect_seconds = reconnect_seconds if reconnect_seconds is not None else float(lease_seconds)
-        self._queue: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
+        self._init_writer()
         self._conn: Any = None
-        self._closed = False
         self._unknown: CommitOutcomeUnknown | None = None
         self._next_renew = 0.0
         self.holding = False  # the writer holds the lease (taken by open, given up by close)
@@ -163,9 +160,7 @@ class PostgresStorage:
         self._lost_event = anyio.Event()
         wake, lost_event = thread_safe_caller(), self._lost_event
         self._lease.on_lost = lambda _: wake(lost_event.set)
-        self._queue = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name=f"durable-writer:{self.location}", daemon=True)
-        self._thread.start()
+        self._start_writer()
         try:
             return await self._call(self._open_in_thread)
         except BaseException:
@@ -307,12 +302,6 @@ class PostgresStorage:
 
     # ------------------------------------------------------------------ plumbing
 
-    async def _call(self, fn: Callable[[Any], T]) -> T:
-        job = Job(fn, None)
-        await self._submit(job)
-        result: T = job.result
-        return result
-
     async def _select(self, keys: tuple[str | int | None, ...], sql: str, args: Sequence[object]) -> list[Any]:
         """The rows a read of this space returns; none, without asking the server, when one of
         `keys` could not be in the space (`_pg_driver.storable`: it was never stored)."""
@@ -327,45 +316,19 @@ class PostgresStorage:
         body: str | None = rows[0][0] if rows else None
         return body
 
-    async def _submit(self, job: Job) -> None:
-        if self._closed or self._thread is None:
-            raise StorageClosed(f"Storage {self.location} is closed", location=self.location)
-        self._queue.put(job)
-        await job.wait()  # shielded: once queued, the job runs; a cancelled caller learns its outcome
-        if job.error is not None:
-            raise job.error
-
     async def _stop(self, *, release: bool) -> None:
-        self._closed = True
-        thread, self._thread = self._thread, None
-        if thread is None:
-            return
-        done = Job(lambda c: self._close_connection(release=release), None)
-        self._queue.put(done)
-        self._queue.put(None)
-        await done.wait()  # shielded: see durable.storage._jobs
-        thread.join()
+        await self._stop_writer(lambda: self._close_connection(release=release))
 
-    # ------------------------------------------------------------------ writer thread
+    # ------------------------------------------------------------------ writer thread (see `WriterThread`)
 
-    def _run(self) -> None:
-        carry: Job | None = None
+    def _write_group(self, group: list[Job]) -> None:
         try:
-            while True:
-                job = carry if carry is not None else self._next_job()
-                carry = None
-                if job is None:
-                    return
-                if job.batch is None:
-                    self._run_call(job)
-                    continue
-                group, carry = take_group(job, self._queue, _MAX_GROUP)
-                try:
-                    _pg_write.write_group(self, group)
-                except BaseException as exc:  # noqa: BLE001 - a bug here must not stop the writer silently
-                    _pg_write.fail_unfinished(self, group, exc)
-        finally:
-            self._close_connection(release=False)
+            _pg_write.write_group(self, group)
+        except BaseException as exc:  # noqa: BLE001 - a bug here must not stop the writer silently
+            _pg_write.fail_unfinished(self, group, exc)
+
+    def _writer_exit(self) -> None:
+        self._close_connection(release=False)
 
     def _next_job(self) -> Job | None:
         """The next job; renews the lease whenever it is due while waiting for one."""

@@ -39,7 +39,6 @@ cannot write is `SessionReadOnly`, never "damaged".
 from __future__ import annotations
 
 import os
-import queue
 import sqlite3
 import sys
 import threading
@@ -51,7 +50,7 @@ import anyio
 from ..errors import CommitFailed, CorruptSession, DiskFull, SessionReadOnly, StorageClosed, StorageError
 from ..records import Live, StoredEntry, Submission, Task
 from . import _lock, _opening, _rows
-from ._jobs import Job, finish_all, take_group
+from ._jobs import Job, WriterThread, finish_all
 from ._lock import FileLock
 from ._notify import thread_safe_caller
 from ._sqlite_context import read_context
@@ -63,11 +62,12 @@ Synchronous = Literal["EXTERNAL", "FULL", "NORMAL"]
 """When commits reach the disk: "EXTERNAL" (the default) fsyncs barrier commits only (each one
 with every commit before it), "FULL" every commit, "NORMAL" only at checkpoints."""
 SYNCHRONOUS_LEVELS: tuple[Synchronous, ...] = ("EXTERNAL", "FULL", "NORMAL")
-_MAX_GROUP = 256
 
 
-class SQLiteStorage:
+class SQLiteStorage(WriterThread[sqlite3.Connection]):
     """A session file on disk. See the module docstring for the guarantees."""
+
+    _closed_what = "Session file"
 
     def __init__(self, path: str | os.PathLike[str], *, synchronous: Synchronous = "EXTERNAL") -> None:
         if synchronous not in SYNCHRONOUS_LEVELS:
@@ -76,12 +76,10 @@ class SQLiteStorage:
         self.path = self._given  # on open: the file a symbolic link at the path points to
         self.location = self.path
         self.synchronous = synchronous
-        self._queue: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
+        self._init_writer()
         self._lock = FileLock(self.path)
         self._conn: sqlite3.Connection | None = None
         self._level = ""  # the connection's `synchronous` level now (set per transaction)
-        self._closed = False
         self.commits = 0  # transactions written (a group counts once)
         self.barriers = 0  # of those, written at FULL (fsynced)
 
@@ -90,10 +88,7 @@ class SQLiteStorage:
     async def open(self) -> Opened:
         if self._thread is not None:
             raise StorageError(f"Session file {self.path} is already open in this store", location=self.path)
-        self._closed = False  # a store can be opened again after close (a reopen after a crash)
-        self._queue = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name=f"durable-writer:{self.path}", daemon=True)
-        self._thread.start()
+        self._start_writer()  # a store can be opened again after close (a reopen after a crash)
         try:
             return await self._call(self._open_in_thread)
         except BaseException:
@@ -195,51 +190,13 @@ class SQLiteStorage:
         """Run `fn(connection)` on the writer thread (for tests and fault injection)."""
         return await self._call(fn)
 
-    # ------------------------------------------------------------------ plumbing
-
-    async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        job = Job(fn, None)
-        await self._submit(job)
-        result: T = job.result  # what `fn` returned, on the writer thread
-        return result
-
-    async def _submit(self, job: Job) -> None:
-        if self._closed or self._thread is None:
-            raise StorageClosed(f"Session file {self.path} is closed", location=self.path)
-        self._queue.put(job)
-        # Shielded: once queued, the job runs; a cancelled caller still learns its outcome here.
-        await job.wait()  # shielded: see durable.storage._jobs
-        if job.error is not None:
-            raise job.error
+    # ------------------------------------------------------------------ writer thread (see `WriterThread`)
 
     async def _stop(self) -> None:
-        self._closed = True
-        thread, self._thread = self._thread, None
-        if thread is None:
-            return
-        done = Job(lambda c: self._close_connection(), None)
-        self._queue.put(done)
-        self._queue.put(None)
-        await done.wait()  # shielded: see durable.storage._jobs
-        thread.join()
+        await self._stop_writer(self._close_connection)
 
-    # ------------------------------------------------------------------ writer thread
-
-    def _run(self) -> None:
-        carry: Job | None = None
-        try:
-            while True:
-                job = carry if carry is not None else self._queue.get()
-                carry = None
-                if job is None:
-                    return
-                if job.batch is None:
-                    self._run_call(job)
-                    continue
-                group, carry = take_group(job, self._queue, _MAX_GROUP)
-                self._write_group(group)
-        finally:
-            self._close_connection()
+    def _writer_exit(self) -> None:
+        self._close_connection()
 
     def _run_call(self, job: Job) -> None:
         try:
