@@ -94,8 +94,8 @@ async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *,
     if retry:
         until = rt.now() + policy.delay(attempt, retry_after)
         task = change.put_task(evolve(task, state=Sleeping(until),
-                                            checkpoint=Retry(attempt, until, err, job_of(task.checkpoint),
-                                                             rounds_of(task.checkpoint))))
+                                      checkpoint=Retry(attempt, until, err, job_of(task.checkpoint),
+                                                       rounds_of(task.checkpoint))))
         backoff = RetryLive(attempt, until, err.message, err.kind, err.provider, err.status_code)
         change.edit_live(task.conversation_id, generation=GenerationLive(attempt, retry=backoff))
         await rt.commit(change)

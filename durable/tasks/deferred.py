@@ -54,7 +54,7 @@ async def submit_job(rt: Runtime, task: Task, request: ModelRequest) -> Task | N
     poll_at = rt.now() + handle.poll_after
     change = rt.change()
     task = change.put_task(evolve(task, state=Sleeping(poll_at),
-                                        checkpoint=Poll(phase.attempt, DeferredJob(phase.job.key, handle.id), poll_at)))
+                                  checkpoint=Poll(phase.attempt, DeferredJob(phase.job.key, handle.id), poll_at)))
     change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt, deferred=DeferredLive(poll_at)))
     await rt.commit(change)
     return task
@@ -94,7 +94,7 @@ async def poll(rt: Runtime, task: Task, build: BuildRequest, finish: Finish) -> 
         poll_at = rt.now() + result.poll_after
         change = rt.change()
         task = change.put_task(evolve(task, state=Sleeping(poll_at),
-                                            checkpoint=evolve(phase, poll_at=poll_at)))
+                                      checkpoint=evolve(phase, poll_at=poll_at)))
         change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt, deferred=DeferredLive(poll_at)))
         await rt.commit(change)
         return task

@@ -147,12 +147,12 @@ class GenerationKind(TaskKind):
         if rt.settings.stream.deferred and getattr(rt.model, "deferred", False):
             now = rt.now()
             task = change.put_task(evolve(task, checkpoint=Poll(phase.attempt, DeferredJob(request.key), now,
-                                                                      phase.rounds)))
+                                                                phase.rounds)))
             change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt, deferred=DeferredLive(now)))
             await rt.commit(change)
             return await deferred.submit_job(rt, task, request)
         task = change.put_task(evolve(task, checkpoint=Request(phase.attempt, dict(request.options),
-                                                                     phase.rounds)))
+                                                               phase.rounds)))
         change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt))
         await rt.commit(change)
         return await self._stream(rt, task, request)
@@ -320,7 +320,7 @@ class GenerationKind(TaskKind):
             task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(1, phase.round)))
         else:
             task = change.put_task(evolve(task, state=Running(),
-                                                checkpoint=Request(1, dict(rt.settings.model_options), phase.round)))
+                                          checkpoint=Request(1, dict(rt.settings.model_options), phase.round)))
             change.barrier = True
         change.edit_live(cid, tools=(), generation=GenerationLive(1))
         return task
@@ -338,7 +338,7 @@ class GenerationKind(TaskKind):
         if job is not None:
             now = rt.now()
             task = change.put_task(evolve(task, state=Running(), checkpoint=Poll(attempt, job, now,
-                                                                                       phase.rounds)))
+                                                                                 phase.rounds)))
             change.edit_live(task.conversation_id, generation=GenerationLive(attempt, deferred=DeferredLive(now)))
         else:
             task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(attempt, phase.rounds)))

@@ -134,7 +134,7 @@ async def answer_calls(rt: Runtime, change: Change, task: Task, text: str, code:
             result = ToolResultEntry(call.id, call.name, content, True, (Diagnostic("error", code, text),))
             if child is not None and not child.terminal:
                 change.put_task(evolve(child, state=Terminal(Aborted()),
-                                             checkpoint=evolve(progress, result=result)))
+                                       checkpoint=evolve(progress, result=result)))
                 if ended is not None:
                     ended.append(tid)
         seq = change.append(task.conversation_id, result)
