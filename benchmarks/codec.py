@@ -15,13 +15,8 @@ import timeit
 from typing import Any
 
 from durable import codec
-from durable.records import (
-    GenerationInput,
-    Running,
-    Task,
-    ToolCall,
-    ToolRound,
-)
+from durable.records import Running, Task, ToolCall
+from durable.tasks.generation.records import GenerationInput, ToolRound
 
 TARGET = 1.2
 

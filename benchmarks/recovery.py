@@ -47,6 +47,9 @@ import os  # noqa: E402
 import signal  # noqa: E402
 import subprocess  # noqa: E402
 
+from durable.tasks.generation.records import GenerationInput, Prepare
+from durable.tasks.tool import ToolInput, ToolProgress
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 PARTIAL = "Hello wor"
@@ -79,10 +82,10 @@ def victim(path: str) -> None:
 def recover(path: str, sid: str) -> None:
     t_script = T_SCRIPT
     import anyio
-    import anyio._backends._asyncio  # noqa: F401 - timed as an import, not as the harness's work
+    import anyio._backends._asyncio
 
     import durable
-    import durable.tasks  # noqa: F401
+    import durable.tasks
     from durable import open_harness
     from durable.models import FauxModel, faux
 
@@ -201,8 +204,7 @@ def build_history(path: str, entries: int) -> dict:
     import anyio
 
     import durable
-    from durable import codec
-    from durable import records as r
+    from durable import codec, records as r
     from durable.models import FauxModel
 
     async def create() -> None:
@@ -260,10 +262,10 @@ def build_history(path: str, entries: int) -> dict:
         add(r.AssistantEntry(f"Here is what I found for question {turn}.", "stop", (), usage))
         gen_id, tool_id = task_id + 1, task_id + 2
         task_id += 2
-        gen = r.Task(gen_id, "root", "generation", r.GenerationInput((sid,)), r.Terminal(r.Done({"seq": seq})),
-                     r.Prepare(1), created_at=now, updated_at=now)
-        tool = r.Task(tool_id, "root", "tool", r.ToolInput(call, "safe"),
-                      r.Terminal(r.Done()), r.ToolProgress("", r.ToolResultEntry(call.id, "lookup", f"found {turn}")),
+        gen = r.Task(gen_id, "root", "generation", GenerationInput((sid,)), r.Terminal(r.Done({"seq": seq})),
+                     Prepare(1), created_at=now, updated_at=now)
+        tool = r.Task(tool_id, "root", "tool", ToolInput(call, "safe"),
+                      r.Terminal(r.Done()), ToolProgress("", r.ToolResultEntry(call.id, "lookup", f"found {turn}")),
                       parent_id=gen_id, created_at=now, updated_at=now)
         for tk in (gen, tool):
             task_rows.append((tk.id, "root", tk.kind, "terminal", 0, tk.parent_id, codec.dumps(tk, r.Task)))

@@ -34,29 +34,28 @@ import time
 import trio
 
 from durable.records import (
+    Answered,
     AssistantEntry,
     CompactionEntry,
     Done,
-    GenerationInput,
     GenerationLive,
     Live,
     PartialMessage,
-    Request,
+    Queued,
     Run,
     Running,
     StoredEntry,
     Submission,
-    Answered,
-    Queued,
     Task,
     Terminal,
     ToolCall,
-    ToolInput,
     Usage,
     UserEntry,
 )
 from durable.storage import Batch, SQLiteStorage
 from durable.storage.protocol import encode_batch
+from durable.tasks.generation.records import GenerationInput, Request
+from durable.tasks.tool import ToolInput
 
 OPENS = 31
 ANSWER = "The build fails because the import of `settings` happens before the environment is read. " * 4

@@ -49,8 +49,7 @@ nav a {{ margin-right: 1rem; }}
 
 
 PUBLIC_MODULES = (  # a subpackage brings its submodules along, and `durable` its `sync`
-    "durable", "durable.records", "durable.entries", "durable.live_records", "durable.reasons",
-    "durable.settings", "durable.errors", "durable.messages", "durable.codec",
+    "durable", "durable.records", "durable.settings", "durable.errors", "durable.texts", "durable.codec",
     "durable.engine", "durable.storage", "durable.models", "durable.tasks", "durable.testing",
 )
 

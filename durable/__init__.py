@@ -6,8 +6,8 @@ survives the death of its process.
         print(await sub.answer())
 
 `durable.sync` offers the same harness to programs that are not async. The public namespace is
-`__all__`; the records a task kind keeps for itself (generation phases, tool progress) are in
-`durable.records`.
+`__all__`; the records every task shares are in `durable.records`, those a task kind keeps for
+itself (generation phases, tool progress) beside the kind, in `durable.tasks`.
 """
 
 from typing import TYPE_CHECKING
@@ -37,16 +37,16 @@ from .errors import (
     ToolResultRejected as ToolResultRejected,
     UnknownSubmission as UnknownSubmission,
     UnknownTask as UnknownTask,
+    UnknownTaskKind as UnknownTaskKind,
     UnsafeSessionFile as UnsafeSessionFile,
 )
 from .records import (
     Aborted as Aborted,
     Answered as Answered,
     AssistantEntry as AssistantEntry,
-    CancelInput as CancelInput,
+    Checkpoint as Checkpoint,
     CompactionEntry as CompactionEntry,
     CompactionFailure as CompactionFailure,
-    CompactionInput as CompactionInput,
     DeferredLive as DeferredLive,
     Diagnostic as Diagnostic,
     Done as Done,
@@ -56,7 +56,6 @@ from .records import (
     Failed as Failed,
     FailureReason as FailureReason,
     Faulted as Faulted,
-    GenerationInput as GenerationInput,
     GenerationLive as GenerationLive,
     Live as Live,
     ModelStopReason as ModelStopReason,
@@ -80,7 +79,6 @@ from .records import (
     TaskInput as TaskInput,
     Terminal as Terminal,
     ToolCall as ToolCall,
-    ToolInput as ToolInput,
     ToolResultEntry as ToolResultEntry,
     ToolSlot as ToolSlot,
     Unanswered as Unanswered,
@@ -111,6 +109,8 @@ if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must
         SubmissionHandle as SubmissionHandle,
         Wake as Wake,
     )
+    from .engine.head import Change as Change
+    from .engine.kinds import Resumed as Resumed, TaskKind as TaskKind
     from .engine.reports import (
         ErrorReport as ErrorReport,
         FaultReason as FaultReason,
@@ -121,6 +121,7 @@ if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must
         TaskInterrupted as TaskInterrupted,
         TaskRef as TaskRef,
     )
+    from .engine.runtime import Runtime as Runtime
     from .engine.tools import (
         Tool as Tool,
         ToolApi as ToolApi,
@@ -128,10 +129,17 @@ if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must
         define_tool as define_tool,
         tool as tool,
     )
+    from .engine.transitions import Transitions as Transitions
     from .models.errors import MissingCredentials as MissingCredentials
     from .models.protocol import Model as Model, ModelError as ModelError
     from .storage import MemoryStorage as MemoryStorage, SQLiteStorage as SQLiteStorage, Storage as Storage
     from .storage.sqlite import Synchronous as Synchronous
+    from .tasks import (
+        CancelInput as CancelInput,
+        CompactionInput as CompactionInput,
+        GenerationInput as GenerationInput,
+        ToolInput as ToolInput,
+    )
 else:
     # The engine, the stores, the clocks and the models import anyio; they are loaded on first
     # use, so that a program that only reads a session file (`durable inspect`) starts fast and
@@ -150,6 +158,11 @@ else:
                          "TaskInterrupted", "TaskRef"), ".engine.reports"),
         **dict.fromkeys(("Tool", "ToolApi", "ToolContext", "define_tool", "tool"), ".engine.tools"),
         **dict.fromkeys(("MemoryStorage", "SQLiteStorage", "Storage"), ".storage"),
+        **dict.fromkeys(("CancelInput", "CompactionInput", "GenerationInput", "ToolInput"), ".tasks"),
+        **dict.fromkeys(("Resumed", "TaskKind"), ".engine.kinds"),
+        "Change": ".engine.head",
+        "Runtime": ".engine.runtime",
+        "Transitions": ".engine.transitions",
         "Synchronous": ".storage.sqlite",
     }
 
@@ -175,6 +188,8 @@ __all__ = [
     "AssistantEntry",
     "BackgroundJobsUnsupported",
     "CancelInput",
+    "Change",
+    "Checkpoint",
     "Clock",
     "CodecError",
     "CommitFailed",
@@ -225,11 +240,13 @@ __all__ = [
     "Replay",
     "Report",
     "ReportCallback",
+    "Resumed",
     "RetryLive",
     "RetryPolicy",
     "Run",
     "RunFailure",
     "Running",
+    "Runtime",
     "SQLiteStorage",
     "SchemaTooNew",
     "SessionLocked",
@@ -254,6 +271,7 @@ __all__ = [
     "TaskFaulted",
     "TaskInput",
     "TaskInterrupted",
+    "TaskKind",
     "TaskRef",
     "Terminal",
     "Tool",
@@ -266,10 +284,12 @@ __all__ = [
     "ToolResultEntry",
     "ToolResultRejected",
     "ToolSlot",
+    "Transitions",
     "Unanswered",
     "UnansweredReason",
     "UnknownSubmission",
     "UnknownTask",
+    "UnknownTaskKind",
     "UnsafeSessionFile",
     "Usage",
     "UserEntry",

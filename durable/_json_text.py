@@ -75,13 +75,13 @@ class Encoders:
         (made when the variant is first met, so that a process makes only the hooks it uses, and
         kept in `table` by class), else `slow` (None: raise `_NotFast`)."""
         table: dict[type, Encode] = {}
-        members = set(self._tags[union].values())
+        members = self._tags[union]  # an open variant's members may be registered later: looked up here
 
         def write(value: Any) -> str:
             enc = table.get(value.__class__)
             if enc is None:
                 cls = value.__class__
-                found = self._record(cls, tagged=True) if cls in members else None
+                found = self._record(cls, tagged=True) if cls in members.values() else None
                 if found is None:
                     if slow is None:
                         raise _NotFast

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from .engine.clock import Clock
 from .engine.harness import Harness
+from .engine.kinds import TaskKind
 from .engine.reports import ReportCallback
 from .engine.tools import Tool
 from .models.protocol import Model
@@ -24,6 +25,7 @@ def open_harness(
     clock: Clock | None = None,
     report: ReportCallback | None = None,
     synchronous: Synchronous = "EXTERNAL",
+    kinds: Iterable[TaskKind] = (),
 ) -> Harness:
     """A harness on `storage` (a session file path, or a `Storage`). Use as `async with`.
 
@@ -31,13 +33,15 @@ def open_harness(
     (`SchemaTooNew`) and a file that is not a session (`NotASession`), changing nothing in it.
     `synchronous` says when commits reach the disk: "EXTERNAL" (the default) before anything
     outside the process depends on them (a request sent, a tool started, a caller answered),
-    "FULL" at every commit, "NORMAL" only at checkpoints (see the README's guarantees)."""
+    "FULL" at every commit, "NORMAL" only at checkpoints (see the README's guarantees). `kinds`
+    adds task kinds of the host's own (`durable.TaskKind` subclasses) to the standard ones; start
+    their tasks with `Harness.start_task`. A kind whose name is taken is a `HarnessError`."""
     from .tasks import default_kinds
 
     if not isinstance(storage, (str, os.PathLike)):
         store = storage
     else:
         store = SQLiteStorage(storage, synchronous=synchronous)
-    kinds, runs = default_kinds()
-    return Harness(store, model=model, kinds=kinds, runs=runs, tools=tools, settings=settings, clock=clock,
-                   report=report)
+    standard, runs = default_kinds()
+    return Harness(store, model=model, kinds=[*standard, *kinds], runs=runs, tools=tools, settings=settings,
+                   clock=clock, report=report)

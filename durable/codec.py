@@ -1,41 +1,27 @@
 """The one converter that knows the JSON shape of every record.
 
-Variants are stored as objects with a `type` tag (`{"type": "sleeping", "until": 12.5}`); the tag
-names are listed here, once. Unknown tags and unknown keys are refused with `CodecError`, never
-loaded as something else. Hooks are generated once per class by cattrs and cached, so encoding
-costs about what a hand-written dict conversion costs.
+Variants are stored as objects with a `type` tag (`{"type": "sleeping", "until": 12.5}`). The
+closed variants (states, outcomes, entries, submission statuses) are listed here; the open ones
+(`TaskInput`, `Checkpoint`) are filled by the task kinds through `register_variants`, so a kind
+adds its records without an edit here. An unknown tag or key is refused with `CodecError` (for
+a task kind this process does not know, `UnknownVariant` naming it), never loaded as something
+else.
 
-Two converters share that configuration. The fast one (cattrs `detailed_validation=False`) does
-every conversion; when it refuses a value, the same data is run through the detailed one (made on
-the first refusal) only to explain where and why, so the rare error path pays for the readable
-message and the normal path does not. The fast one's hooks for what a session's open and first
-turn use are made at import (`_FIRST_TURN_WRITES`, `_FIRST_TURN_READS`), so the first turn does
-not wait for them; the others (reading tasks and entries back, the rarer variants) on first use,
-so that a process does not pay at start for the hundred and twenty hooks of every record. A hook
-is made once (two threads meeting a new class at once may both make it; either is kept).
-
-JSON text is made and read by the standard library's `json`, not by orjson. Measured on the
-11,668 entry rows of a 3,500-turn session: `orjson.loads` 26 ms against 73 ms, `orjson.dumps` 4 ms
-against 57 ms; but `orjson.loads` reads an integer beyond 64 bits as a float, `orjson.dumps`
-writes NaN and infinities as null and stores datetimes, UUIDs and dataclasses that `json`
-refuses, and it rejects lone surrogates. Keeping every value exactly as today needs a guard per
-text (a regex for long digit runs alone took 18-55 ms on the same rows), and the cold start no
-longer decodes entries it does not read (`durable.engine.context`), so the gain is not worth a
-second codec with different edges. `dumps` refuses a value JSON cannot hold (an
-arbitrary object in `Done.result`) with `CodecError`, before anything is written.
-
-`dumps` writes a record through a text function generated from its cattrs hook
-(`durable._json_text`: the same text, without the dicts in between; about half the time of a
-task's unstructure + encode), made at a class's `_MAKE_AFTER`th write; a value it does not
-write the fast way (a field holding an unexpected type, a value JSON cannot hold) is written,
-or refused, the old way.
+Two converters share that configuration: the fast one (cattrs `detailed_validation=False`) does
+every conversion; a refused value is run through the detailed one, made on the first refusal,
+only to explain where and why. Hooks are made once per class, on first use, except those the
+open and first turn of a session need (`_FIRST_TURN_*`, and kinds' records registered `warm`).
+`dumps` writes a record through a text function generated from its hook (`durable._json_text`:
+the same text without the dicts in between) from its `_MAKE_AFTER`th write on, and refuses a
+value JSON cannot hold with `CodecError` before anything is written. Text is made and read by the
+standard library's `json` (orjson's edges differ: see benchmarks/README.md).
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from types import UnionType
 from typing import Any, TypeVar, Union, get_args, get_origin
 
@@ -59,16 +45,25 @@ _TAGS: dict[Any, dict[str, type]] = {
     r.State: {"pending": r.Pending, "running": r.Running, "sleeping": r.Sleeping,
               "waiting": r.Waiting, "terminal": r.Terminal},
     r.Outcome: {"done": r.Done, "failed": r.Failed, "aborted": r.Aborted, "faulted": r.Faulted},
-    r.Checkpoint: {"prepare": r.Prepare, "request": r.Request, "poll": r.Poll, "retry": r.Retry,
-                   "tools": r.ToolRound, "tool_progress": r.ToolProgress},
-    r.Phase: {"prepare": r.Prepare, "request": r.Request, "poll": r.Poll, "retry": r.Retry,
-              "tools": r.ToolRound},
     r.Entry: {"user": r.UserEntry, "assistant": r.AssistantEntry, "tool_result": r.ToolResultEntry,
               "compaction": r.CompactionEntry},
-    r.TaskInput: {"generation": r.GenerationInput, "tool": r.ToolInput,
-                  "compaction": r.CompactionInput, "cancel": r.CancelInput},
     r.SubmissionStatus: {"queued": r.Queued, "done": r.Answered, "unanswered": r.Unanswered},
+    # Open variants: empty here, filled by the task kinds (`register_variants`).
+    r.TaskInput: {},
+    r.Checkpoint: {},
 }
+_OPEN: dict[Any, str] = {r.TaskInput: "task kind", r.Checkpoint: "checkpoint"}
+"""The open variants (base classes the task kinds extend), with what their tag names."""
+
+
+class UnknownVariant(CodecError):
+    """A stored tag that no registered variant has: for a task's input, a task kind this process
+    does not know (`tag` names it). A subclass of `CodecError`."""
+
+    def __init__(self, message: str, tag: Any, what: str) -> None:
+        super().__init__(message)
+        self.tag = tag
+        self.what = what
 
 
 def tag_of(value: Any) -> str:
@@ -77,6 +72,42 @@ def tag_of(value: Any) -> str:
 
 
 _TAG_BY_CLASS: dict[type, str] = {cls: tag for tags in _TAGS.values() for tag, cls in tags.items()}
+
+
+def variants(base: type) -> dict[str, type]:
+    """The variants registered for the open variant `base` (`TaskInput`, `Checkpoint`): tag -> class."""
+    if base not in _OPEN:
+        raise ValueError(f"{base!r} is not an open variant")
+    return dict(_TAGS[base])
+
+
+def register_variants(variants: Iterable[tuple[type, str, type]], *, warm: bool = False) -> None:
+    """Make each `cls` of `(base, tag, cls)` (an attrs record subclassing the open variant `base`:
+    `TaskInput` or `Checkpoint`) storable under `tag`, all or none: a tag already taken by another
+    class, a class stored under another tag, or a class that is not a `base` is a `ValueError` and
+    registers nothing. Registering a class again under its tag does nothing. `warm` makes their
+    hooks now (records every first turn writes), not on first use."""
+    new: list[tuple[dict[str, type], str, type]] = []
+    for base, tag, cls in variants:
+        tags = _TAGS.get(base)
+        if base not in _OPEN or tags is None:
+            raise ValueError(f"{base!r} is not an open variant (one of {', '.join(c.__name__ for c in _OPEN)})")
+        if not (isinstance(cls, type) and issubclass(cls, base) and attrs.has(cls)):
+            raise ValueError(f"{cls!r} cannot be a {_OPEN[base]} record: it is not an attrs subclass of "
+                             f"{base.__name__}")
+        found = tags.get(tag)
+        if found is cls:
+            continue
+        if found is not None or any(t == tag and b is tags for b, t, _ in new):
+            raise ValueError(f"The {_OPEN[base]} tag {tag!r} is taken by {(found or cls).__qualname__}")
+        if cls in _TAG_BY_CLASS:
+            raise ValueError(f"{cls.__qualname__} is stored as {_TAG_BY_CLASS[cls]!r} already")
+        new.append((tags, tag, cls))
+    for tags, tag, cls in new:
+        tags[tag] = cls
+        _TAG_BY_CLASS[cls] = tag
+        if warm:
+            converter.get_unstructure_hook(cls)
 
 
 def _is_homogeneous_tuple(t: Any) -> bool:
@@ -96,7 +127,6 @@ def _is_simple_optional(t: Any) -> bool:
 # them at import) where it made all 120 at import. A class missing here is only made later.
 _FIRST_TURN_WRITES: tuple[type, ...] = (
     r.Task, r.Submission, r.Live, r.Queued, r.Answered, r.Running, r.Waiting, r.Terminal, r.Done,
-    r.GenerationInput, r.ToolInput, r.Request, r.ToolRound, r.ToolProgress,
     r.UserEntry, r.AssistantEntry, r.ToolResultEntry,
 )
 _FIRST_TURN_READS: tuple[type, ...] = (r.Submission, r.Live, r.Queued, r.Answered)
@@ -158,7 +188,7 @@ def _make_converter(detailed: bool) -> cattrs.Converter:
             found = structure_hooks.get(tag)
             if found is None:
                 if tag not in tags:
-                    raise CodecError(f"unknown tag {tag!r} (expected one of {', '.join(tags)})")
+                    raise _unknown(union, tag, tags)
                 found = structure_hooks[tag] = make_structure(tags[tag])
             cls, hook, keys = found
             if detailed:  # cattrs names the unknown keys and where they are
@@ -173,8 +203,12 @@ def _make_converter(detailed: bool) -> cattrs.Converter:
         def unstructure_optional(value: Any) -> Any:
             return None if value is None else unstructure(value)
 
-        conv.register_unstructure_hook(union, unstructure)
-        conv.register_structure_hook(union, structure)
+        if union in _OPEN:  # a base class: its hooks must not be inherited by its variants
+            conv.register_unstructure_hook_func(lambda t: t is union, unstructure)
+            conv.register_structure_hook_func(lambda t: t is union, structure)
+        else:
+            conv.register_unstructure_hook(union, unstructure)
+            conv.register_structure_hook(union, structure)
         conv.register_unstructure_hook(union | None, unstructure_optional)
         conv.register_structure_hook(union | None, structure_optional)
 
@@ -243,6 +277,12 @@ def from_data(data: Any, cls: type[T]) -> T:
     try:
         return converter.structure(data, cls)
     except Exception as fast_error:  # any refusal by cattrs: explained below
+        if isinstance(fast_error, UnknownVariant):  # a kind this process does not know: says it all
+            kind = data.get("input") if isinstance(data, dict) else None  # a task's own kind comes first
+            tag = kind.get("type") if isinstance(kind, dict) else None
+            if cls is r.Task and isinstance(tag, str) and tag not in _TAGS[r.TaskInput]:
+                raise _unknown(r.TaskInput, tag, _TAGS[r.TaskInput]) from None
+            raise fast_error from None
         if attrs.has(cls) and not isinstance(data, dict):
             raise CodecError(f"expected an object for {cls.__name__}, got {type(data).__name__}") from None
         try:
@@ -349,6 +389,13 @@ def loads(text: str | bytes, cls: type[T]) -> T:
     return from_data(data, cls)
 
 
+def _unknown(union: Any, tag: Any, tags: dict[str, type]) -> CodecError:
+    what = _OPEN.get(union)
+    if what is None:
+        return CodecError(f"unknown tag {tag!r} (expected one of {', '.join(tags)})")
+    return UnknownVariant(f"unknown {what} {tag!r} (this process knows {', '.join(sorted(tags)) or 'none'})", tag, what)
+
+
 def _explain(exc: BaseException) -> str:
     if isinstance(exc, CodecError):
         return str(exc)
@@ -372,4 +419,5 @@ def _leaves(exc: BaseException) -> Iterator[BaseException]:
         yield exc
 
 
-__all__ = ["CodecError", "converter", "dumps", "from_data", "loads", "tag_of", "to_data"]
+__all__ = ["CodecError", "UnknownVariant", "converter", "dumps", "from_data", "loads", "register_variants",
+           "tag_of", "to_data", "variants"]

@@ -10,7 +10,7 @@ Messages are plain sentences that name the file, task, conversation or tool conc
     |   +-- CommitFailed
     |       +-- DiskFull
     +-- HarnessError               the host API
-    |   +-- HarnessClosed, ConversationBusy, UnknownTask, UnknownSubmission,
+    |   +-- HarnessClosed, ConversationBusy, UnknownTask, UnknownTaskKind, UnknownSubmission,
     |       SubmissionUnanswered, ToolResultRejected, ToolDefinitionError, ToolArgumentError,
     |       InvalidInput (also ValueErrors)
     +-- BackgroundJobsUnsupported (also a ValueError)  deferred mode on a server without background jobs
@@ -137,6 +137,16 @@ class ConversationBusy(HarnessError):
 
 class UnknownTask(HarnessError):
     """No task with this id in the session (the message names the id and the file)."""
+
+
+class UnknownTaskKind(HarnessError):
+    """A task kind this process does not know: asked of a harness that does not have it, or held
+    by a session file written by code that defined it (the message names the kind, and the file
+    when it comes from one; `location` is the file or None)."""
+
+    def __init__(self, message: str, *, location: str | None = None) -> None:
+        super().__init__(message)
+        self.location = location
 
 
 class UnknownSubmission(HarnessError):

@@ -9,7 +9,7 @@ count with `entry_tokens`, so the two always agree. Imports the records only.
 
 from __future__ import annotations
 
-from .entries import AssistantEntry, CompactionEntry, Entry, ToolResultEntry, UserEntry
+from .records.entries import AssistantEntry, CompactionEntry, Entry, ToolResultEntry, UserEntry
 
 NOT_SENT = -1
 """The stored estimate of an entry that is never sent to a model again (see `in_context`)."""

@@ -84,7 +84,8 @@ def own_docstring(name: str) -> str | None:
     value = getattr(durable, name)
     if inspect.isclass(value) or inspect.isfunction(value):
         return value.__dict__.get("__doc__") if inspect.isclass(value) else value.__doc__
-    for module in ("durable.records", "durable.entries", "durable.reasons", "durable.settings",
+    for module in ("durable.records.tasks", "durable.records.entries", "durable.records.reasons",
+                   "durable.records.submissions", "durable.settings",
                    "durable.engine.reports", "durable.engine.tools", "durable.engine.harness",
                    "durable.models.protocol", "durable.errors", "durable.storage.sqlite"):
         tree = ast.parse(inspect.getsource(importlib.import_module(module)))

@@ -1,11 +1,12 @@
 """The public namespace of `durable`, pinned: `__all__` is exactly this list, every name in it is
 there and documented (but for the ones listed as not yet documented), the internal phase types
-stay in `durable.records`, and `import durable` loads neither anyio nor trio (the engine is
+stay beside their kind, and `import durable` loads neither anyio nor trio (the engine is
 loaded on first use; `durable inspect` relies on it, see tests/cli/test_inspect.py)."""
 
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import itertools
 import subprocess
@@ -17,27 +18,31 @@ import durable
 import durable.records
 
 PUBLIC = [
-    "Aborted", "Answered", "AssistantEntry", "BackgroundJobsUnsupported", "CancelInput", "Clock", "CodecError", "CommitFailed", "Compaction",
-    "CompactionEntry", "CompactionFailure", "CompactionInput", "Conversation", "ConversationBusy", "CorruptSession",
-    "DeferredLive", "Diagnostic", "DiskFull", "Done", "DurableError", "Entry", "ErrorDetail", "ErrorInfo",
-    "ErrorReport", "Failed", "FailureReason", "FakeClock", "FaultReason", "Faulted", "GenerationInput",
-    "GenerationLive", "Harness", "HarnessClosed", "HarnessError", "HarnessState", "IllegalTransition",
-    "InterruptReason", "InvalidInput", "Live", "LockLost", "MemoryStorage", "MissingCredentials", "MissingExtra", "Model",
-    "ModelError", "ModelStopReason", "NotASession", "Outcome", "PartialMessage", "Pending", "Progress", "Queued",
-    "Replay", "Report", "ReportCallback", "RetryLive", "RetryPolicy", "Run", "RunFailure", "Running",
-    "SQLiteStorage", "SchemaTooNew", "SessionLocked", "SessionReadOnly", "Settings", "Sleeping", "State",
-    "StopMark", "StopReason", "Storage", "StorageClosed", "StorageError", "StoredEntry", "StreamSettings",
-    "Submission", "SubmissionHandle", "SubmissionStatus", "SubmissionUnanswered", "Synchronous", "SystemClock",
-    "Task", "TaskFaulted", "TaskInput", "TaskInterrupted", "TaskRef", "Terminal", "Tool", "ToolApi",
-    "ToolArgumentError", "ToolCall", "ToolContext", "ToolDefinitionError", "ToolInput", "ToolResultEntry",
-    "ToolResultRejected", "ToolSlot", "Unanswered", "UnansweredReason", "UnknownSubmission", "UnknownTask",
-    "UnsafeSessionFile", "Usage", "UserEntry", "Waiting", "WhenBusy", "define_tool", "open_harness", "sync",
-    "tool",
+    "Aborted", "Answered", "AssistantEntry", "BackgroundJobsUnsupported", "CancelInput", "Change", "Checkpoint",
+    "Clock", "CodecError", "CommitFailed", "Compaction", "CompactionEntry", "CompactionFailure", "CompactionInput",
+    "Conversation", "ConversationBusy", "CorruptSession", "DeferredLive", "Diagnostic", "DiskFull", "Done",
+    "DurableError", "Entry", "ErrorDetail", "ErrorInfo", "ErrorReport", "Failed", "FailureReason", "FakeClock",
+    "FaultReason", "Faulted", "GenerationInput", "GenerationLive", "Harness", "HarnessClosed", "HarnessError",
+    "HarnessState", "IllegalTransition", "InterruptReason", "InvalidInput", "Live", "LockLost", "MemoryStorage",
+    "MissingCredentials", "MissingExtra", "Model", "ModelError", "ModelStopReason", "NotASession", "Outcome",
+    "PartialMessage", "Pending", "Progress", "Queued", "Replay", "Report", "ReportCallback", "Resumed", "RetryLive",
+    "RetryPolicy", "Run", "RunFailure", "Running", "Runtime", "SQLiteStorage", "SchemaTooNew", "SessionLocked",
+    "SessionReadOnly", "Settings", "Sleeping", "State", "StopMark", "StopReason", "Storage", "StorageClosed",
+    "StorageError", "StoredEntry", "StreamSettings", "Submission", "SubmissionHandle", "SubmissionStatus",
+    "SubmissionUnanswered", "Synchronous", "SystemClock", "Task", "TaskFaulted", "TaskInput", "TaskInterrupted",
+    "TaskKind", "TaskRef", "Terminal", "Tool", "ToolApi", "ToolArgumentError", "ToolCall", "ToolContext",
+    "ToolDefinitionError", "ToolInput", "ToolResultEntry", "ToolResultRejected", "ToolSlot", "Transitions",
+    "Unanswered", "UnansweredReason", "UnknownSubmission", "UnknownTask", "UnknownTaskKind", "UnsafeSessionFile",
+    "Usage", "UserEntry", "Waiting", "WhenBusy", "define_tool", "open_harness", "sync", "tool",
 ]
 
-# Names kept by their kinds in `durable.records`, not part of the top-level namespace.
-INTERNAL = ["AttemptFailure", "Checkpoint", "DeferredJob", "EMPTY_LIVE", "Phase", "Poll", "Prepare", "Request",
-            "Retry", "ToolProgress", "ToolRound"]
+# Names kept in `durable.records` (shared) or beside the kind that owns them, not part of the
+# top-level namespace.
+INTERNAL = {
+    "durable.records": ["DeferredJob", "EMPTY_LIVE"],
+    "durable.tasks.generation.records": ["AttemptFailure", "Phase", "Poll", "Prepare", "Request", "Retry", "ToolRound"],
+    "durable.tasks.tool": ["ToolProgress"],
+}
 
 # Public names whose docstring is still to be written (issue 14, item 10: every public name
 # documented). A name leaves this list when it gets its docstring; no name may join it.
@@ -55,11 +60,12 @@ def test_every_public_name_is_there():
     assert set(PUBLIC) <= set(dir(durable))
 
 
-def test_the_internal_phase_types_are_in_durable_records_only():
-    for name in INTERNAL:
-        assert hasattr(durable.records, name), name
-        assert name not in durable.__all__, name
-        assert not hasattr(durable, name), name
+def test_the_internal_phase_types_are_beside_their_kind_only():
+    for module, names in INTERNAL.items():
+        for name in names:
+            assert hasattr(importlib.import_module(module), name), (module, name)
+            assert name not in durable.__all__, name
+            assert not hasattr(durable, name), name
 
 
 def _alias_docstrings() -> dict[str, str]:

@@ -11,6 +11,7 @@ import attrs
 
 import durable
 from durable import _frozen, records as r
+from durable.tasks.generation.records import GenerationInput, Request
 
 
 def _pair(**kwargs: Any) -> tuple[type, type]:
@@ -122,7 +123,7 @@ def test_a_class_that_writes_its_own_methods_or_asks_for_them_keeps_them():
 
 
 def test_records_read_as_they_always_did():  # the texts attrs wrote before
-    task = r.Task(7, "root", "generation", r.GenerationInput(("s-1",)), r.Running(), r.Request(1, {"t": 0.5}),
+    task = r.Task(7, "root", "generation", GenerationInput(("s-1",)), r.Running(), Request(1, {"t": 0.5}),
                   parent_id=3)
     assert repr(task) == (
         "Task(id=7, conversation_id='root', kind='generation', input=GenerationInput(submission_ids=('s-1',)), "
@@ -141,14 +142,14 @@ def test_records_read_as_they_always_did():  # the texts attrs wrote before
 
 
 def test_evolve_gives_what_attrs_evolve_gives_for_every_record_class():
-    task = r.Task(7, "root", "generation", r.GenerationInput(("s-1",)), r.Running(), r.Request(1, {"t": 0.5}),
+    task = r.Task(7, "root", "generation", GenerationInput(("s-1",)), r.Running(), Request(1, {"t": 0.5}),
                   restarts=2, parent_id=3)
     for changes in [{}, {"state": r.Pending()}, {"restarts": 0, "updated_at": 9.5}, {"checkpoint": None, "id": 8}]:
         mine, theirs = _frozen.evolve(task, **changes), attrs.evolve(task, **changes)
         assert mine == theirs and repr(mine) == repr(theirs) and mine is not task
     live = durable.Live(compactions=2)
     assert _frozen.evolve(live, tools=(), compactions=3) == attrs.evolve(live, tools=(), compactions=3)
-    assert task == r.Task(7, "root", "generation", r.GenerationInput(("s-1",)), r.Running(), r.Request(1, {"t": 0.5}),
+    assert task == r.Task(7, "root", "generation", GenerationInput(("s-1",)), r.Running(), Request(1, {"t": 0.5}),
                           restarts=2, parent_id=3)  # the original is untouched
 
 

@@ -17,7 +17,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from .. import codec, records as r
+from .. import codec, records as r, tasks as _kinds  # noqa: F401 - the standard kinds: their records decode
+from ..engine.kinds import kind_class
 from ..storage.reader import FileFacts, SessionReader, owner_of
 from ..storage.schema import SCHEMA_VERSION
 
@@ -113,7 +114,7 @@ def submission_data(s: r.Submission) -> dict[str, Any]:
 
 
 def _task(t: r.Task) -> dict[str, Any]:
-    state, checkpoint, outcome, inp = t.state, t.checkpoint, t.outcome, t.input
+    state, checkpoint, outcome = t.state, t.checkpoint, t.outcome
     error = outcome.error if isinstance(outcome, (r.Failed, r.Faulted)) else None
     return {
         "id": t.id,
@@ -129,11 +130,17 @@ def _task(t: r.Task) -> dict[str, Any]:
         "stop": t.stop,
         "outcome": codec.tag_of(outcome) if outcome is not None else None,
         "error": {"message": error.message, "reason": error.detail.reason} if error else None,
-        "tool": ({"name": inp.call.name, "call_id": inp.call.id, "replay": inp.replay, "client": inp.client}
-                 if isinstance(inp, r.ToolInput) else None),
-        "inputs": list(inp.submission_ids) if isinstance(inp, r.GenerationInput) else None,
+        "tool": None,
+        "inputs": None,
         "updated_at": t.updated_at,
+        **_kind_details(t),
     }
+
+
+def _kind_details(t: r.Task) -> dict[str, Any]:
+    """The fields the task's kind adds (`TaskKind.details`: a tool's call, a run's inputs...)."""
+    kind = kind_class(t.kind)
+    return kind.details(t) if kind is not None else {}
 
 
 __all__ = ["TASK_STATES", "read_session", "submission_data"]

@@ -7,7 +7,8 @@ import json
 import sys
 from typing import Any
 
-from .. import records as r
+from .. import records as r, tasks as _kinds  # noqa: F401 - the standard kinds, registered
+from ..engine.kinds import kind_class
 from ..engine.reports import TaskFaulted, TaskInterrupted
 from .demo_model import Step
 
@@ -51,23 +52,20 @@ def readable_json(text: str) -> str:
         return text
 
 
-PHASES = {r.Prepare: "prepare", r.Request: "request", r.Poll: "poll", r.Retry: "retry", r.ToolRound: "tools"}
-
-
 def task_name(task: r.Task) -> str:
-    """"generation", "tool save_note, unsafe"..."""
-    if isinstance(task.input, r.ToolInput):
-        return f"tool {task.input.call.name}, {task.input.replay}"
-    return task.kind
+    """"generation", "tool save_note, unsafe"... (as its kind describes it)."""
+    kind = kind_class(task.kind)
+    return kind.describe(task) if kind is not None else task.kind
 
 
 def describe_cut_off(task: r.Task, rep: TaskInterrupted | TaskFaulted | None) -> str:
     """One line for a task the last process died running: what it was doing (`task`, as the
     open found it) and what recovery does about it (`rep`, its report; None when it sent none)."""
     what = f"task {task.id} ({task_name(task)}) was cut off by the crash"
-    phase = task.checkpoint
-    if task.kind == "generation" and type(phase) in PHASES:
-        what += f" in its {PHASES[type(phase)]} phase"
+    kind = kind_class(task.kind)
+    phase = kind.phase_label(task) if kind is not None else None
+    if phase is not None:
+        what += f" in its {phase} phase"
     if rep is None:
         return f"{what} (restarts={task.restarts})"
     if isinstance(rep, TaskFaulted):
@@ -77,8 +75,7 @@ def describe_cut_off(task: r.Task, rep: TaskInterrupted | TaskFaulted | None) ->
         return f"{what}, {n} times in a row: the restart limit, so it ends here: {rep.detail}"
     if rep.reason == "not_rerun":
         return f"{what} and is not run again (restarts={n}): {rep.detail}"
-    if task.kind == "generation" and (isinstance(phase, r.Request)
-                                       or (isinstance(phase, r.Poll) and phase.job.handle is not None)):
+    if kind is not None and kind.attempt_lost(task):
         # The attempt the model was answering (or the job it was fetching) is lost: a failed attempt.
         return f"{what}; counted as a failed attempt (restarts={n}): {rep.detail}"
     return f"{what}; it runs again (restarts={n})"

@@ -25,9 +25,11 @@ from attrs import frozen
 from ..errors import (
     ConversationBusy,
     HarnessClosed,
+    HarnessError,
     StorageError,
     UnknownSubmission,
     UnknownTask,
+    UnknownTaskKind,
 )
 from ..inputs import answer_text, check_conversation_id, check_text
 from ..models.protocol import Model
@@ -41,7 +43,7 @@ from ..records import (
     Submission,
     SubmissionStatus,
     Task,
-    ToolInput,
+    TaskInput,
     Waiting,
 )
 from ..settings import Settings, WhenBusy
@@ -107,7 +109,11 @@ class Harness:
     ) -> None:
         self.storage = storage
         self.model = model
-        self.kinds = {kind.name: kind for kind in kinds}
+        self.kinds: dict[str, TaskKind] = {}
+        for kind in kinds:
+            if kind.name in self.kinds:
+                raise HarnessError(f"Task kind {kind.name!r} is given twice to the harness on {storage.location}")
+            self.kinds[kind.name] = kind
         self.runs = runs
         self.tools = ToolRegistry(tools)
         self.settings = settings if settings is not None else Settings()
@@ -151,13 +157,12 @@ class Harness:
             raise
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
-        self._scheduler = Scheduler(self._session, self.kinds, self.report, self._tg, self._break)
-        self._tg.start_soon(ownership.watch, self.storage, self._break)  # a lost lease breaks the harness
         progress = ProgressFlusher()
-        self._tg.start_soon(progress.run)  # streams' progress flushes, on one schedule
         self._rt = Runtime(self._session, model=self.model, tools=self.tools, settings=self.settings,
-                           clock=self.clock, report=self.report, runners=self._scheduler, progress=progress)
-        self._scheduler.rt = self._rt
+                           clock=self.clock, report=self.report, progress=progress)
+        self._scheduler = Scheduler(self._rt, self.kinds, self.report, self._tg, self._break)
+        self._tg.start_soon(ownership.watch, self.storage, self._break)  # a lost lease breaks the harness
+        self._tg.start_soon(progress.run)  # streams' progress flushes, on one schedule
         self._state = HarnessState.OPEN
         return self
 
@@ -327,8 +332,10 @@ class Harness:
                 active = True
             elif isinstance(task.state, Sleeping):
                 deadlines.append(task.state.until)
-            elif isinstance(task.state, Waiting) and isinstance(task.input, ToolInput) and task.input.deadline:
-                deadlines.append(task.input.deadline)
+            elif isinstance(task.state, Waiting) and (kind := self.kinds.get(task.kind)) is not None:
+                deadline = kind.deadline(task)
+                if deadline is not None:
+                    deadlines.append(deadline)
         return Wake(active, min(deadlines) if deadlines else None)
 
     def set_tools(self, tools: Iterable[Tool]) -> None:
@@ -337,6 +344,25 @@ class Harness:
         tool no longer offered gets an "Unknown tool" error result. Raises `ToolDefinitionError`
         for a name given twice, changing nothing."""
         self.tools.replace(tools)
+
+    async def start_task(self, kind: str, input: TaskInput, *, conversation_id: str = "root") -> int:
+        """Start a task of `kind` (one of this harness's kinds) with `input`, at the position its
+        kind's `initial` gives; committed (durable) when this returns. Returns its id: wait for
+        it with `wait_for_task`. Raises `UnknownTaskKind` for a kind the harness does not have,
+        and `IllegalTransition` when the kind does not start a task where `initial` says."""
+        self._check_open()
+        check_conversation_id(conversation_id)
+        found = self.kinds.get(kind)
+        if found is None:
+            raise UnknownTaskKind(f"The harness on {self.storage.location} has no task kind {kind!r} "
+                                  f"(it has {', '.join(self.kinds)})")
+        await self.resume()
+        state, checkpoint = found.initial(input)
+        change = self.rt.change()
+        task = self.rt.new_task(change, conversation_id=conversation_id, kind=kind, input=input,
+                                checkpoint=checkpoint, state=state)
+        await self.rt.commit(change, retry=False)
+        return task.id
 
     async def submit_tool_result(self, call_id: str, content: str, *, is_error: bool = False) -> None:
         """Answer a client tool call. Raises `ToolResultRejected` for an unknown call, a call that

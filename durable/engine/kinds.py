@@ -1,39 +1,47 @@
 """The task-kind contract: the one interface through which the engine drives a kind of task.
 
-A kind declares, and the engine calls nothing else:
+A kind is one class, declared in one module (`class MyKind(TaskKind)`): its `name` (once), its
+`input` and `checkpoints` records (registered with the codec when the class is defined: the
+open registry, `known_kinds()`), its `transitions` table (positions), the handler of each phase
+(`phases`), and its answers to the engine (stop, crash, fault, close) and to the views (a line
+for people, the fields `durable inspect` shows, the invariants a checker holds it to).
 
-- `name` and `transitions`: its state machine as data (checked on every commit);
-- `phases`: the handler of each checkpoint phase. The scheduler looks the task's phase up and
-  awaits its handler, which commits the task's next position and returns the task as it now
-  stands (or None when the runner has nothing more to do: terminal, or waiting on others);
-- `stop`: the abort handler, run when the host stopped the task (`task.stop` is set);
-- `resume_interrupted`: what happens to a task cut off by a crash below the restart limit;
-- `end_at_limit` and `fault_stop`: its visible endings when cut off `restart_limit` times (the
-  decision is the engine's recovery, never the kind's);
-- `fault`: how it ends when its code raised; `written_back`: how a clean close leaves it.
-
-Host operations that start or stop work (submit, abort/interrupt, compact, client-tool results)
-go through the `RunService` the task layer provides. Endings must be single commits with no
-effect outside the process, so that a crash loop in them cannot go on forever: work outside
-(cancelling a provider's job) is recorded as a task of its own in the ending commit.
+The scheduler awaits the handler of a task's phase, which commits the task's next position and
+returns the task as it now stands (or None: terminal, or waiting on others). Task code reaches
+the harness only through `durable.engine.runtime.Runtime`. Endings at the restart limit must be
+single commits with no effect outside the process (a crash loop in them cannot go on forever):
+work outside (cancelling a provider's job) is a task of its own, created in the ending commit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from attrs import frozen
 
+from .. import codec
 from .._frozen import evolve
-from ..records import ErrorInfo, Faulted, Pending, StopMark, Submission, Task, Terminal
+from ..errors import HarnessError
+from ..records import Checkpoint, ErrorInfo, Faulted, Pending, State, StopMark, Submission, Task, TaskInput, Terminal
 from .transitions import Transitions
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the runtime and the commit line are what a kind's code is handed
+    from .head import Change
     from .runtime import Runtime
-    from .session import Change
 
 PhaseHandler = Callable[["Runtime", Task], Awaitable[Task | None]]
+
+_KINDS: dict[str, type[TaskKind]] = {}
+
+
+def known_kinds() -> Mapping[str, type[TaskKind]]:
+    """Every kind defined in this process, by name (what the codec can read)."""
+    return _KINDS
+
+
+def kind_class(name: str) -> type[TaskKind] | None:
+    return _KINDS.get(name)
 
 
 @frozen
@@ -47,11 +55,42 @@ class Resumed:
 
 
 class TaskKind:
-    """Base class of the task kinds. Subclasses set `name`, `transitions` and `phases`."""
+    """Base class of the task kinds (see the module docstring). A subclass that sets `name` is
+    registered when it is defined; its `input` is stored with the kind's name as its tag and its
+    `checkpoints` with theirs. `warm` makes their codec hooks at import (records a first turn
+    writes)."""
 
     name: ClassVar[str]
+    input: ClassVar[type[TaskInput]]
+    checkpoints: ClassVar[Mapping[str, type[Checkpoint]]] = {}
     transitions: ClassVar[Transitions]
+    warm: ClassVar[bool] = False
     phases: Mapping[type[object], PhaseHandler]
+    """The handler of each checkpoint class (`type(None)` for a task without one)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "name" not in cls.__dict__:
+            return
+        known = _KINDS.get(cls.name)
+        if known is not None:
+            raise HarnessError(f"Task kind {cls.name!r} is defined twice: by {known.__module__}.{known.__qualname__} "
+                               f"and by {cls.__module__}.{cls.__qualname__}")
+        try:
+            codec.register_variants([(TaskInput, cls.name, cls.input),
+                                     *((Checkpoint, tag, record) for tag, record in cls.checkpoints.items())],
+                                    warm=cls.warm)
+        except ValueError as exc:
+            raise HarnessError(f"Task kind {cls.name!r} ({cls.__module__}.{cls.__qualname__}): {exc}") from None
+        _KINDS[cls.name] = cls
+
+    # ------------------------------------------------------------------ starting
+
+    def initial(self, input: TaskInput) -> tuple[State, Checkpoint | None]:
+        """Where a task the host starts (`Harness.start_task`) begins: `pending`, no checkpoint."""
+        return Pending(), None
+
+    # ------------------------------------------------------------------ stops, crashes, faults
 
     async def stop(self, rt: Runtime, task: Task) -> None:
         """The abort handler. Kinds the host cannot stop never have `task.stop` set."""
@@ -61,14 +100,14 @@ class TaskKind:
         """A task cut off `restarts` times (below the limit): by default its phase runs again."""
         return Resumed(task, "interrupted", f"The {self.name} task runs again")
 
-    async def end_at_limit(self, rt: Runtime, task: Task, restarts: int) -> str:
-        """End a task cut off `restarts >= restart_limit` times, visibly, in one commit; return
-        the detail of the `task_interrupted` report."""
-        raise NotImplementedError
+    async def end_at_limit(self, rt: Runtime, task: Task, restarts: int, past: bool) -> str:
+        """End a task cut off `restarts` times, at the restart limit (`past`: beyond it, its
+        ending was cut off too), visibly, in one commit; return the detail of the
+        `task_interrupted` report."""
+        raise NotImplementedError(f"Task {task.id} ({self.name}) has no ending at the restart limit")
 
     async def fault_stop(self, rt: Runtime, task: Task, detail: str) -> None:
-        """End a task whose abort handler was cut off `restart_limit` times (faulted), in one
-        commit."""
+        """End a task whose abort handler was cut off `restart_limit` times (faulted), in one commit."""
         raise NotImplementedError(f"Task {task.id} ({self.name}) has no abort handler")
 
     def fault(self, rt: Runtime, change: Change, task: Task, error: ErrorInfo) -> None:
@@ -78,6 +117,40 @@ class TaskKind:
     def written_back(self, task: Task) -> Task:
         """How a clean close leaves a task that was running: `pending`, checkpoint kept."""
         return evolve(task, state=Pending())
+
+    # ------------------------------------------------------------------ what others see
+
+    @classmethod
+    def deadline(cls, task: Task) -> float | None:
+        """The durable deadline a task waiting on the host holds (the harness's `wake()` and the
+        invariant checker read it); None: it waits without one."""
+        return None
+
+    @classmethod
+    def describe(cls, task: Task) -> str:
+        """A few words for people: "generation", "tool save_note, unsafe"..."""
+        return cls.name
+
+    @classmethod
+    def phase_label(cls, task: Task) -> str | None:
+        """The phase a view names for the task ("request"), or None when the kind has none to name."""
+        return None
+
+    @classmethod
+    def attempt_lost(cls, task: Task) -> bool:
+        """Whether a crash at the task's position costs an attempt (a request cut off mid-answer)."""
+        return False
+
+    @classmethod
+    def details(cls, task: Task) -> dict[str, Any]:
+        """The kind's own fields `durable inspect` shows for a task, JSON-ready."""
+        return {}
+
+    @classmethod
+    def check(cls, task: Task) -> list[str]:
+        """Violations of the kind's own invariants that the task record alone shows (the
+        invariant checker adds them to the generic ones); one sentence each."""
+        return []
 
 
 class RunService(Protocol):
@@ -93,4 +166,4 @@ class RunService(Protocol):
     async def submit_client_result(self, rt: Runtime, call_id: str, content: str, is_error: bool) -> None: ...
 
 
-__all__ = ["PhaseHandler", "Resumed", "RunService", "TaskKind"]
+__all__ = ["PhaseHandler", "Resumed", "RunService", "TaskKind", "kind_class", "known_kinds"]

@@ -1,28 +1,25 @@
 """Recovery: what opening a file does about the work a dead process left behind, in one place.
 
 Invariant: `restarts` counts "cut off this many times in a row", and every charge and every
-restart-limit decision is made here.
+restart-limit decision is made here; no other module reads `settings.restart_limit`.
 
 - `charge_interrupted` is the open commit: every task still `running` in the file was cut off,
-  so it becomes `pending` with `restarts + 1`, all in one commit. Tasks that were `sleeping` or
-  `waiting` were not running and are never charged. The commit is idempotent with respect to
-  charging: a charged task is `pending`, so a later open (after a clean close, or another crash
-  before it ran) does not charge it again. `restarts` goes back to 0 only when the task commits
-  durable progress (a new checkpoint).
-- `recover` runs when a runner starts a task with `restarts > 0`, before its kind sees it. It
-  alone reads `settings.restart_limit` (so the normal path never pays for this feature) and
-  decides: at the limit, once `running` is committed (the ending is charged too, so a crash in it
-  counts), the kind's visible ending (`end_at_limit`, or `fault_stop` when it was
-  the abort handler that kept being cut off); below it the kind's `resume_interrupted` (charge
-  an attempt, refuse to re-run an unsafe tool, or run the phase again). Every decision sends a
-  `task_interrupted` or `task_faulted` report.
+  so it becomes `pending` with `restarts + 1`, all in one commit. `sleeping` and `waiting` tasks
+  were not running and are never charged. A charged task is `pending`, so a later open does not
+  charge it again; `restarts` goes back to 0 only when the task commits durable progress.
+- `recover` runs when a runner starts a task with `restarts > 0`, before its kind sees it. At
+  the limit, once `running` is committed (so a crash in the ending counts too), it asks the kind
+  for its visible ending (`end_at_limit`, told whether that ending was cut off before: `past`;
+  or `fault_stop` when the abort handler kept being cut off); below it, the kind's
+  `resume_interrupted` (charge an attempt, refuse to re-run an unsafe tool, or run the phase
+  again). Every decision sends a `task_interrupted` or `task_faulted` report.
 """
 
 from __future__ import annotations
 
 from .._frozen import evolve
-from ..messages import ABORT_HANDLER_AT_LIMIT, times
 from ..records import Pending, Running, Task
+from ..texts import ABORT_HANDLER_AT_LIMIT, times
 from .kinds import TaskKind
 from .reports import TaskFaulted, TaskInterrupted, TaskRef
 from .runtime import Runtime
@@ -67,7 +64,7 @@ async def recover(rt: Runtime, kind: TaskKind, task: Task) -> Task | None:
         rt.report(TaskInterrupted(ref, "interrupted", n, "The stop handler runs again"))
         return task
     if n >= limit:
-        detail = await kind.end_at_limit(rt, task, n)
+        detail = await kind.end_at_limit(rt, task, n, past=n > limit)
         rt.report(TaskInterrupted(ref, "restart_limit", n, detail))
         return None
     resumed = await kind.resume_interrupted(rt, task, n)

@@ -32,8 +32,8 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from .._frozen import frozen
-from ..messages import times_in_a_row
 from ..records import Task
+from ..texts import times_in_a_row
 
 logging.getLogger("durable").addHandler(logging.NullHandler())
 _recovery_log = logging.getLogger("durable.recovery")

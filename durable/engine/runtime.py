@@ -1,27 +1,36 @@
 """The runtime: what task code sees of the harness, and nothing more.
 
-Task kinds read the head of the session, build a change and commit it through `commit`, which is
-the only way task code writes: it starts runners for the tasks the change made runnable, and it
-retries a commit the store refused for a passing cause (disk full, an I/O error) instead of
-letting the task run again from the file. Runners are reached through the `Runners` interface
-that the scheduler implements; the runtime never sees the harness.
+Task kinds read the head through named methods (a task, a conversation's queued inputs, its
+model context...), build a `Change` and commit it through `commit`, the only way task code
+writes: it starts runners for the tasks the change made runnable, and retries a commit the store
+refused for a passing cause instead of letting the task run again from the file. Timers, waits
+and deadlines are here too, so task code imports no event loop. The runtime never exposes the
+session, the store or the harness.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Protocol
+from collections.abc import Awaitable, Callable, Iterable
+from contextlib import AbstractContextManager
+from typing import Protocol, TypeVar
+
+import anyio
 
 from .._frozen import evolve
 from ..errors import StorageError
 from ..models.protocol import Model
-from ..records import Checkpoint, Pending, Running, State, Task, TaskInput
+from ..records import Checkpoint, Live, Pending, Running, State, StoredEntry, Submission, Task, TaskInput
 from ..settings import Settings
+from . import ownership
 from .clock import Clock
+from .context import Context
+from .head import Change
 from .progress import ProgressFlusher
 from .reports import ErrorReport, Reporter
-from .session import Change, Session
+from .session import Session
 from .tools import ToolRegistry
+
+T = TypeVar("T")
 
 
 class Runners(Protocol):
@@ -36,22 +45,73 @@ class Runtime:
     """See the module docstring. One per harness, made when the harness opens."""
 
     def __init__(self, session: Session, *, model: Model, tools: ToolRegistry, settings: Settings,
-                 clock: Clock, report: Reporter, runners: Runners, progress: ProgressFlusher) -> None:
-        self.session = session
+                 clock: Clock, report: Reporter, progress: ProgressFlusher) -> None:
+        self._session = session
         self.model = model
         self.tools = tools
         self.settings = settings
         self.clock = clock
         self.report = report
-        self._runners = runners
         self.progress = progress  # the flush schedule of streaming progress (its task is the harness's)
+        self._runners: Runners | None = None
+        name = getattr(model, "name", None)
+        self.provider: str | None = name.split(":", 1)[0] if isinstance(name, str) else None
+        """The provider part of the model's name ("openai" for "openai:gpt-4o"), as errors name it."""
+
+    def attach(self, runners: Runners) -> None:
+        """Give the runtime the scheduler whose runners its commits start (once, at open)."""
+        self._runners = runners
 
     def now(self) -> float:
         return self.clock.now()
 
+    # ------------------------------------------------------------------ reading the head
+
+    def task(self, task_id: int) -> Task | None:
+        """A live task as the head has it (None once it ended)."""
+        return self._session.tasks.get(task_id)
+
+    def live_tasks(self, *, kind: str | None = None, conversation_id: str | None = None) -> list[Task]:
+        """The live tasks of the head, of one kind and/or one conversation."""
+        return [t for t in self._session.tasks.values()
+                if (kind is None or t.kind == kind)
+                and (conversation_id is None or t.conversation_id == conversation_id)]
+
+    async def ended_child(self, task_id: int) -> Task | None:
+        """A child task's ending (a tool call of a round): kept in memory while its parent lives,
+        else read from the store. Once read, a parent does not read it again."""
+        found = self._session.ended_children.pop(task_id, None)
+        return found if found is not None else await self._session.storage.get_task(task_id)
+
+    def submission(self, submission_id: str) -> Submission | None:
+        """An unsettled submission as the head has it."""
+        return self._session.submissions.get(submission_id)
+
+    def queued(self, conversation_id: str) -> list[Submission]:
+        """The inputs of a conversation waiting for its next run, in order."""
+        subs = self._session.submissions
+        return [subs[s] for s in self._session.conversation(conversation_id).queued if s in subs]
+
+    def live(self, conversation_id: str) -> Live:
+        """The conversation's live document as the head has it."""
+        return self._session.conversation(conversation_id).live
+
+    def last_seq(self, conversation_id: str) -> int:
+        return self._session.conversation(conversation_id).last_seq
+
+    def compaction(self, conversation_id: str) -> StoredEntry | None:
+        """The conversation's last compaction summary, where its model context starts."""
+        return self._session.conversation(conversation_id).compaction
+
+    async def context(self, conversation_id: str) -> Context:
+        """The conversation's model context (loaded once, then kept up to date by commits)."""
+        return await self._session.load_context(conversation_id)
+
+    # ------------------------------------------------------------------ committing
+
     def change(self, *, barrier: bool = True) -> Change:
         """A change to build; `barrier=False` makes it a lazy commit (see `Change`)."""
-        return self.session.change(barrier=barrier)
+        return self._session.change(barrier=barrier)
 
     async def commit(self, change: Change, *, retry: bool = True) -> None:
         """Commit a change, then start runners for the tasks it made runnable. Task code commits
@@ -64,10 +124,11 @@ class Runtime:
             self.report(ErrorReport(f"{owners[0].upper()}{owners[1:]} could not commit and will try again: {exc}",
                                     raw=repr(exc), topic="commit"))
 
-        await self.session.commit(change, retry=refused if retry else None)
-        for task in change.batch.tasks:
-            if not task.terminal:
-                self._runners.spawn(task.id)
+        await self._session.commit(change, retry=refused if retry else None)
+        if self._runners is not None:
+            for task in change.batch.tasks:
+                if not task.terminal:
+                    self._runners.spawn(task.id)
 
     async def mark_running(self, task: Task, *, barrier: bool = False) -> Task:
         """Commit `running` (if it is not) before work whose interruption must be charged; a
@@ -84,25 +145,80 @@ class Runtime:
                  checkpoint: Checkpoint | None = None, parent_id: int | None = None,
                  state: State = Pending()) -> Task:
         now = self.now()
-        task = Task(self.session.new_task_id(), conversation_id, kind, input, state, checkpoint,
+        task = Task(self._session.new_task_id(), conversation_id, kind, input, state, checkpoint,
                     parent_id=parent_id, created_at=now, updated_at=now)
         return change.create_task(task)
+
+    # ------------------------------------------------------------------ waiting and time
 
     async def sleep_until(self, deadline: float, name: str) -> None:
         await self.clock.sleep_until(deadline, name)
 
     async def wait_tasks(self, task_ids: Iterable[int]) -> None:
+        """Wait until each task's ending is committed."""
         for tid in task_ids:
-            await self.session.task_done_event(tid).wait()
+            await self._session.task_done_event(tid).wait()
+
+    async def wait_task_until(self, task_id: int, deadline: float, name: str) -> bool:
+        """Wait until the task's ending is committed (True) or the clock reaches `deadline`
+        (False, the durable timer `name`)."""
+        done = self._session.task_done_event(task_id)
+        with anyio.CancelScope() as scope:
+            async with anyio.create_task_group() as tg:
+
+                async def expire() -> None:
+                    await self.clock.sleep_until(deadline, name)
+                    scope.cancel()
+
+                tg.start_soon(expire)
+                await done.wait()
+                tg.cancel_scope.cancel()
+        return not scope.cancelled_caught
+
+    async def within(self, seconds: float, name: str, work: Callable[[], Awaitable[T]]) -> tuple[bool, T | None]:
+        """Run `work` for at most `seconds` on the clock (the timer `name`): (True, its result),
+        or (False, None) when the time ran out and it was cancelled."""
+        result: T | None = None
+        with anyio.CancelScope() as scope:
+            async with anyio.create_task_group() as tg:
+
+                async def expire() -> None:
+                    await self.clock.sleep_until(self.now() + seconds, name)
+                    scope.cancel()
+
+                tg.start_soon(expire)
+                result = await work()
+                tg.cancel_scope.cancel()
+        return not scope.cancelled_caught, result
+
+    @staticmethod
+    def fail_after(seconds: float) -> AbstractContextManager[object]:
+        """A block that raises `TimeoutError` when it runs past `seconds` of the event loop's time
+        (how long a model stream may stay silent)."""
+        return anyio.fail_after(seconds)
+
+    def ending_in_flight(self, task_id: int) -> bool:
+        """Whether the task's ending is in the head but not yet written (it may still be refused)."""
+        return self._session.ending_in_flight(task_id)
+
+    async def before_external_work(self, what: str) -> None:
+        """Return once the store surely owns its file or space (at once, normally): no request is
+        sent and no tool runs on behalf of an owner that may have lost its lease. Raises
+        `LockLost` naming `what` otherwise (see `durable.engine.ownership`)."""
+        await ownership.before_external_work(self._session.storage, what)
+
+    # ------------------------------------------------------------------ runners
 
     async def cancel_runner(self, task_id: int) -> None:
         """Cancel the task's runner and wait until it has stopped (its in-flight commit completes)."""
-        await self._runners.cancel(task_id)
+        if self._runners is not None:
+            await self._runners.cancel(task_id)
 
     async def restart_runner(self, task_id: int) -> None:
         """Cancel the task's runner and start a new one, which reads the task afresh from the head."""
-        await self._runners.cancel(task_id)
-        self._runners.spawn(task_id)
+        if self._runners is not None:
+            await self._runners.cancel(task_id)
+            self._runners.spawn(task_id)
 
 
 __all__ = ["Runners", "Runtime"]

@@ -28,7 +28,6 @@ from . import recovery, tracing
 from .kinds import TaskKind
 from .reports import ErrorReport, FaultReason, Reporter, TaskFaulted, TaskRef
 from .runtime import Runtime
-from .session import Session
 from .transitions import phase_of
 
 
@@ -54,9 +53,10 @@ class Scheduler:
     """Runners for the tasks of one session. `start()` lets runners begin (the harness's
     `resume`); until then `spawn` does nothing and `start` spawns every live task."""
 
-    def __init__(self, session: Session, kinds: Mapping[str, TaskKind], report: Reporter,
+    def __init__(self, rt: Runtime, kinds: Mapping[str, TaskKind], report: Reporter,
                  task_group: anyio.abc.TaskGroup, on_broken: Callable[[StorageError], None]) -> None:
-        self.session = session
+        self.rt = rt
+        rt.attach(self)  # the runtime's commits start runners here
         self._on_broken = on_broken
         self.kinds = dict(kinds)
         self.report = report
@@ -66,15 +66,14 @@ class Scheduler:
         self._runners: dict[int, anyio.TaskHandle[None]] = {}
         self._started = False
         self._stopped = False
-        self.rt: Runtime | None = None  # set by the harness right after construction
 
     def start(self) -> None:
         self._started = True
-        for tid in sorted(self.session.tasks):
-            self.spawn(tid)
+        for task in sorted(self.rt.live_tasks(), key=lambda t: t.id):
+            self.spawn(task.id)
 
     def spawn(self, task_id: int) -> None:
-        if not self._started or self._stopped or task_id in self._runners or task_id not in self.session.tasks:
+        if not self._started or self._stopped or task_id in self._runners or self.rt.task(task_id) is None:
             return
         self._runners[task_id] = self._tg.create_task(self._run(task_id), name=f"durable task {task_id}")
 
@@ -102,7 +101,7 @@ class Scheduler:
 
     async def _run(self, task_id: int) -> None:
         try:
-            task = self.session.tasks.get(task_id)
+            task = self.rt.task(task_id)
             if task is not None:
                 await self._guarded(task)
         finally:
@@ -128,7 +127,6 @@ class Scheduler:
 
     async def _drive(self, task: Task) -> None:
         rt = self.rt
-        assert rt is not None, "the harness sets the runtime before any runner starts"
         kind = self.kinds.get(task.kind)
         if kind is None:
             raise HarnessError(f"Task {task.id} has kind {task.kind!r}, which this harness does not know")
@@ -150,8 +148,8 @@ class Scheduler:
         """End the task as its kind says for a fault, visibly. When the store itself refuses
         (`storage`) and even that ending cannot be written, the harness is broken: every wait
         ends with the store's error."""
-        task = self.session.tasks.get(task_id)
-        if task is None or self.rt is None:
+        task = self.rt.task(task_id)
+        if task is None:
             return
         exc = _unwrap(raised)
         if storage is not None:
@@ -162,7 +160,7 @@ class Scheduler:
         kind = self.kinds.get(task.kind)
         if kind is None:  # no table to check an ending against: it stays as the file holds it
             return
-        change = self.session.change()
+        change = self.rt.change()
         kind.fault(self.rt, change, task, ErrorInfo(message, ErrorDetail(reason)))
         try:
             await self.rt.commit(change, retry=storage is None)

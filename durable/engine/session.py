@@ -1,17 +1,14 @@
-"""The commit line: the engine's in-memory view of the session and the one way to change it.
+"""The commit line: the one way to change a session, and what observers see of it.
 
-Two views are kept. The *head* is the state after every commit made so far in this process; task
-code reads it to build the next change, so two tasks editing the same live document never lose
-each other's edits. The *committed* view is what is on disk; observers (live snapshots,
-`follow()`, waiters on submissions and tasks) only ever see it.
+A change (`durable.engine.head.Change`) is built without any `await` between reading the head and
+handing its batch to the store, so changes are applied to the head, written by the store and
+published to observers in one order: the commit line. The store may group several changes into
+one transaction. Observers (live snapshots, `follow()`, waiters on submissions and tasks) only
+ever see what is committed, never the head.
 
-A change is built without any `await` between reading the head and handing the batch to the
-store, so changes are applied to the head, written by the store and published to observers in
-one order: the commit line. The store may group several changes into one transaction.
-
-Only live things are kept: non-terminal tasks, unsettled submissions, and per conversation its
-live document and model context (which compaction bounds). Nothing here grows with history
-except the context of a conversation that is never compacted.
+A refused commit is either raised (the host API: the head is put back to what the store holds)
+or tried again, rebased on the head (task code: what the task did stays in memory, so an unsafe
+tool that ran is never run again because its result could not be written).
 
 Invariant: a task's `restarts` counter is cleared by any commit that changes its checkpoint
 (durable progress), and by nothing else.
@@ -20,148 +17,30 @@ Invariant: a task's `restarts` counter is cleared by any commit that changes its
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Mapping
 
 import anyio
-import attrs
 from anyio.streams.memory import MemoryObjectSendStream
 
-from .. import tokens
-from .._frozen import evolve
 from ..codec import CodecError
-from ..errors import CommitFailed, DiskFull, HarnessError, IllegalTransition, StorageClosed, StorageError
-from ..records import (
-    EMPTY_LIVE,
-    CompactionEntry,
-    Entry,
-    Live,
-    StoredEntry,
-    Submission,
-    Task,
-)
+from ..errors import CommitFailed, DiskFull, StorageClosed, StorageError
+from ..records import EMPTY_LIVE, CompactionEntry, Live, StoredEntry, Submission
 from ..storage import _rows
 from ..storage.protocol import Batch, Opened, Storage
+from ..tokens import in_context
 from . import tracing
 from .context import Context
+from .head import Change, Head
 from .transitions import Transitions
 
-in_context = tokens.in_context  # which entries are sent to a model (aborted partials are not)
 
+class Session(Head):
+    """The commit line of one session over its store (see the module docstring)."""
 
-@attrs.define
-class ConversationHead:
-    id: str
-    last_seq: int = 0
-    live: Live = EMPTY_LIVE
-    committed_live: Live = EMPTY_LIVE
-    compaction: StoredEntry | None = None
-    _context: Context = attrs.field(factory=Context, alias="context")
-    queued: list[str] = attrs.field(factory=list)  # submissions waiting for the next run
-    context_loaded: bool = False
-
-    @property
-    def context(self) -> Context:
-        """The model context (see `durable.engine.context`): appended to by the commits of this
-        process; replaced as a whole (by a compaction, a refused commit) by assigning entries."""
-        return self._context
-
-    @context.setter
-    def context(self, entries: Iterable[StoredEntry]) -> None:
-        self._context = entries if isinstance(entries, Context) else Context(entries)
-
-
-class Change:
-    """One commit in the making. Read the head through it, record writes, then hand it to
-    `Runtime.commit` (task code) or `Session.commit` (the host API).
-
-    `barrier` (True unless the task code that builds it says otherwise): something outside the
-    process depends on this commit once it returns (a request is sent, an unsafe tool runs, a
-    caller is answered), so the store puts it on disk before `commit` returns. A change with
-    `barrier = False` is a *lazy* commit: ordered and atomic, safe from a process kill, made
-    durable by the next barrier (see `Batch.barrier`)."""
-
-    def __init__(self, session: Session, *, barrier: bool = True) -> None:
-        self.session = session
-        self.batch = Batch()
-        self.barrier = barrier
-        self._tasks: dict[int, Task] = {}
-        self._live: dict[str, Live] = {}
-
-    def task(self, task_id: int) -> Task:
-        return self._tasks.get(task_id) or self.session.tasks[task_id]
-
-    def written(self, task_id: int) -> Task | None:
-        """The task as this change writes it, if it does."""
-        return self._tasks.get(task_id)
-
-    def create_task(self, task: Task) -> Task:
-        """Write a new task; its kind's table must allow its first position."""
-        self.session.transitions(task).check_start(task)
-        task = evolve(task, updated_at=self.session.now())
-        self._tasks[task.id] = task
-        return task
-
-    def put_task(self, task: Task, *, progress: bool | None = None) -> Task:
-        """Write a live task. The move must be in its kind's transition table
-        (`IllegalTransition` otherwise). A changed checkpoint is durable progress and clears
-        `restarts`; `progress=False` says it is not (streamed output, a written-back state)."""
-        old = self._tasks.get(task.id) or self.session.tasks.get(task.id)
-        if old is None:
-            raise IllegalTransition(f"Task {task.id} ({task.kind}) is not live in this session; it cannot change")
-        self.session.transitions(task).check(old, task)
-        if progress is None:
-            progress = old.checkpoint != task.checkpoint
-        if progress and task.restarts:
-            task = evolve(task, restarts=0, updated_at=self.session.now())
-        else:
-            task = evolve(task, updated_at=self.session.now())
-        self._tasks[task.id] = task
-        return task
-
-    def append(self, conversation_id: str, entry: Entry) -> int:
-        conv = self.session.conversation(conversation_id)
-        pending = sum(1 for e in self.batch.entries if e.conversation_id == conversation_id)
-        seq = conv.last_seq + pending + 1
-        self.batch.entries.append(StoredEntry(conversation_id, seq, entry))
-        return seq
-
-    def put_submission(self, submission: Submission) -> None:
-        self.batch.submissions.append(submission)
-
-    def live(self, conversation_id: str) -> Live:
-        return self._live.get(conversation_id) or self.session.conversation(conversation_id).live
-
-    def put_live(self, conversation_id: str, live: Live) -> None:
-        self._live[conversation_id] = live
-
-    def edit_live(self, conversation_id: str, **changes: Any) -> Live:
-        live = evolve(self.live(conversation_id), **changes)
-        self.put_live(conversation_id, live)
-        return live
-
-    def __bool__(self) -> bool:
-        return bool(self._tasks or self._live or self.batch)
-
-
-class Session:
     def __init__(self, storage: Storage, opened: Opened, now: Callable[[], float],
                  tables: Mapping[str, Transitions]) -> None:
+        super().__init__(opened, now, tables)
         self.storage = storage
-        self.now = now
-        self.tables = dict(tables)
-        self.tasks: dict[int, Task] = {t.id: t for t in opened.live_tasks}
-        # Child tasks (tool calls) ended while their parent lives: the parent reads their results
-        # from here instead of from the store; dropped once the parent ends.
-        self.ended_children: dict[int, Task] = {}
-        self.submissions: dict[str, Submission] = {s.id: s for s in opened.unsettled}
-        self.convs: dict[str, ConversationHead] = {}
-        for cid, state in opened.conversations.items():
-            self.convs[cid] = ConversationHead(cid, state.last_seq, state.live, state.live, state.last_compaction)
-        for sub in sorted(opened.unsettled, key=lambda s: (s.created_at, s.id)):
-            if sub.task_id is None:
-                self.conversation(sub.conversation_id).queued.append(sub.id)
-        self.next_task_id = opened.next_task_id
         self.commit_count = 0
         self._issued = 0
         self._durable: dict[int, tuple[Change, bool]] = {}  # finished commits by number, and whether they held
@@ -174,27 +53,7 @@ class Session:
         self._settled: dict[str, _Settling] = {}
         self._followers: list[tuple[str, MemoryObjectSendStream[Live]]] = []
 
-    # ------------------------------------------------------------------ reading the head
-
-    def conversation(self, conversation_id: str) -> ConversationHead:
-        conv = self.convs.get(conversation_id)
-        if conv is None:
-            conv = self.convs[conversation_id] = ConversationHead(conversation_id, context_loaded=True)
-        return conv
-
-    def new_task_id(self) -> int:
-        tid = self.next_task_id
-        self.next_task_id += 1
-        return tid
-
-    def change(self, *, barrier: bool = True) -> Change:
-        return Change(self, barrier=barrier)
-
-    def transitions(self, task: Task) -> Transitions:
-        table = self.tables.get(task.kind)
-        if table is None:
-            raise HarnessError(f"Task {task.id} has kind {task.kind!r}, which this harness does not know")
-        return table
+    # ------------------------------------------------------------------ the model context
 
     async def load_context(self, conversation_id: str) -> Context:
         """The model context of a conversation: loaded once (from its last compaction, undecoded),
@@ -234,9 +93,9 @@ class Session:
         because its result could not be written); cancelling the wait gives up, as without
         `retry`. A refusal that is not transient (a value that can never be stored, a lost lock,
         a closed or damaged store) is raised at once."""
-        for task in change._tasks.values():
+        for task in change.tasks.values():
             change.batch.tasks.append(task)
-        change.batch.live.update(change._live)
+        change.batch.live.update(change.lives)
         change.batch.barrier = change.barrier
         self._issued += 1
         number = self._issued
@@ -329,7 +188,7 @@ class Session:
             pass  # the store cannot even be read: the next commit will fail and say why
 
     def _apply_to_head(self, change: Change) -> None:
-        for task in change._tasks.values():
+        for task in change.tasks.values():
             if task.terminal:
                 self.tasks.pop(task.id, None)
                 if task.parent_id is not None and task.parent_id in self.tasks:
@@ -358,7 +217,7 @@ class Session:
                     queued.remove(sub.id)
             elif sub.id not in queued:
                 queued.append(sub.id)
-        for cid, live in change._live.items():
+        for cid, live in change.lives.items():
             self.conversation(cid).live = live
 
     def _publish(self) -> None:

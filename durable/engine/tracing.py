@@ -35,8 +35,6 @@ import importlib.util
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-import anyio
-
 from ..records import Task
 
 AttributeValue = str | int | float | bool | Sequence[int] | Sequence[str]
@@ -48,6 +46,13 @@ TRACER_NAME = "durable"
 _tracer: Any = None
 _trace: Any = None  # the `opentelemetry.trace` module, once imported (on the first traced call)
 _provider_set = False  # a real tracer provider was seen: it stays (OpenTelemetry sets it once)
+
+
+def _cancelled() -> type[BaseException]:
+    """The event loop's cancellation exception (anyio imported only once a traced call runs)."""
+    import anyio
+
+    return anyio.get_cancelled_exc_class()
 
 
 def _import_trace() -> Any:
@@ -128,7 +133,7 @@ def traced(describe: Describe) -> Callable[[F], F]:
                                                      set_status_on_exception=False) as span:
                 try:
                     return await fn(*args, **kwargs)
-                except anyio.get_cancelled_exc_class():
+                except _cancelled():
                     span.set_attribute("durable.cancelled", True)
                     raise
                 except Exception as exc:
@@ -159,9 +164,9 @@ def _tool_call(kind: object, rt: object, task: Task, tool: Any, args: object) ->
 
 
 def _commit(session: object, change: Any, **_: object) -> tuple[str, Mapping[str, AttributeValue]]:
-    # At the start of `Session.commit` the change's tasks are still in `_tasks` (the host API
+    # At the start of `Session.commit` the change's tasks are still in `tasks` (the host API
     # may also have put some in its batch directly).
-    ids = set(getattr(change, "_tasks", {})) | {t.id for t in change.batch.tasks}
+    ids = set(change.tasks) | {t.id for t in change.batch.tasks}
     return "durable.commit", {"durable.commit.task_ids": sorted(ids),
                               "durable.commit.entries": len(change.batch.entries)}
 

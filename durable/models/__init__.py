@@ -1,7 +1,8 @@
 """Models: the protocol, the scripted faux model, and (imported lazily, as optional extras) the
 OpenAI and Anthropic adapters: `durable.models.openai`, `durable.models.anthropic`."""
 
-from .faux import FauxModel
+from typing import TYPE_CHECKING
+
 from .protocol import (
     DeferredHandle,
     FinalMessage,
@@ -14,6 +15,19 @@ from .protocol import (
     ToolSpec,
     UsageEvent,
 )
+
+if TYPE_CHECKING:
+    from .faux import FauxModel
+else:
+
+    def __getattr__(name):  # the faux model imports anyio: loaded on first use (the protocol is plain)
+        if name != "FauxModel":
+            raise AttributeError(f"module 'durable.models' has no attribute {name!r}")
+        from .faux import FauxModel
+
+        globals()["FauxModel"] = FauxModel
+        return FauxModel
+
 
 __all__ = ["DeferredHandle", "FauxModel", "FinalMessage", "Model", "ModelError", "ModelRequest",
            "StillRunning", "TextDelta", "ToolCallEvent", "ToolSpec", "UsageEvent"]

@@ -289,6 +289,12 @@ class FauxModel:
         self._recorded()
         await anyio.lowlevel.checkpoint()
 
+    async def find(self, key: str) -> str | None:
+        """Faux jobs cannot be looked up by key (as at OpenAI and Anthropic): always None. A
+        `durable.testing.LedgerModel` finds them."""
+        await anyio.lowlevel.checkpoint()
+        return None
+
 
 class HangingCancel(FauxModel):
     """A faux model whose `cancel` never returns (for abort-handler crash tests)."""

@@ -207,10 +207,11 @@ class Model(Protocol):
         """Cancel a background job. Cancelling an ended or unknown job is not an error."""
         ...
 
-    # Optional: `async def find(self, key: str) -> str | None` returns the handle of a job
-    # submitted with `request.key`, for providers that can list jobs. The harness uses it after a
-    # crash between committing a job's intent and committing its handle; without it, the job is
-    # submitted again (and reported).
+    async def find(self, key: str) -> str | None:
+        """The handle of a background job submitted with `request.key`, or None: no such job, or
+        the provider cannot list jobs. The harness asks after a crash between committing a job's
+        intent and committing its handle; on None the job is submitted again (and reported)."""
+        ...
 
 
 estimate_tokens = tokens.estimate_tokens  # kept here for the code that imported it from here

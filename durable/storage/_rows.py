@@ -11,7 +11,7 @@ from itertools import repeat
 from typing import TypeVar, cast
 
 from .. import codec
-from ..errors import CorruptSession
+from ..errors import CorruptSession, UnknownTaskKind
 from ..records import Entry, Live, StoredEntry, Submission, Task
 from .protocol import RawContext
 
@@ -21,6 +21,11 @@ T = TypeVar("T")
 def _load(body: str, cls: type[T], what: str, location: str) -> T:
     try:
         return codec.loads(body, cls)
+    except codec.UnknownVariant as exc:
+        if exc.what != "task kind":
+            raise CorruptSession(f"{what} in {location} cannot be read: {exc}", location=location) from exc
+        raise UnknownTaskKind(f"{what} in {location} has kind {exc.tag!r}, which this process does not know ({exc}): "
+                              f"open the file with the code that defines that kind", location=location) from exc
     except codec.CodecError as exc:
         raise CorruptSession(f"{what} in {location} cannot be read: {exc}", location=location) from exc
 

@@ -1,42 +1,60 @@
 """The cancel task: an owed cancel of a deferred job, carried out after the run that left it open.
 
+    pending/none -> running/none
+    running/none -> pending/none | end
+
 A run never waits on a provider's cancel to end: its ending commit records the cancel as a task
-of this kind (`CancelInput{job, run_task_id, provider}`). The task commits `running`, asks the
-provider to cancel the job (finding its handle by key when the submit's outcome was never
-committed and the provider can list jobs), and ends `done`. It is bounded: a cancel that does not
-answer within `CANCEL_TIMEOUT` seconds on the clock, or that the provider refuses, fails with a
-report naming the job and the provider. It is charged like any task: cut off `restart_limit`
-times in a row, it fails with a `task_interrupted` report naming the job and the provider; below
-that it simply runs again (cancelling a job twice is harmless).
+of this kind (`owe`). The task commits `running`, asks the provider to cancel the job (finding
+its handle by key when the submit's outcome was never committed: `Model.find`), and ends `done`.
+It is bounded: a cancel that does not answer within `CANCEL_TIMEOUT` seconds on the clock, or
+that the provider refuses, fails with a report naming the job and the provider. Cut off
+`restart_limit` times in a row it fails with a `task_interrupted` report; below that it simply
+runs again (cancelling a job twice is harmless).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any
 
-import anyio
-
-from .._frozen import evolve
+from .._frozen import evolve, frozen
 from ..engine.kinds import Resumed, TaskKind
 from ..engine.reports import ErrorReport, TaskRef
-from ..engine.runtime import Runtime
-from ..engine.transitions import Transitions
-from ..messages import CANCEL_AT_LIMIT, times_in_a_row
+from ..engine.transitions import END, Transitions
 from ..models.protocol import ModelError
-from ..records import CancelInput, Done, ErrorDetail, ErrorInfo, Failed, FailureReason, Task, Terminal
+from ..records import DeferredJob, Done, ErrorDetail, ErrorInfo, Failed, FailureReason, Task, TaskInput, Terminal
+from ..texts import times_in_a_row
+
+if TYPE_CHECKING:
+    from ..engine.head import Change
+    from ..engine.runtime import Runtime
 
 CANCEL_TIMEOUT = 30.0  # seconds (on the harness clock) a provider's cancel may take
+CANCEL_AT_LIMIT = "Cancelling deferred job {job} at {provider} was interrupted {times}; it is not tried again"
+
+
+@frozen
+class CancelInput(TaskInput):
+    """An owed cancel: the deferred job of run `run_task_id` is to be cancelled at `provider`."""
+
+    job: DeferredJob
+    run_task_id: int
+    provider: str | None = None
+
+
+def owe(rt: Runtime, change: Change, conversation_id: str, job: DeferredJob, run_task_id: int) -> Task:
+    """In `change`: the cancel of `job`, left open by run `run_task_id`, owed as a task."""
+    return rt.new_task(change, conversation_id=conversation_id, kind=CancelKind.name,
+                       input=CancelInput(job, run_task_id, rt.provider))
 
 
 class CancelKind(TaskKind):
     """Owed cancels of deferred jobs (see the module docstring)."""
 
     name = "cancel"
-    transitions: ClassVar[Transitions] = Transitions(
-        "cancel",
-        start={("pending", "none")},
-        states={"pending": {"running"}, "running": {"pending"}},
-        phases={},
+    input = CancelInput
+    transitions = Transitions(
+        start=["pending/none"],
+        moves={"pending/none": ["running/none"], "running/none": ["pending/none", END]},
     )
 
     def __init__(self) -> None:
@@ -45,7 +63,7 @@ class CancelKind(TaskKind):
     async def resume_interrupted(self, rt: Runtime, task: Task, restarts: int) -> Resumed:
         return Resumed(task, "interrupted", f"The cancel of deferred job {_job(task)} is tried again")
 
-    async def end_at_limit(self, rt: Runtime, task: Task, restarts: int) -> str:
+    async def end_at_limit(self, rt: Runtime, task: Task, restarts: int, past: bool) -> str:
         inp = _input(task)
         detail = CANCEL_AT_LIMIT.format(job=_job(task), provider=inp.provider or "the provider",
                                         times=times_in_a_row(restarts))
@@ -59,27 +77,21 @@ class CancelKind(TaskKind):
         handle = inp.job.handle
         try:
             if handle is None:
-                find = getattr(rt.model, "find", None)
-                handle = await find(inp.job.key) if find is not None else None
+                handle = await rt.model.find(inp.job.key)
                 if handle is None:
-                    if find is None:
-                        rt.report(ErrorReport(
-                            f"Task {inp.run_task_id}: the deferred job {inp.job.key} may have been submitted "
-                            f"before the host stopped; {provider} cannot look it up, so it cannot be cancelled",
-                            TaskRef.of(task), topic="model"))
+                    rt.report(ErrorReport(
+                        f"Task {inp.run_task_id}: the deferred job {inp.job.key} may have been submitted "
+                        f"before the host stopped; {provider} finds no job with that key, so it cannot be cancelled",
+                        TaskRef.of(task), topic="model"))
                     await self._end(rt, task, Done({"cancelled": False}))
                     return None
-            with anyio.CancelScope() as scope:
-                async with anyio.create_task_group() as tg:
+            found = handle
 
-                    async def give_up() -> None:
-                        await rt.sleep_until(rt.now() + CANCEL_TIMEOUT, f"cancel:{task.id}")
-                        scope.cancel()
+            async def cancel() -> None:
+                await rt.model.cancel(found)
 
-                    tg.start_soon(give_up)
-                    await rt.model.cancel(handle)
-                    tg.cancel_scope.cancel()
-            if scope.cancelled_caught:
+            finished, _ = await rt.within(CANCEL_TIMEOUT, f"cancel:{task.id}", cancel)
+            if not finished:
                 raise ModelError(f"{provider} did not answer within {CANCEL_TIMEOUT:g} s", kind="timeout")
         except ModelError as exc:
             message = f"Cancelling deferred job {handle or inp.job.key} at {provider} failed: {exc.message}"
@@ -95,6 +107,16 @@ class CancelKind(TaskKind):
         change.put_task(evolve(task, state=Terminal(outcome)), progress=False)
         await rt.commit(change)
 
+    @classmethod
+    def describe(cls, task: Task) -> str:
+        return f"cancel of deferred job {_job(task)}"
+
+    @classmethod
+    def details(cls, task: Task) -> dict[str, Any]:
+        inp = _input(task)
+        return {"job": {"key": inp.job.key, "handle": inp.job.handle}, "run": inp.run_task_id,
+                "provider": inp.provider}
+
 
 def _input(task: Task) -> CancelInput:
     assert isinstance(task.input, CancelInput), f"task {task.id} is not a cancel task"
@@ -106,4 +128,4 @@ def _job(task: Task) -> str:
     return job.handle or job.key
 
 
-__all__ = ["CANCEL_TIMEOUT", "CancelKind"]
+__all__ = ["CANCEL_AT_LIMIT", "CANCEL_TIMEOUT", "CancelInput", "CancelKind", "owe"]

@@ -1,34 +1,31 @@
 """The compaction task: a summary that replaces older entries in the model's context.
 
+    pending/none -> running/none
+    running/none -> pending/none | end
+
 Manual (`conversation.compact()`), or automatic: before a request whose estimated context passes
 `compaction.threshold` of the model's context window, and after a context-overflow error. The
 summary is asked of the model; the result is a `CompactionEntry(summary, first_kept_seq)` appended
 to the conversation: every entry stays in the file, only the context sent next changes. The last
 `compaction.keep_last` entries are kept verbatim (the cut never separates a tool call from its
-result).
-
-Cut off at the restart limit, the task fails ("Compaction was interrupted once"), the live
-document gets `compaction_failure{task_id, trigger, error}`, a `task_interrupted` report is sent
-and the conversation is left uncompacted.
+result). Cut off at the restart limit, the task fails ("Compaction was interrupted once"), the
+live document gets `compaction_failure{task_id, trigger, error}`, a `task_interrupted` report is
+sent and the conversation is left uncompacted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import aclosing
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from .._frozen import evolve
-from ..engine.context import Context
+from .._frozen import evolve, frozen
 from ..engine.kinds import Resumed, TaskKind
-from ..engine.runtime import Runtime
-from ..engine.transitions import Transitions
-from ..messages import COMPACTION_AT_LIMIT, times_in_a_row
+from ..engine.transitions import END, Transitions
 from ..models.protocol import FinalMessage, ModelError, ModelRequest
 from ..records import (
     CompactionEntry,
     CompactionFailure,
-    CompactionInput,
     Done,
     Entry,
     ErrorDetail,
@@ -37,28 +34,42 @@ from ..records import (
     FailureReason,
     StoredEntry,
     Task,
+    TaskInput,
     Terminal,
     ToolResultEntry,
     UserEntry,
 )
+from ..texts import times_in_a_row
 from ..tokens import entry_tokens
+
+if TYPE_CHECKING:
+    from ..engine.context import Context
+    from ..engine.runtime import Runtime
+
+COMPACTION_AT_LIMIT = "Compaction was interrupted {times}"
+Trigger = Literal["manual", "threshold", "overflow"]
+
+
+@frozen
+class CompactionInput(TaskInput):
+    """The input of a compaction task: what started it (the host, the context threshold,
+    or a context overflow reported by the model)."""
+
+    trigger: Trigger
+
 
 SUMMARY_PROMPT = (
     "Summarize the conversation so far for your own later use: the user's goals, decisions made, "
     "facts learned from tools, and open questions. Be concise."
 )
-Trigger = Literal["manual", "threshold", "overflow"]
-
-
 class CompactionKind(TaskKind):
     """Compactions of a conversation (see the module docstring)."""
 
     name = "compaction"
-    transitions: ClassVar[Transitions] = Transitions(
-        "compaction",
-        start={("pending", "none")},
-        states={"pending": {"running"}, "running": {"pending"}},
-        phases={},
+    input = CompactionInput
+    transitions = Transitions(
+        start=["pending/none"],
+        moves={"pending/none": ["running/none"], "running/none": ["pending/none", END]},
     )
 
     def __init__(self) -> None:
@@ -70,17 +81,15 @@ class CompactionKind(TaskKind):
         if existing is not None:
             return existing.id
         change = rt.change()
-        task = rt.new_task(change, conversation_id=conversation_id, kind="compaction", input=CompactionInput(trigger))
+        task = rt.new_task(change, conversation_id=conversation_id, kind=self.name, input=CompactionInput(trigger))
         live = change.live(conversation_id)
         change.edit_live(conversation_id, compactions=live.compactions + 1)
         await rt.commit(change, retry=retry)
         return task.id
 
     def _active(self, rt: Runtime, conversation_id: str) -> Task | None:
-        for task in rt.session.tasks.values():
-            if task.kind == "compaction" and task.conversation_id == conversation_id:
-                return task
-        return None
+        found = rt.live_tasks(kind=self.name, conversation_id=conversation_id)
+        return found[0] if found else None
 
     async def compact_if_needed(self, rt: Runtime, conversation_id: str) -> None:
         """Before a request: compact first (and wait) when the context passes the threshold."""
@@ -95,17 +104,17 @@ class CompactionKind(TaskKind):
         settings = rt.settings.compaction
         if not settings.enabled:
             return False
-        window = getattr(rt.model, "context_window", 0) or 0
+        window = rt.model.context_window
         if window <= 0:
             return False
         if await _tokens(rt, conversation_id) <= settings.threshold * window:
             return False
-        return self._cut(rt, await rt.session.load_context(conversation_id)) is not None
+        return self._cut(rt, await rt.context(conversation_id)) is not None
 
     async def may_compact(self, rt: Runtime, conversation_id: str, pending: Sequence[StoredEntry]) -> bool:
         """Whether `compact_if_needed` may start a compaction once `pending` entries are added."""
         settings = rt.settings.compaction
-        window = getattr(rt.model, "context_window", 0) or 0
+        window = rt.model.context_window
         if not settings.enabled or window <= 0:
             return False
         extra = sum(entry_tokens(e.entry) for e in pending)
@@ -113,7 +122,7 @@ class CompactionKind(TaskKind):
 
     async def compact_for_overflow(self, rt: Runtime, conversation_id: str) -> bool:
         """After a context overflow: compact and wait; False when there is nothing to compact."""
-        context = await rt.session.load_context(conversation_id)
+        context = await rt.context(conversation_id)
         if self._cut(rt, context) is None:
             return False
         tid = await self.start(rt, conversation_id, "overflow")
@@ -123,7 +132,7 @@ class CompactionKind(TaskKind):
     async def resume_interrupted(self, rt: Runtime, task: Task, restarts: int) -> Resumed:
         return Resumed(task, "interrupted", "The compaction runs again")
 
-    async def end_at_limit(self, rt: Runtime, task: Task, restarts: int) -> str:
+    async def end_at_limit(self, rt: Runtime, task: Task, restarts: int, past: bool) -> str:
         msg = COMPACTION_AT_LIMIT.format(times=times_in_a_row(restarts))
         await self._fail(rt, task, msg, "restart_limit")
         return msg
@@ -145,7 +154,7 @@ class CompactionKind(TaskKind):
         assert isinstance(task.input, CompactionInput)
         cid = task.conversation_id
         task = await rt.mark_running(task, barrier=True)  # a summary request follows
-        context = await rt.session.load_context(cid)
+        context = await rt.context(cid)
         cut = self._cut(rt, context)
         if cut is None:
             change = rt.change()
@@ -153,9 +162,9 @@ class CompactionKind(TaskKind):
             change.edit_live(cid, compactions=max(0, change.live(cid).compactions - 1))
             await rt.commit(change)
             return None
-        conv = rt.session.conversation(cid)
+        comp = rt.compaction(cid)
         older: list[Entry] = [e.entry for e in context if e.seq < cut]
-        summary: tuple[Entry, ...] = (conv.compaction.entry,) if conv.compaction else ()
+        summary: tuple[Entry, ...] = (comp.entry,) if comp else ()
         messages = (*summary, *older, UserEntry(SUMMARY_PROMPT))
         request = ModelRequest("You write summaries of conversations.", messages, (), dict(rt.settings.model_options),
                                1, f"c{task.id}")
@@ -190,10 +199,18 @@ class CompactionKind(TaskKind):
         change.edit_live(cid, compactions=max(0, change.live(cid).compactions - 1), compaction_failure=failure)
         await rt.commit(change)
 
+    @classmethod
+    def details(cls, task: Task) -> dict[str, Any]:
+        assert isinstance(task.input, CompactionInput)
+        return {"trigger": task.input.trigger}
+
 
 async def _tokens(rt: Runtime, cid: str) -> int:
     """Estimated context tokens: the context's running count (`Context.tokens`, kept by every
     append, read from the store's `tokens` column at load) and the leading summary."""
-    context = await rt.session.load_context(cid)
-    comp = rt.session.conversation(cid).compaction
+    context = await rt.context(cid)
+    comp = rt.compaction(cid)
     return context.tokens + (entry_tokens(comp.entry) if comp is not None else 0)
+
+
+__all__ = ["COMPACTION_AT_LIMIT", "SUMMARY_PROMPT", "CompactionInput", "CompactionKind", "Trigger"]

@@ -11,9 +11,9 @@ an append-only file (for process kills: every record is one `write` to a file op
 - `FauxJobLedger` is the provider's side of deferred jobs: `ledger.model(faux_model)` returns a
   model whose `submit` / `fetch` / `cancel` go through the ledger, so a job submitted by one
   process can be fetched or cancelled by the next, and a test can ask which attempt keys were
-  submitted twice and which jobs were left open. With `findable=True` (the default) the model
-  also offers the protocol's optional `find(key)`, as a provider that can list its jobs does;
-  `findable=False` simulates one that cannot (the harness then submits again, and says so).
+  submitted twice and which jobs were left open. With `findable=True` (the default) the model's
+  `find(key)` finds a job as a provider that can list its jobs does; `findable=False` simulates
+  one that cannot (it finds nothing: the harness then submits again, and says so).
 """
 
 from __future__ import annotations
@@ -211,15 +211,12 @@ class LedgerModel:
     def __getattr__(self, name: str) -> Any:
         if name in ("inner", "ledger"):
             raise AttributeError(name)
-        if name == "find":
-            # The optional `find(key)` of the model protocol: a provider that can list its jobs.
-            if self.ledger.findable:
-                return self._find
-            raise AttributeError(name)
         return getattr(self.inner, name)
 
-    async def _find(self, key: str) -> str | None:
-        handles = self.ledger.submits_by_key().get(key)
+    async def find(self, key: str) -> str | None:
+        """The model protocol's `find(key)`: the job submitted with `key`, as a provider that can
+        list its jobs finds it; always None when the ledger is not `findable`."""
+        handles = self.ledger.submits_by_key().get(key) if self.ledger.findable else None
         await anyio.lowlevel.checkpoint()
         return handles[-1] if handles else None
 

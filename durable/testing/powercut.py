@@ -46,9 +46,7 @@ from ..records import (
     Answered,
     AssistantEntry,
     Done,
-    GenerationInput,
     Live,
-    Request,
     StoredEntry,
     Submission,
     Task,
@@ -59,6 +57,7 @@ from ..storage._opening import commit_level
 from ..storage.protocol import Batch, encode_batch
 from ..storage.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 from ..storage.sqlite import SQLiteStorage
+from ..tasks.generation.records import GenerationInput, Request
 from .invariants import check_invariants
 
 SECTOR = 512

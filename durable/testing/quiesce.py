@@ -24,7 +24,8 @@ from attrs import frozen
 
 from ..engine.clock import FakeClock
 from ..errors import ToolResultRejected
-from ..records import Pending, Running, ToolCall, ToolInput, Waiting
+from ..records import Pending, Running, ToolCall, Waiting
+from ..tasks.tool import ToolInput
 from .crash import CrashableStorage
 
 

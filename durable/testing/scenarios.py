@@ -12,6 +12,7 @@ the `ScaledClock` of a child process. Progress is committed on every delta
 | `retry_after_provider_error` | attempt 1 fails (529, after a partial), attempt 2 answers |
 | `deferred_answer` | the answer comes from a deferred job, polled twice |
 | `abort_in_tool_round` | the host aborts while a safe and an unsafe tool run |
+| `abort_in_backoff` | attempt 1 fails (529); the host aborts while the retry waits |
 | `compaction` | three turns, then `compact()` |
 | `client_tool` | a tool the host answers |
 | `queued_inputs` | a second input queued behind the first run |
@@ -152,6 +153,15 @@ async def _drive_abort(d: Driver) -> None:
 abort_in_tool_round = Scenario("abort_in_tool_round", _abort_world, _drive_abort)
 
 
+async def _drive_abort_in_backoff(d: Driver) -> None:
+    await d.submit("Hi")
+    await d.until(lambda live: live.generation is not None and live.generation.retry is not None)
+    await d.abort()
+
+
+abort_in_backoff = Scenario("abort_in_backoff", _retry_world, _drive_abort_in_backoff)
+
+
 def _compaction_world(clock: Any) -> World:
     model = by_input({
         "One": [reply("First answer")],
@@ -198,5 +208,5 @@ queued_inputs = Scenario("queued_inputs", _queued_world, _drive_queued)
 
 
 REQUIRED = (streamed_answer, tool_round, retry_after_provider_error, deferred_answer, abort_in_tool_round, compaction)
-ALL = (*REQUIRED, client_tool, queued_inputs)
+ALL = (*REQUIRED, client_tool, queued_inputs, abort_in_backoff)
 BY_NAME = {s.name: s for s in ALL}

@@ -9,6 +9,7 @@ from rich.console import Console
 
 from durable import records as r
 from durable.cli.live_view import RichUi
+from durable.tasks.generation.records import GenerationInput, Prepare, Request
 
 
 def rendered(events=(), entries=()) -> str:
@@ -48,7 +49,7 @@ def test_a_cut_off_task_gets_one_line_whatever_its_report():
     from durable.cli.plain_view import describe_cut_off
     from durable.engine.reports import TaskFaulted, TaskInterrupted, TaskRef
 
-    gen = r.Task(1, "root", "generation", r.GenerationInput(("s1",)), r.Pending(), r.Request(2), restarts=3)
+    gen = r.Task(1, "root", "generation", GenerationInput(("s1",)), r.Pending(), Request(2), restarts=3)
     ref = TaskRef.of(gen)
     start = "task 1 (generation) was cut off by the crash in its request phase"
     assert describe_cut_off(gen, TaskInterrupted(ref, "restart_limit", 3, "The generation was interrupted")) == (
@@ -56,6 +57,6 @@ def test_a_cut_off_task_gets_one_line_whatever_its_report():
     assert describe_cut_off(gen, TaskFaulted(ref, "restart_limit", "Abort handler cut off")) == (
         f"{start} and ended faulted (restart_limit; restarts=3): Abort handler cut off")
     assert describe_cut_off(gen, None) == f"{start} (restarts=3)"  # no report: no claim about what follows
-    prep = r.Task(1, "root", "generation", r.GenerationInput(("s1",)), r.Pending(), r.Prepare(1), restarts=1)
+    prep = r.Task(1, "root", "generation", GenerationInput(("s1",)), r.Pending(), Prepare(1), restarts=1)
     assert describe_cut_off(prep, TaskInterrupted(ref, "interrupted", 1, "The prepare phase runs again")) == (
         "task 1 (generation) was cut off by the crash in its prepare phase; it runs again (restarts=1)")

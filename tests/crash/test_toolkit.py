@@ -14,6 +14,8 @@ from durable import records as r
 from durable.models import faux
 from durable.storage import MemoryStorage, SQLiteStorage
 from durable.storage.protocol import Batch
+from durable.tasks.generation.records import GenerationInput, Prepare, Request, ToolRound
+from durable.tasks.tool import ToolInput, ToolProgress
 from durable.testing import (
     ExecutionLog,
     FakeClock,
@@ -37,12 +39,12 @@ SETTINGS = durable.Settings(progress=durable.Progress(0, 0))
 # --------------------------------------------------------------------------- building sessions by hand
 
 
-def gen_task(tid=1, *, state=r.Pending(), checkpoint=r.Prepare(1), subs=("s1",)):
-    return r.Task(tid, "root", "generation", r.GenerationInput(tuple(subs)), state, checkpoint)
+def gen_task(tid=1, *, state=r.Pending(), checkpoint=Prepare(1), subs=("s1",)):
+    return r.Task(tid, "root", "generation", GenerationInput(tuple(subs)), state, checkpoint)
 
 
 def tool_task(tid, call, *, parent=1, state=r.Pending(), replay="unsafe"):
-    return r.Task(tid, "root", "tool", r.ToolInput(call, replay), state, r.ToolProgress(), parent_id=parent)
+    return r.Task(tid, "root", "tool", ToolInput(call, replay), state, ToolProgress(), parent_id=parent)
 
 
 def user(seq, text="hi", sid="s1"):
@@ -63,7 +65,7 @@ async def memory_session(*batches: Batch) -> MemoryStorage:
 
 def answered_run() -> Batch:
     """A run that answered its input: the shape every check accepts."""
-    done = gen_task(state=r.Terminal(r.Done({"seq": 2})), checkpoint=r.Request(1))
+    done = gen_task(state=r.Terminal(r.Done({"seq": 2})), checkpoint=Request(1))
     sub = r.Submission("s1", "root", "hi", seq=1, status=r.Answered(), task_id=1)
     return Batch(tasks=[done], entries=[user(1), entry(2, r.AssistantEntry("Hello", "stop"))], submissions=[sub],
                  live={"root": r.Live()})
@@ -100,7 +102,7 @@ async def test_an_input_left_queued_by_a_run_that_ended_is_found():
 
 async def test_a_tool_call_without_a_result_and_one_with_two_are_both_named():
     a, b = r.ToolCall("c1", "lookup", "{}"), r.ToolCall("c2", "charge", "{}")
-    done = gen_task(state=r.Terminal(r.Done({"seq": 6})), checkpoint=r.Prepare(1))
+    done = gen_task(state=r.Terminal(r.Done({"seq": 6})), checkpoint=Prepare(1))
     sub = r.Submission("s1", "root", "hi", seq=1, status=r.Answered(), task_id=1)
     store = await memory_session(Batch(
         tasks=[done, tool_task(2, a, state=r.Terminal(r.Done())), tool_task(3, b, state=r.Terminal(r.Done()))],
@@ -117,7 +119,7 @@ async def test_a_tool_call_without_a_result_and_one_with_two_are_both_named():
 
 async def test_a_tool_round_in_progress_is_not_missing_its_results():
     a = r.ToolCall("c1", "lookup", "{}")
-    waiting = gen_task(state=r.Waiting(on=(2,)), checkpoint=r.ToolRound(2, (a,), (2,)))
+    waiting = gen_task(state=r.Waiting(on=(2,)), checkpoint=ToolRound(2, (a,), (2,)))
     sub = r.Submission("s1", "root", "hi", seq=1, task_id=1)
     store = await memory_session(Batch(
         tasks=[waiting, tool_task(2, a, state=r.Running())],
@@ -133,7 +135,7 @@ async def test_a_tool_round_in_progress_is_not_missing_its_results():
 
 async def test_attempts_past_the_retry_policy_and_a_double_charge_are_named():
     stopped = "The host stopped while the model was answering, on attempt 2"
-    done = gen_task(state=r.Terminal(r.Done({"seq": 5})), checkpoint=r.Request(5))
+    done = gen_task(state=r.Terminal(r.Done({"seq": 5})), checkpoint=Request(5))
     sub = r.Submission("s1", "root", "hi", seq=1, status=r.Answered(), task_id=1)
     store = await memory_session(Batch(
         tasks=[done],
@@ -163,7 +165,7 @@ async def test_a_live_document_showing_an_ended_run_is_named():
 
 async def test_an_unsafe_tool_run_twice_and_a_tool_run_without_intent_are_named(tmp_path):
     a = r.ToolCall("c1", "charge", "{}")
-    done = gen_task(state=r.Terminal(r.Done({"seq": 4})), checkpoint=r.Request(1))
+    done = gen_task(state=r.Terminal(r.Done({"seq": 4})), checkpoint=Request(1))
     sub = r.Submission("s1", "root", "hi", seq=1, status=r.Answered(), task_id=1)
     store = await memory_session(Batch(
         tasks=[done, tool_task(2, a, state=r.Terminal(r.Done()))],

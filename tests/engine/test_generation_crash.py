@@ -13,6 +13,7 @@ import pytest
 import durable
 from durable import records as r
 from durable.models import FauxModel, faux
+from durable.tasks.generation.records import AttemptFailure, Request, Retry
 from durable.testing import crash
 
 from .conftest import partial_is, settings, until_live
@@ -39,7 +40,7 @@ async def test_a_crash_while_the_model_streams_is_charged_once_and_attempt_2_ans
     model = FauxModel([faux.reply("Hello world")])
     async with host.open(model, settings=settings()) as h:
         task = await h.task(1)
-        assert (task.state, task.restarts, task.checkpoint) == (r.Pending(), 1, r.Request(1))
+        assert (task.state, task.restarts, task.checkpoint) == (r.Pending(), 1, Request(1))
         await h.resume()
         until = await host.clock.wait_for_timer("retry:1")
         assert until == host.clock.now() + 1.0
@@ -71,8 +72,8 @@ async def test_a_long_backoff_after_the_charge_sleeps_durably_with_restarts_clea
         task = await h.task(1)
         assert task.state == r.Sleeping(until)
         assert until == host.clock.now() + 30.0
-        assert isinstance(task.checkpoint, r.Retry) and task.checkpoint.attempt == 1
-        assert task.checkpoint.error == r.AttemptFailure(HOST_STOPPED_1, "interrupted")
+        assert isinstance(task.checkpoint, Retry) and task.checkpoint.attempt == 1
+        assert task.checkpoint.error == AttemptFailure(HOST_STOPPED_1, "interrupted")
         assert task.restarts == 0
         assert h.wake() == durable.Wake(active=False, next_timer=until)
 
@@ -118,7 +119,7 @@ async def test_a_close_is_not_a_crash_the_request_is_resent_without_a_charge(hos
     model = FauxModel([faux.reply("Hello")])
     async with host.open(model, settings=settings()) as h:
         task = await h.task(1)
-        assert (task.state, task.restarts, task.checkpoint) == (r.Pending(), 0, r.Request(1))
+        assert (task.state, task.restarts, task.checkpoint) == (r.Pending(), 0, Request(1))
         assert await sub_wait(h, sub.id) == r.Answered("Hello", 3)
     assert model.requests[0].attempt == 1
     assert await host.transcript() == ["user", "assistant:aborted", "assistant:stop"]
@@ -276,7 +277,7 @@ async def test_attempts_never_exceed_max_retries_plus_one(host):
     async with host.open(model, settings=settings(retry=policy)) as h:
         sub = await h.root.submit("hi")
         for attempt in (1, 2):
-            await host.clock.wait_for_timer(f"retry:1")
+            await host.clock.wait_for_timer("retry:1")
             host.clock.advance(2.0 ** (attempt - 1))
         assert await sub.wait() == r.Unanswered("model_error", "boom")
     assert [q.attempt for q in model.requests] == [1, 2, 3]

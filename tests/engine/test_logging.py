@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import logging
 
+import durable.tasks.generation.attempts
 import pytest
 
 import durable
-import durable.tasks.attempts
 from durable import records as r
 from durable.engine.reports import ErrorReport, Reporter, TaskInterrupted, TaskRef
 from durable.models import FauxModel, faux

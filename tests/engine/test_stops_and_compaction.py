@@ -9,6 +9,7 @@ import durable
 from durable import records as r
 from durable.models import FauxModel, faux
 from durable.models.faux import HangingCancel
+from durable.tasks.cancel import CancelInput
 from durable.testing import crash
 
 from .conftest import partial_is, settings, until_live
@@ -92,7 +93,7 @@ async def test_an_abort_handler_cut_off_restart_limit_times_faults_the_run_at_on
         assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sub.id,), "aborted", detail, "think"))
         cancel = await h.wait_for_task(2)  # the owed cancel, recorded by the ending commit
         assert (cancel.kind, cancel.input, cancel.state) == (
-            "cancel", r.CancelInput(r.DeferredJob("g1-s1-a1", "faux-job-1"), 1, "faux"),
+            "cancel", CancelInput(r.DeferredJob("g1-s1-a1", "faux-job-1"), 1, "faux"),
             r.Terminal(r.Done({"cancelled": True})))
     assert model.cancelled == ["faux-job-1"]
     assert [(x.type, x.reason) for x in host.reports] == [

@@ -19,6 +19,7 @@ import durable.sync
 from durable import records as r
 from durable.models import FauxModel, faux
 from durable.storage.reader import SessionReader
+from durable.tasks.generation.records import Request
 
 HOST_STOPPED_1 = "The host stopped while the model was answering, on attempt 1"
 FAST = durable.Settings(retry=durable.RetryPolicy(base_delay=0.01),
@@ -285,7 +286,7 @@ def test_a_sync_program_killed_mid_stream_resumes_on_reopen_with_the_interrupted
     model = FauxModel([faux.reply("Hello world")])
     with durable.sync.open_harness(path, model=model, settings=FAST, report=reports.append) as h:
         task = h.task(1)
-        assert task is not None and (task.state, task.restarts, task.checkpoint) == (r.Pending(), 1, r.Request(1))
+        assert task is not None and (task.state, task.restarts, task.checkpoint) == (r.Pending(), 1, Request(1))
         assert h.root.submission(sid).wait() == r.Answered("Hello world", 3)
         assert h.root.live() == r.Live()
     entries = stored_entries(path)

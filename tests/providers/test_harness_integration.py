@@ -15,17 +15,18 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import durable.tasks.generation.attempts
 import pytest
 
 import durable
-import durable.tasks.attempts
 from durable import records as r
 from durable.engine.reports import ErrorReport, TaskInterrupted, TaskRef
 from durable.models import ModelRequest
 from durable.models.anthropic import AnthropicModel
 from durable.models.openai import SUMMARY_PREFIX, OpenAIModel
 from durable.storage import SQLiteStorage
-from durable.tasks.compaction import SUMMARY_PROMPT
+from durable.tasks.compaction import SUMMARY_PROMPT, CompactionInput
+from durable.tasks.generation.records import Poll
 from durable.testing import CrashableStorage, FakeClock, crash
 from durable.testing.crash import entry_kind
 
@@ -415,7 +416,7 @@ async def test_a_context_overflow_compacts_and_the_same_attempt_answers(server, 
         assert host.clock.timers == {}
         [compaction] = await h.tasks(kind="compaction")
         assert (compaction.id, compaction.input, compaction.state) == (
-            3, r.CompactionInput("overflow"), r.Terminal(r.Done({"first_kept_seq": 2})))
+            3, CompactionInput("overflow"), r.Terminal(r.Done({"first_kept_seq": 2})))
         assert h.root.live() == r.Live()
     assert await host.transcript() == ["user", "assistant:stop", "user", "compaction", "assistant:stop"]
     entries = await host.entries()
@@ -568,7 +569,7 @@ async def test_a_background_job_is_created_once_and_polled_to_completion(server,
             poll_at = await host.clock.wait_for_timer("poll:1")
             assert poll_at == host.clock.now() + 2.0
             assert h.root.live().generation == r.GenerationLive(1, deferred=r.DeferredLive(poll_at))
-            assert (await h.task(1)).checkpoint == r.Poll(1, r.DeferredJob("g1-s1-a1", jobs.id), poll_at)
+            assert (await h.task(1)).checkpoint == Poll(1, r.DeferredJob("g1-s1-a1", jobs.id), poll_at)
             assert routes(server) == [jobs.create] + [jobs.retrieve] * fetches  # no fetch before poll_at
             host.clock.advance(2.0)
         assert await sub.wait() == r.Answered("Deep answer", 2)

@@ -7,8 +7,6 @@ from typing import Any
 from durable.records import (
     AssistantEntry,
     CompactionEntry,
-    CompactionInput,
-    GenerationInput,
     Live,
     Pending,
     Queued,
@@ -19,9 +17,11 @@ from durable.records import (
     SubmissionStatus,
     Task,
     ToolCall,
-    ToolInput,
     UserEntry,
 )
+from durable.tasks.compaction import CompactionInput
+from durable.tasks.generation.records import GenerationInput
+from durable.tasks.tool import ToolInput
 
 
 def task(

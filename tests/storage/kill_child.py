@@ -15,20 +15,9 @@ from __future__ import annotations
 
 import sys
 
-from durable.records import (
-    Answered,
-    Done,
-    GenerationInput,
-    Live,
-    Run,
-    Running,
-    StoredEntry,
-    Submission,
-    Task,
-    Terminal,
-    UserEntry,
-)
+from durable.records import Answered, Done, Live, Run, Running, StoredEntry, Submission, Task, Terminal, UserEntry
 from durable.storage import Batch
+from durable.tasks.generation.records import GenerationInput
 
 CONVERSATION = "log"
 ENTRIES_PER_BATCH = 3

@@ -19,7 +19,10 @@ from typing import Any, Literal, Union
 import attrs
 from hypothesis import strategies as st
 
-from durable import records as r
+import durable.tasks  # noqa: F401 - the standard kinds register their records
+from durable import codec, records as r
+from durable.tasks import cancel, compaction, tool
+from durable.tasks.generation import records as generation
 
 INT64 = st.integers(-(1 << 63), (1 << 63) - 1)
 FLOATS = st.floats(allow_nan=False)
@@ -31,8 +34,11 @@ JSON_VALUES = st.recursive(
     max_leaves=6,
 )
 
+RECORD_MODULES = (r, generation, tool, compaction, cancel)
+"""Where records are defined: the shared ones, and each standard kind's own."""
 RECORD_CLASSES = sorted(
-    (cls for cls in vars(r).values() if isinstance(cls, type) and attrs.has(cls) and cls.__module__ == r.__name__),
+    {cls for module in RECORD_MODULES for cls in vars(module).values()
+     if isinstance(cls, type) and attrs.has(cls) and cls.__module__.startswith(module.__name__)},
     key=lambda cls: cls.__name__,
 )
 
@@ -54,6 +60,8 @@ def of(tp: Any) -> st.SearchStrategy[Any]:
         return st.lists(of(args[0]), max_size=3).map(tuple)
     if origin is dict:
         return st.dictionaries(of(args[0]), of(args[1]), max_size=3)
+    if tp in (r.TaskInput, r.Checkpoint):
+        return st.one_of([records(cls) for cls in variants(tp)])
     if isinstance(tp, type) and attrs.has(tp):
         return records(tp)
     raise TypeError(f"no strategy for {tp!r}: add one to tests/storage/strategies.py")
@@ -69,7 +77,9 @@ def records(cls: type, **overrides: st.SearchStrategy[Any]) -> st.SearchStrategy
 
 
 def variants(union: Any) -> list[type]:
-    """The record classes of a union (without None)."""
+    """The record classes of a union (without None), or those registered for an open variant."""
+    if union in (r.TaskInput, r.Checkpoint):
+        return list(codec.variants(union).values())
     return [a for a in typing.get_args(union) if a is not type(None)]
 
 

@@ -11,13 +11,12 @@ import typing
 
 import attrs
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-from durable import codec
-from durable import records as r
+from durable import codec, records as r
 from durable.errors import CorruptSession, SessionLocked
 from durable.storage import Batch, ConversationState, MemoryStorage, Opened, SQLiteStorage
+from durable.tasks.generation.records import Prepare
 
 from .builders import busy, submission, task, user
 from .strategies import (
@@ -179,7 +178,7 @@ def test_a_value_json_cannot_hold_anywhere_in_a_result_is_refused_with_its_reaso
 # ----------------------------------------------------------------------------- what the codec refuses
 
 
-GOOD_TASK = codec.to_data(task(7, state=r.Sleeping(until=3.5), checkpoint=r.Prepare(2)), r.Task)
+GOOD_TASK = codec.to_data(task(7, state=r.Sleeping(until=3.5), checkpoint=Prepare(2)), r.Task)
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,10 @@ import attrs
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from durable import codec, entries, live_records, records as r
+from durable import codec, records as r
+from durable.records import entries, live as live_records
+from durable.tasks.generation.records import Request, ToolRound
+from durable.tasks.tool import ToolInput
 
 from .strategies import LIVE_WITH_EVERY_PART, RECORD_CLASSES, of, records
 
@@ -91,7 +94,7 @@ class _NotAVariant:
 
 
 def _task(**changes):
-    base = r.Task(id=3, conversation_id="c", kind="tool", input=r.ToolInput(call=entries.ToolCall("a", "t", "{}")),
+    base = r.Task(id=3, conversation_id="c", kind="tool", input=ToolInput(call=entries.ToolCall("a", "t", "{}")),
                   state=r.Running(), created_at=1.5, updated_at=2.5)
     return attrs.evolve(base, **changes)
 
@@ -102,14 +105,14 @@ def _task(**changes):
     _task(created_at=float("nan")), _task(created_at=float("inf")), _task(updated_at=-float("inf")),
     _task(created_at=_Float(1.25)), _task(created_at=3), _task(created_at=1e16), _task(created_at=-0.0),
     _task(parent_id=True), _task(parent_id="p"), _task(stop="aborted"), _task(stop=5),
-    _task(input=r.ToolInput(call=entries.ToolCall("a", "t", "{}"), replay=_Str("safe"), client=0, deadline=_Int(3))),
-    _task(input=r.ToolInput(call=entries.ToolCall(1, None, b"x"), deadline=float("nan"))),
+    _task(input=ToolInput(call=entries.ToolCall("a", "t", "{}"), replay=_Str("safe"), client=0, deadline=_Int(3))),
+    _task(input=ToolInput(call=entries.ToolCall(1, None, b"x"), deadline=float("nan"))),
     _task(state=r.Waiting(on=[1, 2], client=False)), _task(state=r.Waiting(on=(True, 2.5, "x", None), client=1)),
     _task(state=r.Terminal(r.Done(result=object()))), _task(state=_NotAVariant()), _task(state=None),
-    _task(checkpoint=r.ToolRound(assistant_seq=1, calls=[entries.ToolCall("i", "n", "{}")], pending=(), round=1)),
-    _task(checkpoint=r.ToolRound(assistant_seq=1, calls=(entries.ToolCall("i", "n", "{}"), "not a call"), pending=(),
+    _task(checkpoint=ToolRound(assistant_seq=1, calls=[entries.ToolCall("i", "n", "{}")], pending=(), round=1)),
+    _task(checkpoint=ToolRound(assistant_seq=1, calls=(entries.ToolCall("i", "n", "{}"), "not a call"), pending=(),
                                  round=1)),
-    _task(checkpoint=r.Request(attempt=1, options={"a": [1, {"b": None}], "c": float("nan")})),
+    _task(checkpoint=Request(attempt=1, options={"a": [1, {"b": None}], "c": float("nan")})),
 ])
 def test_a_value_of_an_unexpected_type_in_a_field_is_written_or_refused_as_before(value):
     same(value, r.Task)

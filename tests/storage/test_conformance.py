@@ -15,19 +15,19 @@ from durable.records import (
     Answered,
     Done,
     ErrorDetail,
+    ErrorInfo,
     Failed,
     GenerationLive,
     Live,
-    Prepare,
     Running,
     Sleeping,
-    ErrorInfo,
     Terminal,
-    ToolProgress,
     Unanswered,
     Waiting,
 )
 from durable.storage import Batch, ConversationState, Opened
+from durable.tasks.generation.records import Prepare
+from durable.tasks.tool import ToolProgress
 
 from .builders import assistant, busy, compaction, submission, task, user
 

@@ -10,6 +10,8 @@ from typing import Any
 import attrs
 
 from ... import codec
+from ...engine.kinds import kind_class
+from ...engine.transitions import position_of
 from ...records import (
     Aborted,
     Answered,
@@ -17,23 +19,17 @@ from ...records import (
     Done,
     Failed,
     Faulted,
-    GenerationInput,
     Live,
     Pending,
-    Poll,
-    Retry,
     Running,
-    Sleeping,
     StoredEntry,
-    ToolInput,
     ToolResultEntry,
-    ToolRound,
     Unanswered,
     UserEntry,
     Waiting,
 )
 from ...settings import Settings
-from ...tasks.attempts import attempt_of
+from ...tasks.generation.records import GenerationInput, ToolRound, attempt_of
 from .image import SessionImage, live_generations, state_name
 
 
@@ -220,12 +216,13 @@ def check_tasks(image: SessionImage, *, clean_close: bool, quiescent: bool) -> l
                 out.append(f"{name} waits on tasks {missing}, which are not in the file")
             elif quiescent and all(tasks[i].terminal for i in state.on):
                 out.append(f"{name} waits on tasks {list(state.on)}, which have all ended: it would wait forever")
-        if isinstance(state, Waiting) and not state.on:
-            inp = task.input
-            if not (isinstance(inp, ToolInput) and inp.client and inp.deadline is not None):
-                out.append(f"{name} waits for the host without a deadline")
-        if isinstance(state, Sleeping) and not isinstance(task.checkpoint, (Retry, Poll)):
-            out.append(f"{name} sleeps in phase {codec.tag_of(task.checkpoint) if task.checkpoint else None}")
+        kind = kind_class(task.kind)
+        if kind is None:
+            out.append(f"{name} is of a kind this process does not know")
+        else:
+            if not kind.transitions.knows(task):
+                out.append(f"{name} is at {'/'.join(position_of(task))}, a position its kind's table does not have")
+            out.extend(kind.check(task))
         if task.parent_id is not None and not task.terminal:
             parent = tasks.get(task.parent_id)
             if parent is None or parent.terminal:

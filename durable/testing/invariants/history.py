@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ... import codec
-from ...records import Failed, Retry, Task, ToolRound
+from ...records import Failed, Task
+from ...tasks.generation.records import Retry, ToolRound
 
 
 def check_commit_history(batches: Iterable[Any]) -> list[str]:

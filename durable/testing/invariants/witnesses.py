@@ -8,7 +8,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from ...records import ToolInput
+from ...records import Failed
+from ...tasks.cancel import CancelInput
+from ...tasks.tool import ToolInput
 from .file_checks import Bounds
 from .image import SessionImage, state_name
 
@@ -56,9 +58,15 @@ def check_jobs(image: SessionImage, jobs: Any) -> list[str]:
     for key, handles in sorted(ledger.submits_by_key().items()):
         if len(handles) > 1:
             out.append(f"The deferred job of attempt {key} was submitted {len(handles)} times ({', '.join(handles)})")
+    # A job whose run ended is left open only while its cancel is owed (a live cancel task), or
+    # once that cancel was given up, visibly (failed: cut off too often, refused, timed out).
+    owed = {t.input.job.key for t in image.tasks.values()
+            if isinstance(t.input, CancelInput) and (not t.terminal or isinstance(t.outcome, Failed))}
     for job in ledger.open_jobs():
         match = _KEY_TASK.match(job.key)
         task = image.tasks.get(int(match.group(1))) if match else None
+        if job.key in owed:
+            continue
         if task is None:
             out.append(f"Deferred job {job.handle} (attempt {job.key}) is still open at the provider, and no task "
                        f"in the file owns it")

@@ -1,15 +1,14 @@
 """The conversation entries: what a conversation holds, and the values they carry.
 
 User inputs, model messages (with their tool calls and token usage), tool results and compaction
-summaries, each stored at its `seq` in its conversation (`StoredEntry`). Re-exported by
-`durable.records`, where the codec and users find them.
+summaries, each stored at its `seq` in its conversation (`StoredEntry`).
 """
 
 from __future__ import annotations
 
 from typing import Literal, Union
 
-from ._frozen import frozen
+from .._frozen import frozen
 from .reasons import StopReason
 
 

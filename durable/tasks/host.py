@@ -8,16 +8,20 @@ result ends its tool task. Host commits are not retried: a refusal reaches the c
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._frozen import evolve
-from ..engine.runtime import Runtime
-from ..engine.session import Change
 from ..records import StopMark, Submission, Task
-from . import runs
 from .compaction import CompactionKind
+from .generation import runs
 from .tool import ToolKind
 
+if TYPE_CHECKING:
+    from ..engine.head import Change
+    from ..engine.runtime import Runtime
 
-class Runs:
+
+class StandardRunService:
     """See the module docstring."""
 
     def __init__(self, tool: ToolKind, compaction: CompactionKind) -> None:
@@ -30,8 +34,8 @@ class Runs:
     async def stop_run(self, rt: Runtime, conversation_id: str, reason: StopMark) -> None:
         """Mark the active run stopped and restart its runner in the abort handler. Returns once
         the mark is committed; does nothing when no run is active or it is already stopping."""
-        run = rt.session.conversation(conversation_id).live.run
-        task = rt.session.tasks.get(run.task_id) if run else None
+        run = rt.live(conversation_id).run
+        task = rt.task(run.task_id) if run else None
         if task is None or task.stop is not None:
             return
         change = rt.change()
@@ -46,4 +50,4 @@ class Runs:
         await self._tool.submit_client_result(rt, call_id, content, is_error)
 
 
-__all__ = ["Runs"]
+__all__ = ["StandardRunService"]

@@ -1,7 +1,7 @@
-"""The generation task: one run answering the placed inputs.
+"""The generation task: one run answering the placed inputs, as a table of positions.
 
-Its checkpoint moves through phases, each move one commit; the table below is the kind's
-`transitions` (a test holds this text to `GenerationKind.transitions.diagram()`):
+Its checkpoint moves through phases, each move one commit; a test holds this text to
+`GenerationKind.transitions.diagram()`:
 
     prepare -> poll | request
     request -> prepare | retry | tools
@@ -9,53 +9,29 @@ Its checkpoint moves through phases, each move one commit; the table below is th
     retry -> poll | prepare
     tools -> prepare | request
 
-A run starts in `request`, committed with its inputs (in `prepare` for a deferred model);
-its runner first checks the context (back to `prepare` when it must be compacted). `prepare`
-builds the request (compacting first when the context passes the threshold) and commits
-`request` (or `poll` for a deferred model) before anything is sent; `request` streams,
-the partial answer committed coalesced into the live document (not a checkpoint, so streaming
-does not clear `restarts`: a crash loop that streams a little every time still ends). The final
-message ends the run (`stop`/`length`), starts a tool round (`tool_use`), or fails the attempt
-(see `attempts`); a context overflow compacts and prepares the same attempt again. Deferred
-answers are in `deferred`; runs are settled in `runs`.
-
-Cut off by a crash (recovery decides, this kind supplies what follows): below the restart limit
-an interrupted request or fetch is a failed attempt ("The host stopped while ..."), other phases
-run again; at the limit the run ends `unanswered{restart_limit}`, keeping the partial only at
-exactly the limit. A host stop (abort, or an interrupt by a new input) sets `task.stop`; the stop
-handler keeps the partial, answers every tool call and ends the run. No ending waits on the
-provider: an open deferred job becomes an owed cancel.
+A run starts `running` in `request`, committed with its inputs (in `prepare` for a deferred
+model); its runner first checks the context (back to `prepare` when it must be compacted).
+`prepare` commits `request` (or `poll`) before anything is sent; `request` streams, the partial
+answer committed coalesced into the live document (not a checkpoint: streaming does not clear
+`restarts`). The final message ends the run, starts a tool round, or fails the attempt
+(`attempts`); deferred answers are in `deferred`, runs are settled in `runs`. Cut off by a crash
+(recovery decides, this kind supplies what follows): below the limit an interrupted request or
+fetch is a failed attempt, other phases run again; at the limit the run ends
+`unanswered{restart_limit}`, keeping the partial only at exactly the limit. A host stop keeps the
+partial, answers every tool call and ends the run; no ending waits on the provider.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import aclosing
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import anyio
-
-from .._frozen import evolve
-from ..engine import ownership, tracing
-from ..engine.kinds import Resumed, TaskKind
-from ..engine.runtime import Runtime
-from ..engine.session import Change, in_context
-from ..engine.transitions import Transitions, phase_of
-from ..messages import (
-    CALL_ABORTED,
-    CALL_AT_LIMIT,
-    CALL_INTERRUPTED,
-    CALL_NOT_RUN,
-    GENERATION_AT_LIMIT,
-    HOST_STOPPED_FETCH,
-    HOST_STOPPED_STREAM,
-    NO_RESULT,
-    RUN_ABORTED,
-    RUN_INTERRUPTED,
-    TOOL_ROUND_LIMIT,
-    times_in_a_row,
-)
-from ..models.protocol import (
+from ..._frozen import evolve
+from ...engine import tracing
+from ...engine.kinds import Resumed, TaskKind
+from ...engine.transitions import END, Transitions, phase_of
+from ...models.protocol import (
     FinalMessage,
     ModelError,
     ModelRequest,
@@ -64,10 +40,10 @@ from ..models.protocol import (
     UsageEvent,
     check_final,
 )
-from ..records import (
+from ...records import (
     Aborted,
     AssistantEntry,
-    AttemptFailure,
+    Checkpoint,
     DeferredJob,
     DeferredLive,
     Diagnostic,
@@ -78,41 +54,79 @@ from ..records import (
     Faulted,
     GenerationLive,
     PartialMessage,
-    Poll,
-    Prepare,
-    Request,
-    Retry,
     Running,
     Sleeping,
     StoredEntry,
     Task,
     ToolCall,
     ToolResultEntry,
-    ToolRound,
     UnansweredReason,
     Usage,
+    Waiting,
 )
+from ...texts import times_in_a_row
+from ...tokens import in_context
+from .. import tool
 from . import deferred, runs
-from ._provider import provider_of
-from .attempts import attempt_failed, attempt_of, failure_of, keep_partial, model_failure, rounds_of
-from .tool import start_tool_round
+from .attempts import attempt_failed, failure_of, keep_partial, model_failure
+from .records import (
+    CALL_ABORTED,
+    CALL_AT_LIMIT,
+    CALL_INTERRUPTED,
+    CALL_NOT_RUN,
+    GENERATION_AT_LIMIT,
+    HOST_STOPPED_FETCH,
+    HOST_STOPPED_STREAM,
+    KIND,
+    NO_RESULT,
+    PHASE_TAGS,
+    RUN_ABORTED,
+    RUN_INTERRUPTED,
+    TOOL_ROUND_LIMIT,
+    AttemptFailure,
+    GenerationInput,
+    Poll,
+    Prepare,
+    Request,
+    Retry,
+    ToolRound,
+    attempt_of,
+    rounds_of,
+)
 
 if TYPE_CHECKING:
-    from .compaction import CompactionKind
+    from ...engine.head import Change
+    from ...engine.runtime import Runtime
+    from ..compaction import CompactionKind
 
 
 class GenerationKind(TaskKind):
     """Runs of a conversation (see the module docstring)."""
 
-    name = "generation"
-    transitions: ClassVar[Transitions] = Transitions(
-        "generation",
-        start={("running", "prepare"), ("running", "request")},
-        states={"pending": {"running"}, "running": {"pending", "sleeping", "waiting"},
-                "sleeping": {"running"}, "waiting": {"running"}},
-        phases={"prepare": {"request", "poll"}, "request": {"tools", "retry", "prepare"},
-                "poll": {"tools", "retry"}, "retry": {"prepare", "poll"}, "tools": {"request", "prepare"}},
+    name = KIND
+    input = GenerationInput
+    checkpoints: ClassVar[dict[str, type[Checkpoint]]] = PHASE_TAGS
+    # Every `running` position may go back `pending` (a crash charged, a clean close) and end; a
+    # stop (abort, interrupt) first commits `running` wherever the run stands, then ends it.
+    transitions = Transitions(
+        start=["running/prepare", "running/request"],
+        moves={
+            "pending/prepare": ["running/prepare"],
+            "running/prepare": ["pending/prepare", "running/request", "running/poll", END],
+            "pending/request": ["running/request"],
+            "running/request": ["pending/request", "running/prepare", "sleeping/retry", "waiting/tools", END],
+            "pending/poll": ["running/poll"],
+            "sleeping/poll": ["running/poll"],
+            "running/poll": ["pending/poll", "sleeping/poll", "sleeping/retry", "waiting/tools", END],
+            "sleeping/retry": ["running/retry", "running/prepare", "running/poll"],
+            "pending/retry": ["running/retry"],
+            "running/retry": ["pending/retry", END],
+            "waiting/tools": ["running/tools", "running/request", "running/prepare"],
+            "pending/tools": ["running/tools"],
+            "running/tools": ["pending/tools", END],
+        },
     )
+    warm = True
 
     def __init__(self, compaction: CompactionKind | None = None) -> None:
         self.compaction = compaction
@@ -125,13 +139,14 @@ class GenerationKind(TaskKind):
                              pending: Sequence[StoredEntry] = ()) -> ModelRequest:
         """The request of `attempt`: the conversation's context, and `pending`, entries of the
         change being built that will be committed with the request's checkpoint."""
-        context = await rt.session.load_context(task.conversation_id)
-        conv = rt.session.conversation(task.conversation_id)
+        cid = task.conversation_id
+        context = await rt.context(cid)
+        comp = rt.compaction(cid)
         # A view of the context as it is now (it only grows), not a copy of it per request.
-        messages = context.messages(len(context), (conv.compaction.entry,) if conv.compaction is not None else (),
+        messages = context.messages(len(context), (comp.entry,) if comp is not None else (),
                                     tuple(e.entry for e in pending if in_context(e.entry)))
         settings = rt.settings
-        last_seq = max([conv.last_seq, *(e.seq for e in pending)])
+        last_seq = max([rt.last_seq(cid), *(e.seq for e in pending)])
         key = f"g{task.id}-s{last_seq}-a{attempt}"
         return ModelRequest(settings.system_prompt, messages, rt.tools.specs, dict(settings.model_options), attempt,
                             key)
@@ -144,7 +159,7 @@ class GenerationKind(TaskKind):
             await self.compaction.compact_if_needed(rt, task.conversation_id)
         request = await self._build_request(rt, task, phase.attempt)
         change = rt.change()
-        if rt.settings.stream.deferred and getattr(rt.model, "deferred", False):
+        if rt.settings.stream.deferred and rt.model.deferred:
             now = rt.now()
             task = change.put_task(evolve(task, checkpoint=Poll(phase.attempt, DeferredJob(request.key), now,
                                                                 phase.rounds)))
@@ -197,12 +212,11 @@ class GenerationKind(TaskKind):
             await rt.commit(change)
 
         silence = rt.settings.stream.stream_silence
-        provider = provider_of(rt.model)
+        provider = rt.provider
         final: FinalMessage | None = None
         failure: ModelError | None = None
-        # No request is sent on behalf of an owner that may have lost its lease (a store owned by
-        # lease; a locked file returns at once): see durable.engine.ownership.
-        await ownership.before_external_work(rt.session.storage, f"The model request of task {task.id}")
+        # No request is sent on behalf of an owner that may have lost its lease.
+        await rt.before_external_work(f"The model request of task {task.id}")
         # Leaving the progress stream waits for a flush in flight; the final commit below carries the rest.
         async with rt.progress.stream(rt.settings.progress.persist_within, flush) as progress:
             try:
@@ -210,7 +224,7 @@ class GenerationKind(TaskKind):
                     while True:
                         try:
                             if silence:
-                                with anyio.fail_after(silence):
+                                with rt.fail_after(silence):
                                     event = await stream.__anext__()
                             else:
                                 event = await stream.__anext__()
@@ -271,7 +285,12 @@ class GenerationKind(TaskKind):
         if final.stop_reason == "tool_use":
             rounds = rounds_of(task.checkpoint) + 1
             if rounds <= rt.settings.max_tool_rounds:
-                task = start_tool_round(rt, change, task, seq, final.tool_calls, rounds)
+                ids, client = tool.start_calls(rt, change, task, final.tool_calls)
+                # A barrier only when a client tool is handed to the host: safe tools may run
+                # again and an unsafe one commits its own barrier (`running`) before it executes.
+                change.barrier = client
+                task = change.put_task(evolve(task, state=Waiting(on=tuple(ids)),
+                                              checkpoint=ToolRound(seq, tuple(final.tool_calls), tuple(ids), rounds)))
                 await rt.commit(change)
                 return task  # the `tools` phase waits on the tool tasks
             detail = TOOL_ROUND_LIMIT.format(limit=rt.settings.max_tool_rounds)
@@ -293,7 +312,7 @@ class GenerationKind(TaskKind):
         phase = task.checkpoint
         assert isinstance(phase, ToolRound)
         await rt.wait_tasks(phase.pending)
-        current = rt.session.tasks.get(task.id)
+        current = rt.task(task.id)
         if current is None:
             return None
         if isinstance(current.checkpoint, ToolRound):
@@ -315,7 +334,7 @@ class GenerationKind(TaskKind):
         assert isinstance(phase, ToolRound)
         cid = task.conversation_id
         results = await runs.answer_calls(rt, change, task, NO_RESULT, "no_result")
-        deferred_model = rt.settings.stream.deferred and getattr(rt.model, "deferred", False)
+        deferred_model = rt.settings.stream.deferred and rt.model.deferred
         if deferred_model or (self.compaction is not None and await self.compaction.may_compact(rt, cid, results)):
             task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(1, phase.round)))
         else:
@@ -362,10 +381,10 @@ class GenerationKind(TaskKind):
             return Resumed(after, "interrupted", detail)
         return Resumed(task, "interrupted", f"The {phase_of(task)} phase runs again")
 
-    async def end_at_limit(self, rt: Runtime, task: Task, restarts: int) -> str:
+    async def end_at_limit(self, rt: Runtime, task: Task, restarts: int, past: bool) -> str:
         detail = GENERATION_AT_LIMIT.format(times=times_in_a_row(restarts), phase=phase_of(task))
         change = rt.change()
-        if restarts == rt.settings.restart_limit:  # past it, converting the partial may be what fails
+        if not past:  # past the limit, converting the partial may be what keeps failing
             keep_partial(change, task, "aborted", detail)
         await runs.close_calls(rt, change, task, CALL_AT_LIMIT, "restart_limit")
         runs.end_run(rt, change, task, Failed(ErrorInfo(detail, ErrorDetail("restart_limit"))),
@@ -396,6 +415,31 @@ class GenerationKind(TaskKind):
     def fault(self, rt: Runtime, change: Change, task: Task, error: ErrorInfo) -> None:
         reason: UnansweredReason = "storage_error" if error.detail.reason == "storage_error" else "faulted"
         runs.end_run(rt, change, task, Faulted(error), reason=reason, detail=error.message)
+
+    # ------------------------------------------------------------------ the tool kind's parent
+
+    def round_of(self, parent: Task) -> tuple[int, ...]:
+        phase = parent.checkpoint
+        return phase.pending if isinstance(phase, ToolRound) else ()
+
+    def closable(self, rt: Runtime, parent: Task, ending: int) -> bool:
+        return runs.round_closable(rt, parent, ending)
+
+    # ------------------------------------------------------------------ what others see
+
+    @classmethod
+    def phase_label(cls, task: Task) -> str | None:
+        return phase_of(task) if isinstance(task.checkpoint, (Prepare, Request, Poll, Retry, ToolRound)) else None
+
+    @classmethod
+    def attempt_lost(cls, task: Task) -> bool:
+        phase = task.checkpoint
+        return isinstance(phase, Request) or (isinstance(phase, Poll) and phase.job.handle is not None)
+
+    @classmethod
+    def details(cls, task: Task) -> dict[str, Any]:
+        assert isinstance(task.input, GenerationInput)
+        return {"inputs": list(task.input.submission_ids)}
 
 
 __all__ = ["GenerationKind"]

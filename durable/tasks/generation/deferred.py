@@ -11,21 +11,22 @@ ends with the job open owes its cancel (see `runs.end_run`).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from .._frozen import evolve
-from ..engine import ownership
-from ..engine.reports import ErrorReport, TaskRef
-from ..engine.runtime import Runtime
-from ..models.protocol import FinalMessage, ModelError, ModelRequest, StillRunning, check_final
-from ..records import DeferredJob, DeferredLive, GenerationLive, Poll, Sleeping, Task
-from ._provider import provider_of
+from ..._frozen import evolve
+from ...engine.reports import ErrorReport, TaskRef
+from ...models.protocol import FinalMessage, ModelError, ModelRequest, StillRunning, check_final
+from ...records import DeferredJob, DeferredLive, GenerationLive, Sleeping, Task
 from .attempts import attempt_failed, failure_of
+from .records import Poll
+
+if TYPE_CHECKING:
+    from ...engine.runtime import Runtime
 
 T = TypeVar("T")
 
-BuildRequest = Callable[[Runtime, Task, int], Awaitable[ModelRequest]]
-Finish = Callable[[Runtime, Task, FinalMessage, int], Awaitable[Task | None]]
+BuildRequest = Callable[["Runtime", Task, int], Awaitable[ModelRequest]]
+Finish = Callable[["Runtime", Task, FinalMessage, int], Awaitable[Task | None]]
 
 
 async def model_call(rt: Runtime, call: Awaitable[T]) -> T:
@@ -35,17 +36,17 @@ async def model_call(rt: Runtime, call: Awaitable[T]) -> T:
         return await call
     except TimeoutError as exc:
         raise ModelError(f"The model request timed out ({exc or type(exc).__name__})", kind="timeout",
-                         provider=provider_of(rt.model)) from None
+                         provider=rt.provider) from None
     except ConnectionError as exc:
         raise ModelError(f"The connection to the model failed: {exc}", kind="connection",
-                         provider=provider_of(rt.model)) from None
+                         provider=rt.provider) from None
 
 
 async def submit_job(rt: Runtime, task: Task, request: ModelRequest) -> Task | None:
     """Submit the job whose intent `task` (in `poll`) holds; commit its handle."""
     phase = task.checkpoint
     assert isinstance(phase, Poll)
-    await ownership.before_external_work(rt.session.storage, f"The deferred job of task {task.id}")  # see _stream
+    await rt.before_external_work(f"The deferred job of task {task.id}")
     try:
         handle = await model_call(rt, rt.model.submit(request))
     except ModelError as exc:
@@ -67,8 +68,7 @@ async def poll(rt: Runtime, task: Task, build: BuildRequest, finish: Finish) -> 
     assert isinstance(phase, Poll)
     if phase.job.handle is None:
         task = await rt.mark_running(task, barrier=True)
-        find = getattr(rt.model, "find", None)
-        found = await find(phase.job.key) if find is not None else None
+        found = await rt.model.find(phase.job.key)
         if found is not None:
             change = rt.change()
             job = DeferredJob(phase.job.key, found)
@@ -77,7 +77,7 @@ async def poll(rt: Runtime, task: Task, build: BuildRequest, finish: Finish) -> 
             return task
         rt.report(ErrorReport(
             f"Task {task.id}: the deferred job {phase.job.key} may have been submitted before the host stopped; "
-            f"the provider cannot look it up, so it is submitted again", TaskRef.of(task), topic="model"))
+            f"the provider finds no job with that key, so it is submitted again", TaskRef.of(task), topic="model"))
         request = evolve(await build(rt, task, phase.attempt), key=phase.job.key)
         return await submit_job(rt, task, request)
     if isinstance(task.state, Sleeping):
@@ -86,7 +86,7 @@ async def poll(rt: Runtime, task: Task, build: BuildRequest, finish: Finish) -> 
     try:
         result = await model_call(rt, rt.model.fetch(phase.job.handle))
         if not isinstance(result, StillRunning):
-            result = check_final(result, provider_of(rt.model))
+            result = check_final(result, rt.provider)
     except ModelError as exc:
         return await attempt_failed(rt, task, failure_of(exc), final_reason="model_error", retry_after=exc.retry_after,
                                     raw=exc, retryable=exc.retryable)

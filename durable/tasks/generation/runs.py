@@ -11,26 +11,15 @@ unfinished round exactly one result when a run ends early (abort, interrupt, res
 
 from __future__ import annotations
 
-from .._frozen import evolve
-from ..engine.runtime import Runtime
-from ..engine.session import Change
-from ..records import (
-    Aborted,
+from typing import TYPE_CHECKING
+
+from ..._frozen import evolve
+from ...records import (
     Answered,
     AssistantEntry,
-    CancelInput,
-    Checkpoint,
-    DeferredJob,
-    Diagnostic,
     Done,
-    GenerationInput,
     GenerationLive,
     Outcome,
-    Pending,
-    Poll,
-    Prepare,
-    Request,
-    Retry,
     Run,
     RunFailure,
     Running,
@@ -38,14 +27,16 @@ from ..records import (
     Submission,
     Task,
     Terminal,
-    ToolProgress,
-    ToolResultEntry,
-    ToolRound,
     Unanswered,
     UnansweredReason,
     UserEntry,
 )
-from ._provider import provider_of
+from .. import cancel, tool
+from .records import KIND, GenerationInput, Prepare, Request, ToolRound, job_of
+
+if TYPE_CHECKING:
+    from ...engine.head import Change
+    from ...engine.runtime import Runtime
 
 
 def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Submission]) -> Task:
@@ -55,9 +46,9 @@ def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Subm
     per turn. Its runner starts right after this commit and first checks whether a compaction
     must come before the request (then it moves back to `prepare`)."""
     ids = tuple(s.id for s in subs)
-    deferred_model = rt.settings.stream.deferred and getattr(rt.model, "deferred", False)
+    deferred_model = rt.settings.stream.deferred and rt.model.deferred
     first: Prepare | Request = Prepare(1) if deferred_model else Request(1, dict(rt.settings.model_options))
-    task = rt.new_task(change, conversation_id=conversation_id, kind="generation",
+    task = rt.new_task(change, conversation_id=conversation_id, kind=KIND,
                        input=GenerationInput(ids), checkpoint=first, state=Running())
     for sub in subs:
         seq = change.append(conversation_id, UserEntry(sub.text, sub.id))
@@ -65,11 +56,6 @@ def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Subm
     generation = None if deferred_model else GenerationLive(1)
     change.edit_live(conversation_id, run=Run(task.id, ids), generation=generation, tools=(), run_failure=None)
     return task
-
-
-def job_of(checkpoint: Checkpoint | None) -> DeferredJob | None:
-    """The deferred job a generation's checkpoint holds, if any."""
-    return checkpoint.job if isinstance(checkpoint, (Poll, Retry)) else None
 
 
 def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason: UnansweredReason | None = None,
@@ -81,22 +67,21 @@ def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason
     assert isinstance(task.input, GenerationInput)
     job = job_of(task.checkpoint)
     if job is not None and not isinstance(outcome, Done):  # an answered job is finished
-        rt.new_task(change, conversation_id=cid, kind="cancel",
-                    input=CancelInput(job, task.id, provider_of(rt.model)), state=Pending())
+        cancel.owe(rt, change, cid, job, task.id)
     if reason is not None:
         status: Answered | Unanswered = Unanswered(reason, detail)
     else:
         status = Answered() if answer is None else Answered(answer[1].text, answer[0])
     first = None
     for sid in task.input.submission_ids:
-        sub = rt.session.submissions.get(sid)
+        sub = rt.submission(sid)
         if sub is not None:
             first = first if first is not None else sub.text
             change.put_submission(evolve(sub, status=status))
     change.put_task(evolve(task, state=Terminal(outcome)), progress=False)
     failure = None if reason is None else RunFailure(task.id, task.input.submission_ids, reason, detail, first)
     change.edit_live(cid, run=None, generation=None, tools=(), run_failure=failure)
-    queued = [rt.session.submissions[s] for s in rt.session.conversation(cid).queued if s in rt.session.submissions]
+    queued = rt.queued(cid)
     if queued:
         begin_run(rt, change, cid, queued)
 
@@ -124,19 +109,10 @@ async def answer_calls(rt: Runtime, change: Change, task: Task, text: str, code:
     assert isinstance(phase, ToolRound), f"task {task.id} has no tool round"
     appended = []
     for call, tid in zip(phase.calls, phase.pending, strict=True):
-        child = (change.written(tid) or rt.session.tasks.get(tid) or rt.session.ended_children.pop(tid, None)
-                 or await rt.session.storage.get_task(tid))
-        found = child.checkpoint if child is not None else None
-        progress = found if isinstance(found, ToolProgress) else ToolProgress()
-        result = progress.result
-        if result is None:
-            content = text + (f"\nPartial output:\n{progress.output}" if progress.output else "")
-            result = ToolResultEntry(call.id, call.name, content, True, (Diagnostic("error", code, text),))
-            if child is not None and not child.terminal:
-                change.put_task(evolve(child, state=Terminal(Aborted()),
-                                       checkpoint=evolve(progress, result=result)))
-                if ended is not None:
-                    ended.append(tid)
+        child = change.written(tid) or rt.task(tid) or await rt.ended_child(tid)
+        result, ended_here = tool.close_call(change, child, call, text, code)
+        if ended_here and ended is not None:
+            ended.append(tid)
         seq = change.append(task.conversation_id, result)
         appended.append(StoredEntry(task.conversation_id, seq, result))
     return appended
@@ -149,4 +125,4 @@ def round_closable(rt: Runtime, task: Task, ending: int) -> bool:
     of the round has ended."""
     phase = task.checkpoint
     return (isinstance(phase, ToolRound) and ending in phase.pending and task.stop is None
-            and task.restarts == 0 and not any(t in rt.session.tasks for t in phase.pending if t != ending))
+            and task.restarts == 0 and not any(rt.task(t) is not None for t in phase.pending if t != ending))

@@ -11,46 +11,29 @@ fact from the entry, not from its text.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from .._frozen import evolve
-from ..engine.reports import ErrorReport, TaskRef
-from ..engine.runtime import Runtime
-from ..engine.session import Change
-from ..models.protocol import ModelError
-from ..records import (
+from ..._frozen import evolve
+from ...engine.reports import ErrorReport, TaskRef
+from ...models.protocol import ModelError
+from ...records import (
     AssistantEntry,
-    AttemptFailure,
-    Checkpoint,
     ErrorDetail,
     ErrorInfo,
     Failed,
     GenerationLive,
     PartialMessage,
-    Poll,
-    Prepare,
-    Request,
-    Retry,
     RetryLive,
     Sleeping,
     StopReason,
     Task,
-    ToolRound,
 )
-from ._provider import provider_of
-from .runs import end_run, job_of
+from .records import AttemptFailure, Retry, attempt_of, job_of, rounds_of
+from .runs import end_run
 
-
-def attempt_of(checkpoint: Checkpoint | None) -> int:
-    """The attempt number a generation's checkpoint is at (1 outside an attempt)."""
-    return checkpoint.attempt if isinstance(checkpoint, (Prepare, Request, Poll, Retry)) else 1
-
-
-def rounds_of(checkpoint: Checkpoint | None) -> int:
-    """The tool rounds the run of a generation's checkpoint has made so far."""
-    if isinstance(checkpoint, ToolRound):
-        return checkpoint.round
-    return checkpoint.rounds if isinstance(checkpoint, (Prepare, Request, Poll, Retry)) else 0
+if TYPE_CHECKING:
+    from ...engine.head import Change
+    from ...engine.runtime import Runtime
 
 
 def failure_of(exc: ModelError) -> AttemptFailure:
@@ -58,7 +41,7 @@ def failure_of(exc: ModelError) -> AttemptFailure:
 
 
 def model_failure(rt: Runtime, message: str, kind: str = "unknown") -> AttemptFailure:
-    return AttemptFailure(message, kind, provider_of(rt.model))
+    return AttemptFailure(message, kind, rt.provider)
 
 
 def keep_partial(change: Change, task: Task, stop_reason: StopReason, error: str | None,
@@ -106,4 +89,4 @@ async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *,
     return None
 
 
-__all__ = ["attempt_failed", "attempt_of", "failure_of", "keep_partial", "model_failure", "rounds_of"]
+__all__ = ["attempt_failed", "failure_of", "keep_partial", "model_failure"]

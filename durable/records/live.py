@@ -2,14 +2,13 @@
 
 The active run and its inputs, the partial message of the current attempt, a pending retry or
 deferred job, the tool slots of the current round, and how the last run or compaction failed.
-Re-exported by `durable.records`, where the codec and users find them.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from ._frozen import frozen
+from .._frozen import frozen
 from .entries import ToolCall, Usage
 from .reasons import UnansweredReason
 

@@ -1,0 +1,107 @@
+"""The durable records of a session: plain, frozen values, the ground floor of the library.
+
+Everything the harness commits is built from these: tasks (`tasks`), conversation entries
+(`entries`), submissions (`submissions`), the live document (`live`) and the reason vocabularies
+(`reasons`). They carry no behaviour beyond small derived properties; a change is a new value.
+The only place that knows their JSON shape is `durable.codec`. The task kinds add their own
+input and checkpoint records (`durable.tasks`), registered with the codec by the kind.
+"""
+
+from __future__ import annotations
+
+from .entries import (
+    AssistantEntry,
+    CompactionEntry,
+    Diagnostic,
+    Entry,
+    StoredEntry,
+    ToolCall,
+    ToolResultEntry,
+    Usage,
+    UserEntry,
+)
+from .live import (
+    EMPTY_LIVE,
+    CompactionFailure,
+    DeferredLive,
+    GenerationLive,
+    Live,
+    PartialMessage,
+    RetryLive,
+    Run,
+    RunFailure,
+    ToolSlot,
+)
+from .reasons import FailureReason, ModelStopReason, StopReason, UnansweredReason
+from .submissions import Answered, Queued, Submission, SubmissionStatus, Unanswered
+from .tasks import (
+    Aborted,
+    Checkpoint,
+    DeferredJob,
+    Done,
+    ErrorDetail,
+    ErrorInfo,
+    Failed,
+    Faulted,
+    Outcome,
+    Pending,
+    Replay,
+    Running,
+    Sleeping,
+    State,
+    StopMark,
+    Task,
+    TaskInput,
+    Terminal,
+    Waiting,
+)
+
+__all__ = [
+    "EMPTY_LIVE",
+    "Aborted",
+    "Answered",
+    "AssistantEntry",
+    "Checkpoint",
+    "CompactionEntry",
+    "CompactionFailure",
+    "DeferredJob",
+    "DeferredLive",
+    "Diagnostic",
+    "Done",
+    "Entry",
+    "ErrorDetail",
+    "ErrorInfo",
+    "Failed",
+    "FailureReason",
+    "Faulted",
+    "GenerationLive",
+    "Live",
+    "ModelStopReason",
+    "Outcome",
+    "PartialMessage",
+    "Pending",
+    "Queued",
+    "Replay",
+    "RetryLive",
+    "Run",
+    "RunFailure",
+    "Running",
+    "Sleeping",
+    "State",
+    "StopMark",
+    "StopReason",
+    "StoredEntry",
+    "Submission",
+    "SubmissionStatus",
+    "Task",
+    "TaskInput",
+    "Terminal",
+    "ToolCall",
+    "ToolResultEntry",
+    "ToolSlot",
+    "Unanswered",
+    "UnansweredReason",
+    "Usage",
+    "UserEntry",
+    "Waiting",
+]

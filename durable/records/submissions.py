@@ -1,0 +1,59 @@
+"""Submissions: the inputs the host handed to a conversation, and what became of each."""
+
+from __future__ import annotations
+
+from typing import Union
+
+from .._frozen import frozen
+from .reasons import UnansweredReason
+
+
+@frozen
+class Queued:
+    """Submission status: accepted and committed; waiting for a run to answer it."""
+
+    pass
+
+
+@frozen
+class Answered:
+    """The run that took this input ended with an answer (`done`)."""
+
+    text: str = ""
+    seq: int | None = None
+
+
+@frozen
+class Unanswered:
+    """Submission status: the run that took this input ended without an answer; `reason` says why
+    (`UnansweredReason`) and `detail` in a sentence."""
+
+    reason: UnansweredReason
+    detail: str
+
+
+SubmissionStatus = Union[Queued, Answered, Unanswered]
+"""Where a submission stands: queued until its run settles it, then answered or unanswered."""
+
+
+@frozen
+class Submission:
+    """An input the host submitted to a conversation, and what became of it (`status`).
+
+    `seq` is the seq of its user entry once a run took it; `task_id` the run (generation task)
+    that took it. `settled` is true once it is answered or unanswered: it settles exactly once."""
+
+    id: str
+    conversation_id: str
+    text: str
+    seq: int | None = None  # the user entry's seq, once its run started
+    status: SubmissionStatus = Queued()
+    task_id: int | None = None
+    created_at: float = 0.0
+
+    @property
+    def settled(self) -> bool:
+        return not isinstance(self.status, Queued)
+
+
+__all__ = ["Answered", "Queued", "Submission", "SubmissionStatus", "Unanswered"]

@@ -1,0 +1,149 @@
+"""The generation's records: its input (the inputs a run answers), the checkpoint of each of its
+phases, and the sentences it writes."""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+from attrs import field
+
+from ..._frozen import frozen
+from ...records import Checkpoint, DeferredJob, TaskInput, ToolCall
+
+KIND = "generation"
+"""The kind's name: its tasks' `kind`, and its input's tag."""
+
+HOST_STOPPED_STREAM = "The host stopped while the model was answering, on attempt {attempt}"
+HOST_STOPPED_FETCH = "The host stopped while the deferred answer was fetched, on attempt {attempt}"
+GENERATION_AT_LIMIT = "The generation was interrupted {times} in its {phase} phase"
+RUN_ABORTED = "The run was aborted"
+RUN_INTERRUPTED = "The run was interrupted by a new input"
+CALL_ABORTED = "The tool call was aborted"
+CALL_INTERRUPTED = "The tool call was interrupted by a new input"
+CALL_AT_LIMIT = "The tool call was not answered: the run ended at the restart limit"
+NO_RESULT = "The tool did not report a result"
+TOOL_ROUND_LIMIT = "The run was ended after {limit} tool rounds (settings.max_tool_rounds)"
+CALL_NOT_RUN = "The tool call was not run: the run reached its cap of tool rounds"
+
+
+@frozen
+class GenerationInput(TaskInput):
+    """The input of a generation task (a run): the submissions it answers, in order."""
+
+    submission_ids: tuple[str, ...]
+
+
+@frozen
+class AttemptFailure:
+    """Why an attempt failed, as the live document shows it."""
+
+    message: str
+    kind: str
+    provider: str | None = None
+    status_code: int | None = None
+
+
+# Every phase but `tools` carries `rounds`: the tool rounds its run has made so far (bounded by
+# `settings.max_tool_rounds`).
+
+
+@frozen
+class Prepare(Checkpoint):
+    """Phase `prepare`: build the request of attempt `attempt` from the conversation."""
+
+    attempt: int = 1
+    rounds: int = 0
+
+
+@frozen
+class Request(Checkpoint):
+    """Phase `request`: the request of attempt `attempt` is being sent and its answer streamed;
+    `options` are the model options it was sent with."""
+
+    attempt: int
+    options: dict[str, Any] = field(factory=dict)
+    rounds: int = 0
+
+
+@frozen
+class Poll(Checkpoint):
+    """Phase `poll`: a deferred answer is pending at the provider (`job`); the next poll is at
+    `poll_at`."""
+
+    attempt: int
+    job: DeferredJob
+    poll_at: float
+    rounds: int = 0
+
+
+@frozen
+class Retry(Checkpoint):
+    """Phase `retry`: attempt `attempt` failed with `error`; the next attempt starts at `until`
+    (the durable backoff). `job` is the deferred job the failed attempt had, if any."""
+
+    attempt: int
+    until: float
+    error: AttemptFailure
+    job: DeferredJob | None = None
+    rounds: int = 0
+
+
+@frozen
+class ToolRound(Checkpoint):
+    """Phase `tools`: waiting on the tool tasks of one assistant message (`assistant_seq`)."""
+
+    assistant_seq: int
+    calls: tuple[ToolCall, ...]
+    pending: tuple[int, ...]
+    round: int = 1
+
+
+Phase = Union[Prepare, Request, Poll, Retry, ToolRound]
+"""A generation's checkpoint."""
+PHASE_TAGS: dict[str, type[Checkpoint]] = {"prepare": Prepare, "request": Request, "poll": Poll, "retry": Retry,
+                                           "tools": ToolRound}
+
+
+def attempt_of(checkpoint: Checkpoint | None) -> int:
+    """The attempt number a generation's checkpoint is at (1 outside an attempt)."""
+    return checkpoint.attempt if isinstance(checkpoint, (Prepare, Request, Poll, Retry)) else 1
+
+
+def rounds_of(checkpoint: Checkpoint | None) -> int:
+    """The tool rounds the run of a generation's checkpoint has made so far."""
+    if isinstance(checkpoint, ToolRound):
+        return checkpoint.round
+    return checkpoint.rounds if isinstance(checkpoint, (Prepare, Request, Poll, Retry)) else 0
+
+
+def job_of(checkpoint: Checkpoint | None) -> DeferredJob | None:
+    """The deferred job a generation's checkpoint holds, if any."""
+    return checkpoint.job if isinstance(checkpoint, (Poll, Retry)) else None
+
+
+__all__ = [
+    "CALL_ABORTED",
+    "CALL_AT_LIMIT",
+    "CALL_INTERRUPTED",
+    "CALL_NOT_RUN",
+    "GENERATION_AT_LIMIT",
+    "HOST_STOPPED_FETCH",
+    "HOST_STOPPED_STREAM",
+    "KIND",
+    "NO_RESULT",
+    "PHASE_TAGS",
+    "RUN_ABORTED",
+    "RUN_INTERRUPTED",
+    "TOOL_ROUND_LIMIT",
+    "AttemptFailure",
+    "GenerationInput",
+    "Phase",
+    "Poll",
+    "Prepare",
+    "Request",
+    "Retry",
+    "ToolRound",
+    "attempt_of",
+    "job_of",
+    "rounds_of",
+]
