@@ -99,6 +99,26 @@ async def test_a_model_that_always_calls_a_tool_is_stopped_at_the_cap_of_tool_ro
     assert (last.call_id, last.is_error, last.diagnostics[0].code) == ("c3", True, "tool_round_limit")
 
 
+async def test_a_deferred_model_that_always_calls_a_tool_is_stopped_at_the_same_cap(host):
+    async def ping(args, api, ctx):
+        return "pong"
+
+    tool = durable.define_tool("ping", "Ping", replay="safe", execute=ping)
+    model = FauxModel([faux.reply("", tool_calls=[faux.call("ping", {}, id=f"c{i}")]) for i in range(3)],
+                      deferred=True, poll_after=1.0, polls=1)
+    stream = durable.StreamSettings(deferred=True)
+    async with host.open(model, settings=settings(max_tool_rounds=2, stream=stream), tools=[tool]) as h:
+        sub = await h.root.submit("loop")
+        for _ in range(3):  # every round's job is polled once (the submit commits the round count too)
+            await host.clock.wait_for_timer("poll:1")
+            host.clock.advance(1.0)
+        detail = "The run was ended after 2 tool rounds (settings.max_tool_rounds)"
+        assert await sub.wait() == r.Unanswered("tool_round_limit", detail)
+    assert len(model.submitted) == 3
+    assert await host.transcript() == ["user"] + ["assistant:tool_use", "tool_result"] * 2 + [
+        "assistant:tool_use", "tool_result:error"]
+
+
 async def test_a_keyboard_interrupt_in_a_tool_closes_the_harness_cleanly_and_reaches_the_host(host):
     async def boom(args, api, ctx):
         raise KeyboardInterrupt
