@@ -121,17 +121,17 @@ if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must
         TaskInterrupted as TaskInterrupted,
         TaskRef as TaskRef,
     )
-    from .engine.tools import (
+    from .models.errors import MissingCredentials as MissingCredentials
+    from .models.protocol import Model as Model, ModelError as ModelError
+    from .storage import MemoryStorage as MemoryStorage, SQLiteStorage as SQLiteStorage, Storage as Storage
+    from .storage.sqlite import Synchronous as Synchronous
+    from .tools import (
         Tool as Tool,
         ToolApi as ToolApi,
         ToolContext as ToolContext,
         define_tool as define_tool,
         tool as tool,
     )
-    from .models.errors import MissingCredentials as MissingCredentials
-    from .models.protocol import Model as Model, ModelError as ModelError
-    from .storage import MemoryStorage as MemoryStorage, SQLiteStorage as SQLiteStorage, Storage as Storage
-    from .storage.sqlite import Synchronous as Synchronous
 else:
     # The engine, the stores, the clocks and the models import anyio; they are loaded on first
     # use, so that a program that only reads a session file (`durable inspect`) starts fast and
@@ -148,7 +148,7 @@ else:
         **dict.fromkeys(("Conversation", "Harness", "HarnessState", "SubmissionHandle", "Wake"), ".engine.harness"),
         **dict.fromkeys(("ErrorReport", "FaultReason", "InterruptReason", "Report", "ReportCallback", "TaskFaulted",
                          "TaskInterrupted", "TaskRef"), ".engine.reports"),
-        **dict.fromkeys(("Tool", "ToolApi", "ToolContext", "define_tool", "tool"), ".engine.tools"),
+        **dict.fromkeys(("Tool", "ToolApi", "ToolContext", "define_tool", "tool"), ".tools"),
         **dict.fromkeys(("MemoryStorage", "SQLiteStorage", "Storage"), ".storage"),
         "Synchronous": ".storage.sqlite",
     }

@@ -8,11 +8,11 @@ from collections.abc import Iterable
 from .engine.clock import Clock
 from .engine.harness import Harness
 from .engine.reports import ReportCallback
-from .engine.tools import Tool
 from .models.protocol import Model
 from .settings import Settings
 from .storage.protocol import Storage
 from .storage.sqlite import SQLiteStorage, Synchronous
+from .tools import Tool
 
 
 def open_harness(

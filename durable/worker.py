@@ -35,10 +35,10 @@ from attrs import field, frozen
 
 from ._open import open_harness
 from .engine.reports import ErrorReport, ReportCallback
-from .engine.tools import Tool
 from .errors import DurableError, SessionLocked
 from .models.protocol import Model
 from .settings import Settings
+from .tools import Tool
 
 _CANDIDATES = """
 SELECT l.space, l.epoch FROM durable.leases l

@@ -17,11 +17,11 @@ from ..errors import StorageError
 from ..models.protocol import Model
 from ..records import Checkpoint, Pending, Running, State, Task, TaskInput
 from ..settings import Settings
+from ..tools import ToolRegistry
 from .clock import Clock
 from .progress import ProgressFlusher
 from .reports import ErrorReport, Reporter
 from .session import Change, Session
-from .tools import ToolRegistry
 
 
 class Runners(Protocol):

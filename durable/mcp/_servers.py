@@ -31,8 +31,8 @@ from mcp.shared.message import SessionMessage
 from mcp_types import CONNECTION_CLOSED
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from ..engine.tools import Tool, ToolApi, ToolContext, define_tool
 from ..errors import ToolDefinitionError
+from ..tools import Tool, ToolApi, ToolContext, define_tool
 from . import Http, MCPCallError, MCPServerError, Replay, Server, Stdio
 
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_\-]")

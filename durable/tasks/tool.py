@@ -28,7 +28,6 @@ from ..engine import ownership, tracing
 from ..engine.kinds import Resumed, TaskKind
 from ..engine.runtime import Runtime
 from ..engine.session import Change
-from ..engine.tools import ArgumentError, Tool, ToolApi, ToolContext, parse_arguments
 from ..engine.transitions import Transitions
 from ..errors import ToolResultRejected
 from ..messages import TOOL_AT_LIMIT, TOOL_MAY_HAVE_RUN, TOOL_RUNS_AGAIN, TOOL_TIMED_OUT, times_in_a_row
@@ -51,6 +50,7 @@ from ..records import (
     ToolSlot,
     Waiting,
 )
+from ..tools import ArgumentError, Tool, ToolApi, ToolContext, parse_arguments
 from .runs import round_closable
 
 RoundCloser = Callable[[Runtime, Change, Task], Awaitable[Task]]
