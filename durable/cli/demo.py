@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import attrs
-from attrs import define, frozen
+from attrs import frozen
 
 from .. import codec, records as r
 from .._open import open_harness
@@ -41,7 +41,7 @@ from ..engine.reports import TaskFaulted, TaskInterrupted
 from ..errors import SessionLocked, StorageError
 from ..settings import RetryPolicy, Settings, StreamSettings
 from ..storage.reader import SessionReader, owner_of
-from .demo_model import DEFERRED, STEPS, STREAMED, DemoModel, Step, scratch_dir
+from .demo_model import DEFERRED, STEPS, STREAMED, DemoModel, DemoProgress, Step, scratch_dir
 from .demo_tools import make_tools
 from .kill import KILL_POINTS, kill_after
 from .plain_view import Ui, describe_cut_off, task_name
@@ -65,15 +65,6 @@ class DemoOptions:
     model: str = "faux"
     speed: float = 1.0
     kill_at: str | None = None  # "stream", "tool", "backoff" or "poll", optionally "@<input number>"
-
-
-@define
-class DemoProgress:
-    """What the demo knows of its conversation: submission ids by step number, and results."""
-
-    ids: dict[int, str] = attrs.field(factory=dict)
-    current: Step | None = None
-    last_seq: int = 0
 
 
 def read_progress(db: str) -> tuple[dict[int, str], dict[int, str]]:
