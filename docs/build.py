@@ -50,7 +50,7 @@ nav a {{ margin-right: 1rem; }}
 
 PUBLIC_MODULES = (  # a subpackage brings its submodules along, and `durable` its `sync`
     "durable", "durable.records", "durable.settings", "durable.errors", "durable.texts", "durable.codec",
-    "durable.engine", "durable.storage", "durable.models", "durable.tasks", "durable.testing",
+    "durable.engine", "durable.storage", "durable.models", "durable.tasks", "durable.testing", "durable.tools",
 )
 
 def slug(heading: str) -> str:

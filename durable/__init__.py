@@ -122,13 +122,6 @@ if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must
         TaskRef as TaskRef,
     )
     from .engine.runtime import Runtime as Runtime
-    from .engine.tools import (
-        Tool as Tool,
-        ToolApi as ToolApi,
-        ToolContext as ToolContext,
-        define_tool as define_tool,
-        tool as tool,
-    )
     from .engine.transitions import Transitions as Transitions
     from .models.errors import MissingCredentials as MissingCredentials
     from .models.protocol import Model as Model, ModelError as ModelError
@@ -139,6 +132,13 @@ if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must
         CompactionInput as CompactionInput,
         GenerationInput as GenerationInput,
         ToolInput as ToolInput,
+    )
+    from .tools import (
+        Tool as Tool,
+        ToolApi as ToolApi,
+        ToolContext as ToolContext,
+        define_tool as define_tool,
+        tool as tool,
     )
 else:
     # The engine, the stores, the clocks and the models import anyio; they are loaded on first
@@ -156,7 +156,7 @@ else:
         **dict.fromkeys(("Conversation", "Harness", "HarnessState", "SubmissionHandle", "Wake"), ".engine.harness"),
         **dict.fromkeys(("ErrorReport", "FaultReason", "InterruptReason", "Report", "ReportCallback", "TaskFaulted",
                          "TaskInterrupted", "TaskRef"), ".engine.reports"),
-        **dict.fromkeys(("Tool", "ToolApi", "ToolContext", "define_tool", "tool"), ".engine.tools"),
+        **dict.fromkeys(("Tool", "ToolApi", "ToolContext", "define_tool", "tool"), ".tools"),
         **dict.fromkeys(("MemoryStorage", "SQLiteStorage", "Storage"), ".storage"),
         **dict.fromkeys(("CancelInput", "CompactionInput", "GenerationInput", "ToolInput"), ".tasks"),
         **dict.fromkeys(("Resumed", "TaskKind"), ".engine.kinds"),

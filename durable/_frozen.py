@@ -1,32 +1,23 @@
-"""`frozen` and `define`: attrs' own decorators, compiling less per record class at import.
+"""`frozen` and `define`: attrs' own decorators, compiling less per record class at import (most of
+the cost of defining a class is compiling the methods attrs writes for it, and a process that
+recovers a session defines some ninety record classes, most never compared or hashed).
 
-attrs writes one script per class it decorates (`__init__`, `__repr__`, `__eq__`, `__hash__`)
-and compiles it; that compile is most of the cost of defining a class (measured on a five-field
-frozen class: 0.56 ms with all four, 0.39 ms without the repr, 0.28 ms with `__init__` alone).
-Some ninety record classes are defined when a process recovers a session, so the repr, equality
-and hash scripts cost ~25 ms of every start although most classes are never compared or hashed.
+- `__repr__`: attrs is asked for none; each class gets a closure (nothing compiled) that writes
+  exactly the text attrs' would: `ClassName(a=1, b='x')`, the fields in order, a `repr=False`
+  field left out, a `repr=` callable applied, and `...` for a value met again inside its own
+  repr (attrs' recursion guard: one set of ids per thread).
+- `__eq__` / `__hash__` (frozen classes): attrs is asked for none; stubs compile the code attrs
+  writes (`eq=False` fields left out, `eq=` key functions applied; `hash((class constant,
+  fields...))`) on the class's first comparison or hash, install it and answer with it. `!=` is
+  attrs' rule (the negated `__eq__`, NotImplemented passed on). The hash is consistent with
+  equality and, like attrs', not the same across processes.
+- A class that writes its own method, or asks for `repr=` / `eq=` / `order=` / hashing options
+  explicitly, is left to attrs for that method.
 
-- `__repr__`: attrs is asked for none and each class gets a closure (nothing compiled) that
-  writes exactly the text attrs' would: `ClassName(a=1, b='x')`, the fields in order, a field
-  with `repr=False` left out, one with a `repr=` callable written through it, and `...` for a
-  value met again inside its own repr (attrs' recursion guard: one set of ids per thread).
-- `__eq__` / `__hash__` (frozen classes): attrs is asked for none; the class gets small stubs
-  that, on the first comparison or hash of that class, compile the same code attrs writes
-  (fields with `eq=False` left out, `eq=` key functions applied; `hash((class constant,
-  fields...))`), install it on the class and answer with it. `!=` is attrs' own rule (the negated
-  `__eq__`, NotImplemented passed on). The hash is consistent with equality, as attrs'; its value,
-  like attrs' (a per-process string hash of a generated name), is not the same across processes.
-
-A class that writes its own method, or asks for `repr=` / `eq=` / `order=` / hashing options
-explicitly, is left to attrs for that method.
-
-`evolve(inst, **changes)` is `attrs.evolve` (a copy made through the class's `__init__`, with
-some fields changed by their `__init__` names; an unknown name is a `TypeError` naming it)
-without attrs' per-call loop over the class's fields: the field values are read in one C call
-(`operator.attrgetter`) and passed to `__init__` by position. Nothing is compiled (a first turn
-after an open evolves some ten classes for the first time). A class with a keyword-only or
-`init=False` field is left to `attrs.evolve`. The engine and the task kinds use it; a durable
-step evolves ~15 records (a task: 3.0 µs with attrs', ~2 µs here).
+`evolve(inst, **changes)` is `attrs.evolve` (a copy through the class's `__init__`, fields changed
+by their `__init__` names; an unknown name is a `TypeError` naming it), reading the field values
+in one C call and passing them by position; nothing is compiled. A class with a keyword-only or
+`init=False` field is left to `attrs.evolve`.
 """
 
 from __future__ import annotations
@@ -55,7 +46,7 @@ _evolvers: dict[type, Callable[[Any, dict[str, Any]], Any]] = {}
 
 
 def evolve(inst: T, /, **changes: Any) -> T:
-    """A copy of the attrs instance `inst` with `changes` (see the module)."""
+    """A copy of the attrs instance `inst` with `changes` (see the module docstring)."""
     make = _evolvers.get(inst.__class__)
     if make is None:
         make = _evolvers[inst.__class__] = _evolver(inst.__class__)

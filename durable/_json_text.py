@@ -1,23 +1,21 @@
 """The JSON text of a record written directly, without the dict in between (the fast path of
 `durable.codec.dumps`, which a commit calls for every task, entry, submission and live document).
+Each record class gets one generated function that writes its text in one f-string, field by
+field: the keys are constants, a string is escaped by the encoder's own C function, an int is its
+repr, a nested record or variant is its own generated function.
 
-`dumps` used to unstructure a record with the converter's cattrs hook into dicts and lists, then
-run the C JSON encoder over them; about 9 µs for a task of a tool round, two thirds of it in the
-encoder. Here each record class gets one generated function that writes the same text in one
-f-string, field by field: the keys are constants, a string is escaped by the encoder's own C
-function, an int is its repr, a nested record or variant is its own generated function.
-
-Same text, by construction. The function of a class is generated from the cattrs hook the
-converter has for it: the same keys in the same order (read from the hook's source), and for
-each field the same handler (the hook's own default argument). A field takes the fast way only
-for a value of exactly the type the fast way was made for (a `str` in a `str` field, a `Running`
-in a `State` field, a tuple of them...) and when that handler is known to give that value back
-unchanged (checked when the function is made); any other value is written as before,
-`encode(handler(value))` for that field alone (JSON text is compositional: a field's text does
-not depend on its neighbours). A class whose hook does not have the plain shape (a conditional
-key, a renamed field, a variant with a field named `type`) gets no function: `encoder_for`
-returns None and `dumps` takes the old way for it. When the fast function raises anything,
-`dumps` writes the value the old way, which raises what it always raised.
+Same text as the converter's, by construction. The function of a class is generated from the
+cattrs hook the converter has for it: the same keys in the same order (read from the hook's
+source), and for each field the same handler (the hook's own default argument). A field takes
+the fast way only for a value of exactly the type the fast way was made for (a `str` in a `str`
+field, a `Running` in a `State` field, a tuple of them...) and when that handler is known to give
+that value back unchanged (checked when the function is made); any other value is written the
+old way (the converter's: unstructure, then encode), `encode(handler(value))` for that field
+alone (JSON text is compositional: a field's text does not depend on its neighbours). A class
+whose hook does not have the plain shape (a conditional key, a renamed field, a variant with a
+field named `type`) gets no function: `encoder_for` returns None and `dumps` takes the old way
+for it. When the fast function raises anything, `dumps` writes the value the old way, which
+raises what it always raised.
 """
 
 from __future__ import annotations

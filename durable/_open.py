@@ -9,11 +9,11 @@ from .engine.clock import Clock
 from .engine.harness import Harness
 from .engine.kinds import TaskKind
 from .engine.reports import ReportCallback
-from .engine.tools import Tool
 from .models.protocol import Model
 from .settings import Settings
 from .storage.protocol import Storage
 from .storage.sqlite import SQLiteStorage, Synchronous
+from .tools import Tool
 
 
 def open_harness(

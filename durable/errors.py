@@ -1,26 +1,23 @@
-"""Every exception a user of durable can meet, as classes to catch.
-
-Messages are plain sentences that name the file, task, conversation or tool concerned.
+"""Every exception a user of durable can meet, as classes to catch. Messages are plain
+sentences that name the file, task, conversation or tool concerned.
 
     DurableError
-    +-- StorageError               the session file: names the file (`location`)
-    |   +-- SessionLocked, LockLost, NotASession, SchemaTooNew, CorruptSession, StorageClosed
-    |   +-- ServerUnavailable      (PostgreSQL) names the server and the space
-    |   |   +-- CommitOutcomeUnknown
-    |   +-- CommitFailed
-    |       +-- DiskFull
-    +-- HarnessError               the host API
-    |   +-- HarnessClosed, ConversationBusy, UnknownTask, UnknownTaskKind, UnknownSubmission,
-    |       SubmissionUnanswered, ToolResultRejected, ToolDefinitionError, ToolArgumentError,
-    |       InvalidInput (also ValueErrors)
-    +-- BackgroundJobsUnsupported (also a ValueError)  deferred mode on a server without background jobs
-    +-- CodecError (also a ValueError)          durable.codec: a value without its record's shape
-    +-- ModelError                              durable.models: a provider call failed (`kind`)
+    +-- StorageError               the session file or space: names it (`location`)
+    |   +-- SessionLocked, LockLost, SessionReadOnly, UnsafeSessionFile, NotASession,
+    |   |   SchemaTooNew, CorruptSession, StorageClosed, CommitFailed (+-- DiskFull)
+    |   +-- ServerUnavailable (+-- CommitOutcomeUnknown)  PostgreSQL: names the server and space
+    +-- HarnessError               the host API: HarnessClosed, ConversationBusy, UnknownTask,
+    |   UnknownTaskKind, UnknownSubmission, SubmissionUnanswered, ToolResultRejected, IllegalTransition,
+    |   ToolDefinitionError; ToolArgumentError and InvalidInput (also ValueErrors)
+    +-- MissingExtra (also an ImportError)  an optional extra is not installed
+    +-- BackgroundJobsUnsupported (also a ValueError)  deferred mode on a server without them
+    +-- CodecError (also a ValueError)      durable.codec: a value without its record's shape
+    +-- ModelError                          durable.models: a provider call failed (`kind`)
     +-- MissingCredentials (also a ValueError)  durable.models.errors: a provider without a key
+    +-- MCPServerError, MCPCallError        durable.mcp: a server, or a call of one of its tools
 
-The last three live next to the code that raises them, so that the import order stays one way
-(records and codec, then storage, then the engine; models depend only on their protocol); this
-module imports nothing, so every layer may import it.
+Those naming a module live in it, beside the code raising them (imports run one way); this
+module imports nothing: every layer may import it.
 """
 
 from __future__ import annotations

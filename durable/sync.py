@@ -35,13 +35,13 @@ from .engine import harness as _async
 from .engine.clock import Clock
 from .engine.harness import HarnessState, Wake
 from .engine.reports import ReportCallback
-from .engine.tools import Tool
 from .errors import HarnessClosed
 from .models.protocol import Model
 from .records import Live, StoredEntry, Submission, SubmissionStatus, Task
 from .settings import Settings, WhenBusy
 from .storage.protocol import Storage
 from .storage.sqlite import Synchronous
+from .tools import Tool
 
 T = TypeVar("T")
 Backend = Literal["trio", "asyncio"]

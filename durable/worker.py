@@ -1,25 +1,22 @@
 """Workers: processes that take over PostgreSQL session spaces whose owner is gone, finish their
 work, and let them go.
 
-Ownership stays one owner per space (a lease, see durable.storage.postgres). The design is the
-simplest honest one: a *host* opens its space with `open_harness(PostgresStorage(dsn, space))`
-and uses the host API (submit, wait, follow) as it does on a file; while it lives it renews the
-lease and nobody else writes. When it dies (SIGKILL, a lost machine, a partition), its lease
-runs out and a worker takes the space over: it opens it (recovery charges the interrupted work
-exactly as a reopened file does), runs it until nothing is active and no durable timer is due
-within `idle_seconds`, then closes it (releasing the lease: the host, restarted, gets in at once).
-A worker also picks up spaces whose lease was released with work left (a host that closed with a
-timer pending, a submission queued).
+A space keeps one owner (a lease, see `durable.storage.postgres`). A *host* opens its space with
+`open_harness(PostgresStorage(dsn, space))` and uses the host API as on a file, renewing the
+lease while it lives. When it dies (SIGKILL, a lost machine, a partition) its lease runs out and
+a worker takes the space over: it opens it (recovery charges the interrupted work exactly as a
+reopened file does), runs it until nothing is active and no durable timer is due within
+`idle_seconds`, then closes it, releasing the lease (the host, restarted, gets in at once). A
+space released with work left (a timer pending, a submission queued) is picked up too.
 
-`run_worker(dsn, app=...)` is the loop; `durable worker --dsn ... --app module:factory` runs it from
-the command line. Each round it asks the server for candidate spaces: a lease expired or released,
-matching `space_pattern` (SQL LIKE), with a live task, a queued submission or an input in its inbox
-(`durable.remote`) (`FOR UPDATE SKIP LOCKED`, so that concurrent workers look at different rows),
-then opens them one by one; the lease acquisition decides between two workers that chose the same
-space (the loser gets `SessionLocked` and moves on). A space whose only work is a timer not yet due
-is remembered and skipped until then; one left with nothing a worker can move (a client tool waiting
-for its host) is skipped until another owner has opened it. `max_spaces` spaces run at once per
-worker.
+`run_worker(dsn, app=...)` is the loop (`durable worker --dsn ... --app module:factory` on the
+command line). Each round it asks for candidate spaces (lease expired or released, matching
+`space_pattern` (SQL LIKE), with a live task, a queued submission or an input in its inbox from
+`durable.remote`; `FOR UPDATE SKIP LOCKED`, so that workers look at different rows) and opens
+them one by one, `max_spaces` at once; the lease decides between two workers that chose the same
+space (the loser gets `SessionLocked` and moves on). A space whose only work is a timer not yet
+due is skipped until then; one with nothing a worker can move (a client tool waiting for its
+host) is skipped until another owner has opened it.
 """
 
 from __future__ import annotations
@@ -35,10 +32,10 @@ from attrs import field, frozen
 
 from ._open import open_harness
 from .engine.reports import ErrorReport, ReportCallback
-from .engine.tools import Tool
 from .errors import DurableError, SessionLocked
 from .models.protocol import Model
 from .settings import Settings
+from .tools import Tool
 
 _CANDIDATES = """
 SELECT l.space, l.epoch FROM durable.leases l

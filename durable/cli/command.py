@@ -8,18 +8,16 @@
     durable --debug ...     show the traceback of an error
 
 `demo` runs (or, on an existing file, resumes) a scripted agent session that survives `kill -9`
-(see `durable.cli.demo`). `inspect`, `export` and `watch` read a session file without owning it:
-read-only, without the lock, safe while its owner runs (see `durable.cli.inspect_data`,
-`durable.cli.export_data`, `durable.cli.follow` and `durable.storage.reader`). `inspect` shows a
-summary (the last entries, tasks filtered by kind and state), `export` every entry of the
-conversations, `watch` follows the file live as its owner commits. `worker` takes over PostgreSQL
-session spaces whose owner is gone (see `durable.worker`).
+(`durable.cli.demo`). `inspect` (a summary: the last entries, tasks by kind and state), `export`
+(every entry of the conversations) and `watch` (the file live, as its owner commits) read a
+session file without owning it: read-only, without the lock, safe while its owner runs
+(`durable.storage.reader`). `worker` takes over PostgreSQL session spaces whose owner is gone.
 
 Errors a person can act on (a missing file, a file another process owns, a newer schema, a file
 that is not a session, a missing API key) are one line on stderr and exit status 2; `--debug`
 shows the traceback. Heavy imports (anyio and trio through the engine, rich, the provider SDKs)
-happen inside the commands that need them, so `durable inspect` starts fast and never imports
-the event-loop libraries.
+happen inside the commands that need them: `durable inspect` never imports the event-loop
+libraries.
 """
 
 from __future__ import annotations

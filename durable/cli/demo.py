@@ -5,23 +5,18 @@ the harness: a streamed answer; a tool round with a safe tool (`weather`, run ag
 crash) and an unsafe one (`save_note`, which writes into a scratch folder next to the file and
 is never run twice); a provider error (HTTP 429) retried after its retry-after; and a deferred
 answer (a background job that is polled). The script and its faux model are in `demo_model`,
-the tools in `demo_tools`, the model for `--model` in `providers`. The faux model streams at
-about 40 tokens a second on the real clock, so a run takes about 15 s; `speed` scales every delay.
+the tools in `demo_tools`, the model for `--model` in `providers`; `speed` scales every delay.
 
-Running it again on the same file resumes: the file is reopened (what the killed process was
-running is counted as cut off), one recovery line per such task and the kept partial answers are
-shown, and only the inputs not yet given are submitted. The demo's progress is the conversation
-itself: the inputs already submitted are read from the file (through `SessionReader`).
+Running it again on the same file resumes: what the killed process was running is counted as
+cut off, one recovery line per such task and the kept partial answers are shown, and only the
+inputs not yet given (read from the file through `SessionReader`) are submitted. The fourth input
+runs on the file reopened with `stream.deferred=True` (settings belong to a harness: one clean
+close and reopen, which counts nothing as failed).
 
-The first three inputs run on a streaming harness; the fourth on the same file reopened with
-`stream.deferred=True` (settings belong to a harness, so this is one clean close and reopen: a
-close is not a crash and counts nothing as failed).
-
-What is shown comes from committed state only (`watcher`): the live document through
-`follow()`, the new entries, the submissions' results and the harness reports. On a terminal it
-is a `rich` live view (`live_view`); otherwise (or with `--plain`) one line per notable event
-(`plain_view`). For crash tests, `kill` SIGKILLs the process at `--kill-after` or at a
-`DURABLE_DEMO_KILL_AT` point (`DURABLE_DEMO_SPEED` divides every delay).
+What is shown comes from committed state only (`watcher`): a `rich` live view on a terminal
+(`live_view`), otherwise (or with `--plain`) one line per notable event (`plain_view`). For crash
+tests, `kill` SIGKILLs the process at `--kill-after` or at a `DURABLE_DEMO_KILL_AT` point
+(`DURABLE_DEMO_SPEED` divides every delay).
 """
 
 from __future__ import annotations
@@ -33,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import attrs
-from attrs import define, frozen
+from attrs import frozen
 
 from .. import codec, records as r
 from .._open import open_harness
@@ -41,7 +36,7 @@ from ..engine.reports import TaskFaulted, TaskInterrupted
 from ..errors import SessionLocked, StorageError
 from ..settings import RetryPolicy, Settings, StreamSettings
 from ..storage.reader import SessionReader, owner_of
-from .demo_model import DEFERRED, STEPS, STREAMED, DemoModel, Step, scratch_dir
+from .demo_model import DEFERRED, STEPS, STREAMED, DemoModel, DemoProgress, Step, scratch_dir
 from .demo_tools import make_tools
 from .kill import KILL_POINTS, kill_after
 from .plain_view import Ui, describe_cut_off, task_name
@@ -65,15 +60,6 @@ class DemoOptions:
     model: str = "faux"
     speed: float = 1.0
     kill_at: str | None = None  # "stream", "tool", "backoff" or "poll", optionally "@<input number>"
-
-
-@define
-class DemoProgress:
-    """What the demo knows of its conversation: submission ids by step number, and results."""
-
-    ids: dict[int, str] = attrs.field(factory=dict)
-    current: Step | None = None
-    last_seq: int = 0
 
 
 def read_progress(db: str) -> tuple[dict[int, str], dict[int, str]]:

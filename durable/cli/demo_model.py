@@ -1,6 +1,7 @@
 """The demo's script and its faux model: four inputs, and answers decided from each request.
 
-`STEPS` are the four inputs (a streamed answer, a tool round, a 429 retried, a deferred answer).
+`STEPS` are the four inputs (a streamed answer, a tool round, a 429 retried, a deferred answer);
+`DemoProgress` is where a run stands in them (the demo writes it, the watcher reads it).
 `make_answer` is the faux model's brain: every answer is decided from the request it gets (which
 input it answers, which tool results it sees, which attempt it is), so the script lines up with
 the conversation whatever an earlier, killed process already answered. `DemoModel` streams at
@@ -13,7 +14,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from attrs import frozen
+import attrs
+from attrs import define, frozen
 
 from .. import records as r
 from ..models import FauxModel, ModelRequest, faux
@@ -37,6 +39,16 @@ STEPS = (
 )
 STREAMED = STEPS[:3]
 DEFERRED = STEPS[3:]
+
+
+@define
+class DemoProgress:
+    """What the demo knows of its conversation: submission ids by step number, the step being
+    answered, and the last entry shown."""
+
+    ids: dict[int, str] = attrs.field(factory=dict)
+    current: Step | None = None
+    last_seq: int = 0
 
 HAIKU = "Power cut mid-word;\nthe file remembers the rest.\nThe answer goes on."
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 
-from ..engine.tools import Tool, ToolApi, ToolContext, define_tool
+from ..tools import Tool, ToolApi, ToolContext, define_tool
 from .demo_model import scratch_dir
 
 

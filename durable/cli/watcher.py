@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio
 
 from .. import records as r
+from .demo_model import DemoProgress
 from .kill import kill_now, kill_point_reached
 from .plain_view import Ui
 
 if TYPE_CHECKING:
     from ..engine.harness import Harness
-    from .demo import DemoProgress
 
 
 class Watcher:

@@ -48,6 +48,7 @@ from ..records import (
 )
 from ..settings import Settings, WhenBusy
 from ..storage.protocol import Storage
+from ..tools import Tool, ToolRegistry
 from . import inbox, ownership, recovery
 from .clock import Clock, SystemClock
 from .kinds import RunService, TaskKind
@@ -56,7 +57,6 @@ from .reports import ErrorReport, ReportCallback, Reporter
 from .runtime import Runtime
 from .scheduler import Scheduler
 from .session import Session
-from .tools import Tool, ToolRegistry
 
 
 def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:

@@ -21,6 +21,7 @@ from ..errors import StorageError
 from ..models.protocol import Model
 from ..records import Checkpoint, Live, Pending, Running, State, StoredEntry, Submission, Task, TaskInput
 from ..settings import Settings
+from ..tools import ToolRegistry
 from . import ownership
 from .clock import Clock
 from .context import Context
@@ -28,7 +29,6 @@ from .head import Change
 from .progress import ProgressFlusher
 from .reports import ErrorReport, Reporter
 from .session import Session
-from .tools import ToolRegistry
 
 T = TypeVar("T")
 

@@ -1,42 +1,19 @@
-"""The dialects of the OpenAI-compatible servers people run locally, for `OpenAIModel(api="chat")`.
+"""The dialects of the OpenAI-compatible servers people run locally, for `OpenAIModel(api="chat")`:
+how a Chat Completions stream from Ollama, llama.cpp's `llama-server`, vLLM or LM Studio is read
+back into protocol events where it differs from what api.openai.com sends. Each part states the
+differences it absorbs, and what is done about each:
 
-Owns how a Chat Completions stream from Ollama, llama.cpp's `llama-server`, vLLM or LM Studio is
-read back into protocol events when it differs from what api.openai.com sends. Their documented
-differences that matter here, and what is done about each:
+- `rejects_stream_options`: older builds and proxies refuse `stream_options`;
+- `chat_usage`: usage comes in a last chunk, in the chunk with the `finish_reason`, or not at all;
+- `ToolCallAssembler`: tool calls come in fragments with an `index`, whole, without an index,
+  with one index repeated, or with their arguments as a JSON object;
+- `chat_stop`: `finish_reason` values beyond OpenAI's, or none at all;
+- `DoneWatch`: the `data: [DONE]` line, which the SDK swallows.
 
-- `stream_options` (`{"include_usage": true}`): OpenAI and the current versions of the four
-  servers accept it, but older builds and some proxies in front of them reject the unknown field
-  (HTTP 400, or 422 from a FastAPI validator, whose message names `stream_options`). Such a
-  request is sent again once without it, and the model instance stops sending it
-  (`OpenAIModel(stream_usage=False)` never sends it).
-- Usage: OpenAI sends it only when asked, in one last chunk with empty `choices`. Without
-  `include_usage` a server may send none; llama.cpp and Ollama put it in the chunk that carries
-  the `finish_reason`. Usage is read from whichever chunk has it (the last one wins); none is
-  `Usage(0, 0)`, a missing field is 0.
-- Tool-call deltas: OpenAI sends a call's id and name in its first fragment and the arguments
-  in pieces, each with the call's `index`. Ollama and LM Studio send each whole call in one
-  chunk; some servers (older llama.cpp and vLLM tool parsers) omit `index`, repeat index 0 for
-  several calls with different ids, or give the arguments as a JSON object instead of a string.
-  `ToolCallAssembler` gives the same `ToolCall` list for each of these: a fragment without an
-  index belongs to the call with its id, else to a new call if it has a new id, else to the call
-  at its position in the chunk (or the call being built); object arguments are `json.dumps`-ed;
-  a call without an id gets `call_<n>`.
-- `finish_reason`: besides `stop`, `length`, `tool_calls`, `content_filter` and the legacy
-  `function_call`, servers send `eos` / `eos_token` / `stop_sequence` (text-generation
-  servers), `tool_calls` with no call in the message, `stop` for a message with tool calls
-  (Ollama), `abort` (vLLM) or no finish reason at all before `data: [DONE]`. `chat_stop` maps
-  them onto the model stop reasons as `check_final` wants them: calls always mean `tool_use`
-  (unless the answer was cut by `length` or refused: then the calls, maybe truncated, are
-  dropped); `tool_calls` / `function_call` without calls is `stop` when there is text and an
-  `error` when there is none; no finish reason after `[DONE]` is `stop`; without `[DONE]` the
-  stream was cut (a `connection` error, as before); any other value is `error`.
-- Background jobs: none of the four runs OpenAI background responses (`background: true`);
-  Chat Completions has none anywhere. `deferred=True` with `api="chat"` is refused at
-  construction (`BackgroundJobsUnsupported`, naming the base URL); with `api="responses"`, a
-  server without `/v1/responses` (404, 405, 501), one that rejects `background` (400 or 422
-  naming it) or one that answers a background request at once instead of queueing it (Ollama's
-  stateless Responses API) makes `submit` raise a non-retryable `ModelError` naming the base
-  URL, so the run fails at once with that message: use `deferred=False` with such servers.
+None of the four runs OpenAI background responses: `deferred=True` with `api="chat"` is refused
+at construction (`BackgroundJobsUnsupported`), and with `api="responses"` a server that cannot
+run them (no `/v1/responses`, `background` rejected, or answered at once as Ollama does) makes
+`submit` raise a non-retryable `ModelError` naming the base URL (see `OpenAIModel`).
 """
 
 from __future__ import annotations
@@ -58,17 +35,35 @@ def _count(value: Any) -> int:
 
 
 def chat_usage(usage: Any) -> Usage:
-    """A chunk's usage; a missing or odd field is 0."""
+    """A chunk's usage; a missing or odd field is 0.
+
+    OpenAI sends usage only when asked (`stream_options`), in one last chunk with empty
+    `choices`. Without `include_usage` a server may send none; llama.cpp and Ollama put it in the
+    chunk that carries the `finish_reason`. The caller reads it from whichever chunk has it (the
+    last one wins); none is `Usage(0, 0)`."""
     return Usage(_count(get_field(usage, "prompt_tokens")), _count(get_field(usage, "completion_tokens")))
 
 
 def rejects_stream_options(error: ModelError) -> bool:
-    """Whether the server refused the request because of `stream_options`."""
+    """Whether the server refused the request because of `stream_options`.
+
+    OpenAI and the current versions of the four servers accept `{"include_usage": true}`, but
+    older builds and some proxies in front of them reject the unknown field (HTTP 400, or 422
+    from a FastAPI validator, whose message names `stream_options`). Such a request is sent again
+    once without it, and the model instance stops sending it."""
     return error.status_code in (400, 422) and "stream_options" in f"{error.message} {error.raw!r}"
 
 
 class ToolCallAssembler:
-    """Tool-call fragments of a Chat Completions stream, in any of the dialects, to `ToolCall`s."""
+    """Tool-call fragments of a Chat Completions stream, in any of the dialects, to `ToolCall`s.
+
+    OpenAI sends a call's id and name in its first fragment and the arguments in pieces, each
+    with the call's `index`. Ollama and LM Studio send each whole call in one chunk; some servers
+    (older llama.cpp and vLLM tool parsers) omit `index`, repeat index 0 for several calls with
+    different ids, or give the arguments as a JSON object instead of a string. Each gives the
+    same list: a fragment without an index belongs to the call with its id, else to a new call
+    if it has a new id, else to the call at its position in the chunk (or the call being built);
+    object arguments are `json.dumps`-ed; a call without an id gets `call_<n>`."""
 
     def __init__(self) -> None:
         self._slots: dict[int, dict[str, Any]] = {}  # key -> {"id", "name", "arguments"}
@@ -142,8 +137,17 @@ _STOP: dict[str, ModelStopReason] = {
 
 def chat_stop(finish: str | None, *, text: str, calls: bool, done: bool) -> tuple[ModelStopReason, str | None] | None:
     """The stop reason (and, for `error`, its message) of a finished Chat Completions stream, or
-    None when the stream was cut (no finish reason and no `[DONE]`). With calls, only a
-    `tool_use` answer keeps them: the caller drops them for any other stop reason."""
+    None when the stream was cut (no finish reason and no `[DONE]`: a `connection` error). With
+    calls, only a `tool_use` answer keeps them: the caller drops them for any other stop reason.
+
+    Besides `stop`, `length`, `tool_calls`, `content_filter` and the legacy `function_call`,
+    servers send `eos` / `eos_token` / `stop_sequence` (text-generation servers), `tool_calls`
+    with no call in the message, `stop` for a message with tool calls (Ollama), `abort` (vLLM),
+    or no finish reason at all before `data: [DONE]`. They map onto the model stop reasons as
+    `check_final` wants them: calls always mean `tool_use` (unless the answer was cut by `length`
+    or refused: then the calls, maybe truncated, are dropped); `tool_calls` / `function_call`
+    without calls is `stop` when there is text and `error` when there is none; no finish reason
+    after `[DONE]` is `stop`; any other value is `error`."""
     if finish is None:
         if not done:
             return None

@@ -1,5 +1,4 @@
-"""A scripted model for tests, the demo and users' own crash tests. No network, no key.
-
+"""A scripted model for tests, the demo and users' own crash tests (no network, no key):
 `FauxModel(script)` answers each request (a `stream` call, or a deferred `submit`) with the next
 step of its script:
 
@@ -16,13 +15,9 @@ returns `StillRunning(poll_after)` until the job has been fetched `polls` times,
 message (a `hang` step makes `fetch` itself hang; an `error` step makes `fetch` raise).
 
 It records what a crash test needs: the requests, stream calls, submitted, fetched and cancelled
-jobs. Of the requests it keeps only the newest `keep_requests` (100 by default; `calls` counts
-them all): each request holds a whole context, so a model that kept every one would grow with
-turns x history (5,000 turns held 238 MB), and 1,000 conversations on one model would keep
-1,000 contexts. 100 is enough for a test reading its last requests and keeps a long run or a
-many-conversation benchmark flat. To record every request (an invariant check over all of them,
-as the crash explorer does), pass `keep_requests=None`. `wait_for_requests` lets a test wait for
-the n-th request.
+jobs; of the requests only the newest `keep_requests` (100 by default, as each holds a whole
+context; `calls` counts them all; `None` keeps every one, as the crash explorer's invariant check
+needs). `wait_for_requests` waits for the n-th request.
 """
 
 from __future__ import annotations

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from .._frozen import evolve, frozen
 from ..engine import tracing
 from ..engine.kinds import Resumed, TaskKind
-from ..engine.tools import ArgumentError, Tool, ToolApi, ToolContext, parse_arguments
 from ..engine.transitions import END, Transitions
 from ..errors import ToolResultRejected
 from ..records import (
@@ -48,6 +47,7 @@ from ..records import (
     Waiting,
 )
 from ..texts import times_in_a_row
+from ..tools import ArgumentError, Tool, ToolApi, ToolContext, parse_arguments
 
 if TYPE_CHECKING:
     from ..engine.head import Change

@@ -1,27 +1,23 @@
 """The agent process of a process-kill test: `python -m durable.testing.child SCENARIO PATH ...`.
 
-It runs one lifetime of a scenario on the session file PATH and says what it does on stdout, one
-line at a time, each written with a single `write` so that a parent reading the pipe sees every
-line the child wrote before it was killed:
+It runs one lifetime of a scenario on the session file PATH and says what it does on stdout, a
+line at a time, each in a single `write`, so that a parent reading the pipe sees every line the
+child wrote before it was killed:
 
     event open                  the harness opened the file (and charged what was cut off)
     commit N                    the N-th commit of this process is on disk
     event submitted SUB_ID      `submit` returned: the input is acknowledged
     event settled True|False    the harness settled (nothing active, no timer due) or is stuck
     event closed                the clean close is done
-    stopped                     the child stopped itself at `--stop-after N` (waiting for the kill)
+    stopped                     the child stopped itself (SIGSTOP), waiting for the kill
 
-`--mode drive` runs the scenario's `drive` and then settles; `--mode recover` only reopens and
-settles. `--stop-after N` makes the child stop itself (SIGSTOP) right after its N-th commit, and
-`--stop-at NAME` right after it says `event NAME` (e.g. `submitted`: just after an input was
-acknowledged), so that the parent's SIGKILL lands exactly there; without them the parent kills
-at a time of its choosing.
-
-The clock is a `ScaledClock` (`--scale`, `--epoch`, the same for every process of a test), so a
-durable deadline written by one process means the same instant to the next. Tool executions
-and deferred jobs are kept in append-only files (`--executions`, `--jobs`), which survive the
-kill. SCENARIO is a name from `durable.testing.scenarios` or `package.module:attribute`.
-Exit status: 0 after a clean close of a settled harness, 3 when it did not settle.
+`--mode drive` runs the scenario's `drive`, then settles; `--mode recover` only reopens and
+settles. `--stop-after N` stops the child right after its N-th commit, `--stop-at NAME` right
+after it says `event NAME`, so that the parent's SIGKILL lands exactly there. The clock is a
+`ScaledClock` (`--scale`, `--epoch`, the same for every process of a test), so a durable deadline
+means the same instant to the next process; tool executions and deferred jobs go to append-only
+files (`--executions`, `--jobs`). SCENARIO is a name from `durable.testing.scenarios` or
+`package.module:attribute`. Exit status: 0 after a clean close of a settled harness, 3 if not.
 """
 
 from __future__ import annotations

@@ -3,23 +3,18 @@
 `CrashableStorage(inner)` passes every call through until it crashes: by `crash()`, or by itself
 just before or just after its k-th commit (`crash_before=k` / `crash_after=k`). From then on
 every call, and the result of every call in flight, hangs: nothing more is written, not even
-what a clean close would write. A commit the inner store had already started still completes
-on disk (as it would in a killed process whose write reached the file), but its caller never
-hears back.
+what a clean close would write. A commit the inner store had already started still completes on
+disk (as in a killed process whose write reached the file), but its caller never hears back.
+Commits are numbered from 1 per `CrashableStorage` (one harness lifetime), counting every
+`commit` handed to the inner store, the open's included; `history` describes each in a line, so
+that a test can say what "commit 7" was.
 
 `crash(harness)` crashes the harness's storage and abandons the harness: its runners are
 cancelled where they hang, and leaving its `async with` block writes nothing. `release()` then
-closes the inner store (freeing the file's lock, as the OS does for a dead process), so the
-same file can be reopened by a new harness in the same test.
-
-`crashable_harness(path, ...)` does all of that for the common case: it opens a harness on a
-session file through a `CrashableStorage`, abandons the harness the moment the storage crashes
-(so no runner does anything a dead process could not have done), and releases the file on the
-way out, ready for the next `crashable_harness` on the same path.
-
-Commits are numbered from 1 per `CrashableStorage` (one harness lifetime), counting every
-`commit` call handed to the inner store, including the open commit that charges interrupted
-tasks. `history` describes each of them in a line, so a test can say what "commit 7" was.
+closes the inner store (freeing the file's lock, as the OS does for a dead process), so that a
+new harness in the same test can reopen the file. `crashable_harness(path, ...)` does all that
+for the common case: a harness on the file through a `CrashableStorage`, abandoned the moment the
+storage crashes (no runner does what a dead process could not), the file released on the way out.
 """
 
 from __future__ import annotations

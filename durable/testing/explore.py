@@ -2,47 +2,18 @@
 
 A *scenario* is what a user's agent does, written once: `setup(clock)` builds the outside world
 (a faux model, the tools, the settings) afresh for every replay, and `drive(d)` does the host's
-part with a `Driver` (submit inputs, abort, compact, wait for the live document). After `drive`
+part with a `Driver` (submit inputs, abort, compact, wait for the live document); after `drive`
 returns, the explorer drives the harness to quiescence (`Driver.settle`).
 
-`explore(scenario)` first runs the scenario without a crash and counts its commits, N. Then, for
-every k in 1..N, it replays the scenario on a fresh session file twice: crashing just *before*
-commit k (commits 1..k-1 are on disk; whatever the process did since, e.g. a model call or a tool
-run, is lost with it) and just *after* commit k (commit k is on disk; its caller never hears
-back). After each crash it checks the file as the dead process left it, reopens the file in a new
-harness (with `World.reopen_settings` if given), drives it to quiescence, checks again, closes it
-cleanly and checks once more. The model, the tools, the `FakeClock` and the execution and job
-logs are the same objects before and after the crash: they are the world outside the process.
-
-That is 2N crash points. The result lists, for every point, the violations found (empty when
-all invariants hold), what commit k wrote, and the final transcript. A failing point reproduces
-with one call: `await explore(scenario, only=("after", 7))`.
-
-`depth=2` goes on: every reopened harness is crashed in turn at every commit boundary of its
-recovery, before a third one settles (restarts accumulate there: the restart limit's ground);
-`only=[("after", 7), ("before", 2)]` replays one such chain.
-
-What is checked (`check_invariants`, `check_commit_history`): the file right after each crash,
-after the recovery settled, after its clean close; with the acknowledged submissions, the tool
-executions (every tool is wrapped by an `ExecutionLog`), the deferred jobs (a `FauxModel` is
-wrapped by a `FauxJobLedger`, which also answers the model protocol's `find`), the model's
-requests, and every batch committed in every lifetime. A harness that does not settle within
-`stuck_after` seconds without a commit is a violation too ("no task runs forever").
-
-Determinism: a replay is the same program with the same faux answers, so the k-th commit is
-normally the same commit in every replay. Tasks that run concurrently (two tools of one round)
-may commit in another order from one replay to the next; every point is still a real crash point
-of a real run, and `PointResult.commit` says which commit it was.
-
-Other stores: `store=lambda key: PostgresStorage(dsn, space=key)` runs every replay on a store of
-its own (a fresh space, `key`, per replay; a new store object for every harness lifetime, as a new
-process makes). After a crash the dead harness's store is closed (`CrashableStorage.release`): for
-a leased store this gives the lease up, which the next owner sees exactly as a lease that ran out
-(the takeover bumps the epoch either way), without the wait. The spaces are left in place.
-
-Speed: replays run on `synchronous="NORMAL"` by default; an in-process crash loses nothing in
-either mode (what reached SQLite is in the OS's cache). Power cuts are `durable.testing.powercut`'s
-business.
+`explore(scenario)` runs it once without a crash to count its commits, N, then replays it on a
+fresh session file crashing just *before* commit k (commits 1..k-1 are on disk; whatever the
+process did since is lost with it) and just *after* it (commit k is on disk; its caller never
+hears back), for every k: 2N crash points (`depth=2` also crashes each recovery in turn). After
+each crash the file is checked as the dead process left it, after a new harness recovered and
+settled, and after its clean close; the model, the tools, the `FakeClock` and the execution and
+job logs are the world outside the process, the same objects before and after the crash. Each
+point's result lists the violations found (empty when every invariant holds), what commit k
+wrote and the final transcript; `explore(scenario, only=("after", 7))` reproduces one point.
 
 The records of a result (`CrashPoint`, `PointResult`, `Exploration`) are written in
 `durable.testing.exploration` and re-exported here.
@@ -193,13 +164,35 @@ async def explore(
     """Crash `scenario` at every commit boundary (see the module docstring) and return what was
     found.
 
+    What is checked (`check_invariants`, `check_commit_history`): the file right after each
+    crash, after the recovery settled (the reopened harness gets `World.reopen_settings` if
+    given) and after its clean close; with the acknowledged submissions, the tool executions
+    (every tool is wrapped by an `ExecutionLog`), the deferred jobs (a `FauxModel` is wrapped by a
+    `FauxJobLedger`, which also answers the model protocol's `find`), the model's requests, and
+    every batch committed in every lifetime. A harness that does not settle within `stuck_after`
+    seconds without a commit is a violation too ("no task runs forever").
+
+    Determinism: a replay is the same program with the same faux answers, so the k-th commit is
+    normally the same commit in every replay. Tasks that run concurrently (two tools of one
+    round) may commit in another order from one replay to the next; every point is still a real
+    crash point of a real run, and `PointResult.commit` says which commit it was.
+
     `only=("after", 7)` replays one point; `only=[("after", 7), ("before", 2)]` crashes the first
     harness just after its commit 7, then the reopened one just before its commit 2. `depth=2`
     also crashes every reopened harness at every commit boundary of its recovery (the restart
     limit's ground: a task cut off again before it made progress). Session files go to
     `directory` (default: a temporary directory, removed afterwards). `progress(result)` is
     called after each replay. `store(key)`: the store of a replay's harnesses instead of a
-    session file (see `replay`); each replay gets a key of its own, `explore-<scenario>-<tag>-<n>`."""
+    session file (see `replay`); each replay gets a key of its own, `explore-<scenario>-<tag>-<n>`
+    (`store=lambda key: PostgresStorage(dsn, space=key)`: a fresh space per replay, a new store
+    object for every harness lifetime, as a new process makes). After a crash the dead harness's
+    store is closed (`CrashableStorage.release`): for a leased store this gives the lease up,
+    which the next owner sees exactly as a lease that ran out (the takeover bumps the epoch
+    either way), without the wait. The spaces are left in place.
+
+    Replays run on `synchronous="NORMAL"` by default: an in-process crash loses nothing in
+    either mode (what reached SQLite is in the OS's cache); power cuts are
+    `durable.testing.powercut`'s business."""
     with tempfile.TemporaryDirectory(prefix="durable-explore-", dir=directory) as tmp:
         counter = iter(range(1 << 30))
         tag = secrets.token_hex(3)  # another explore() on the same server uses other spaces

@@ -2,35 +2,14 @@
 
 `kill_test(scenario, kills=40, seed=1)` runs *trials*. A trial is one session file and a few
 child processes in a row (`durable.testing.child`): the first drives the scenario, the next ones
-only reopen and settle. Every child but the last is killed with SIGKILL, at a point the trial's
-random generator picks from three kinds:
+only reopen and settle. Every child but the last is killed with SIGKILL at a point the trial's
+random generator picks (an exact commit boundary, just after an input was acknowledged, or a
+time anywhere in its life, the open included). The last child reopens, settles and closes
+cleanly; then the parent checks the file with `check_invariants`, the children's acknowledged
+submissions, tool executions and deferred jobs as witnesses.
 
-- `commit c`: the child stops itself (SIGSTOP) right after its c-th commit and the parent
-  kills it there: an exact commit boundary, in a real process;
-- `event submitted`: the same, right after `submit` returned (the input is acknowledged and
-  must survive);
-- `time t`: t seconds after the child said `event open`: anywhere, including in the middle of a
-  SQLite write or fsync, between a model call and its commit, inside a tool;
-- `early t`: t seconds after the child started: also while it opens the file and charges what
-  was cut off before.
-
-The last child reopens, settles and closes cleanly; then the parent checks the file with
-`check_invariants` (acknowledged submissions from the children's `event submitted` lines, tool
-executions and deferred jobs from their append-only files, `clean_close=True`, and
-`quiescent=True` when the last child settled).
-
-Before the trials, one child runs the scenario without a kill (a trial too) to learn how many
-commits it makes and how long it takes; the kill points are drawn from those. Everything random
-comes from `seed` and the trial number: `kill_test(..., seed=S, trials=[7])` replays trial 7's
-plan (the `time` kills land where the machine's timing puts them, so only `commit` kills
-reproduce exactly).
-
-Children are started through a multiprocessing fork server (`spawn="forkserver"`, the default:
-a clean process that imports durable once and forks a child per run, in milliseconds), or as
-`python -m durable.testing.child` (`spawn="exec"`, a new interpreter each time). Either way each
-child is a real process, killed with SIGKILL; nothing of it survives but what it wrote to files.
-
-The scenario must be importable by the child: a name from `durable.testing.scenarios`, or
+Each child is a real process: nothing of it survives but what it wrote to files. The scenario
+must be importable by the child: a name from `durable.testing.scenarios`, or
 `"package.module:attribute"`. Its clock is a `ScaledClock` (1000x by default), so the backoffs
 and poll intervals of the scenario's settings take milliseconds.
 """
@@ -328,6 +307,29 @@ def kill_test(
     progress: Callable[[Trial], None] | None = None,
 ) -> KillReport:
     """Kill children running `scenario` until `kills` kills landed (see the module docstring).
+
+    A kill point is one of:
+
+    - `commit c`: the child stops itself (SIGSTOP) right after its c-th commit and the parent
+      kills it there: an exact commit boundary, in a real process;
+    - `event submitted`: the same, right after `submit` returned (the input is acknowledged and
+      must survive);
+    - `time t`: t seconds after the child said `event open`: anywhere, including in the middle of
+      a SQLite write or fsync, between a model call and its commit, inside a tool;
+    - `early t`: t seconds after the child started: also while it opens the file and charges
+      what was cut off before.
+
+    Before the trials, one child runs the scenario without a kill (trial 0) to learn how many
+    commits it makes and how long it takes; the kill points are drawn from those. The check after
+    the last child uses the acknowledged submissions from the children's `event submitted` lines,
+    the tool executions and deferred jobs from their append-only files, `clean_close=True`, and
+    `quiescent=True` when the last child settled. Everything random comes from `seed` and the
+    trial number: `kill_test(..., seed=S, trials=[7])` replays trial 7's plan (the `time` kills
+    land where the machine's timing puts them, so only `commit` kills reproduce exactly).
+
+    Children are started through a multiprocessing fork server (`spawn="forkserver"`, the
+    default: a clean process that imports durable once and forks a child per run), or as
+    `python -m durable.testing.child` (`spawn="exec"`, a new interpreter each time).
 
     `trials=[7, 9]` runs only those trials (a reproduction). `workers` trials run at once.
     Session files go to `directory` (default: a temporary one), removed unless `keep` or a

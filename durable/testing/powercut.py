@@ -1,30 +1,21 @@
 """Power cuts: lose every write that was not fsynced, then open what is left.
 
-A process kill loses nothing SQLite handed to the OS; a power cut (or a kernel panic) loses
-whatever the OS had not written to the disk yet, and the disk may have written the rest in any
-order, some of it torn. `PowerCutVFS` is an `apsw` VFS that records, for every file of a
-database, what it holds now and what it held at its last successful `xSync`, plus the writes made
-since. `vfs.cut(directory)` writes the files as a power cut would leave them:
+A process kill loses nothing SQLite handed to the OS; a power cut (or a kernel panic) loses what
+the OS had not written to the disk yet, and the disk may have written the rest in any order,
+some of it torn. `PowerCutVFS` is an `apsw` VFS that records, for every file of a database, what
+it holds now and what it held at its last successful `xSync`, plus the writes made since.
+`vfs.cut(directory)` writes the files as a power cut would leave them: with `torn=False` exactly
+the image of each file at its last sync (every unsynced write lost); with `torn=True` that image
+plus a random subset of the writes made since, some cut short at a 512-byte sector boundary. It
+can also fail a write (`fail_write`, e.g. a full disk) or a sync (`fail_sync`, an I/O error) on
+demand, to show that a commit that fails does so cleanly.
 
-- `torn=False`: exactly the image of each file at its last sync (every unsynced write lost);
-- `torn=True`: that image plus a random subset of the writes made since, some cut short at a
-  512-byte sector boundary (reordered, partial writes, as a disk may leave them).
-
-It can also fail a write (`fail_write`, e.g. a full disk) or a sync (`fail_sync`, an I/O error)
-on demand, to show that a commit that fails does so cleanly.
-
-What this exercises: SQLite's own durability and atomicity under durable's pragmas (WAL journal,
-`synchronous` FULL, NORMAL, or switched per commit under external synchrony, as the store does)
-and durable's transaction shape (`BEGIN IMMEDIATE`, the batch written with the SQL of
-`SQLiteStorage._apply`, `COMMIT`), on durable's schema. It drives SQLite
-through `apsw` (the store uses the stdlib `sqlite3`, which cannot take a Python VFS), so it does
-not exercise the store's writer thread or group commit; those are covered by process kills.
-
-`power_cut_test(directory, ...)` runs that experiment once: commit `commits` batches (each a
-whole, valid run: a task, its user and assistant entries, its answered submission, the live
-document), cut the power after `cut_after` of them (or during a commit that fails), and report
-how many acknowledged commits survived, whether the survivors are exactly a prefix of whole
-batches, and what `check_invariants` says of the copy.
+This exercises SQLite's durability and atomicity under durable's pragmas (WAL; `synchronous`
+FULL, NORMAL, or switched per commit under external synchrony) with durable's transactions
+(`commit_batch`) on its schema, through `apsw` (the store's stdlib `sqlite3` cannot take a
+Python VFS): not the store's writer thread or group commit, which process kills cover.
+`power_cut_test(directory, ...)` runs the experiment once: commit whole runs, cut the power, and
+report which acknowledged commits survived and what `check_invariants` says of the copy.
 """
 
 from __future__ import annotations
@@ -320,6 +311,10 @@ def power_cut_test(
     barrier_every: int = 3,
 ) -> PowerCutResult:
     """Commit runs through a `PowerCutVFS`, cut the power, and check the copy.
+
+    Each of the `commits` batches is a whole, valid run (a task, its user and assistant entries,
+    its answered submission, the live document); the result says how many acknowledged commits
+    survived and whether the survivors are exactly a prefix of whole batches.
 
     The power goes out after `cut_after` commits (default: a seeded random number of the
     `commits`); with `during=True`, in the middle of the next commit instead: at a seeded random

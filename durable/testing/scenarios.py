@@ -24,10 +24,10 @@ from typing import Any
 
 import attrs
 
-from ..engine.tools import define_tool
 from ..models.faux import call, error, reply
 from ..records import Replay
 from ..settings import Compaction, Progress, RetryPolicy, Settings, StreamSettings
+from ..tools import define_tool
 from .explore import Driver, Scenario, World
 from .scripts import by_input
 

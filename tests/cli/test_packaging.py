@@ -52,7 +52,7 @@ def test_the_wheel_has_the_typing_marker_and_the_license_and_no_tests(built):
         names = set(zf.namelist())
         metadata = zf.read(f"{dist_info}/METADATA").decode()
         license_text = zf.read(f"{dist_info}/licenses/LICENSE").decode()
-    assert {"durable/py.typed", "durable/__init__.py", "durable/engine/tools.py", "durable/cli/__init__.py"} <= names
+    assert {"durable/py.typed", "durable/__init__.py", "durable/tools/define.py", "durable/cli/__init__.py"} <= names
     assert not [n for n in names if n.split("/")[0] in ("tests", "examples", "benchmarks")]
     assert "Copyright (c) 2026 durable contributors" in license_text
     headers = [line for line in metadata.split("\n\n", 1)[0].splitlines()]

@@ -13,7 +13,7 @@ import pytest
 
 import durable
 from durable import records as r
-from durable.engine.tools import MAX_DEPTH, parse_arguments
+from durable.tools import MAX_DEPTH, parse_arguments
 from durable.errors import DurableError, ToolArgumentError, ToolDefinitionError
 from durable.models import FauxModel, faux
 

@@ -151,9 +151,9 @@ async def test_a_tool_list_that_changes_refreshes_the_tools_and_their_routes(ser
     if era == "2025-11-25":  # a handshake-era connection: the change comes as notifications/tools/list_changed
         import functools
 
-        from durable.mcp import _servers
+        from durable.mcp import _connection
 
-        monkeypatch.setattr(_servers, "Client", functools.partial(_servers.Client, mode="legacy"))
+        monkeypatch.setattr(_connection, "Client", functools.partial(_connection.Client, mode="legacy"))
     async with mcp.connect(server_spec) as servers:
         live = servers._connections[0].live
         assert live is not None and live.client is not None and live.client.protocol_version == era
@@ -278,7 +278,7 @@ async def test_a_call_after_connect_exited_is_an_error(server_spec, tmp_path):
 def test_the_result_text_names_blocks_that_are_not_text():
     import mcp.types as mt
 
-    from durable.mcp._servers import _text
+    from durable.mcp._calls import _text
 
     content = [mt.TextContent(type="text", text="a"), mt.ImageContent(type="image", data="AAAA", mime_type="image/png"),
                mt.ResourceLink(type="resource_link", uri="file:///x", name="x")]

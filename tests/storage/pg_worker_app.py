@@ -21,7 +21,7 @@ from typing import Any
 
 import anyio
 
-from durable.engine.tools import ToolApi, ToolContext, define_tool
+from durable.tools import ToolApi, ToolContext, define_tool
 from durable.errors import LockLost
 from durable.models.faux import call, reply
 from durable.settings import Settings

@@ -25,7 +25,7 @@ import psycopg
 import pytest
 
 from durable import open_harness
-from durable.engine.tools import define_tool
+from durable.tools import define_tool
 from durable.errors import LockLost
 from durable.models.faux import FauxModel, call, hang, reply
 from durable.records import Answered

@@ -3,34 +3,9 @@
 `check_invariants(source, ...)` reads a session (a file path, an `SQLiteStorage`, a
 `MemoryStorage`, or a `CrashableStorage` around one) and returns the violations it finds, one
 sentence each, naming the submission, task, call or job concerned; an empty list means every
-invariant holds. It only reads: a file is opened read-only (and may be open in a harness).
-
-What the file alone shows, always checked:
-
-1. submissions: every acknowledged id exists; a placed input has exactly one user entry; a
-   queued input has a run that will take it (its own, still active, or an active one it waits
-   behind); a settled input's status agrees with how its run ended, and an answered one has a
-   final answer in the conversation;
-2. every tool call of a (non-aborted) assistant entry has exactly one result, after it, unless
-   its tool round is still in progress; no result answers a call nobody made;
-3. within one model turn an attempt is charged as interrupted at most once, attempt numbers never
-   go back, and no attempt passes `max_retries + 1` (from `settings`, default `Settings()`);
-6. tool tasks do not outlive their run; the live document shows exactly the active run;
-   with `clean_close=True` no task is `running`; with `quiescent=True` (the harness settled:
-   nothing active and no timer pending) every task has ended and every input has settled, and
-   no task waits on tasks that have all ended;
-7. `PRAGMA integrity_check` passes, the file is a session of the current schema version, and
-   every row decodes to its record (and agrees with its index columns).
-
-What needs a witness from outside the file, checked when given:
-
-4. `executions` (an `ExecutionLog` or its path): an unsafe tool ran at most once per call (a
-   clean close included), a safe one in at most `restart_limit` attempts (one per crash; a clean
-   close resumes it in the same attempt), and only for calls whose intent is in the file;
-5. `jobs` (a `FauxJobLedger` or its path): no attempt key was submitted twice, and no job is
-   left open at the provider once its run ended (or its task moved on without it);
-3. `requests` (the `requests` of a faux model): no request was sent for an attempt past
-   `max_retries + 1`.
+invariant holds. It only reads: a file is opened read-only (and may be open in a harness). What
+the file alone shows is always checked; what needs a witness from outside the file (the tool
+executions, the deferred jobs, the model's requests) is checked when the witness is given.
 
 `check_commit_history(batches)` checks what only the sequence of commits shows (the explorer
 records it): a submission is settled by exactly one commit, and an interrupted attempt is charged
@@ -65,7 +40,35 @@ def check_invariants(
     clean_close: bool = False,
     quiescent: bool = False,
 ) -> list[str]:
-    """The violations of docs/spec.md §6 in `source` (see the module docstring); empty when all hold.
+    """The violations of docs/spec.md §6 in `source`, one sentence each; empty when all hold.
+
+    What the file alone shows, always checked:
+
+    1. submissions: every acknowledged id exists; a placed input has exactly one user entry; a
+       queued input has a run that will take it (its own, still active, or an active one it waits
+       behind); a settled input's status agrees with how its run ended, and an answered one has a
+       final answer in the conversation;
+    2. every tool call of a (non-aborted) assistant entry has exactly one result, after it, unless
+       its tool round is still in progress; no result answers a call nobody made;
+    3. within one model turn an attempt is charged as interrupted at most once, attempt numbers
+       never go back, and no attempt passes `max_retries + 1` (from `settings`, default
+       `Settings()`);
+    6. tool tasks do not outlive their run; the live document shows exactly the active run;
+       with `clean_close=True` no task is `running`; with `quiescent=True` (the harness settled:
+       nothing active and no timer pending) every task has ended and every input has settled, and
+       no task waits on tasks that have all ended;
+    7. `PRAGMA integrity_check` passes, the file is a session of the current schema version, and
+       every row decodes to its record (and agrees with its index columns).
+
+    What needs a witness from outside the file, checked when given:
+
+    4. `executions` (an `ExecutionLog` or its path): an unsafe tool ran at most once per call (a
+       clean close included), a safe one in at most `restart_limit` attempts (one per crash; a
+       clean close resumes it in the same attempt), and only for calls whose intent is in the file;
+    5. `jobs` (a `FauxJobLedger` or its path): no attempt key was submitted twice, and no job is
+       left open at the provider once its run ended (or its task moved on without it);
+    3. `requests` (the `requests` of a faux model): no request was sent for an attempt past
+       `max_retries + 1`.
 
     `settings` gives the retry policy and restart limit in force (a sequence when successive
     harnesses used different ones: the most permissive bound applies). `acknowledged` lists

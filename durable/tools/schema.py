@@ -1,5 +1,11 @@
 """Typed tools: a tool's JSON schema derived from its function's type hints, and the conversion
-of validated JSON arguments into the annotated types (and of its result back into JSON)."""
+of validated JSON arguments into the annotated types (and of its result back into JSON).
+
+Each argument arrives converted to its annotation (attrs classes, dataclasses and TypedDicts as
+instances or dicts, enums as members, tuples and sets as such); parameters annotated `ToolApi` /
+`ToolContext` are not in the schema and are passed in by type. A result that is not a string is
+turned back into JSON (attrs and dataclass instances as objects, enums as their values). A hint
+that cannot be a schema raises `ToolDefinitionError` naming the tool and the parameter."""
 
 from __future__ import annotations
 
@@ -18,7 +24,7 @@ import attrs
 from attrs import frozen
 
 from ..errors import ToolDefinitionError
-from .tool_protocol import AnyExecute, Execute, ToolApi, ToolContext
+from .protocol import AnyExecute, Execute, ToolApi, ToolContext
 
 # A small converter from Python annotations to JSON schema, written here rather than taken from
 # a library. Measured (Python 3.11): pydantic's TypeAdapter would add pydantic + pydantic-core

@@ -1,5 +1,6 @@
 """The values of the tool protocol: a `Tool` (what a host defines) and what its `execute` is
-given while it runs (`ToolApi`, `ToolContext`). Made and checked by `durable.engine.tools`."""
+given while it runs (`ToolApi`, `ToolContext`). Plain values: a `Tool` is made and checked by
+`define_tool` (`durable.tools.define`), never built here."""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""Checking a tool's arguments: its schema when the tool is defined (Draft 2020-12, every `$ref`
-resolvable within it), and each call's arguments before the tool runs (`parse_arguments`), with
-errors the model can act on."""
+"""Checking a tool's arguments: its schema when the tool is defined (`compile_schema`: Draft
+2020-12, of type object, every `$ref` resolvable within it, no remote schema ever fetched), and
+each call's arguments before the tool runs (`parse_arguments`) with `jsonschema`, so every keyword
+is enforced (`maximum`, `pattern`, `maxLength`, `anyOf`, `$ref`, `format`...). Invalid JSON, a
+mismatch or nesting deeper than `MAX_DEPTH` raise `ToolArgumentError` with sentences the model can
+act on (the JSON path and the failed keyword); the run continues."""
 
 from __future__ import annotations
 
@@ -9,12 +12,14 @@ import json
 from typing import Any
 
 from ..errors import ToolArgumentError, ToolDefinitionError
-from .tool_protocol import Tool
+from .protocol import Tool
 
 MAX_DEPTH = 64
 """Arguments nested deeper than this (objects and arrays) are refused before validation: the
 validator and the conversion recurse, and no real tool takes JSON this deep."""
 _MAX_PROBLEMS = 5  # problems listed in one argument error
+
+ArgumentError = ToolArgumentError  # the name the tool task catches
 
 
 def parse_arguments(tool: Tool, raw: str) -> Any:
@@ -152,4 +157,4 @@ def _check_refs(tool_name: str, schema: dict[str, Any]) -> None:
 
 
 
-__all__ = ["MAX_DEPTH", "compile_schema", "parse_arguments"]
+__all__ = ["MAX_DEPTH", "ArgumentError", "compile_schema", "parse_arguments"]
