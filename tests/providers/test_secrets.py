@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import urllib.parse
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +15,11 @@ import pytest
 
 import durable
 from durable import records as r
+from durable.models._sdk import SDKModel, scrubbed
 from durable.models.anthropic import AnthropicModel
 from durable.models.errors import scrub
 from durable.models.openai import OpenAIModel
+from durable.models.protocol import FinalMessage, ModelError, TextDelta
 
 from .conftest import Reply, json_reply
 from .secret_forms import ENCODED, ESCAPED, GATEWAY_KEY, PARTS, WHITESPACE, FormOf, b64, survivors
@@ -290,3 +293,44 @@ async def test_the_password_of_the_base_url_is_a_secret_too(server, host):
         assert f"The server at http://svc:***@{server.url[len('http://'):]}/v1 has no background" in outcome.detail
     for item in (outcome, host.reports, host.file_bytes(), *cli_views(host.path)):
         assert survivors(item, password) == []
+
+
+class LeakyAdapter(SDKModel):
+    """An adapter whose own code (not a guarded SDK call) fails or stops with the key in its text."""
+
+    provider = "openai"
+
+    def __init__(self, key: str) -> None:
+        self._secrets = (key,)
+        self.key = key
+
+    async def _stream(self, request: Any) -> AsyncIterator[Any]:
+        yield TextDelta(f"the model may say {self.key}: that is content")
+        if request.attempt == 1:
+            yield FinalMessage("", "error", error=f"stopped: {self.key.upper()}")
+            return
+        raise ValueError(f"cannot read the event {{'id': '{b64(self.key)}'}}")
+
+    @scrubbed
+    async def fetch(self, handle: str) -> Any:
+        if handle == "bad":
+            raise ModelError(f"job {handle} failed", raw={"echo": self.key.encode().hex()})
+        return FinalMessage("", "error", error=f"job stopped: {' '.join(self.key)}")
+
+
+async def test_whatever_leaves_an_adapter_is_scrubbed_but_not_the_streamed_content():
+    from durable.models import ModelRequest
+
+    key = GATEWAY_KEY
+    adapter = LeakyAdapter(key)
+    events = [event async for event in adapter.stream(ModelRequest("", (), attempt=1))]
+    assert events == [TextDelta(f"the model may say {key}: that is content"),
+                      FinalMessage("", "error", error="stopped: ***")]
+    with pytest.raises(ValueError) as failed:
+        async for _ in adapter.stream(ModelRequest("", (), attempt=2)):
+            pass
+    assert str(failed.value) == "cannot read the event {'id': '***'}"
+    assert await adapter.fetch("job") == FinalMessage("", "error", error="job stopped: ***")
+    with pytest.raises(ModelError) as error:
+        await adapter.fetch("bad")
+    assert error.value.raw == {"echo": "***"}
