@@ -2,9 +2,8 @@
 into a `ModelError` whose `kind` the harness can act on (docs/spec.md §3, §5).
 
 Owns:
-- `classify_status`: an HTTP status, the provider's JSON error body and the response headers
-  to a `ModelError` (kind, provider, status_code, retry_after from `retry-after-ms` /
-  `retry-after`).
+- `classify_status`: an HTTP status, the provider's error body and the response headers to a
+  `ModelError` (kind, provider, status_code, retry_after from `retry-after-ms` / `retry-after`).
 - `classify_exception`: anything an SDK call raised (SDK status errors, SDK / httpx timeouts and
   connection errors, a mid-stream error event) to a `ModelError`.
 - `AttemptGuard`: the stream silence guard and the whole-attempt deadline around every wait of
