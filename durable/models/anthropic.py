@@ -33,7 +33,7 @@ from ..records import (
     Usage,
     UserEntry,
 )
-from ._sdk import SUMMARY_PREFIX, SDKModel, api_key_from, get_field, import_sdk
+from ._sdk import SUMMARY_PREFIX, SDKModel, api_key_from, get_field, import_sdk, scrubbed
 from .errors import END, classify_status, close_quietly
 from .protocol import (
     DeferredHandle,
@@ -203,7 +203,7 @@ class AnthropicModel(SDKModel):
         self._setup(model, key, context_window=context_window, deferred=deferred, stream_silence=stream_silence,
                     request_timeout=request_timeout, poll_interval=poll_interval, max_tokens=max_tokens,
                     temperature=temperature)
-        self._client = sdk.AsyncAnthropic(**self._client_options(base_url, "ANTHROPIC_BASE_URL"))
+        self._connect(sdk.AsyncAnthropic, base_url, "ANTHROPIC_BASE_URL")
 
     def __repr__(self) -> str:
         return f"AnthropicModel({self.model!r}, deferred={self.deferred!r})"
@@ -237,11 +237,11 @@ class AnthropicModel(SDKModel):
 
     # ------------------------------------------------------------------ streaming
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Stream one response. Ends with one `FinalMessage` or raises `ModelError`. If the
-        consumer closes it early or is cancelled, the HTTP response is closed. `ping` events do
-        not count against `stream_silence` (the SDK drops them): a model that only pings for
-        that long times out."""
+    async def _stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Stream one response (`stream` scrubs what leaves it). Ends with one `FinalMessage` or
+        raises `ModelError`. If the consumer closes it early or is cancelled, the HTTP response
+        is closed. `ping` events do not count against `stream_silence` (the SDK drops them): a
+        model that only pings for that long times out."""
         guard = self._guard()
         kwargs = self._create_kwargs({**self._params(request), "stream": True})
         stream = await guard.call(lambda: self._client.messages.create(**kwargs))
@@ -288,6 +288,7 @@ class AnthropicModel(SDKModel):
 
     # ------------------------------------------------------------------ deferred (message batches)
 
+    @scrubbed
     async def submit(self, request: ModelRequest) -> DeferredHandle:
         """Start a Message Batch holding this one request, with `custom_id` derived from
         `request.key` (see `batch_custom_id`). Returns the batch id as the handle."""
@@ -295,6 +296,7 @@ class AnthropicModel(SDKModel):
         batch = await self._guard(silence=False).call(lambda: self._client.messages.batches.create(requests=requests))
         return DeferredHandle(get_field(batch, "id"), poll_after=self.poll_interval)
 
+    @scrubbed
     async def fetch(self, handle: str) -> FetchResult:
         """Processing (or canceling): `StillRunning`. Ended: the request's result, read from
         the batch results — succeeded gives its `FinalMessage`; errored raises the classified
@@ -321,13 +323,14 @@ class AnthropicModel(SDKModel):
             return _message_final(get_field(result, "message"))
         if kind == "errored":
             raise classify_status(None, _plain(get_field(result, "error")), provider=PROVIDER,
-                                  api_key=self._api_key, default="server")
+                                  api_key=self._secrets, default="server")
         if kind == "expired":
             raise ModelError(f"The Anthropic batch {handle} expired before it was processed",
                              kind="timeout", provider=PROVIDER, raw={"id": handle, "result": kind})
         raise ModelError(f"The Anthropic batch {handle} was {kind}", kind="unknown", provider=PROVIDER,
                          raw={"id": handle, "result": kind})
 
+    @scrubbed
     async def cancel(self, handle: str) -> None:
         """Cancel a batch. A batch that already ended or is unknown (HTTP 400, 404 or 409) is
         not an error; other failures raise `ModelError`."""

@@ -2,9 +2,8 @@
 into a `ModelError` whose `kind` the harness can act on (docs/spec.md §3, §5).
 
 Owns:
-- `classify_status`: an HTTP status, the provider's JSON error body and the response headers
-  to a `ModelError` (kind, provider, status_code, retry_after from `retry-after-ms` /
-  `retry-after`).
+- `classify_status`: an HTTP status, the provider's error body and the response headers to a
+  `ModelError` (kind, provider, status_code, retry_after from `retry-after-ms` / `retry-after`).
 - `classify_exception`: anything an SDK call raised (SDK status errors, SDK / httpx timeouts and
   connection errors, a mid-stream error event) to a `ModelError`.
 - `AttemptGuard`: the stream silence guard and the whole-attempt deadline around every wait of
@@ -13,22 +12,18 @@ Owns:
 - `MissingCredentials`: raised when a provider is constructed without a key.
 
 Invariants: a message is one readable sentence that names the provider; neither the message nor
-`raw` ever holds an API key (`scrub`: the configured key in any case, URL-encoded or JSON-escaped,
-anything shaped like a provider key (`sk-...`, `sk-ant-...`, ...) or a bearer token, and the value
-of a field named like a secret are replaced by `***`). `raw` is plain data (dicts, lists,
-strings), never the SDK exception, since that exception carries the request and its
-Authorization header. This module imports no SDK: it recognises SDK and httpx exceptions by
-their attributes and class names.
+`raw` holds a secret the adapter knows in any form `durable.models.scrub` covers, nor anything
+shaped like a key (each function takes the secrets as `api_key`: one string or several). `raw` is
+plain data (dicts, lists, strings), never the SDK exception, since that exception carries the
+request and its Authorization header. This module imports no SDK: it recognises SDK and httpx
+exceptions by their attributes and class names.
 """
 
 from __future__ import annotations
 
 import email.utils
-import functools
 import math
-import re
 import time
-import urllib.parse
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -36,6 +31,7 @@ import anyio
 
 from ..errors import DurableError
 from .protocol import ErrorKind, ModelError
+from .scrub import Secrets, scrub, scrub_exception
 
 __all__ = [
     "END",
@@ -83,105 +79,6 @@ class MissingCredentials(DurableError, ValueError):
     """A provider was constructed without an API key. The message names the environment
     variable to set. A `DurableError` and a `ValueError` (a configuration mistake found before
     any call), not a `ModelError`: nothing was sent, so there is nothing to retry."""
-
-
-# --------------------------------------------------------------------------- scrubbing
-
-# The shapes of provider keys and tokens, matched in any case: OpenAI (`sk-...`, `sk-proj-...`,
-# `sk-svcacct-...`, `sk-admin-...`), Anthropic (`sk-ant-api03-...`), OpenRouter (`sk-or-...`), and the
-# OpenAI-compatible services a `base_url` may point at (Groq `gsk_`, xAI `xai-`, Google `AIza`,
-# Hugging Face `hf_`); a bearer token; and the value of a field named like a secret
-# (`api_key=...`, `"x-api-key": "..."`, `access_token=...`).
-_KEY_SHAPES = re.compile(
-    r"(?P<sk>(?<![a-z0-9])sk-[a-z0-9_\-]{6,})"
-    r"|(?P<other>(?<![a-z0-9])(?:gsk_|xai-|aiza|hf_)[a-z0-9_\-]{16,})"
-    r"|(?P<bearer>\bbearer\s+(?!\*\*\*)[a-z0-9_\-.~+/=]{6,})"
-    r"|(?P<field>(?<![a-z0-9])(?:x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|auth[_-]?token"
-    r"|client[_-]?secret|secret[_-]?key|password)[\"']?\s*[:=]\s*[\"']?)(?!\*\*\*|sk-\*\*\*)[^\s\"'&,;]{8,}",
-    re.IGNORECASE,
-)
-# A run of URL-encoded text (at least one %XX): decoded, it may hide a key or a key shape.
-_ENCODED_RUN = re.compile(r"[A-Za-z0-9_.~+%\-]*%[0-9A-Fa-f]{2}[A-Za-z0-9_.~+%\-]*")
-# Dict keys whose values are secrets whatever they look like (headers, query or form fields).
-_SECRET_NAMES = {
-    "authorization", "proxy-authorization", "x-api-key", "api-key", "api_key", "apikey", "access_token",
-    "refresh_token", "client_secret", "password", "cookie", "set-cookie", "x-goog-api-key",
-}
-
-
-def _shape(match: re.Match[str]) -> str:
-    if match.group("sk"):
-        return "sk-***"
-    if match.group("bearer"):
-        return "Bearer ***"
-    if match.group("field"):
-        return match.group("field") + "***"
-    return "***"
-
-
-@functools.lru_cache(maxsize=16)
-def _key_pattern(api_key: str) -> re.Pattern[str]:
-    """Every way `api_key` may come back in an error: in any case, each character as itself, URL-
-    encoded (`%2D`), URL-encoded twice (`%252D`), `+` for a space, or as a JSON escape (`\\u002d`)."""
-    parts = []
-    for char in api_key:
-        utf8 = "".join(f"%{byte:02x}" for byte in char.encode("utf-8", "surrogatepass"))
-        forms = [re.escape(char), re.escape(utf8), re.escape(utf8.replace("%", "%25"))]
-        if char == " ":
-            forms.append(r"\+")
-        if ord(char) < 0x10000:
-            forms.append(re.escape(f"\\u{ord(char):04x}"))
-        parts.append("(?:" + "|".join(forms) + ")")
-    return re.compile("".join(parts), re.IGNORECASE)
-
-
-def _url_decoded(text: str) -> str:
-    """`text` URL-decoded until it no longer changes (at most three times: doubly-encoded too)."""
-    for _ in range(3):
-        decoded = urllib.parse.unquote_plus(text)
-        if decoded == text:
-            break
-        text = decoded
-    return text
-
-
-def _scrub_text(text: str, api_key: str | None) -> str:
-    if api_key and len(api_key) >= 4:
-        text = text.replace(api_key, "***")
-        if len(api_key) >= 8:  # shorter ones only exactly: case-folded they would hit plain words
-            text = _key_pattern(api_key).sub("***", text)
-    if "%" in text:
-        folded_key = api_key.casefold() if api_key and len(api_key) >= 8 else None
-
-        def encoded(match: re.Match[str]) -> str:
-            decoded = _url_decoded(match.group(0))
-            hidden = _KEY_SHAPES.search(decoded) or (folded_key and folded_key in decoded.casefold())
-            return "***" if hidden else match.group(0)
-
-        text = _ENCODED_RUN.sub(encoded, text)
-    return _KEY_SHAPES.sub(_shape, text)
-
-
-def scrub(value: Any, api_key: str | None = None) -> Any:
-    """`value` with every string cleaned of API keys; dicts and lists are copied.
-
-    Replaced by `***`: the configured `api_key` exactly, in any case, URL-encoded (once or twice,
-    wholly or partly) or JSON-escaped; a URL-encoded run that decodes to a key or key shape; and
-    anything shaped like a provider key or a bearer token, in any case (`sk-***`, `Bearer ***`),
-    or in a field named like a secret (`api_key=***`). A dict's value under a secret's name
-    (`Authorization`, `x-api-key`, ...) is replaced whatever it looks like."""
-    if isinstance(value, str):
-        return _scrub_text(value, api_key)
-    if isinstance(value, dict):
-        return {scrub(k, api_key): "***" if isinstance(k, str) and k.lower() in _SECRET_NAMES and v
-                else scrub(v, api_key) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [scrub(v, api_key) for v in value]
-    if value is None or isinstance(value, (int, float, bool)):
-        return value
-    if isinstance(value, (bytes, bytearray)):
-        return scrub(bytes(value).decode("utf-8", "replace"), api_key)
-    return scrub(str(value), api_key)
 
 
 # --------------------------------------------------------------------------- status errors
@@ -275,7 +172,7 @@ _PHRASES: dict[str, str] = {
 }
 
 
-def _sentence(kind: str, provider: str, status: int | None, detail: str | None, api_key: str | None) -> str:
+def _sentence(kind: str, provider: str, status: int | None, detail: str | None, api_key: Secrets) -> str:
     head = _PHRASES[kind].format(p=_DISPLAY.get(provider, provider))
     if status is not None:
         head += f" (HTTP {status})"
@@ -293,7 +190,7 @@ def classify_status(
     *,
     provider: str,
     headers: Any = None,
-    api_key: str | None = None,
+    api_key: Secrets = None,
     default: ErrorKind = "unknown",
 ) -> ModelError:
     """The `ModelError` for an error response: `status_code` (None for an error event inside a
@@ -304,13 +201,15 @@ def classify_status(
     if status is None or status < 400:
         status = _TYPE_STATUS.get(typ or "")
     kind = _kind_of(status, typ, code, message) or default
+    raw = scrub({"status_code": status, "body": body}, api_key)
+    typ, code, message = _error_fields(raw["body"])  # the whole body scrubbed at once: a key split over fields
     return ModelError(
         _sentence(kind, provider, status, message or code or typ, api_key),
         kind=kind,
         provider=provider,
         status_code=status,
         retry_after=_retry_after(headers),
-        raw=scrub({"status_code": status, "body": body}, api_key),
+        raw=raw,
     )
 
 
@@ -329,7 +228,7 @@ def _names(exc: BaseException) -> set[str]:
 
 
 def classify_exception(
-    exc: BaseException, *, provider: str, api_key: str | None = None, default: ErrorKind = "unknown"
+    exc: BaseException, *, provider: str, api_key: Secrets = None, default: ErrorKind = "unknown"
 ) -> ModelError:
     """The `ModelError` for an exception raised by an SDK call or while reading its stream.
     A `ModelError` is returned unchanged."""
@@ -386,7 +285,7 @@ class AttemptGuard:
         self,
         provider: str,
         *,
-        api_key: str | None = None,
+        api_key: Secrets = None,
         stream_silence: float | None = None,
         request_timeout: float | None = None,
         default: ErrorKind = "unknown",
@@ -409,7 +308,7 @@ class AttemptGuard:
             with anyio.move_on_after(max(limit, 0.0)):
                 return await call()
         except (ModelError, *_BUGS) as exc:
-            _scrub_in_place(exc, self.api_key)  # it goes on as it is: its text must hold no key either
+            scrub_exception(exc, self.api_key)  # it goes on as it is: its text must hold no key either
             raise
         except Exception as exc:  # noqa: BLE001 - every provider failure becomes a ModelError
             # `from None`: the SDK exception holds the request and its Authorization header.
@@ -435,14 +334,6 @@ class AttemptGuard:
 
 _BUGS = (TypeError, NameError, AssertionError)
 
-
-def _scrub_in_place(exc: BaseException, api_key: str | None) -> None:
-    """Scrub the text of an exception that propagates unchanged (its message reaches reports and
-    the session file when it faults the task)."""
-    exc.args = tuple(scrub(a, api_key) if isinstance(a, str) else a for a in exc.args)
-    if isinstance(exc, ModelError):
-        exc.message = scrub(exc.message, api_key)
-        exc.raw = scrub(exc.raw, api_key) if exc.raw is not None else None
 
 END = object()
 """Returned by `AttemptGuard.next` when the stream has no more events."""

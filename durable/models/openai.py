@@ -36,7 +36,7 @@ from ..records import (
     UserEntry,
 )
 from ._compat import DoneWatch, ToolCallAssembler, chat_stop, chat_usage, rejects_stream_options
-from ._sdk import SUMMARY_PREFIX, SDKModel, api_key_from, get_field, import_sdk
+from ._sdk import SUMMARY_PREFIX, SDKModel, api_key_from, get_field, import_sdk, scrubbed
 from .errors import END, classify_status, close_quietly
 from .protocol import (
     DeferredHandle,
@@ -157,11 +157,11 @@ def _response_message(response: Any, streamed_text: str | None = None) -> FinalM
     return FinalMessage(text, "tool_use" if calls else "stop", tuple(calls), total)
 
 
-def _failed(response: Any, api_key: str | None) -> ModelError:
+def _failed(response: Any, secrets: tuple[str, ...]) -> ModelError:
     """The error of a response whose status is `failed`."""
     error = get_field(response, "error")
     body = {"code": get_field(error, "code"), "message": get_field(error, "message") or "The response failed"}
-    return classify_status(None, body, provider=PROVIDER, api_key=api_key, default="server")
+    return classify_status(None, body, provider=PROVIDER, api_key=secrets, default="server")
 
 
 # --------------------------------------------------------------------------- the model
@@ -227,7 +227,7 @@ class OpenAIModel(SDKModel):
         self._setup(model, key, context_window=context_window, deferred=deferred, stream_silence=stream_silence,
                     request_timeout=request_timeout, poll_interval=poll_interval, max_tokens=max_tokens,
                     temperature=temperature)
-        self._client = sdk.AsyncOpenAI(**self._client_options(base_url, "OPENAI_BASE_URL"))
+        self._connect(sdk.AsyncOpenAI, base_url, "OPENAI_BASE_URL")
 
     def __repr__(self) -> str:
         return f"OpenAIModel({self.model!r}, api={self.api!r}, deferred={self.deferred!r})"
@@ -252,11 +252,11 @@ class OpenAIModel(SDKModel):
 
     # ------------------------------------------------------------------ streaming
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Stream one response (an async generator). Ends with one `FinalMessage` or raises
-        `ModelError`. If the consumer closes it early or is cancelled, the HTTP response is
-        closed. Only events count against `stream_silence`: a server that sends nothing else
-        for that long (while a model reasons silently, say) times out."""
+    def _stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Stream one response (an async generator; `stream` scrubs what leaves it). Ends with one
+        `FinalMessage` or raises `ModelError`. If the consumer closes it early or is cancelled,
+        the HTTP response is closed. Only events count against `stream_silence`: a server that
+        sends nothing else for that long (while a model reasons silently, say) times out."""
         return self._stream_chat(request) if self.api == "chat" else self._stream_responses(request)
 
     async def _stream_responses(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
@@ -293,10 +293,10 @@ class OpenAIModel(SDKModel):
                     yield attrs.evolve(final, tool_calls=tuple(calls))
                     return
                 elif kind == "response.failed":
-                    raise _failed(get_field(event, "response"), self._api_key)
+                    raise _failed(get_field(event, "response"), self._secrets)
                 elif kind == "error":
                     body = {"code": get_field(event, "code"), "message": get_field(event, "message")}
-                    raise classify_status(None, body, provider=PROVIDER, api_key=self._api_key, default="server")
+                    raise classify_status(None, body, provider=PROVIDER, api_key=self._secrets, default="server")
             raise ModelError("The OpenAI stream ended before the response was complete",
                              kind="connection", provider=PROVIDER)
         finally:
@@ -361,6 +361,7 @@ class OpenAIModel(SDKModel):
 
     # ------------------------------------------------------------------ deferred (background responses)
 
+    @scrubbed
     async def submit(self, request: ModelRequest) -> DeferredHandle:
         """Start a background response for `request`, tagged with
         `metadata={"durable_key": request.key}`. Returns its id as the handle."""
@@ -386,6 +387,7 @@ class OpenAIModel(SDKModel):
                 kind="invalid_request", provider=PROVIDER, raw={"id": get_field(response, "id"), "status": status})
         return DeferredHandle(get_field(response, "id"), poll_after=self.poll_interval)
 
+    @scrubbed
     async def fetch(self, handle: str) -> FetchResult:
         """Queued or in progress: `StillRunning`. Completed or incomplete: its `FinalMessage`.
         Failed: raises the classified `ModelError`. Cancelled: raises `ModelError(kind="unknown")`
@@ -397,10 +399,11 @@ class OpenAIModel(SDKModel):
         if status in ("completed", "incomplete"):
             return _response_message(response)
         if status == "failed":
-            raise _failed(response, self._api_key)
+            raise _failed(response, self._secrets)
         raise ModelError(f"The OpenAI background response {handle} was {status or 'without a status'}", kind="unknown",
                          provider=PROVIDER, raw={"id": handle, "status": status})
 
+    @scrubbed
     async def cancel(self, handle: str) -> None:
         """Cancel a background response. A response that already ended or is unknown
         (HTTP 400, 404 or 409) is not an error; other failures raise `ModelError`."""

@@ -7,17 +7,24 @@ from __future__ import annotations
 
 import re
 import urllib.parse
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import durable
 from durable import records as r
+from durable.models._sdk import SDKModel, scrubbed
+from durable.models.anthropic import AnthropicModel
 from durable.models.errors import scrub
+from durable.models.openai import OpenAIModel
+from durable.models.protocol import FinalMessage, ModelError, TextDelta
 
 from .conftest import Reply, json_reply
+from .secret_forms import ENCODED, ESCAPED, GATEWAY_KEY, PARTS, WHITESPACE, FormOf, b64, survivors
 from .test_anthropic import error_body
-from .test_harness_integration import KEY, PATH, Host, model
+from .test_harness_integration import KEY, PATH, Host, make_settings, model
 
 pytestmark = pytest.mark.anyio
 
@@ -170,3 +177,160 @@ async def test_an_error_the_guard_passes_on_unchanged_is_scrubbed_too():
     with pytest.raises(ModelError) as failed:
         await guard.call(model_error)
     assert (failed.value.message, str(failed.value), failed.value.raw) == ("echo ***", "echo ***", {"x-api-key": "***"})
+
+
+# --------------------------------------------------------------------------- issue 25, item 8: every form, every path
+
+E2E_FORMS: dict[str, FormOf] = {name: form for name, form in {**ESCAPED, **PARTS, **ENCODED, **WHITESPACE}.items()
+                                if name in ("json \\/ escape", "prefix of 24", "suffix of 16", "base64",
+                                            "base64 of user:key (user 'bob')", "base64url", "hex",
+                                            "a space every 4 characters", "one character a line")}
+SPLIT = "split across two JSON fields"
+HEAD = 9  # the key's first characters, in the message; the rest is in the next field
+
+
+def gateway_model(server: Any, api: str, key: str = GATEWAY_KEY, **options: Any) -> Any:
+    """A model whose key has no provider's shape: only the forms of the key itself can find it."""
+    if api == "anthropic":
+        m: Any = AnthropicModel("claude-test", api_key=key, base_url=server.url, **options)
+    else:
+        m = OpenAIModel("gpt-test", api="chat" if api == "chat" else "responses", api_key=key,
+                        base_url=server.url + "/v1", **options)
+    server.models.append(m)
+    return m
+
+
+def leaky_reply(api: str, status: int, form: str, key: str) -> Reply:
+    """An error response whose body holds the key in `form` (or split over two neighbouring fields)."""
+    if form == SPLIT:
+        message, extra = f"Invalid credentials {key[:HEAD]}", {"param": key[HEAD:]}
+    else:
+        message, extra = f"Invalid credentials {E2E_FORMS[form](key)} (check the gateway)", {}
+    if api == "anthropic":
+        body = error_body({401: "authentication_error", 500: "api_error"}[status], message)
+        body["error"].update(extra)
+    else:
+        body = {"error": {"message": message, **extra, "code": {401: "invalid_api_key", 500: "server_error"}[status]}}
+    return json_reply(body, status)
+
+
+def cli_views(path: Path) -> list[str]:
+    """What `durable inspect` (text and JSON) and `durable export` (JSON and Markdown) print."""
+    from click.testing import CliRunner
+
+    from durable.cli.command import cli
+
+    outputs = []
+    for args in (["inspect", str(path)], ["inspect", str(path), "--json"], ["export", str(path)],
+                 ["export", str(path), "--format", "markdown"]):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0, result.output
+        outputs.append(result.output)
+    return outputs
+
+
+@pytest.mark.parametrize("form", [*E2E_FORMS, SPLIT])
+@pytest.mark.parametrize("api", APIS)
+async def test_a_key_in_any_form_reaches_no_report_detail_live_document_file_inspect_or_export(server, host, api, form):
+    key = GATEWAY_KEY
+    server.script("POST", PATH[api], leaky_reply(api, 500, form, key), leaky_reply(api, 401, form, key))
+    seen: list[Any] = []
+    async with host.open(gateway_model(server, api)) as h:
+        sub = await h.root.submit("Hello")
+        at = await host.clock.wait_for_timer("retry:1")
+        retrying = h.root.live()
+        assert retrying.generation is not None and retrying.generation.retry is not None
+        seen += [retrying, host.file_bytes()]
+        host.clock.advance(at - host.clock.now())
+        outcome = await sub.wait()
+        assert isinstance(outcome, r.Unanswered) and outcome.reason == "model_error"
+        assert outcome.detail.startswith(("OpenAI rejected the credentials (HTTP 401): Invalid credentials ",
+                                          "Anthropic rejected the credentials (HTTP 401): Invalid credentials "))
+        assert "***" in outcome.detail
+        seen += [outcome.detail, h.root.live(), await h.task(1), host.file_bytes()]
+    assert len(host.reports) == 2
+    seen += [[(report.message, report.raw) for report in host.reports], host.file_bytes(), *cli_views(host.path)]
+    for item in seen:
+        assert survivors(item, key) == [], f"{type(item).__name__} holds the key"
+        if form == SPLIT:  # the head alone is under 16 characters: found only with the field after it
+            text = item.decode("utf-8", "replace") if isinstance(item, bytes) else repr(item)
+            assert key[:HEAD] not in text, f"{type(item).__name__} holds the head of the key"
+
+
+@pytest.mark.parametrize("api", ["chat", "anthropic"])
+async def test_a_stop_reason_that_echoes_the_key_is_scrubbed_in_the_entry_and_the_detail(server, host, api):
+    from .test_anthropic import message_events
+    from .test_openai import chat_chunk, chat_stream
+
+    key = GATEWAY_KEY
+    stop = f"refused:{b64('bob:' + key)}"
+    if api == "anthropic":
+        reply = message_events(["Hel"], stop=stop)
+    else:
+        reply = chat_stream(chat_chunk({"content": "Hel"}), chat_chunk(finish=stop))
+    server.script("POST", PATH[api], reply)
+    async with host.open(gateway_model(server, api)) as h:
+        outcome = await (await h.root.submit("Hello")).wait()
+        assert isinstance(outcome, r.Unanswered) and "stopped the response: refused:" in outcome.detail
+    entries = await host.entries()
+    assert entries[-1].stop_reason == "error" and "***" in entries[-1].error
+    for item in (outcome, entries, host.reports, host.file_bytes(), *cli_views(host.path)):
+        assert survivors(item, key) == []
+
+
+async def test_the_password_of_the_base_url_is_a_secret_too(server, host):
+    """A gateway behind Basic auth in the base URL: its password, echoed in base64 or in the
+    URL a message names, is scrubbed like the key."""
+    password = "gw-basic-Pw7Qx2Lm9Zk4Vt8Rb3Nc"
+    base_url = server.url.replace("http://", f"http://svc:{password}@") + "/v1"
+    m = OpenAIModel("gpt-test", api_key="sk-test-0123456789abcdef", base_url=base_url, deferred=True)
+    server.models.append(m)
+    server.script("POST", "/v1/responses",
+                  json_reply({"error": {"message": f"no background jobs for {b64('svc:' + password)}"}}, 404))
+    async with host.open(m, settings=make_settings(stream=durable.StreamSettings(deferred=True))) as h:
+        outcome = await (await h.root.submit("Hello")).wait()
+        assert isinstance(outcome, r.Unanswered)
+        assert f"The server at http://svc:***@{server.url[len('http://'):]}/v1 has no background" in outcome.detail
+    for item in (outcome, host.reports, host.file_bytes(), *cli_views(host.path)):
+        assert survivors(item, password) == []
+
+
+class LeakyAdapter(SDKModel):
+    """An adapter whose own code (not a guarded SDK call) fails or stops with the key in its text."""
+
+    provider = "openai"
+
+    def __init__(self, key: str) -> None:
+        self._secrets = (key,)
+        self.key = key
+
+    async def _stream(self, request: Any) -> AsyncIterator[Any]:
+        yield TextDelta(f"the model may say {self.key}: that is content")
+        if request.attempt == 1:
+            yield FinalMessage("", "error", error=f"stopped: {self.key.upper()}")
+            return
+        raise ValueError(f"cannot read the event {{'id': '{b64(self.key)}'}}")
+
+    @scrubbed
+    async def fetch(self, handle: str) -> Any:
+        if handle == "bad":
+            raise ModelError(f"job {handle} failed", raw={"echo": self.key.encode().hex()})
+        return FinalMessage("", "error", error=f"job stopped: {' '.join(self.key)}")
+
+
+async def test_whatever_leaves_an_adapter_is_scrubbed_but_not_the_streamed_content():
+    from durable.models import ModelRequest
+
+    key = GATEWAY_KEY
+    adapter = LeakyAdapter(key)
+    events = [event async for event in adapter.stream(ModelRequest("", (), attempt=1))]
+    assert events == [TextDelta(f"the model may say {key}: that is content"),
+                      FinalMessage("", "error", error="stopped: ***")]
+    with pytest.raises(ValueError) as failed:
+        async for _ in adapter.stream(ModelRequest("", (), attempt=2)):
+            pass
+    assert str(failed.value) == "cannot read the event {'id': '***'}"
+    assert await adapter.fetch("job") == FinalMessage("", "error", error="job stopped: ***")
+    with pytest.raises(ModelError) as error:
+        await adapter.fetch("bad")
+    assert error.value.raw == {"echo": "***"}
