@@ -102,13 +102,8 @@ if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must
     from ._open import open_harness as open_harness
     from .codec import CodecError as CodecError
     from .engine.clock import Clock as Clock, FakeClock as FakeClock, SystemClock as SystemClock
-    from .engine.harness import (
-        Conversation as Conversation,
-        Harness as Harness,
-        HarnessState as HarnessState,
-        SubmissionHandle as SubmissionHandle,
-        Wake as Wake,
-    )
+    from .engine.conversation import Conversation as Conversation, SubmissionHandle as SubmissionHandle
+    from .engine.harness import Harness as Harness, HarnessState as HarnessState, Wake as Wake
     from .engine.head import Change as Change
     from .engine.kinds import Resumed as Resumed, TaskKind as TaskKind
     from .engine.reports import (
@@ -153,7 +148,8 @@ else:
         "MissingCredentials": ".models.errors",
         **dict.fromkeys(("Model", "ModelError"), ".models.protocol"),
         **dict.fromkeys(("Clock", "FakeClock", "SystemClock"), ".engine.clock"),
-        **dict.fromkeys(("Conversation", "Harness", "HarnessState", "SubmissionHandle", "Wake"), ".engine.harness"),
+        **dict.fromkeys(("Harness", "HarnessState", "Wake"), ".engine.harness"),
+        **dict.fromkeys(("Conversation", "SubmissionHandle"), ".engine.conversation"),
         **dict.fromkeys(("ErrorReport", "FaultReason", "InterruptReason", "Report", "ReportCallback", "TaskFaulted",
                          "TaskInterrupted", "TaskRef"), ".engine.reports"),
         **dict.fromkeys(("Tool", "ToolApi", "ToolContext", "define_tool", "tool"), ".tools"),
@@ -301,4 +297,4 @@ __all__ = [
     "tool",
 ]
 
-__version__ = "0.1.0"  # the one place the version is written: pyproject.toml reads it (setuptools dynamic)
+from ._version import __version__ as __version__

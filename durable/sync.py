@@ -31,7 +31,7 @@ from typing import Any, Literal, TypeVar
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from . import _open
-from .engine import harness as _async
+from .engine import conversation as _conversation, harness as _async
 from .engine.clock import Clock
 from .engine.harness import HarnessState, Wake
 from .engine.reports import ReportCallback
@@ -205,7 +205,7 @@ class Harness:
 class Conversation:
     """A conversation of a `durable.sync` harness; `h.root` is the root conversation."""
 
-    def __init__(self, harness: Harness, conversation: _async.Conversation) -> None:
+    def __init__(self, harness: Harness, conversation: _conversation.Conversation) -> None:
         self._h = harness
         self._conv = conversation
         self.id = conversation.id
@@ -214,7 +214,7 @@ class Conversation:
         """Commit a user input (durable when this returns) and start or queue its run; see
         `durable.Conversation.submit` for `when_busy`."""
 
-        async def submit() -> _async.SubmissionHandle:
+        async def submit() -> _conversation.SubmissionHandle:
             return await self._conv.submit(text, when_busy=when_busy)
 
         return SubmissionHandle(self._h, self._h._call(submit))
@@ -280,7 +280,7 @@ class Conversation:
 class SubmissionHandle:
     """A submitted input. `wait()` blocks until it settled; `answer()` returns the answer's text."""
 
-    def __init__(self, harness: Harness, handle: _async.SubmissionHandle) -> None:
+    def __init__(self, harness: Harness, handle: _conversation.SubmissionHandle) -> None:
         self._h = harness
         self._handle = handle
         self.id = handle.id

@@ -14,8 +14,7 @@ a crash would (for crash tests).
 from __future__ import annotations
 
 import enum
-import uuid
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import anyio
@@ -23,34 +22,29 @@ import anyio.abc
 from attrs import frozen
 
 from ..errors import (
-    ConversationBusy,
     HarnessClosed,
     HarnessError,
     StorageError,
-    UnknownSubmission,
     UnknownTask,
     UnknownTaskKind,
 )
-from ..inputs import answer_text, check_conversation_id, check_text
+from ..inputs import check_conversation_id
 from ..models.protocol import Model
 from ..records import (
-    Live,
     Pending,
-    Queued,
     Running,
     Sleeping,
-    StoredEntry,
     Submission,
-    SubmissionStatus,
     Task,
     TaskInput,
     Waiting,
 )
-from ..settings import Settings, WhenBusy
+from ..settings import Settings
 from ..storage.protocol import Storage
 from ..tools import Tool, ToolRegistry
 from . import inbox, ownership, recovery
 from .clock import Clock, SystemClock
+from .conversation import Conversation
 from .kinds import RunService, TaskKind
 from .progress import ProgressFlusher
 from .reports import ErrorReport, ReportCallback, Reporter
@@ -372,108 +366,4 @@ class Harness:
         await self.runs.submit_client_result(self.rt, call_id, content, is_error)
 
 
-class Conversation:
-    """A conversation of a harness; `harness.root` is the root conversation."""
-
-    def __init__(self, harness: Harness, conversation_id: str) -> None:
-        self._h = harness
-        self.id = conversation_id
-
-    async def submit(self, text: str, *, when_busy: WhenBusy | None = None) -> SubmissionHandle:
-        """Commit a user input (durable when this returns) and start or queue its run.
-
-        `when_busy` (default `settings.when_busy`) says what to do while a run is active:
-        "queue" answers it after the run, "interrupt" stops the run now, "reject" raises
-        `ConversationBusy`."""
-        h = self._h
-        h._check_open()
-        check_text(text, self.id)
-        policy = when_busy or h.settings.when_busy
-        if policy not in ("queue", "interrupt", "reject"):
-            raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {policy!r}")
-        return await self._place(Submission(f"sub_{uuid.uuid4().hex[:16]}", self.id, text,
-                                            created_at=h.clock.now()), policy)
-
-    async def _place(self, sub: Submission, policy: WhenBusy) -> SubmissionHandle:
-        h = self._h
-        h._check_open()
-        await h.resume()
-        conv = h.session.conversation(self.id)
-        run = conv.live.run
-        if run is not None and policy == "reject":
-            raise ConversationBusy(
-                f"Conversation {self.id!r} is busy (run of task {run.task_id}); the input was not accepted"
-            )
-        change = h.session.change()
-        if run is None and not conv.queued:
-            h.runs.begin_run(h.rt, change, self.id, [sub])
-        else:
-            change.put_submission(sub)
-        await h.rt.commit(change, retry=False)  # a refusal reaches the caller: the input was not accepted
-        if run is not None and policy == "interrupt":
-            await h.runs.stop_run(h.rt, self.id, "interrupted")
-        return SubmissionHandle(h, sub.id)
-
-    async def abort(self) -> None:
-        """Abort the active run (if any): its abort handler keeps the partial answer, answers
-        unstarted tool calls as aborted and ends the run `unanswered{reason: aborted}`."""
-        self._h._check_open()
-        await self._h.resume()
-        await self._h.runs.stop_run(self._h.rt, self.id, "aborted")
-
-    async def compact(self) -> int:
-        """Start a compaction of this conversation; returns its task id."""
-        self._h._check_open()
-        await self._h.resume()
-        return await self._h.runs.compact(self._h.rt, self.id)
-
-    def live(self) -> Live:
-        """The live document as committed."""
-        return self._h.session.conversation(self.id).committed_live
-
-    def follow(self) -> AsyncIterator[Live]:
-        """Every committed change of the live document, in commit order (ends at close)."""
-        return self._h.session.follow(self.id)
-
-    async def entries(self, from_seq: int = 1, to_seq: int | None = None) -> list[StoredEntry]:
-        self._h._check_open()
-        return await self._h.storage.get_entries(self.id, from_seq, to_seq)
-
-    def submission(self, submission_id: str) -> SubmissionHandle:
-        return SubmissionHandle(self._h, submission_id)
-
-
-class SubmissionHandle:
-    """A submitted input. `await wait()` returns its result once settled (also in a later process)."""
-
-    def __init__(self, harness: Harness, submission_id: str) -> None:
-        self._h = harness
-        self.id = submission_id
-
-    async def get(self) -> Submission:
-        sub = await self._h.storage.get_submission(self.id)
-        if sub is None:
-            raise UnknownSubmission(f"Submission {self.id} does not exist in {self._h.storage.location}")
-        return sub
-
-    async def wait(self) -> SubmissionStatus:
-        """Wait until the submission settles; returns `Answered(text, seq)` or `Unanswered(reason, detail)`.
-        A submission this harness knows unsettled is waited for without reading the store: its
-        settled record is handed over by the commit that settles it."""
-        h = self._h
-        if not h.session.unsettled(self.id):
-            sub = await self.get()  # settled before, or not known here: the store says
-            if not isinstance(sub.status, Queued):
-                return sub.status
-        await h.resume()
-        settled = await h.session.wait_settled(self.id)
-        h._raise_if_broken()
-        return (settled or await self.get()).status
-
-    async def answer(self) -> str:
-        """Wait until the submission settles and return the answer's text; raises
-        `SubmissionUnanswered` (with the `reason` and `detail`) when its run ended without one."""
-        return answer_text(await self.wait(), self.id, self._h.storage.location)
-
-
-__all__ = ["Conversation", "Harness", "HarnessState", "SubmissionHandle", "Wake"]
+__all__ = ["Harness", "HarnessState", "Wake"]

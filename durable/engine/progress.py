@@ -2,34 +2,21 @@
 kept by one task per harness.
 
 With interval 0 every update is flushed before `update()` returns. Otherwise flushes happen only
-at the ticks of a schedule shared by every stream of the process: the instants `k * interval / 2`
-of the event loop's clock (`anyio.current_time()`), for integer k. Every stream with the same
-interval flushes at the same ticks, so the flushes of many concurrent streams reach the store
-together and go into one group commit: transactions per tick do not grow with the number of
-streams, and a congested loop cannot make flushes more frequent (it only makes them later).
+at the ticks `k * interval / 2` of the event loop's clock, shared by every stream of the process,
+so the flushes of concurrent streams reach the store together (one group commit per tick) and a
+congested loop makes flushes later, never more frequent:
 
-- At most one flush per `interval` per stream: after a flush at a tick, the stream's next one is
-  two ticks later at the earliest.
-- The first flush is at the first tick at least `interval / 2` after the stream started: an
-  answer that completes within half an interval is never flushed at all (its final commit
-  carries it).
-- The last update is never left behind: an update is flushed at the first tick at or after it
-  that the two rules above allow, so a crash loses at most `interval` of updates (docs/spec.md §2).
+- at most one flush per `interval` per stream (after a flush at a tick, the next is two ticks on);
+- the first flush is at the first tick at least `interval / 2` after the stream started (an
+  answer done within half an interval is never flushed: its final commit carries it);
+- the last update is flushed at the first tick the two rules allow, so a crash loses at most
+  `interval` of updates (SPEC §2).
 
-Why half-interval ticks: on ticks `k * interval` the first window would last between one and two
-intervals (or the first flush would fall off the schedule); on half-interval ticks every bound
-above holds and the streams still share their flush instants (benchmarks/conversations.py).
-
-Who runs what: the harness runs `ProgressFlusher.run` in its task group, one task for all its
-streams. A stream (`ProgressFlusher.stream`, an async context manager around the streaming
-loop) only records that it is dirty and, the first time, queues itself at its due tick; the
-flusher sleeps until the earliest due tick and starts each due stream's flush as a task of its
-own (so the flushes of one tick reach the store's group commit together). A stream costs no task
-and no task group of its own: a stream that ends within half an interval never wakes anything
-(measured: a task group with a flusher task, then cancelled, per stream and per tool call was
-~25% of the engine's CPU a tool step on trio). Leaving the stream waits for its flush in flight,
-so a flush never lands after the stream's own final commit; a flush that fails cancels the
-stream's body and its error is raised where the stream is left, in the task that owns it.
+The harness runs `ProgressFlusher.run` in its task group; a stream (`ProgressFlusher.stream`, an
+async context manager around the streaming loop) only marks itself dirty and queues itself at
+its due tick, costing no task of its own. Leaving the stream waits for its flush in flight, so a
+flush never lands after the stream's final commit; a flush that fails cancels the stream's body
+and its error is raised where the stream is left.
 """
 
 from __future__ import annotations

@@ -1,28 +1,19 @@
 """Reports to the host: structured events about crash handling, and errors with human text.
 
 The host passes `report=callback`; the callback gets `TaskInterrupted`, `TaskFaulted` and
-`ErrorReport` values, synchronously, in commit order. Every report is also logged, whether or
-not there is a callback, on a child of the `durable` logger (the library adds no handler but a
-`NullHandler` on `durable`; the application's logging configuration decides what is shown):
+`ErrorReport` values, synchronously, in commit order. Every report is also logged on a child of
+the `durable` logger (the library adds only a `NullHandler` on `durable`):
 
-| report                                        | logger             | level   |
-|-----------------------------------------------|--------------------|---------|
-| `TaskInterrupted`, reason `interrupted`       | `durable.recovery` | INFO    |
-| `TaskInterrupted`, `not_rerun`/`restart_limit`| `durable.recovery` | WARNING |
-| `TaskFaulted`, reason `restart_limit`         | `durable.recovery` | ERROR   |
-| `TaskFaulted`, reason `exception`             | `durable.task`     | ERROR   |
-| `ErrorReport`, topic `model` (provider error) | `durable.model`    | WARNING |
-| `ErrorReport`, topic `commit` (refused commit)| `durable.commit`   | WARNING |
-| `ErrorReport`, topic `storage` (store lost)   | `durable.storage`  | ERROR   |
-| `ErrorReport`, topic `task` (task code raised)| `durable.task`     | ERROR   |
-| a report callback that raised                 | `durable.reports`  | ERROR, with its traceback |
+| report                                                      | logger                 | level   |
+|-------------------------------------------------------------|------------------------|---------|
+| `TaskInterrupted`: `interrupted`; `not_rerun`, `restart_limit` | `durable.recovery`   | INFO; WARNING |
+| `TaskFaulted`: `restart_limit`; `exception`                 | `durable.recovery`; `durable.task` | ERROR |
+| `ErrorReport`: topic `model`, `commit`; `storage`, `task`   | `durable.<topic>`      | WARNING; ERROR |
+| a report callback that raised                               | `durable.reports`      | ERROR, with its traceback |
 
-Each record carries, as `extra`, `report` (the report value), `report_type`, `task_id`,
-`task_kind`, `conversation_id` (None when the report names no task) and `reason` (the report's
-reason, or the topic of an `ErrorReport`), so a structured handler needs no parsing.
-
-A callback that raises is not allowed to break the harness: its exception is logged (with its
-traceback) on `durable.reports` and the harness goes on (reports are information).
+Each record carries, as `extra`, `report`, `report_type`, `task_id`, `task_kind`,
+`conversation_id` and `reason` (the report's reason, or an `ErrorReport`'s topic), so a
+structured handler needs no parsing. A callback that raises never breaks the harness.
 """
 
 from __future__ import annotations

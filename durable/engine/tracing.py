@@ -1,12 +1,8 @@
 """Optional OpenTelemetry spans: one per task runner, model attempt, tool call and commit.
 
-Tracing is opt-in twice: the `otel` extra installs `opentelemetry-api`, and the application
-configures a tracer provider (with the SDK, or any other implementation). Without the API
-installed, every decorator here returns the function it decorates unchanged (no cost at all);
-installed but not configured (no tracer provider set, or OpenTelemetry's no-op one), a traced
-call costs one check of the global provider and makes no span.
-
-The engine marks what it traces with decorators, one line above the method:
+Opt-in twice: the `otel` extra installs `opentelemetry-api`, and the application configures a
+tracer provider. Without the API every decorator here returns the function unchanged; installed
+but not configured, a traced call costs one check of the global provider and makes no span.
 
 | decorator            | on                                                | span name           |
 |----------------------|---------------------------------------------------|---------------------|
@@ -15,17 +11,11 @@ The engine marks what it traces with decorators, one line above the method:
 | `@tracing.tool_call` | `ToolKind._execute(self, rt, task, tool, args)`   | `durable.tool_call` |
 | `@tracing.commit`    | `Session.commit(self, change, ...)`               | `durable.commit`    |
 
-(`durable.<kind>`: `durable.generation`, `durable.tool`, `durable.compaction`, ...)
-
-Attributes: `durable.task.id`, `durable.task.kind`, `durable.conversation.id` and
-`durable.task.restarts` on the spans of a task; `durable.attempt` on an attempt;
-`durable.tool.name` and `durable.tool.call_id` on a tool call; `durable.commit.task_ids` and
-`durable.commit.entries` on a commit. Spans follow the context: a tool runner started by a
-generation's commit is a child of that generation's span.
-
-An exception escaping a traced call is recorded on its span, which ends with status ERROR;
-cancellation (a clean close, an abort) ends the span without an error. Tracing never changes what
-the traced call does or raises.
+Attributes: `durable.task.id`, `.kind`, `durable.conversation.id`, `durable.task.restarts`;
+`durable.attempt`; `durable.tool.name`, `.call_id`; `durable.commit.task_ids`, `.entries`. Spans
+follow the context (a tool runner started by a generation's commit is a child of its span). An
+exception is recorded on its span (status ERROR); a cancellation ends it without an error.
+Tracing never changes what the traced call does or raises.
 """
 
 from __future__ import annotations
@@ -96,7 +86,7 @@ def _get_tracer() -> Any:
     if _tracer is None:
         from opentelemetry import trace
 
-        from .. import __version__
+        from .._version import __version__
 
         _tracer = trace.get_tracer(TRACER_NAME, __version__)
     return _tracer
