@@ -26,6 +26,15 @@ def check_conversation_id(conversation_id: object) -> str:
     return conversation_id
 
 
+def check_submission_id(submission_id: object) -> str:
+    """A caller-chosen submission id: a non-empty `str` of at most 200 characters without NUL or
+    lone surrogates, else `InvalidInput` naming it."""
+    if not isinstance(submission_id, str) or not submission_id or len(submission_id) > 200:
+        raise InvalidInput(f"A submission id must be a non-empty str of at most 200 characters, not {submission_id!r}")
+    _storable("submission id", submission_id)
+    return submission_id
+
+
 def check_text(text: object, conversation_id: str, *, plain: bool = False) -> str:
     """Non-empty text, else `InvalidInput` naming the conversation. `plain`: also without NUL or
     lone surrogates (text stored in a column of its own, not in a JSON body)."""

@@ -210,12 +210,12 @@ class Conversation:
         self._conv = conversation
         self.id = conversation.id
 
-    def submit(self, text: str, *, when_busy: WhenBusy | None = None) -> SubmissionHandle:
+    def submit(self, text: str, *, when_busy: WhenBusy | None = None, id: str | None = None) -> SubmissionHandle:
         """Commit a user input (durable when this returns) and start or queue its run; see
-        `durable.Conversation.submit` for `when_busy`."""
+        `durable.Conversation.submit` for `when_busy` and `id` (a retry-safe, caller-chosen id)."""
 
         async def submit() -> _conversation.SubmissionHandle:
-            return await self._conv.submit(text, when_busy=when_busy)
+            return await self._conv.submit(text, when_busy=when_busy, id=id)
 
         return SubmissionHandle(self._h, self._h._call(submit))
 

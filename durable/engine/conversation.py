@@ -7,8 +7,8 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Protocol
 
-from ..errors import ConversationBusy, UnknownSubmission
-from ..inputs import answer_text, check_text
+from ..errors import ConversationBusy, InvalidInput, UnknownSubmission
+from ..inputs import answer_text, check_submission_id, check_text
 from ..records import Live, Queued, StoredEntry, Submission, SubmissionStatus
 from ..settings import Settings, WhenBusy
 from ..storage.protocol import Storage
@@ -46,20 +46,36 @@ class Conversation:
         self._h = harness
         self.id = conversation_id
 
-    async def submit(self, text: str, *, when_busy: WhenBusy | None = None) -> SubmissionHandle:
+    async def submit(self, text: str, *, when_busy: WhenBusy | None = None, id: str | None = None) -> SubmissionHandle:
         """Commit a user input (durable when this returns) and start or queue its run.
 
         `when_busy` (default `settings.when_busy`) says what to do while a run is active:
         "queue" answers it after the run, "interrupt" stops the run now, "reject" raises
-        `ConversationBusy`."""
+        `ConversationBusy`. `id` (chosen by the caller) makes the call safe to retry: an input of
+        that id already committed, in this process or an earlier one, is returned as it is (no
+        second input, whatever `when_busy` says); the same id with another text or in another
+        conversation is `InvalidInput` naming the id."""
         h = self._h
         h._check_open()
         check_text(text, self.id)
         policy = when_busy or h.settings.when_busy
         if policy not in ("queue", "interrupt", "reject"):
             raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {policy!r}")
-        return await self._place(Submission(f"sub_{uuid.uuid4().hex[:16]}", self.id, text,
-                                            created_at=h.clock.now()), policy)
+        if id is None:
+            return await self._place(Submission(f"sub_{uuid.uuid4().hex[:16]}", self.id, text,
+                                                created_at=h.clock.now()), policy)
+        check_submission_id(id)
+        await h.resume()
+        # One placing per id at a time in this process: a second caller waits, then finds the first.
+        async with h.session.placing(id):
+            known = h.session.submissions.get(id) or await h.storage.get_submission(id)
+            if known is None:
+                return await self._place(Submission(id, self.id, text, created_at=h.clock.now()), policy)
+        if (known.conversation_id, known.text) != (self.id, text):
+            raise InvalidInput(f"Submission id {id!r} in {h.storage.location} is taken by another input (in "
+                               f"conversation {known.conversation_id!r}, text {_preview(known.text)}); the input "
+                               f"was not accepted")
+        return SubmissionHandle(h, id)
 
     async def _place(self, sub: Submission, policy: WhenBusy) -> SubmissionHandle:
         h = self._h
@@ -108,6 +124,10 @@ class Conversation:
 
     def submission(self, submission_id: str) -> SubmissionHandle:
         return SubmissionHandle(self._h, submission_id)
+
+
+def _preview(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
 class SubmissionHandle:

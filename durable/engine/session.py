@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
@@ -52,6 +53,23 @@ class Session(Head):
         self._task_done: dict[int, anyio.Event] = {}
         self._settled: dict[str, _Settling] = {}
         self._followers: list[tuple[str, MemoryObjectSendStream[Live]]] = []
+        self._placing: dict[str, tuple[anyio.Lock, int]] = {}  # submission id -> its lock, and its users
+
+    @asynccontextmanager
+    async def placing(self, submission_id: str) -> AsyncIterator[None]:
+        """Hold the submission id while an input of that id is looked up and placed: a second
+        placing of the same id waits until the first committed (or gave up), then finds it."""
+        lock, users = self._placing.get(submission_id) or (anyio.Lock(), 0)
+        self._placing[submission_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._placing[submission_id]
+            if users == 1:
+                del self._placing[submission_id]
+            else:
+                self._placing[submission_id] = (lock, users - 1)
 
     # ------------------------------------------------------------------ the model context
 
