@@ -13,7 +13,7 @@ from .models.protocol import Model
 from .settings import Settings
 from .storage.protocol import Storage
 from .storage.sqlite import SQLiteStorage, Synchronous
-from .tools import Tool
+from .tools import DepsT, Tool
 
 
 def open_harness(
@@ -26,7 +26,8 @@ def open_harness(
     report: ReportCallback | None = None,
     synchronous: Synchronous = "EXTERNAL",
     kinds: Iterable[TaskKind] = (),
-) -> Harness:
+    deps: DepsT = None,  # type: ignore[assignment]  # None for a harness without dependencies
+) -> Harness[DepsT]:
     """A harness on `storage` (a session file path, or a `Storage`). Use as `async with`.
 
     Opening refuses a file that another process owns (`SessionLocked`), a newer schema
@@ -35,7 +36,9 @@ def open_harness(
     outside the process depends on them (a request sent, a tool started, a caller answered),
     "FULL" at every commit, "NORMAL" only at checkpoints (see the README's guarantees). `kinds`
     adds task kinds of the host's own (`durable.TaskKind` subclasses) to the standard ones; start
-    their tasks with `Harness.start_task`. A kind whose name is taken is a `HarnessError`."""
+    their tasks with `Harness.start_task`. A kind whose name is taken is a `HarnessError`. `deps`
+    is handed to tools (`ToolContext.deps`) and never stored: `open_harness(..., deps=db)` gives a
+    `Harness[type of db]`."""
     from .tasks import default_kinds
 
     if not isinstance(storage, (str, os.PathLike)):
@@ -44,4 +47,4 @@ def open_harness(
         store = SQLiteStorage(storage, synchronous=synchronous)
     standard, runs = default_kinds()
     return Harness(store, model=model, kinds=[*standard, *kinds], runs=runs, tools=tools, settings=settings,
-                   clock=clock, report=report)
+                   clock=clock, report=report, deps=deps)

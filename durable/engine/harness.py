@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Generic
 
 import anyio
 import anyio.abc
@@ -41,7 +41,7 @@ from ..records import (
 )
 from ..settings import Settings
 from ..storage.protocol import Storage
-from ..tools import Tool, ToolRegistry
+from ..tools import DepsT, Tool, ToolRegistry
 from . import inbox, ownership, recovery
 from .clock import Clock, SystemClock
 from .conversation import Conversation
@@ -86,8 +86,10 @@ class Wake:
     next_timer: float | None  # the earliest durable deadline (clock seconds), if any
 
 
-class Harness:
-    """See the module docstring. Prefer `durable.open_harness(...)`, which wires the task kinds."""
+class Harness(Generic[DepsT]):
+    """See the module docstring. Prefer `durable.open_harness(...)`, which wires the task kinds.
+    `deps` (typed: `Harness[MyDeps]`) is handed to tools (`ToolContext.deps`) and instruction
+    sections, never stored."""
 
     def __init__(
         self,
@@ -100,8 +102,10 @@ class Harness:
         settings: Settings | None = None,
         clock: Clock | None = None,
         report: ReportCallback | None = None,
+        deps: DepsT = None,  # type: ignore[assignment]  # None for a harness without dependencies
     ) -> None:
         self.storage = storage
+        self.deps: DepsT = deps
         self.model = model
         self.kinds: dict[str, TaskKind] = {}
         for kind in kinds:
@@ -140,7 +144,7 @@ class Harness:
 
     # ------------------------------------------------------------------ lifecycle
 
-    async def __aenter__(self) -> Harness:
+    async def __aenter__(self) -> Harness[DepsT]:
         opened = await self.storage.open()
         try:
             tables = {name: kind.transitions for name, kind in self.kinds.items()}
@@ -153,7 +157,7 @@ class Harness:
         await self._tg.__aenter__()
         progress = ProgressFlusher()
         self._rt = Runtime(self._session, model=self.model, tools=self.tools, settings=self.settings,
-                           clock=self.clock, report=self.report, progress=progress)
+                           clock=self.clock, report=self.report, progress=progress, deps=self.deps)
         self._scheduler = Scheduler(self._rt, self.kinds, self.report, self._tg, self._break)
         self._tg.start_soon(ownership.watch, self.storage, self._break)  # a lost lease breaks the harness
         self._tg.start_soon(progress.run)  # streams' progress flushes, on one schedule

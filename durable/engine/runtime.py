@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AbstractContextManager
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import anyio
 
@@ -45,8 +45,9 @@ class Runtime:
     """See the module docstring. One per harness, made when the harness opens."""
 
     def __init__(self, session: Session, *, model: Model, tools: ToolRegistry, settings: Settings,
-                 clock: Clock, report: Reporter, progress: ProgressFlusher) -> None:
+                 clock: Clock, report: Reporter, progress: ProgressFlusher, deps: Any = None) -> None:
         self._session = session
+        self.deps = deps  # the host's dependencies, handed to tools and instruction sections, never stored
         self.model = model
         self.tools = tools
         self.settings = settings

@@ -214,7 +214,7 @@ class ToolKind(TaskKind):
             output.append(text)
             await progress.update()
 
-        ctx = ToolContext(task.id, _input(task).call.id, cid, task.restarts + 1)
+        ctx = ToolContext(task.id, _input(task).call.id, cid, task.restarts + 1, rt.deps)
         name = tool.name
         execute = tool.execute
         assert execute is not None, f"tool {name} is a client tool; the harness does not run it"

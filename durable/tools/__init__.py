@@ -24,6 +24,7 @@ from .define import define_tool as define_tool, tool as tool
 from .protocol import (
     EMPTY_SCHEMA as EMPTY_SCHEMA,
     AnyExecute as AnyExecute,
+    DepsT as DepsT,
     Execute as Execute,
     Replay as Replay,
     Tool as Tool,
@@ -37,6 +38,7 @@ __all__ = [
     "MAX_DEPTH",
     "AnyExecute",
     "ArgumentError",
+    "DepsT",
     "Execute",
     "Replay",
     "Tool",

@@ -5,7 +5,9 @@ given while it runs (`ToolApi`, `ToolContext`). Plain values: a `Tool` is made a
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Generic
+
+from typing_extensions import TypeVar  # a TypeVar with a default (PEP 696; typing has it from 3.13)
 
 from attrs import field
 
@@ -16,20 +18,26 @@ from ..records import Replay
 Execute = Callable[[Any, "ToolApi", "ToolContext"], Awaitable[Any]]
 AnyExecute = Callable[..., Awaitable[Any]]
 
+DepsT = TypeVar("DepsT", default=Any)
+"""The type of a harness's dependencies (`Harness[DepsT]`, `ToolContext[DepsT]`): `Any` unless given."""
+
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 """The schema of a tool that takes any object (a raw `execute` without `parameters`)."""
 
 
 @frozen
-class ToolContext:
+class ToolContext(Generic[DepsT]):
     """Given to `execute` with the arguments: which call this is. `task_id` is the tool's task,
     `call_id` the model's call id, `conversation_id` its conversation; `attempt` is 1 on the first
     run and 2, 3... when a safe tool runs again after a crash cut it off (an unsafe tool never
-    runs a second time)."""
+    runs a second time). `deps` is the harness's dependencies (`open_harness(deps=...)`: a
+    database client, the user's settings...), never stored; annotate `ToolContext[MyDeps]`."""
+
     task_id: int
     call_id: str
     conversation_id: str
     attempt: int  # 1 on the first run; 2.. when a safe tool runs again after a crash
+    deps: DepsT
 
 
 class ToolApi:
@@ -64,4 +72,4 @@ class Tool:
         return ToolSpec(self.name, self.description, self.parameters)
 
 
-__all__ = ["EMPTY_SCHEMA", "AnyExecute", "Execute", "Replay", "Tool", "ToolApi", "ToolContext"]
+__all__ = ["EMPTY_SCHEMA", "AnyExecute", "DepsT", "Execute", "Replay", "Tool", "ToolApi", "ToolContext"]

@@ -81,8 +81,10 @@ def typed_call(tool_name: str, fn: AnyExecute) -> TypedCall | None:
         if p.name not in hints:
             raise ToolDefinitionError(f"Tool {tool_name}: {where} has no type annotation")
         hint = hints[p.name]
-        if _strip_annotated(hint) in (ToolApi, ToolContext):
-            injected[p.name] = _strip_annotated(hint)
+        plain = _strip_annotated(hint)
+        plain = typing.get_origin(plain) or plain  # `ToolContext[MyDeps]` is a ToolContext
+        if plain in (ToolApi, ToolContext):
+            injected[p.name] = plain
             continue
         if p.kind is p.VAR_KEYWORD:
             extra = hint
