@@ -7,9 +7,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic
 
-from typing_extensions import TypeVar  # a TypeVar with a default (PEP 696; typing has it from 3.13)
-
 from attrs import field
+from typing_extensions import TypeVar  # a TypeVar with a default (PEP 696; typing has it from 3.13)
 
 from .._frozen import frozen
 from ..models.protocol import ToolSpec
