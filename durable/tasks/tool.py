@@ -76,6 +76,8 @@ class ToolProgress(Checkpoint):
     output: str = ""
     result: ToolResultEntry | None = None
     started: bool = False  # an unsafe tool's execute was cut off by a clean close
+    started_at: float | None = None  # when `execute` first started (clock seconds), kept across restarts
+    ended_at: float | None = None  # when the call got its result
 
 
 class RoundParent(Protocol):
@@ -108,10 +110,12 @@ def start_calls(rt: Runtime, change: Change, parent: Task, calls: Sequence[ToolC
         # A safe tool is created `running` (its runner starts after this commit; if cut off first,
         # it just runs again). An unsafe one commits `running` itself right before it executes, so
         # a crash before that never counts as "may have partially run".
-        state = Waiting(client=True) if client else (Running() if tool and tool.replay == "safe" else Pending())
+        safe = tool is not None and tool.replay == "safe" and not client
+        state = Waiting(client=True) if client else (Running() if safe else Pending())
         child = rt.new_task(change, conversation_id=parent.conversation_id, kind=ToolKind.name,
                             input=ToolInput(call, tool.replay if tool else "unsafe", client, deadline),
-                            checkpoint=ToolProgress(), parent_id=parent.id, state=state)
+                            checkpoint=ToolProgress(started_at=rt.now() if safe else None), parent_id=parent.id,
+                            state=state)
         ids.append(child.id)
         slots.append(ToolSlot(call.id, call.name, child.id, status="waiting" if client else "running"))
     change.edit_live(parent.conversation_id, generation=None, tools=tuple(slots))
@@ -130,7 +134,8 @@ def close_call(change: Change, child: Task | None, call: ToolCall, text: str,
     result = ToolResultEntry(call.id, call.name, content, True, (Diagnostic("error", code, text),))
     if child is None or child.terminal:
         return result, False
-    change.put_task(evolve(child, state=Terminal(Aborted()), checkpoint=evolve(progress, result=result)))
+    change.put_task(evolve(child, state=Terminal(Aborted()),
+                           checkpoint=evolve(progress, result=result, ended_at=change.head.now())))
     return result, True
 
 
@@ -191,9 +196,22 @@ class ToolKind(TaskKind):
         except ArgumentError as exc:
             await self._finish(rt, task, _error(task, str(exc), "invalid_arguments"), Done())
             return None
-        task = await rt.mark_running(task, barrier=True)  # an unsafe tool: its intent is on disk before it runs
+        task = await self._mark_started(rt, task)
         await self._execute(rt, task, tool, args)
         return None
+
+    async def _mark_started(self, rt: Runtime, task: Task) -> Task:
+        """Commit `running` (a barrier: an unsafe tool's intent is on disk before it runs) and, on
+        the first start, when it started: kept across restarts, it is what a timeout and the
+        tool's runtime are measured from. Not progress: `restarts` is not cleared."""
+        progress = _progress(task)
+        if progress.started_at is not None:
+            return await rt.mark_running(task, barrier=True)
+        change = rt.change()
+        task = change.put_task(evolve(task, state=Running(), checkpoint=evolve(progress, started_at=rt.now())),
+                               progress=False)
+        await rt.commit(change)
+        return task
 
     @tracing.tool_call
     async def _execute(self, rt: Runtime, task: Task, tool: Tool, args: Any) -> None:
@@ -204,7 +222,7 @@ class ToolKind(TaskKind):
             change = rt.change(barrier=False)  # streamed output: nothing outside waits for it
             current = change.task(task.id)
             text = "".join(output)
-            change.put_task(evolve(current, checkpoint=ToolProgress(text)), progress=False)
+            change.put_task(evolve(current, checkpoint=evolve(_progress(current), output=text)), progress=False)
             _edit_slot(change, cid, task.id, output=text)
             await rt.commit(change)
 
@@ -227,7 +245,7 @@ class ToolKind(TaskKind):
             except Exception as exc:  # noqa: BLE001 - the model reads it as an error result
                 failure = f"Tool {name} failed: {type(exc).__name__}: {exc}"
         current = rt.task(task.id) or task
-        current = evolve(current, checkpoint=ToolProgress("".join(output)))
+        current = evolve(current, checkpoint=evolve(_progress(current), output="".join(output)))
         if failure is None:
             result = ToolResultEntry(_input(current).call.id, name, content)
         else:
@@ -279,7 +297,7 @@ class ToolKind(TaskKind):
         if rounds is not None and parent is not None and rounds.closable(rt, parent, task.id):
             parent = await _siblings_written(rt, rounds.round_of(parent), parent, task.id)
         change = rt.change(barrier=not retry)
-        progress = evolve(_progress(task), result=result)
+        progress = evolve(_progress(task), result=result, ended_at=rt.now())
         ended = change.put_task(evolve(task, state=Terminal(outcome), checkpoint=progress))
         _edit_slot(change, task.conversation_id, task.id, output=progress.output,
                    status="error" if result.is_error else "done")
