@@ -56,7 +56,7 @@ from durable.records import (
     UserEntry,
 )
 from durable.storage import Batch, SQLiteStorage
-from durable.storage.protocol import encode_batch
+from durable.storage.rows import encode_batch
 
 OPENS = 31
 ANSWER = "The build fails because the import of `settings` happens before the environment is read. " * 4

@@ -131,7 +131,7 @@ if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must
     from .models.errors import MissingCredentials as MissingCredentials
     from .models.protocol import Model as Model, ModelError as ModelError
     from .storage import MemoryStorage as MemoryStorage, SQLiteStorage as SQLiteStorage, Storage as Storage
-    from .storage.sqlite import Synchronous as Synchronous
+    from .storage.sqlite.store import Synchronous as Synchronous
 else:
     # The engine, the stores, the clocks and the models import anyio; they are loaded on first
     # use, so that a program that only reads a session file (`durable inspect`) starts fast and
@@ -150,7 +150,7 @@ else:
                          "TaskInterrupted", "TaskRef"), ".engine.reports"),
         **dict.fromkeys(("Tool", "ToolApi", "ToolContext", "define_tool", "tool"), ".engine.tools"),
         **dict.fromkeys(("MemoryStorage", "SQLiteStorage", "Storage"), ".storage"),
-        "Synchronous": ".storage.sqlite",
+        "Synchronous": ".storage.sqlite.store",
     }
 
     def __getattr__(name):

@@ -12,7 +12,7 @@ from .engine.tools import Tool
 from .models.protocol import Model
 from .settings import Settings
 from .storage.protocol import Storage
-from .storage.sqlite import SQLiteStorage, Synchronous
+from .storage.sqlite.store import SQLiteStorage, Synchronous
 
 
 def open_harness(

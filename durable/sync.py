@@ -41,7 +41,7 @@ from .models.protocol import Model
 from .records import Live, StoredEntry, Submission, SubmissionStatus, Task
 from .settings import Settings, WhenBusy
 from .storage.protocol import Storage
-from .storage.sqlite import Synchronous
+from .storage.sqlite.store import Synchronous
 
 T = TypeVar("T")
 Backend = Literal["trio", "asyncio"]

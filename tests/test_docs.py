@@ -86,7 +86,7 @@ def own_docstring(name: str) -> str | None:
         return value.__dict__.get("__doc__") if inspect.isclass(value) else value.__doc__
     for module in ("durable.records", "durable.entries", "durable.reasons", "durable.settings",
                    "durable.engine.reports", "durable.engine.tools", "durable.engine.harness",
-                   "durable.models.protocol", "durable.errors", "durable.storage.sqlite"):
+                   "durable.models.protocol", "durable.errors", "durable.storage.sqlite.store"):
         tree = ast.parse(inspect.getsource(importlib.import_module(module)))
         for node, after in zip(tree.body, tree.body[1:]):
             targets = node.targets if isinstance(node, ast.Assign) else (

@@ -10,7 +10,7 @@
 `demo` runs (or, on an existing file, resumes) a scripted agent session that survives `kill -9`
 (see `durable.cli.demo`). `inspect`, `export` and `watch` read a session file without owning it:
 read-only, without the lock, safe while its owner runs (see `durable.cli.inspect_data`,
-`durable.cli.export_data`, `durable.cli.follow` and `durable.storage.reader`). `inspect` shows a
+`durable.cli.export_data`, `durable.cli.follow` and `durable.storage.sqlite.reader`). `inspect` shows a
 summary (the last entries, tasks filtered by kind and state), `export` every entry of the
 conversations, `watch` follows the file live as its owner commits. `worker` takes over PostgreSQL
 session spaces whose owner is gone (see `durable.worker`).

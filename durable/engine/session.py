@@ -40,7 +40,7 @@ from ..records import (
     Submission,
     Task,
 )
-from ..storage import _rows
+from ..storage import rows as _rows
 from ..storage.protocol import Batch, Opened, Storage
 from . import tracing
 from .context import Context

@@ -55,10 +55,11 @@ from ..records import (
     Terminal,
     UserEntry,
 )
-from ..storage._opening import commit_level
-from ..storage.protocol import Batch, encode_batch
-from ..storage.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
-from ..storage.sqlite import SQLiteStorage
+from ..storage.protocol import Batch
+from ..storage.rows import encode_batch
+from ..storage.sqlite.opening import commit_level
+from ..storage.sqlite.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
+from ..storage.sqlite.store import SQLiteStorage
 from .invariants import check_invariants
 
 SECTOR = 512
@@ -230,7 +231,7 @@ def run_batch(k: int, padding: int = 300, *, barrier: bool = True) -> Batch:
 
 def commit_batch(conn: Any, batch: Batch, synchronous: str = "FULL") -> None:
     """One commit as the store makes it: at the level the store's `synchronous` mode gives the
-    batch (`durable.storage._opening.commit_level`: under "EXTERNAL", FULL for a barrier, NORMAL
+    batch (`durable.storage.sqlite.opening.commit_level`: under "EXTERNAL", FULL for a barrier, NORMAL
     otherwise), `BEGIN IMMEDIATE`, its SQL, `COMMIT`; rolled back as a
     whole when anything fails (the error is raised), and after an I/O error the store's own
     clean-up (`SQLiteStorage._drop_failed_frames`: checkpoint and truncate the WAL, so that the

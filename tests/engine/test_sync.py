@@ -18,7 +18,7 @@ import durable
 import durable.sync
 from durable import records as r
 from durable.models import FauxModel, faux
-from durable.storage.reader import SessionReader
+from durable.storage.sqlite.reader import SessionReader
 
 HOST_STOPPED_1 = "The host stopped while the model was answering, on attempt 1"
 FAST = durable.Settings(retry=durable.RetryPolicy(base_delay=0.01),

@@ -15,8 +15,9 @@ import pytest
 
 from durable.errors import StorageError
 from durable.records import Done, Running, Sleeping, Terminal, Waiting
-from durable.storage import Batch, PostgresStorage, _rows
-from durable.storage._pg_schema import MIGRATIONS, PG_SCHEMA_VERSION, TASKS_FILLFACTOR
+from durable.storage import Batch, PostgresStorage
+from durable.storage import rows as _rows
+from durable.storage.postgres.schema import MIGRATIONS, PG_SCHEMA_VERSION, TASKS_FILLFACTOR
 
 from .builders import assistant, submission, task, user
 

@@ -24,8 +24,8 @@ from durable import codec
 from durable.errors import CommitFailed, CommitOutcomeUnknown, SchemaTooNew, ServerUnavailable
 from durable.records import AssistantEntry, Entry, Live, UserEntry
 from durable.storage import Batch, PostgresStorage
-from durable.storage._pg_schema import MIGRATIONS
-from durable.storage._pg_schema import PG_SCHEMA_VERSION as SCHEMA_VERSION
+from durable.storage.postgres.schema import MIGRATIONS
+from durable.storage.postgres.schema import PG_SCHEMA_VERSION as SCHEMA_VERSION
 from durable.storage.protocol import RawContext
 from durable.testing.pgcluster import free_port
 

@@ -28,7 +28,7 @@ from durable.errors import (
     SessionLocked,
 )
 from durable.records import Answered, Done, Live, Running, Terminal
-from durable.storage.schema import SCHEMA_VERSION
+from durable.storage.sqlite.schema import SCHEMA_VERSION
 from durable.storage import Batch, SQLiteStorage
 
 from .builders import busy, compaction, submission, task, user

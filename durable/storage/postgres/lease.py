@@ -32,8 +32,8 @@ from typing import Any
 
 from attrs import define
 
-from ..errors import LockLost, SessionLocked
-from ._pg_driver import import_psycopg
+from ...errors import LockLost, SessionLocked
+from .driver import import_psycopg
 
 _HISTORY_KEPT = 64  # epochs of lease_history kept per space (an old owner resolving needs its own)
 

@@ -13,7 +13,7 @@ import os
 from types import ModuleType
 from typing import Any
 
-from ..errors import MissingExtra, ServerUnavailable
+from ...errors import MissingExtra, ServerUnavailable
 
 EXTRA = "postgres"
 

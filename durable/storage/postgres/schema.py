@@ -18,7 +18,7 @@ the engine's path scans history:
   so every state change of a task wrote a new entry into every index of `tasks` (and a new heap
   tuple off the page). Now a change between live states changes no indexed column (only
   entering or leaving `live`, the predicate of `tasks_live`, does), and a find by a live state
-  reads `tasks_live` (`_rows.find_tasks_query(live_test="live")`).
+  reads `tasks_live` (`rows.find_tasks_query(live_test="live")`).
 
 `tasks` has a fillfactor of 80 (version 5): inserts leave a fifth of each page free, for the
 updated versions of its rows (a HOT update needs room on the same page). Measured on a local
@@ -56,13 +56,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import codec
-from ..errors import SchemaTooNew
-from ..records import Entry
-from ..tokens import stored_tokens
-from . import _rows
-from .protocol import ConversationState, Opened
-from .schema import SCHEMA_VERSION as _RECORDS_VERSION
+from ... import codec
+from ...errors import SchemaTooNew
+from ...records import Entry
+from ...tokens import stored_tokens
+from .. import rows
+from ..protocol import ConversationState, Opened
+from ..sqlite.schema import SCHEMA_VERSION as _RECORDS_VERSION
 
 _MIGRATION_LOCK = 0x44524231  # pg_advisory_xact_lock key ("DRB1")
 TASKS_FILLFACTOR = 80  # version 5; see the docstring
@@ -236,7 +236,7 @@ def read_opened(conn: Any, space: str, location: str) -> Opened:
     compaction, the live tasks, the unsettled submissions and the next task id. One snapshot."""
     with conn.transaction():
         conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        rows = conn.execute(
+        found = conn.execute(
             """SELECT d.conversation_id, d.body,
                       (SELECT max(seq) FROM durable.entries e
                         WHERE e.space = d.space AND e.conversation_id = d.conversation_id),
@@ -249,12 +249,12 @@ def read_opened(conn: Any, space: str, location: str) -> Opened:
                 WHERE d.space = %s
                 ORDER BY d.conversation_id""", (space,)).fetchall()
         conversations: dict[str, ConversationState] = {}
-        for cid, body, last, comp_seq, comp_body in rows:
-            comp = _rows.entry(cid, comp_seq, comp_body, location) if comp_seq is not None else None
-            conversations[cid] = ConversationState(last or 0, _rows.live(body, cid, location), comp)
-        live_tasks = [_rows.task(body, tid, location) for tid, body in conn.execute(
+        for cid, body, last, comp_seq, comp_body in found:
+            comp = rows.entry(cid, comp_seq, comp_body, location) if comp_seq is not None else None
+            conversations[cid] = ConversationState(last or 0, rows.live(body, cid, location), comp)
+        live_tasks = [rows.task(body, tid, location) for tid, body in conn.execute(
             "SELECT id, body FROM durable.tasks WHERE space = %s AND live ORDER BY id", (space,))]
-        unsettled = [_rows.submission(body, sid, location) for sid, body in conn.execute(
+        unsettled = [rows.submission(body, sid, location) for sid, body in conn.execute(
             "SELECT id, body FROM durable.submissions WHERE space = %s AND status = 'queued' ORDER BY ord",
             (space,))]
         max_id = conn.execute("SELECT max(id) FROM durable.tasks WHERE space = %s", (space,)).fetchone()[0] or 0

@@ -11,14 +11,13 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CommitFailed, CommitOutcomeUnknown, DiskFull, LockLost, ServerUnavailable, StorageError
-from . import _pg_driver, _pg_lease
-from ._jobs import Job, finish_all
-from .protocol import EncodedBatch
-from .reader import StoredRows
+from ...errors import CommitFailed, CommitOutcomeUnknown, DiskFull, LockLost, ServerUnavailable, StorageError
+from ..rows import EncodedBatch, StoredRows
+from ..writer import Job, finish_all
+from . import driver as _pg_driver, lease as _pg_lease
 
 if TYPE_CHECKING:
-    from .postgres import PostgresStorage
+    from .store import PostgresStorage
 
 _ATTEMPTS = 3  # transactions tried for one group when the connection breaks before its COMMIT landed
 

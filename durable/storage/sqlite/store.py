@@ -47,14 +47,15 @@ from typing import Any, Literal, TypeVar
 
 import anyio
 
-from ..errors import CommitFailed, CorruptSession, DiskFull, SessionReadOnly, StorageClosed, StorageError
-from ..records import Live, StoredEntry, Submission, Task
-from . import _lock, _opening, _rows
-from ._jobs import Job, WriterThread, finish_all
-from ._lock import FileLock
-from ._notify import thread_safe_caller
-from ._sqlite_context import read_context
-from .protocol import Batch, EncodedBatch, Opened, RawContext
+from ...errors import CommitFailed, CorruptSession, DiskFull, SessionReadOnly, StorageClosed, StorageError
+from ...records import Live, StoredEntry, Submission, Task
+from .. import rows
+from ..protocol import Batch, Opened, RawContext
+from ..rows import EncodedBatch
+from ..writer import Job, WriterThread, finish_all, thread_safe_caller
+from . import files, opening
+from .context import read_context
+from .lock import FileLock
 from .reader import connect_read_only
 
 T = TypeVar("T")
@@ -103,7 +104,7 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
     async def get_task(self, task_id: int) -> Task | None:
         row = await self._call(
             lambda c: c.execute("SELECT body FROM tasks WHERE id = ?", (task_id,)).fetchone())
-        return None if row is None else _rows.task(row[0], task_id, self.path)
+        return None if row is None else rows.task(row[0], task_id, self.path)
 
     async def find_tasks(
         self,
@@ -114,20 +115,20 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
         parent_id: int | None = None,
         limit: int | None = None,
     ) -> list[Task]:
-        sql, args = _rows.find_tasks_query("tasks", "?", kind=kind, state=state, conversation_id=conversation_id,
+        sql, args = rows.find_tasks_query("tasks", "?", kind=kind, state=state, conversation_id=conversation_id,
                                            parent_id=parent_id, limit=limit, live_test="live = 1",
                                            live_index="tasks_live")
-        rows = await self._call(lambda c: c.execute(sql, args).fetchall())
-        return [_rows.task(body, tid, self.path) for tid, body in rows]
+        found = await self._call(lambda c: c.execute(sql, args).fetchall())
+        return [rows.task(body, tid, self.path) for tid, body in found]
 
     async def get_entries(
         self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[StoredEntry]:
         hi = to_seq if to_seq is not None else (1 << 63) - 1
-        rows = await self._call(lambda c: c.execute(
+        found = await self._call(lambda c: c.execute(
             "SELECT seq, body FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
             (conversation_id, from_seq, hi)).fetchall())
-        return [_rows.entry(conversation_id, seq, body, self.path) for seq, body in rows]
+        return [rows.entry(conversation_id, seq, body, self.path) for seq, body in found]
 
     async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
         return await self._call(lambda c: read_context(c, conversation_id, from_seq, to_seq))
@@ -135,12 +136,12 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
     async def get_submission(self, submission_id: str) -> Submission | None:
         row = await self._call(
             lambda c: c.execute("SELECT body FROM submissions WHERE id = ?", (submission_id,)).fetchone())
-        return None if row is None else _rows.submission(row[0], submission_id, self.path)
+        return None if row is None else rows.submission(row[0], submission_id, self.path)
 
     async def get_live(self, conversation_id: str) -> Live | None:
         row = await self._call(
             lambda c: c.execute("SELECT body FROM documents WHERE conversation_id = ?", (conversation_id,)).fetchone())
-        return None if row is None else _rows.live(row[0], conversation_id, self.path)
+        return None if row is None else rows.live(row[0], conversation_id, self.path)
 
     async def close(self) -> None:
         if self._closed or self._thread is None:
@@ -244,7 +245,7 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
                 conn.execute("COMMIT")
                 self._count()
             except Exception as exc:  # noqa: BLE001 - handed to the waiting caller
-                _opening.rollback(conn)
+                opening.rollback(conn)
                 if getattr(exc, "sqlite_errorname", "").startswith("SQLITE_IOERR"):
                     self._drop_failed_frames(conn)
                 job.error = self._translate(exc, "A commit to")
@@ -253,7 +254,7 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
     def _begin(self, conn: sqlite3.Connection, jobs: list[Job]) -> None:
         """Set the level the transaction of `jobs` is written at (FULL when one of them is a
         barrier, under external synchrony), then begin it."""
-        level = _opening.commit_level(self.synchronous, any(j.encoded is None or j.encoded.barrier for j in jobs))
+        level = opening.commit_level(self.synchronous, any(j.encoded is None or j.encoded.barrier for j in jobs))
         if level != self._level:
             conn.execute(f"PRAGMA synchronous = {level}")
             self._level = level
@@ -288,7 +289,7 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
             self._apply(conn, _merged([job.encoded for job in group if job.encoded is not None]))
             conn.execute("COMMIT")
         except Exception:  # noqa: BLE001 - sorted out batch by batch below
-            _opening.rollback(conn)
+            opening.rollback(conn)
         else:
             self._count()
             finish_all(group)
@@ -311,7 +312,7 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
                 conn.execute("RELEASE batch")
             conn.execute("COMMIT")
         except Exception:  # noqa: BLE001 - the caller writes each batch alone instead
-            _opening.rollback(conn)
+            opening.rollback(conn)
             return False
         self._count()
         for job, error in zip(group, errors, strict=True):
@@ -366,25 +367,25 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
 
     def _open_in_thread(self, _: Any) -> Opened:
         # A symbolic link at the path is resolved (or refused); see durable.storage._lock.
-        path = self.path = self.location = _lock.resolve(self._given)
+        path = self.path = self.location = files.resolve(self._given)
         self._lock = FileLock(path)
-        st = _opening.acquire(path, self._lock)
+        st = opening.acquire(path, self._lock)
         try:
-            self._conn = _opening.connect(path, self._lock, st, self.synchronous)
-            self._level = _opening.commit_level(self.synchronous, True)
+            self._conn = opening.connect(path, self._lock, st, self.synchronous)
+            self._level = opening.commit_level(self.synchronous, True)
             return self._read_opened(self._conn)
         except sqlite3.DatabaseError as exc:
             self._close_connection()
             self._lock.release()
-            raise _opening.open_error(exc, path) from exc
+            raise opening.open_error(exc, path) from exc
         except BaseException:
             self._close_connection()
             self._lock.release()
             raise
 
     def _read_opened(self, conn: sqlite3.Connection) -> Opened:
-        """What a harness resumes from (see `_opening.read_opened`)."""
-        return _opening.read_opened(conn, self.path)
+        """What a harness resumes from (see `opening.read_opened`)."""
+        return opening.read_opened(conn, self.path)
 
     def _close_connection(self) -> None:
         conn, self._conn = self._conn, None

@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from ..tokens import NOT_SENT
-from . import _rows
-from .protocol import RawContext
+from ...tokens import NOT_SENT
+from .. import rows
+from ..protocol import RawContext
 
 _CONTEXT_ROWS = ("FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? AND kind != 'compaction' "
                  f"AND (tokens IS NULL OR tokens != {NOT_SENT})")
@@ -49,7 +49,7 @@ def read_context(conn: sqlite3.Connection, conversation_id: str, from_seq: int, 
     key, which SQLite reads them in; checked all the same), the context is returned with its
     token total. Any other (an uncounted or damaged row, another order, a chunk longer than
     SQLite's longest string) is read again row by row, and its rows checked one by one
-    (`_rows.raw_context`)."""
+    (`rows.raw_context`)."""
     if to_seq - from_seq < _CHUNK:
         return _read(conn, conversation_id, from_seq, to_seq)
     cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
@@ -88,15 +88,15 @@ def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq:
             seqs += json.loads(f"[{conn.execute(_CONTEXT_SEQS, (conversation_id, lo, hi)).fetchone()[0]}]")
         total += tokens
         lo = hi + 1
-    if _rows.all_framed(bodies) and seqs == sorted(seqs):
+    if rows.all_framed(bodies) and seqs == sorted(seqs):
         return RawContext(seqs, bodies, total)
     return _row_by_row(conn, conversation_id, from_seq, to_seq)
 
 
 def _row_by_row(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
-    rows = conn.execute(f"SELECT seq, tokens, body {_CONTEXT_ROWS} ORDER BY seq",
-                        (conversation_id, from_seq, to_seq)).fetchall()
-    return _rows.raw_context([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+    found = conn.execute(f"SELECT seq, tokens, body {_CONTEXT_ROWS} ORDER BY seq",
+                         (conversation_id, from_seq, to_seq)).fetchall()
+    return rows.raw_context([r[0] for r in found], [r[1] for r in found], [r[2] for r in found])
 
 
 __all__ = ["read_context"]

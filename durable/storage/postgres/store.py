@@ -48,15 +48,15 @@ from typing import Any, TypeVar
 
 import anyio
 
-from ..errors import CommitOutcomeUnknown, LockLost, ServerUnavailable, StorageClosed, StorageError
-from ..records import Live, StoredEntry, Submission, Task
-from ..tokens import NOT_SENT
-from . import _pg_driver, _pg_lease, _pg_schema, _pg_write, _rows
-from ._jobs import Job, WriterThread
-from ._notify import thread_safe_caller
-from ._pg_lease import Lease
-from .protocol import Opened, RawContext
-from .reader import StoredRows, decode_rows
+from ...errors import CommitOutcomeUnknown, LockLost, ServerUnavailable, StorageClosed, StorageError
+from ...records import Live, StoredEntry, Submission, Task
+from ...tokens import NOT_SENT
+from .. import rows as _rows
+from ..protocol import Opened, RawContext
+from ..rows import StoredRows, decode_rows
+from ..writer import Job, WriterThread, thread_safe_caller
+from . import driver as _pg_driver, lease as _pg_lease, schema as _pg_schema, write as _pg_write
+from .lease import Lease
 
 T = TypeVar("T")
 _INT64_MAX = (1 << 63) - 1
