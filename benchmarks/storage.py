@@ -34,6 +34,7 @@ import time
 import trio
 
 from durable.records import (
+    Answered,
     AssistantEntry,
     CompactionEntry,
     Done,
@@ -41,13 +42,12 @@ from durable.records import (
     GenerationLive,
     Live,
     PartialMessage,
+    Queued,
     Request,
     Run,
     Running,
     StoredEntry,
     Submission,
-    Answered,
-    Queued,
     Task,
     Terminal,
     ToolCall,
@@ -57,6 +57,7 @@ from durable.records import (
 )
 from durable.storage import Batch, SQLiteStorage
 from durable.storage.rows import encode_batch
+from durable.storage.sqlite.write import apply_rows
 
 OPENS = 31
 ANSWER = "The build fails because the import of `settings` happens before the environment is read. " * 4
@@ -116,7 +117,7 @@ def raw_sequential(path: str, n: int, synchronous: str = "FULL") -> float:
     started = time.perf_counter()
     for enc in encoded:
         conn.execute("BEGIN IMMEDIATE")
-        SQLiteStorage._apply(conn, enc)  # the store's own statements
+        apply_rows(conn, enc)  # the store's own statements
         conn.execute("COMMIT")
     elapsed = time.perf_counter() - started
     conn.close()
@@ -183,7 +184,7 @@ def build_history(path: str, entries: int, terminal_tasks: int, settled: int, li
     subs = [Submission(f"s{i}", "root", "question", seq=i, status=Answered()) for i in range(settled)]
     subs += [Submission(f"q{i}", "root", "queued question", status=Queued()) for i in range(3)]
     enc = encode_batch(Batch(tasks=tasks, submissions=subs, live={"root": Live(run=Run(2, ("q0",)))}))
-    SQLiteStorage._apply(conn, enc)
+    apply_rows(conn, enc)
     conn.execute("COMMIT")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()

@@ -1,8 +1,8 @@
 """Session stores: the protocol and its SQLite, PostgreSQL and in-memory backends.
 
 Layout: `protocol` (what the engine needs), `rows` (the rows every store keeps, encoded and
-decoded), `memory`, `writer` (the SQL stores' writer thread), then one folder per SQL backend,
-`sqlite/` and `postgres/`. The backends
+decoded), `memory`, `writer` (the SQL stores' writer thread) and `group_commit` (their one
+group-commit policy), then one folder per SQL backend, `sqlite/` and `postgres/`. The backends
 import anyio; they load on first use, so that reading a file (`durable.storage.sqlite.reader`,
 what `durable inspect` needs) does not import the event-loop libraries."""
 

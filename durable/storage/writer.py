@@ -47,16 +47,18 @@ def thread_safe_caller(library: str | None = None) -> Callable[[Callable[[], obj
         import trio
 
         loop: Any = trio.lowlevel.current_trio_token()
-        gone: type[Exception] = trio.RunFinishedError  # the waiter's run is over
-        run_soon = loop.run_sync_soon
     else:
         import asyncio
 
         loop = asyncio.get_running_loop()
-        gone, run_soon = RuntimeError, loop.call_soon_threadsafe  # the loop is closed
     last = _last
     if last is not None and last[0] is loop:
         return last[1]
+    gone: type[Exception]
+    if library == "trio":
+        run_soon, gone = loop.run_sync_soon, trio.RunFinishedError  # the waiter's run is over
+    else:
+        run_soon, gone = loop.call_soon_threadsafe, RuntimeError  # the loop is closed
 
     def call(fn: Callable[[], object]) -> None:
         try:
@@ -76,12 +78,11 @@ class Job:
     """One job for the writer thread: a call (`fn`), or a commit (`batch`, encoded there). Made
     by the task that will wait for it (`await job.wait()`), right before it is queued."""
 
-    __slots__ = ("_action", "_call", "_event", "batch", "encoded", "error", "fn", "result")
+    __slots__ = ("_action", "_call", "_event", "batch", "error", "fn", "result")
 
     def __init__(self, fn: Callable[[Any], Any] | None, batch: Batch | None):
         self.fn = fn
         self.batch = batch
-        self.encoded: EncodedBatch | None = None
         self.result: Any = None
         self.error: BaseException | None = None
         library = sniffio.current_async_library()
@@ -112,13 +113,12 @@ class Job:
         """Wake the waiting caller (from the writer thread). Called once per job."""
         self._call(self._action)
 
-    def encode(self, location: str) -> bool:
-        """Encode a commit job's batch (on the writer thread); refuse it (finished, with
-        `CommitFailed` naming `location`) if it cannot be."""
+    def encode(self, location: str) -> EncodedBatch | None:
+        """A commit job's batch, encoded (on the writer thread); None when it cannot be: the job
+        is then finished, refused with `CommitFailed` naming `location`."""
         try:
             assert self.batch is not None, "only commit jobs are encoded"
-            self.encoded = encode_batch(self.batch)
-            return True
+            return encode_batch(self.batch)
         except CodecError as exc:
             self.error = CommitFailed(f"A commit to {location} was refused: {exc}", location=location)
             self.error.__cause__ = exc
@@ -127,7 +127,7 @@ class Job:
                                       location=location)
             self.error.__cause__ = exc
         self.finish()
-        return False
+        return None
 
 
 def _refuse_abort(_: Any) -> Any:

@@ -16,7 +16,7 @@ on demand, to show that a commit that fails does so cleanly.
 What this exercises: SQLite's own durability and atomicity under durable's pragmas (WAL journal,
 `synchronous` FULL, NORMAL, or switched per commit under external synchrony, as the store does)
 and durable's transaction shape (`BEGIN IMMEDIATE`, the batch written with the SQL of
-`SQLiteStorage._apply`, `COMMIT`), on durable's schema. It drives SQLite
+`durable.storage.sqlite.write.apply_rows`, `COMMIT`), on durable's schema. It drives SQLite
 through `apsw` (the store uses the stdlib `sqlite3`, which cannot take a Python VFS), so it does
 not exercise the store's writer thread or group commit; those are covered by process kills.
 
@@ -59,7 +59,7 @@ from ..storage.protocol import Batch
 from ..storage.rows import encode_batch
 from ..storage.sqlite.opening import commit_level
 from ..storage.sqlite.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
-from ..storage.sqlite.store import SQLiteStorage
+from ..storage.sqlite.write import apply_rows, drop_failed_frames
 from .invariants import check_invariants
 
 SECTOR = 512
@@ -234,13 +234,13 @@ def commit_batch(conn: Any, batch: Batch, synchronous: str = "FULL") -> None:
     batch (`durable.storage.sqlite.opening.commit_level`: under "EXTERNAL", FULL for a barrier, NORMAL
     otherwise), `BEGIN IMMEDIATE`, its SQL, `COMMIT`; rolled back as a
     whole when anything fails (the error is raised), and after an I/O error the store's own
-    clean-up (`SQLiteStorage._drop_failed_frames`: checkpoint and truncate the WAL, so that the
+    clean-up (`durable.storage.sqlite.write.drop_failed_frames`: checkpoint and truncate the WAL, so that the
     refused commit's frames cannot come back after the process dies)."""
     encoded = encode_batch(batch)
     conn.execute(f"PRAGMA synchronous = {commit_level(synchronous, batch.barrier)}")
     conn.execute("BEGIN IMMEDIATE")
     try:
-        SQLiteStorage._apply(conn, encoded)
+        apply_rows(conn, encoded)
         conn.execute("COMMIT")
     except BaseException as exc:
         if conn.in_transaction:
@@ -248,9 +248,8 @@ def commit_batch(conn: Any, batch: Batch, synchronous: str = "FULL") -> None:
                 conn.execute("ROLLBACK")
             except apsw.Error:
                 pass
-        drop = getattr(SQLiteStorage, "_drop_failed_frames", None)
-        if isinstance(exc, apsw.IOError) and drop is not None:
-            drop(conn)
+        if isinstance(exc, apsw.IOError):
+            drop_failed_frames(conn)
         raise
 
 

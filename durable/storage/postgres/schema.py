@@ -62,6 +62,7 @@ from ...records import Entry
 from ...tokens import stored_tokens
 from .. import rows
 from ..protocol import ConversationState, Opened
+from ..rows import StoredRows
 from ..sqlite.schema import SCHEMA_VERSION as _RECORDS_VERSION
 
 _MIGRATION_LOCK = 0x44524231  # pg_advisory_xact_lock key ("DRB1")
@@ -259,3 +260,18 @@ def read_opened(conn: Any, space: str, location: str) -> Opened:
             (space,))]
         max_id = conn.execute("SELECT max(id) FROM durable.tasks WHERE space = %s", (space,)).fetchone()[0] or 0
     return Opened(conversations, live_tasks, unsettled, max_id + 1)
+
+
+def read_rows(conn: Any, space: str) -> StoredRows:
+    """Every row of `space` as stored, one snapshot, in the order `rows.decode_rows` expects."""
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        tasks = conn.execute("SELECT id, conversation_id, kind, state, live, parent_id, body FROM durable.tasks "
+                             "WHERE space = %s ORDER BY id", (space,)).fetchall()
+        entries = conn.execute("SELECT conversation_id, seq, kind, body FROM durable.entries WHERE space = %s "
+                               "ORDER BY conversation_id COLLATE \"C\", seq", (space,)).fetchall()
+        subs = conn.execute("SELECT id, conversation_id, status, body FROM durable.submissions WHERE space = %s "
+                            "ORDER BY ord", (space,)).fetchall()
+        docs = conn.execute("SELECT conversation_id, body FROM durable.documents WHERE space = %s "
+                            "ORDER BY conversation_id COLLATE \"C\"", (space,)).fetchall()
+    return StoredRows(tasks, entries, subs, docs)

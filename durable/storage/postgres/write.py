@@ -1,139 +1,41 @@
-"""Writing a group of commits to PostgreSQL, on the store's writer thread (see
-durable.storage.postgres): one fenced transaction for the whole group, one statement (one round
-trip);
-if a batch is refused, again with each batch in its own savepoint; after a broken connection, the
-server is asked whether the transaction landed, and it is acknowledged, written again, or reported
-unknowable. Also the snapshot read of every row of a space (`read_rows`).
+"""The PostgreSQL store's side of the group-commit policy (`durable.storage.group_commit`): its
+primitives on the writer thread's connection (`PostgresWrites`), the one copy of its upsert SQL,
+and what a failure means to the caller.
+
+Every transaction is fenced (`durable.fence`: this epoch must hold an unexpired lease; it counts
+the commit and extends the lease, and makes a lazy transaction `synchronous_commit = off`). A
+transaction written as one (`write`) is ONE statement, one round trip: the fence, then an insert
+per table that has rows, from arrays (an implicit transaction). After a broken connection, the
+server is asked whether the transaction landed (the lease counts this epoch's commits): landed,
+it is acknowledged; not landed, written again while the lease holds; unknowable, the store
+commits nothing more (`CommitOutcomeUnknown`).
 """
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from ...errors import CommitFailed, CommitOutcomeUnknown, DiskFull, LockLost, ServerUnavailable, StorageError
-from ..rows import EncodedBatch, StoredRows
-from ..writer import Job, finish_all
-from . import driver as _pg_driver, lease as _pg_lease
+from ..rows import EncodedBatch
+from . import driver
+from .driver import Link
+from .lease import Lease, lost as why_lost, lost_error, resolve
 
-if TYPE_CHECKING:
-    from .store import PostgresStorage
-
-_ATTEMPTS = 3  # transactions tried for one group when the connection breaks before its COMMIT landed
-
+_ATTEMPTS = 3  # transactions tried when the connection breaks before their COMMIT landed
 
 # A value the driver cannot send (text that is not UTF-8, a number past its types): refused
 # before anything of the statement reaches the server.
 _UNSENDABLE = (ValueError, TypeError, OverflowError)
 
-
-class _NotLanded(Exception):
-    """The connection broke and the transaction did not land; the lease still holds: write again."""
-
-
-def write_group(store: PostgresStorage, group: list[Job]) -> None:
-    """Write the commit jobs of `group` and finish each with its own outcome."""
-    refusal: StorageError | None = store._unknown or store._lease.lost
-    if refusal is not None:
-        _fail(group, refusal)
-        return
-    group = [job for job in group if job.encode(store.location)]
-    if not group:
-        return
-    lazy = all(not getattr(job.batch, "barrier", True) for job in group)
-    for _ in range(_ATTEMPTS):
-        try:
-            errors = _transaction(store, group, lazy)
-        except _NotLanded:
-            continue
-        except StorageError as exc:
-            _fail(group, exc)
-            return
-        for job, error in zip(group, errors, strict=True):
-            job.error = error
-        finish_all(group)
-        return
-    _fail(group, CommitFailed(f"A commit to {store.location} was not written: the connection to the server broke "
-                              f"{_ATTEMPTS} times before it landed", location=store.location))
-
-
-def fail_unfinished(store: PostgresStorage, group: list[Job], exc: BaseException) -> None:
-    """The writer's safety net: every job of a group that raised unexpectedly learns it failed
-    (a transaction in progress is rolled back: nothing of it committed)."""
-    if store._conn is not None:
-        _pg_driver.rollback(store._conn)
-    error = CommitFailed(f"A commit to {store.location} failed: {type(exc).__name__}: {exc}", location=store.location)
-    error.__cause__ = exc
-    _fail([job for job in group if job.error is None], error)  # those refused on encoding were told
-
-
-def _fail(group: list[Job], error: BaseException) -> None:
-    for job in group:
-        job.error = error
-    finish_all(group)
-
-
-def _transaction(store: PostgresStorage, group: list[Job], lazy: bool) -> list[StorageError | None]:
-    """One fenced transaction for the group; returns each job's error (None: committed)."""
-    psycopg = _pg_driver.import_psycopg()
-    lease = store._lease
-    try:
-        conn = store._ensure_conn(time.monotonic() + store.reconnect_seconds)
-    except ServerUnavailable:  # nothing was sent; if the lease has surely run out meanwhile, say so
-        lost = lease.check_expiry(store.location)
-        if lost is not None:
-            raise lost from None
-        raise
-    expected = lease.commits + 1
-    errors: list[StorageError | None] = [None] * len(group)
-    sent = time.monotonic()
-    try:
-        if store._fault is not None:
-            store._fault("before_commit", conn)
-        try:
-            _one_statement(store, conn, _merged([job.encoded for job in group if job.encoded is not None]), lazy)
-        except (psycopg.Error, *_UNSENDABLE) as exc:
-            if isinstance(exc, psycopg.Error) and (
-                    _pg_driver.is_connection_error(exc, conn) or exc.sqlstate == _pg_driver.FENCE_SQLSTATE):
-                raise
-            _pg_driver.rollback(conn)
-            if len(group) == 1:
-                return [_translate(store, exc)]
-            _with_savepoints(store, conn, group, lazy, errors)
-        if store._fault is not None:
-            store._fault("after_commit", conn)
-    except psycopg.Error as exc:
-        if not _pg_driver.is_connection_error(exc, conn):
-            _pg_driver.rollback(conn)
-            if exc.sqlstate == _pg_driver.FENCE_SQLSTATE:
-                raise _lost(store, conn) from None
-            raise _translate(store, exc) from exc
-        store._drop_connection()
-        landed = _resolve(store, expected)
-        if landed is None:
-            store._unknown = CommitOutcomeUnknown(
-                f"The connection to the PostgreSQL server {store.server} broke during a commit to {store.location} "
-                f"and could not be made again within {store.reconnect_seconds:g} s, so whether the commit landed is "
-                f"unknown ({' '.join(str(exc).split())}). This store commits nothing more: open the space again",
-                location=store.location)
-            raise store._unknown from exc
-        if not landed:
-            if lease.lost is not None:
-                raise lease.lost from None
-            raise _NotLanded from exc
-    lease.commits = expected
-    if lease.lost is None:
-        lease.renewed(sent)
-        store._next_renew = sent + store.renew_seconds
-    store.commits += 1
-    return errors
-
-
-# The whole group as ONE statement (autocommit: one implicit transaction, one round trip): the
-# fence first (every insert reads its result, and it raises when the lease is not this epoch's),
-# then an insert per table that has rows, from arrays. An upsert may touch a row once per
-# statement: the group's rows are merged last-write-wins per key first (`_merged`).
+# A transaction's rows as ONE statement: `f` first (the fence, in a statement that begins a
+# transaction: every insert reads its result, and it raises when the lease is not this epoch's;
+# inside a fenced transaction, a constant), then an insert per table that has rows, from arrays.
+# An upsert may touch a row once per statement: a group's rows are merged last write wins first
+# (`group_commit.merged`).
 _FENCE = "f AS MATERIALIZED (SELECT durable.fence(%(space)s, %(epoch)s, %(seconds)s, %(lazy)s) AS n)"
+_FENCED = "f AS (SELECT 1::bigint AS n)"
 _INSERTS = {
     "t": """t AS (
     INSERT INTO durable.tasks (space, id, conversation_id, kind, state, live, parent_id, body)
@@ -166,57 +68,170 @@ i AS (  -- an inbox row (durable.remote) is gone in the commit that places it as
 _STATEMENTS: dict[tuple[bool, ...], str] = {}
 
 
-def _statement(shape: tuple[bool, bool, bool, bool]) -> str:
-    """The commit statement for the tables that have rows (one of 16, made once each)."""
-    sql = _STATEMENTS.get(shape)
+def _statement(fence: bool, shape: tuple[bool, bool, bool, bool]) -> str:
+    """The statement that writes the tables that have rows (`shape`), beginning with the fence or
+    inside a fenced transaction (one of 32, made once each)."""
+    key = (fence, *shape)
+    sql = _STATEMENTS.get(key)
     if sql is None:
-        parts = [_FENCE, *(_INSERTS[key] for key, has in zip("tesd", shape, strict=True) if has)]
-        sql = _STATEMENTS[shape] = "WITH " + ",\n".join(parts) + "\nSELECT n FROM f"
+        parts = [_FENCE if fence else _FENCED, *(_INSERTS[k] for k, has in zip("tesd", shape, strict=True) if has)]
+        sql = _STATEMENTS[key] = "WITH " + ",\n".join(parts) + "\nSELECT n FROM f"
     return sql
 
 
-def _one_statement(store: PostgresStorage, conn: Any, enc: EncodedBatch, lazy: bool) -> None:
-    """The whole transaction in one statement (one round trip); see `_statement`."""
-    lease = store._lease
-    tasks, entries, subs, docs = enc.tasks, enc.entries, enc.submissions, enc.live
-    params: dict[str, Any] = {"space": lease.space, "epoch": lease.epoch, "seconds": lease.seconds, "lazy": lazy}
-    if tasks:
-        params.update(t_id=[t.id for t in tasks], t_cid=[t.conversation_id for t in tasks],
-                      t_kind=[t.kind for t in tasks], t_state=[t.state for t in tasks], t_live=[t.live for t in tasks],
-                      t_parent=[t.parent_id for t in tasks], t_body=[t.body for t in tasks])
-    if entries:
-        params.update(e_cid=[e[0] for e in entries], e_seq=[e[1] for e in entries], e_kind=[e[2] for e in entries],
-                      e_body=[e[3] for e in entries], e_tokens=[e[4] for e in entries])
-    if subs:
-        params.update(s_id=[x[0] for x in subs], s_cid=[x[1] for x in subs], s_status=[x[2] for x in subs],
-                      s_body=[x[3] for x in subs])
-    if docs:
-        params.update(d_cid=[x[0] for x in docs], d_body=[x[1] for x in docs])
-    shape = (bool(tasks), bool(entries), bool(subs), bool(docs))
-    conn.execute(_statement(shape), params, prepare=True)
+class PostgresWrites:
+    """The PostgreSQL primitives of the group-commit policy
+    (`durable.storage.group_commit.Transactions`), on the connection of `link` and under `lease`.
+    `commits` counts the transactions written (a group once); `fault`, for tests, is called on
+    the writer thread at "before_commit" and "after_commit" of every transaction."""
 
+    def __init__(self, link: Link, lease: Lease, *, location: str, reconnect_seconds: float) -> None:
+        self.link = link
+        self.lease = lease
+        self.location = location
+        self.reconnect_seconds = reconnect_seconds
+        self.unknown: CommitOutcomeUnknown | None = None  # set: this store commits nothing more
+        self.fault: Callable[[str, Any], None] | None = None
+        self.commits = 0
 
-def _with_savepoints(store: PostgresStorage, conn: Any, group: list[Job], lazy: bool,
-                     errors: list[StorageError | None]) -> None:
-    """The group again, each batch in its own savepoint: a batch refused for what it holds (a
-    constraint, a value the server refuses) is rolled back alone. Fills `errors`."""
-    psycopg = _pg_driver.import_psycopg()
-    lease = store._lease
-    conn.execute("BEGIN")
-    conn.execute("SELECT durable.fence(%s, %s, %s, %s)", (lease.space, lease.epoch, lease.seconds, lazy))
-    for i, job in enumerate(group):
-        assert job.encoded is not None
-        conn.execute("SAVEPOINT batch")
-        try:
-            _apply(conn, lease.space, job.encoded)
-        except (psycopg.Error, *_UNSENDABLE) as exc:
-            if isinstance(exc, psycopg.Error) and (
-                    _pg_driver.is_connection_error(exc, conn) or not _refused_for_its_rows(exc)):
+    def refusal(self) -> StorageError | None:
+        return self.unknown or self.lease.lost
+
+    def write(self, rows: EncodedBatch) -> None:
+        self._execute(True, rows, lazy=not rows.barrier)
+
+    def begin(self, barrier: bool) -> None:
+        conn = self.link.conn
+        conn.execute("BEGIN")
+        conn.execute(f"WITH {_FENCE} SELECT n FROM f", self._fence(lazy=not barrier))
+
+    def apply(self, rows: EncodedBatch) -> None:
+        self._execute(False, rows, lazy=False)
+
+    def savepoint(self) -> None:
+        self.link.conn.execute("SAVEPOINT batch")
+
+    def rollback_to_savepoint(self) -> None:
+        self.link.conn.execute("ROLLBACK TO SAVEPOINT batch")
+
+    def release_savepoint(self) -> None:
+        self.link.conn.execute("RELEASE SAVEPOINT batch")
+
+    def commit(self) -> None:
+        self.link.conn.execute("COMMIT")
+
+    def rollback(self, failure: BaseException) -> None:
+        if self.link.conn is not None:
+            driver.rollback(self.link.conn)
+
+    def refused(self, failure: Exception) -> bool:
+        psycopg = driver.import_psycopg()
+        if isinstance(failure, psycopg.Error) and driver.is_connection_error(failure, self.link.conn):
+            return False
+        return _refused_for_its_rows(failure)
+
+    def translate(self, failure: Exception) -> StorageError:
+        loc = self.location
+        state = getattr(failure, "sqlstate", None) or ""
+        text = " ".join(str(failure).split())
+        if state == "23505":
+            diag: Any = getattr(failure, "diag", None)
+            return CommitFailed(f"A commit to {loc} was refused and rolled back: UNIQUE constraint "
+                                f"{diag.constraint_name} violated ({diag.message_detail or text})", location=loc)
+        if state == "53100":
+            return DiskFull(f"A commit to {loc} was rolled back: the server's disk is full ({text})", location=loc)
+        if _refused_for_its_rows(failure):
+            return CommitFailed(f"A commit to {loc} was refused and rolled back: {text}", location=loc)
+        return CommitFailed(f"A commit to {loc} failed and was rolled back ({text})", location=loc)
+
+    def settle(self, attempt: Callable[[], None]) -> None:
+        psycopg = driver.import_psycopg()
+        lease = self.lease
+        for _ in range(_ATTEMPTS):
+            try:
+                conn = self.link.ensure(time.monotonic() + self.reconnect_seconds)
+            except ServerUnavailable:  # nothing was sent; if the lease has surely run out meanwhile, say so
+                lost = lease.check_expiry(self.location)
+                if lost is not None:
+                    raise lost from None
                 raise
-            conn.execute("ROLLBACK TO SAVEPOINT batch")
-            errors[i] = _translate(store, exc)
-        conn.execute("RELEASE SAVEPOINT batch")
-    conn.execute("COMMIT")
+            expected, sent = lease.commits + 1, time.monotonic()
+            try:
+                if self.fault is not None:
+                    self.fault("before_commit", conn)
+                attempt()
+                if self.fault is not None:
+                    self.fault("after_commit", conn)
+            except psycopg.Error as exc:
+                if not driver.is_connection_error(exc, conn):
+                    if exc.sqlstate == driver.FENCE_SQLSTATE:
+                        driver.rollback(conn)
+                        raise self._lost(conn) from None
+                    raise
+                self.link.drop()
+                landed = self._landed(expected)
+                if landed is None:
+                    self.unknown = CommitOutcomeUnknown(
+                        f"The connection to the PostgreSQL server {self.link.server} broke during a commit to "
+                        f"{self.location} and could not be made again within {self.reconnect_seconds:g} s, so "
+                        f"whether the commit landed is unknown ({' '.join(str(exc).split())}). This store commits "
+                        f"nothing more: open the space again", location=self.location)
+                    raise self.unknown from exc
+                if not landed:
+                    if lease.lost is not None:
+                        raise lease.lost from None
+                    continue
+            lease.commits = expected
+            if lease.lost is None:
+                lease.renewed(sent)
+            self.commits += 1
+            return
+        raise CommitFailed(f"A commit to {self.location} was not written: the connection to the server broke "
+                           f"{_ATTEMPTS} times before it landed", location=self.location)
+
+    def _execute(self, fence: bool, rows: EncodedBatch, *, lazy: bool) -> None:
+        tasks, entries, subs, docs = rows.tasks, rows.entries, rows.submissions, rows.live
+        params = self._fence(lazy)
+        if tasks:
+            params.update(t_id=[t.id for t in tasks], t_cid=[t.conversation_id for t in tasks],
+                          t_kind=[t.kind for t in tasks], t_state=[t.state for t in tasks],
+                          t_live=[t.live for t in tasks], t_parent=[t.parent_id for t in tasks],
+                          t_body=[t.body for t in tasks])
+        if entries:
+            params.update(e_cid=[e[0] for e in entries], e_seq=[e[1] for e in entries],
+                          e_kind=[e[2] for e in entries], e_body=[e[3] for e in entries],
+                          e_tokens=[e[4] for e in entries])
+        if subs:
+            params.update(s_id=[x[0] for x in subs], s_cid=[x[1] for x in subs], s_status=[x[2] for x in subs],
+                          s_body=[x[3] for x in subs])
+        if docs:
+            params.update(d_cid=[x[0] for x in docs], d_body=[x[1] for x in docs])
+        shape = (bool(tasks), bool(entries), bool(subs), bool(docs))
+        self.link.conn.execute(_statement(fence, shape), params, prepare=True)
+
+    def _fence(self, lazy: bool) -> dict[str, Any]:
+        lease = self.lease
+        return {"space": lease.space, "epoch": lease.epoch, "seconds": lease.seconds, "lazy": lazy}
+
+    def _landed(self, expected: int) -> bool | None:
+        """Whether this epoch's commit number `expected` landed, asked on a new connection."""
+        psycopg = driver.import_psycopg()
+        try:
+            conn = self.link.ensure(time.monotonic() + self.reconnect_seconds)
+        except ServerUnavailable:
+            return None
+        try:
+            return resolve(conn, self.lease, expected, self.location)
+        except psycopg.Error:
+            self.link.drop()
+            return None
+
+    def _lost(self, conn: Any) -> LockLost:
+        lease = self.lease
+        try:
+            return lease.lose(why_lost(conn, lease, self.location))
+        except Exception:  # noqa: BLE001 - the reason is unknown; the lease is lost all the same
+            return lease.lose(lost_error(lease, self.location, None))
 
 
 def _refused_for_its_rows(exc: Any) -> bool:
@@ -224,97 +239,4 @@ def _refused_for_its_rows(exc: Any) -> bool:
     if isinstance(exc, _UNSENDABLE):
         return True
     state = getattr(exc, "sqlstate", None) or ""
-    return state.startswith(("22", "23")) or (not state and isinstance(exc, _pg_driver.import_psycopg().DataError))
-
-
-def _apply(conn: Any, space: str, enc: EncodedBatch) -> None:
-    with conn.cursor() as cur:
-        if enc.tasks:
-            cur.executemany(
-                "INSERT INTO durable.tasks (space, id, conversation_id, kind, state, live, parent_id, body) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (space, id) DO UPDATE "
-                "SET state = excluded.state, live = excluded.live, body = excluded.body",
-                [(space, t.id, t.conversation_id, t.kind, t.state, t.live, t.parent_id, t.body) for t in enc.tasks])
-        if enc.entries:
-            cur.executemany("INSERT INTO durable.entries (space, conversation_id, seq, kind, body, tokens) "
-                            "VALUES (%s, %s, %s, %s, %s, %s)", [(space, *e) for e in enc.entries])
-        if enc.submissions:
-            cur.executemany(
-                "INSERT INTO durable.submissions (space, id, conversation_id, status, body) "
-                "VALUES (%s, %s, %s, %s, %s) "
-                "ON CONFLICT (space, id) DO UPDATE SET status = excluded.status, body = excluded.body",
-                [(space, *s) for s in enc.submissions])
-            cur.execute("DELETE FROM durable.inbox WHERE space = %s AND id = ANY(%s::text[])",
-                        (space, [s[0] for s in enc.submissions]))
-        if enc.live:
-            cur.executemany(
-                "INSERT INTO durable.documents (space, conversation_id, body) VALUES (%s, %s, %s) "
-                "ON CONFLICT (space, conversation_id) DO UPDATE SET body = excluded.body",
-                [(space, *d) for d in enc.live])
-
-
-def _merged(batches: list[EncodedBatch]) -> EncodedBatch:
-    """The rows of several encoded batches as one, in order; a later task, submission or live
-    document of the same key replaces the earlier one in its place (as if written one by one).
-    Entries are kept as they are: a seq twice is refused, and the group is then written again
-    batch by batch."""
-    if len(batches) == 1:
-        return batches[0]
-    return EncodedBatch(
-        tuple({t.id: t for b in batches for t in b.tasks}.values()),
-        tuple(e for b in batches for e in b.entries),
-        tuple({s[0]: s for b in batches for s in b.submissions}.values()),
-        tuple({d[0]: d for b in batches for d in b.live}.values()),
-    )
-
-
-def _resolve(store: PostgresStorage, expected: int) -> bool | None:
-    """Whether this epoch's commit number `expected` landed, asked on a new connection."""
-    psycopg = _pg_driver.import_psycopg()
-    try:
-        conn = store._ensure_conn(time.monotonic() + store.reconnect_seconds)
-    except ServerUnavailable:
-        return None
-    try:
-        return _pg_lease.resolve(conn, store._lease, expected, store.location)
-    except psycopg.Error:
-        store._drop_connection()
-        return None
-
-
-def _lost(store: PostgresStorage, conn: Any) -> LockLost:
-    lease = store._lease
-    try:
-        return lease.lose(_pg_lease.lost(conn, lease, store.location))
-    except Exception:  # noqa: BLE001 - the reason is unknown; the lease is lost all the same
-        return lease.lose(_pg_lease.lost_error(lease, store.location, None))
-
-
-def _translate(store: PostgresStorage, exc: Any) -> StorageError:
-    loc = store.location
-    state = getattr(exc, "sqlstate", None) or ""
-    text = " ".join(str(exc).split())
-    if state == "23505":
-        diag = exc.diag
-        return CommitFailed(f"A commit to {loc} was refused and rolled back: UNIQUE constraint "
-                            f"{diag.constraint_name} violated ({diag.message_detail or text})", location=loc)
-    if state == "53100":
-        return DiskFull(f"A commit to {loc} was rolled back: the server's disk is full ({text})", location=loc)
-    if _refused_for_its_rows(exc):
-        return CommitFailed(f"A commit to {loc} was refused and rolled back: {text}", location=loc)
-    return CommitFailed(f"A commit to {loc} failed and was rolled back ({text})", location=loc)
-
-
-def read_rows(conn: Any, space: str) -> StoredRows:
-    """Every row of `space`, one snapshot, in the order `reader.decode_rows` expects."""
-    with conn.transaction():
-        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        tasks = conn.execute("SELECT id, conversation_id, kind, state, live, parent_id, body FROM durable.tasks "
-                             "WHERE space = %s ORDER BY id", (space,)).fetchall()
-        entries = conn.execute("SELECT conversation_id, seq, kind, body FROM durable.entries WHERE space = %s "
-                               "ORDER BY conversation_id COLLATE \"C\", seq", (space,)).fetchall()
-        subs = conn.execute("SELECT id, conversation_id, status, body FROM durable.submissions WHERE space = %s "
-                            "ORDER BY ord", (space,)).fetchall()
-        docs = conn.execute("SELECT conversation_id, body FROM durable.documents WHERE space = %s "
-                            "ORDER BY conversation_id COLLATE \"C\"", (space,)).fetchall()
-    return StoredRows(tasks, entries, subs, docs)
+    return state.startswith(("22", "23")) or (not state and isinstance(exc, driver.import_psycopg().DataError))

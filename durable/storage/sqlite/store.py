@@ -1,39 +1,22 @@
 """The SQLite store: one file, one owner, one writer thread, group commit.
 
-One dedicated thread owns the `sqlite3` connection; every read and write is a job on its queue,
-so the event loop never blocks on disk and no other thread ever touches the connection. A commit
-job is one `BEGIN IMMEDIATE ... COMMIT`; its batch is encoded there too, so the event loop only
-queues it. Commit jobs that queue up while a transaction is being written are written together
-in the next one (group commit: one fsync for many callers): first all their rows at once; if
-that fails, each batch inside its own savepoint, so that a batch that is refused (a duplicate
-entry seq) is rolled back to its savepoint and fails alone while the others commit. When the
-transaction itself fails (disk full, I/O error), the group is rolled back and its batches are
-written again one transaction each, so every caller learns the outcome of exactly its own batch.
+One dedicated thread owns the `sqlite3` connection (`durable.storage.writer`); every read and
+write is a job on its queue, so the event loop never blocks on disk and no other thread touches
+the connection. A commit job's batch is encoded there too, and commit jobs that queue up while a
+transaction is written are written together in the next one (one fsync for many callers), by the
+policy of `durable.storage.group_commit` on this store's primitives (`write.SQLiteWrites`).
 
 Durability: WAL, with external synchrony by default (`synchronous="EXTERNAL"`): a barrier commit
-(`Batch.barrier`: something outside the process depends on it) is written at SQLite's FULL level,
-so it and every commit before it are on disk when it returns; any other commit is written at
-NORMAL (no fsync), so after a power cut the file holds a prefix of the commit order that ends at
-or after the last barrier. `synchronous="FULL"` fsyncs every commit; `synchronous="NORMAL"` never
-at commit (a power cut may lose the newest acknowledged commits, barriers included). A process
-kill loses nothing in any mode, and no mode can corrupt the file. A group holding a barrier is
-written at FULL as a whole.
+(`Batch.barrier`) is written at SQLite's FULL level, so it and every commit before it are on disk
+when it returns; any other commit at NORMAL (no fsync), so after a power cut the file holds a
+prefix of the commit order that ends at or after the last barrier. "FULL" fsyncs every commit,
+"NORMAL" none (a power cut may lose the newest acknowledged commits). A process kill loses
+nothing in any mode, and no mode can corrupt the file.
 
-Cancellation: a job, once queued, runs to completion; a cancelled caller still waits (shielded)
-for its commit's result, which only takes as long as the write itself.
-
-Opening never modifies a file it refuses: the header is checked in Python first, a foreign or
-newer file is read without writing, and a new file is created with mode 0600 (the checks, the
-migration and the first read are in `durable.storage._opening`).
-
-Ownership and file safety (durable.storage._lock): the store owns the database file itself (its
-identity, not its name), so another path to it (a symbolic or hard link, a rename) is refused with
-`SessionLocked`; a store whose path no longer names its file refuses to commit (`LockLost`). A
-symbolic link at the path is resolved to an existing session file (the store then names and works
-on that file) or refused; -wal/-shm are made by the store, never through a link; files of another
-user, files with a second hard link and a -wal left without its database are refused
-(`UnsafeSessionFile`); a file that becomes a session is set to 0600. A file or folder this process
-cannot write is `SessionReadOnly`, never "damaged".
+Opening never modifies a file it refuses (`opening`); the store owns the file itself, not its
+name (`lock`: another path to it is `SessionLocked`, a file moved away is `LockLost`), and never
+writes through a link it did not create (`files`). Cancellation: a commit, once queued, completes;
+a cancelled caller still waits (shielded) for its result.
 """
 
 from __future__ import annotations
@@ -47,16 +30,17 @@ from typing import Any, Literal, TypeVar
 
 import anyio
 
-from ...errors import CommitFailed, CorruptSession, DiskFull, SessionReadOnly, StorageClosed, StorageError
+from ...errors import StorageClosed, StorageError
 from ...records import Live, StoredEntry, Submission, Task
 from .. import rows
+from ..group_commit import commit_group
 from ..protocol import Batch, Opened, RawContext
-from ..rows import EncodedBatch
-from ..writer import Job, WriterThread, finish_all, thread_safe_caller
+from ..writer import Job, WriterThread, thread_safe_caller
 from . import files, opening
 from .context import read_context
 from .lock import FileLock
 from .reader import connect_read_only
+from .write import SQLiteWrites, translate
 
 T = TypeVar("T")
 Synchronous = Literal["EXTERNAL", "FULL", "NORMAL"]
@@ -78,11 +62,17 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
         self.location = self.path
         self.synchronous = synchronous
         self._init_writer()
-        self._lock = FileLock(self.path)
-        self._conn: sqlite3.Connection | None = None
-        self._level = ""  # the connection's `synchronous` level now (set per transaction)
-        self.commits = 0  # transactions written (a group counts once)
-        self.barriers = 0  # of those, written at FULL (fsynced)
+        self._writes = SQLiteWrites(self.path, synchronous)  # the connection, once open
+
+    @property
+    def commits(self) -> int:
+        """Transactions written (a group commit counts once)."""
+        return self._writes.commits
+
+    @property
+    def barriers(self) -> int:
+        """Of `commits`, those written at FULL (fsynced)."""
+        return self._writes.barriers
 
     # ------------------------------------------------------------------ async API
 
@@ -184,7 +174,7 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
         if problems:
             # A file replaced under the owner (another process's session now at the path) is not
             # damage of this session: LockLost, which the harness learns at its next commit too.
-            self._lock.check()
+            self._writes.lock.check()
         return problems
 
     async def call_in_writer(self, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -201,7 +191,7 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
 
     def _run_call(self, job: Job) -> None:
         try:
-            fn, conn = job.fn, self._conn
+            fn, conn = job.fn, self._writes.conn
             assert fn is not None, "a job without a batch is a call"
             if conn is not None:
                 job.result = fn(conn)
@@ -210,177 +200,33 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
             else:
                 raise StorageClosed(f"Session file {self.path} is not open", location=self.path)
         except sqlite3.Error as exc:
-            job.error = self._translate(exc, "A read from")
+            job.error = translate(exc, "A read from", self.path)
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
             job.error = exc
         finally:
             job.finish()
 
     def _write_group(self, group: list[Job]) -> None:
-        conn = self._conn
-        if conn is None:
-            for job in group:
-                job.error = StorageClosed(f"Session file {self.path} is not open", location=self.path)
-                job.finish()
-            return
-        try:
-            self._lock.check()
-        except Exception as exc:  # noqa: BLE001 - ownership unknown: nothing is written
-            if not isinstance(exc, StorageError):
-                exc = CommitFailed(f"A commit to {self.path} was refused: its lock file cannot be checked ({exc})",
-                                   location=self.path)
-            for job in group:
-                job.error = exc
-                job.finish()
-            return
-        group = [job for job in group if job.encode(self.path)]
-        if len(group) > 1 and self._write_together(conn, group):
-            return
-        # One batch, or a group whose transaction failed as a whole (disk full, I/O error):
-        # each batch alone, so that every caller learns the outcome of exactly its own batch.
-        for job in group:
-            try:
-                self._begin(conn, [job])
-                self._apply(conn, job.encoded)
-                conn.execute("COMMIT")
-                self._count()
-            except Exception as exc:  # noqa: BLE001 - handed to the waiting caller
-                opening.rollback(conn)
-                if getattr(exc, "sqlite_errorname", "").startswith("SQLITE_IOERR"):
-                    self._drop_failed_frames(conn)
-                job.error = self._translate(exc, "A commit to")
-            job.finish()
-
-    def _begin(self, conn: sqlite3.Connection, jobs: list[Job]) -> None:
-        """Set the level the transaction of `jobs` is written at (FULL when one of them is a
-        barrier, under external synchrony), then begin it."""
-        level = opening.commit_level(self.synchronous, any(j.encoded is None or j.encoded.barrier for j in jobs))
-        if level != self._level:
-            conn.execute(f"PRAGMA synchronous = {level}")
-            self._level = level
-        conn.execute("BEGIN IMMEDIATE")
-
-    def _count(self) -> None:
-        self.commits += 1
-        if self._level == "FULL":
-            self.barriers += 1
-
-    @staticmethod
-    def _drop_failed_frames(conn: sqlite3.Connection) -> None:
-        """After an I/O error (a failed fsync) a refused commit's frames can stay in the WAL with a
-        valid commit record, and WAL recovery after a process death would bring the refused commit
-        back. Checkpointing and truncating the WAL removes them. Best effort: when the disk still
-        fails, the next commit fails too and says so."""
-        try:
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-        except sqlite3.Error:
-            pass
-
-    def _write_together(self, conn: sqlite3.Connection, group: list[Job]) -> bool:
-        """Write a group in one transaction. First the rows of all its batches together, one
-        statement per table in commit order (a later upsert wins, as if written one by one);
-        if that fails, again with each batch inside its own savepoint, so that a batch that a
-        constraint refuses (a duplicate entry seq) is rolled back alone and the others commit
-        together. Returns False, with everything rolled back and nobody told, when the
-        transaction fails as a whole."""
-        try:
-            self._begin(conn, group)
-            # Every job here is encoded (`Job.encode` kept only those); the filter tells the type checker.
-            self._apply(conn, _merged([job.encoded for job in group if job.encoded is not None]))
-            conn.execute("COMMIT")
-        except Exception:  # noqa: BLE001 - sorted out batch by batch below
-            opening.rollback(conn)
-        else:
-            self._count()
-            finish_all(group)
-            return True
-        errors: list[StorageError | None] = []
-        try:
-            self._begin(conn, group)
-            for job in group:
-                conn.execute("SAVEPOINT batch")
-                try:
-                    self._apply(conn, job.encoded)
-                    errors.append(None)
-                except (sqlite3.IntegrityError, ValueError, TypeError, OverflowError) as exc:
-                    # Refused for what this batch holds (a constraint, a value the driver
-                    # cannot bind); SQLite keeps the transaction, so only the batch is undone.
-                    if not conn.in_transaction:
-                        raise
-                    conn.execute("ROLLBACK TO batch")
-                    errors.append(self._translate(exc, "A commit to"))
-                conn.execute("RELEASE batch")
-            conn.execute("COMMIT")
-        except Exception:  # noqa: BLE001 - the caller writes each batch alone instead
-            opening.rollback(conn)
-            return False
-        self._count()
-        for job, error in zip(group, errors, strict=True):
-            job.error = error
-        finish_all(group)
-        return True
-
-    @staticmethod
-    def _apply(conn: sqlite3.Connection, enc: EncodedBatch | None) -> None:
-        assert enc is not None
-        if enc.tasks:
-            conn.executemany(
-                "INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id, body) VALUES (?,?,?,?,?,?,?) "
-                "ON CONFLICT (id) DO UPDATE SET state = excluded.state, live = excluded.live, body = excluded.body",
-                enc.tasks,  # `EncodedTask` rows are the columns in order (`live`, a bool, binds as 0/1)
-            )
-        if enc.entries:
-            conn.executemany("INSERT INTO entries (conversation_id, seq, kind, body, tokens) VALUES (?,?,?,?,?)",
-                             enc.entries)
-        if enc.submissions:
-            conn.executemany(
-                "INSERT INTO submissions (id, conversation_id, status, body) VALUES (?,?,?,?) "
-                "ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body",
-                enc.submissions,
-            )
-        if enc.live:
-            conn.executemany(
-                "INSERT INTO documents (conversation_id, body) VALUES (?,?) "
-                "ON CONFLICT (conversation_id) DO UPDATE SET body = excluded.body",
-                enc.live,
-            )
-
-    def _translate(self, exc: Exception, what: str) -> StorageError:
-        if not isinstance(exc, sqlite3.Error):  # a value the driver cannot bind (int > 64 bits)
-            return CommitFailed(f"{what} {self.path} was refused and rolled back: {exc}", location=self.path)
-        code = getattr(exc, "sqlite_errorname", "")
-        if code.startswith("SQLITE_FULL") or "full" in str(exc).lower():
-            return DiskFull(
-                f"{what} {self.path} was rolled back: the disk or the file's size limit is full ({exc})",
-                location=self.path,
-            )
-        if code.startswith("SQLITE_READONLY"):
-            return SessionReadOnly(f"{what} {self.path} was refused: the file or its folder is read-only "
-                                   f"for this process ({exc})", location=self.path)
-        if code.startswith("SQLITE_CORRUPT") or code.startswith("SQLITE_NOTADB"):
-            return CorruptSession(f"Session file {self.path} is damaged ({exc})", location=self.path)
-        if isinstance(exc, sqlite3.IntegrityError):
-            return CommitFailed(f"{what} {self.path} was refused and rolled back: {exc}", location=self.path)
-        return CommitFailed(f"{what} {self.path} failed and was rolled back ({exc})", location=self.path)
+        commit_group(self._writes, group)
 
     # ------------------------------------------------------------------ opening
 
     def _open_in_thread(self, _: Any) -> Opened:
-        # A symbolic link at the path is resolved (or refused); see durable.storage._lock.
+        # A symbolic link at the path is resolved (or refused); see durable.storage.sqlite.files.
         path = self.path = self.location = files.resolve(self._given)
-        self._lock = FileLock(path)
-        st = opening.acquire(path, self._lock)
+        lock = self._writes.lock = FileLock(path)
+        st = opening.acquire(path, lock)
         try:
-            self._conn = opening.connect(path, self._lock, st, self.synchronous)
-            self._level = opening.commit_level(self.synchronous, True)
-            return self._read_opened(self._conn)
+            conn = opening.connect(path, lock, st, self.synchronous)
+            self._writes.opened(path, conn)
+            return self._read_opened(conn)
         except sqlite3.DatabaseError as exc:
             self._close_connection()
-            self._lock.release()
+            lock.release()
             raise opening.open_error(exc, path) from exc
         except BaseException:
             self._close_connection()
-            self._lock.release()
+            lock.release()
             raise
 
     def _read_opened(self, conn: sqlite3.Connection) -> Opened:
@@ -388,13 +234,13 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
         return opening.read_opened(conn, self.path)
 
     def _close_connection(self) -> None:
-        conn, self._conn = self._conn, None
+        conn, self._writes.conn = self._writes.conn, None
         if conn is not None:
             try:
                 conn.close()
             except sqlite3.Error:
                 pass
-            self._lock.release()
+            self._writes.lock.release()
 
 
 def _background_priority() -> None:
@@ -408,12 +254,3 @@ def _background_priority() -> None:
         except OSError:
             pass
 
-
-def _merged(batches: list[EncodedBatch]) -> EncodedBatch:
-    """The rows of several encoded batches as one, in order."""
-    return EncodedBatch(
-        tuple(t for b in batches for t in b.tasks),
-        tuple(e for b in batches for e in b.entries),
-        tuple(s for b in batches for s in b.submissions),
-        tuple(d for b in batches for d in b.live),
-    )
