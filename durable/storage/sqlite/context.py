@@ -1,15 +1,13 @@
 """Reading a conversation's model context from a session file (`SQLiteStorage.get_context`).
 
 A long conversation's context is thousands of rows, read once per process when the conversation
-first runs: the first turn after an open. Handing SQLite's rows to Python one by one costs more
+first runs (the first turn after an open). Handing SQLite's rows to Python one by one costs more
 than reading them, so the context is read a chunk of seqs at a time, each chunk as one row (its
 bodies joined, its first and last seq and its token total) split back in C; only a context holding
-an uncounted or damaged row is read row by row.
-
-Chunks rather than the whole context in one row: in a fresh process every new page of memory
-costs a page fault, and one joined text of a long context is built in buffers that SQLite grows
-by doubling, then copied into a Python string of the same size, all new memory (~1,700 page
-faults at 3,500 turns, a third of the read). A chunk's buffers are small and reused by the next.
+an uncounted or damaged row is read row by row. Chunks rather than the whole context in one row:
+one joined text of a long context is built in buffers SQLite grows by doubling and copied into a
+Python string, all new memory that a fresh process pays for in page faults; a chunk's buffers are
+small and reused by the next (figures in benchmarks/README.md).
 """
 
 from __future__ import annotations

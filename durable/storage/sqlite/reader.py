@@ -300,7 +300,7 @@ class SessionReader:
 
 def owner_of(path: str) -> int | None:
     """The pid of the process that owns the session file, or None. The lock is on the database
-    file itself (see `durable.storage._lock`): on Linux the owner is found in `/proc/locks`, never
+    file itself (see `durable.storage.sqlite.lock`): on Linux the owner is found in `/proc/locks`, never
     by taking the lock; elsewhere `owner_pid` probes with a shared lock for an instant.
     -1: owned, by a process whose pid cannot be seen."""
     return owner_pid(path)
