@@ -95,12 +95,12 @@ class PostgresStorage(WriterThread[Any]):
         self.renewals = 0
         self.inbox_poll_seconds = 0.1  # how often an owner looks for inputs from durable.remote
 
-    # ------------------------------------------------------------------ lease
-
     @property
     def commits(self) -> int:
         """Transactions written (a group commit counts once)."""
         return self._writes.commits
+
+    # ------------------------------------------------------------------ lease
 
     @property
     def owner(self) -> str:
