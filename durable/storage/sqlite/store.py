@@ -214,11 +214,11 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
     def _open_in_thread(self, _: Any) -> Opened:
         # A symbolic link at the path is resolved (or refused); see durable.storage.sqlite.files.
         path = self.path = self.location = files.resolve(self._given)
-        lock = self._writes.lock = FileLock(path)
+        lock = FileLock(path)
         st = opening.acquire(path, lock)
         try:
             conn = opening.connect(path, lock, st, self.synchronous)
-            self._writes.opened(path, conn)
+            self._writes.opened(path, lock, conn)
             return self._read_opened(conn)
         except sqlite3.DatabaseError as exc:
             self._close_connection()
@@ -234,7 +234,7 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
         return opening.read_opened(conn, self.path)
 
     def _close_connection(self) -> None:
-        conn, self._writes.conn = self._writes.conn, None
+        conn = self._writes.closed()
         if conn is not None:
             try:
                 conn.close()

@@ -76,10 +76,10 @@ _REFUSALS = (sqlite3.IntegrityError, ValueError, TypeError, OverflowError)
 
 
 class SQLiteWrites:
-    """The writer thread's connection to a session file and the SQLite primitives of the
-    group-commit policy (`durable.storage.group_commit.Transactions`). The store sets `conn`,
-    `lock` and `path` when it opens the file and clears `conn` when it closes it. `commits`
-    counts the transactions written (a group once), `barriers` those written at FULL."""
+    """The writer thread's connection to a session file (`conn`, None while the store is not
+    open: `opened`, `closed`) and the SQLite primitives of the group-commit policy
+    (`durable.storage.group_commit.Transactions`). `commits` counts the transactions written (a
+    group once), `barriers` those written at FULL."""
 
     def __init__(self, path: str, synchronous: str) -> None:
         self.path = self.location = path
@@ -90,11 +90,18 @@ class SQLiteWrites:
         self.commits = 0
         self.barriers = 0
 
-    def opened(self, path: str, conn: sqlite3.Connection) -> None:
-        """The store opened the file at `path` (resolved) on `conn`, at the level of a barrier."""
+    def opened(self, path: str, lock: FileLock, conn: sqlite3.Connection) -> None:
+        """The store owns the file at `path` (resolved) by `lock` and opened it on `conn`, at the
+        level of a barrier."""
         self.path = self.location = path
+        self.lock = lock
         self.conn = conn
         self.level = commit_level(self.synchronous, True)
+
+    def closed(self) -> sqlite3.Connection | None:
+        """The store is closing: the connection to close, if any (nothing is written after)."""
+        conn, self.conn = self.conn, None
+        return conn
 
     def refusal(self) -> StorageError | None:
         if self.conn is None:
