@@ -22,18 +22,21 @@ caller of the group not yet told gets it, and nothing is tried again.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from ..errors import CommitFailed, StorageError
 from .rows import EncodedBatch
-from .writer import Job, finish_all
+from .writer import Job, WriterThread, finish_all
+
+C = TypeVar("C")
 
 
 class Transactions(Protocol):
     """A backend's primitives, on its writer thread's connection. The same name means the same
-    thing in every backend."""
+    thing in every backend. `commits` counts the transactions written (a group once)."""
 
     location: str
+    commits: int
 
     def refusal(self) -> StorageError | None:
         """Why nothing can be written now (the store is closed, or knows it lost ownership), else None."""
@@ -78,6 +81,21 @@ class Transactions(Protocol):
         """Run `attempt`, which commits at most one transaction, and make sure of its outcome
         (PostgreSQL: after a broken connection, whether it landed; run again if it did not)."""
         ...
+
+
+class GroupCommitter(WriterThread[C]):
+    """A store's writer thread whose groups of commit jobs are written by this policy on the
+    store's primitives (`_writes`)."""
+
+    _writes: Transactions
+
+    @property
+    def commits(self) -> int:
+        """Transactions written (a group commit counts once)."""
+        return self._writes.commits
+
+    def _write_group(self, group: list[Job]) -> None:
+        commit_group(self._writes, group)
 
 
 def merged(batches: Sequence[EncodedBatch]) -> EncodedBatch:

@@ -8,8 +8,8 @@ a blocking hand-off would serialise the writer behind the loop and defeat group 
 wait is shielded: once queued, a job runs to completion and its caller learns the outcome even
 when cancelled meanwhile (the cancellation is delivered at the caller's next checkpoint).
 
-How a group of commit jobs is written is the store's `_write_group`: the one policy in
-`durable.storage.group_commit`, on the store's primitives.
+How a group of commit jobs is written is the store's `_write_group`: for the SQL stores the one
+policy of `durable.storage.group_commit` (`GroupCommitter`), on the store's primitives.
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ import pytest
 from durable.errors import CommitFailed, LockLost, StorageError
 from durable.records import Live, Running
 from durable.storage import Batch, PostgresStorage, SQLiteStorage
-from durable.storage.group_commit import commit_group, merged
+from durable.storage.group_commit import GroupCommitter, merged
 from durable.storage.rows import EncodedBatch, encode_batch
-from durable.storage.writer import Job, WriterThread
+from durable.storage.writer import Job
 
 from .builders import busy, submission, task, user
 from .held_writer import commit_behind_held_writer
@@ -131,6 +131,7 @@ class ScriptedTransactions:
         self.refuse = refuse
         self.broken = broken or {}
         self.calls: list[str] = []
+        self.commits = 0
 
     def _call(self, name: str, rows: EncodedBatch | None = None) -> None:
         ids = [] if rows is None else [t.id for t in rows.tasks]
@@ -179,13 +180,13 @@ class ScriptedTransactions:
         attempt()
 
 
-class ScriptedStore(WriterThread[None]):
+class ScriptedStore(GroupCommitter[None]):
     """A writer thread whose groups go through the policy to scripted primitives."""
 
     location = "scripted"
 
     def __init__(self, tx: ScriptedTransactions) -> None:
-        self.tx = tx
+        self._writes = tx
         self._init_writer()
 
     async def commit(self, b: Batch) -> None:
@@ -198,9 +199,6 @@ class ScriptedStore(WriterThread[None]):
         assert job.fn is not None
         job.result = job.fn(None)
         job.finish()
-
-    def _write_group(self, group: list[Job]) -> None:
-        commit_group(self.tx, group)
 
     def _writer_exit(self) -> None:
         pass

@@ -36,10 +36,10 @@ from ...errors import LockLost, ServerUnavailable, StorageClosed, StorageError
 from ...records import Live, StoredEntry, Submission, Task
 from ...tokens import NOT_SENT
 from .. import rows
-from ..group_commit import commit_group
+from ..group_commit import GroupCommitter
 from ..protocol import Batch, Opened, RawContext
 from ..rows import StoredRows, decode_rows
-from ..writer import Job, WriterThread, thread_safe_caller
+from ..writer import Job, thread_safe_caller
 from . import driver, lease, schema
 from .driver import Link
 from .lease import Lease
@@ -55,7 +55,7 @@ def _int64_range(from_seq: int, to_seq: int | None) -> tuple[int, int]:
     return max(from_seq, -_INT64_MAX - 1), min(_INT64_MAX if to_seq is None else to_seq, _INT64_MAX)
 
 
-class PostgresStorage(WriterThread[Any]):
+class PostgresStorage(GroupCommitter[Any]):
     """A session space on a PostgreSQL server. See the module docstring for the guarantees.
 
     `lease_seconds`: how long the lease holds without renewal (a crashed owner's space can be
@@ -65,6 +65,8 @@ class PostgresStorage(WriterThread[Any]):
     row and in `SessionLocked` (default host/pid/random). `reconnect_seconds` (default the
     lease): how long a commit whose connection broke tries to reconnect.
     """
+
+    _writes: PostgresWrites  # the primitives of the group-commit policy
 
     def __init__(self, dsn: str, space: str = "default", *, lease_seconds: float = 30.0,
                  renew_seconds: float | None = None, guard_seconds: float | None = None,
@@ -94,11 +96,6 @@ class PostgresStorage(WriterThread[Any]):
         self._lost_event: anyio.Event | None = None  # made by open(), on the opener's event loop
         self.renewals = 0
         self.inbox_poll_seconds = 0.1  # how often an owner looks for inputs from durable.remote
-
-    @property
-    def commits(self) -> int:
-        """Transactions written (a group commit counts once)."""
-        return self._writes.commits
 
     # ------------------------------------------------------------------ lease
 
@@ -309,9 +306,6 @@ class PostgresStorage(WriterThread[Any]):
         await self._stop_writer(lambda: self._close_connection(release=release))
 
     # ------------------------------------------------------------------ writer thread (see `WriterThread`)
-
-    def _write_group(self, group: list[Job]) -> None:
-        commit_group(self._writes, group)
 
     def _writer_exit(self) -> None:
         self._close_connection(release=False)

@@ -33,9 +33,9 @@ import anyio
 from ...errors import StorageClosed, StorageError
 from ...records import Live, StoredEntry, Submission, Task
 from .. import rows
-from ..group_commit import commit_group
+from ..group_commit import GroupCommitter
 from ..protocol import Batch, Opened, RawContext
-from ..writer import Job, WriterThread, thread_safe_caller
+from ..writer import Job, thread_safe_caller
 from . import files, opening
 from .context import read_context
 from .lock import FileLock
@@ -49,10 +49,11 @@ with every commit before it), "FULL" every commit, "NORMAL" only at checkpoints.
 SYNCHRONOUS_LEVELS: tuple[Synchronous, ...] = ("EXTERNAL", "FULL", "NORMAL")
 
 
-class SQLiteStorage(WriterThread[sqlite3.Connection]):
+class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
     """A session file on disk. See the module docstring for the guarantees."""
 
     _closed_what = "Session file"
+    _writes: SQLiteWrites  # the connection, once open, and the primitives of the group-commit policy
 
     def __init__(self, path: str | os.PathLike[str], *, synchronous: Synchronous = "EXTERNAL") -> None:
         if synchronous not in SYNCHRONOUS_LEVELS:
@@ -62,12 +63,7 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
         self.location = self.path
         self.synchronous = synchronous
         self._init_writer()
-        self._writes = SQLiteWrites(self.path, synchronous)  # the connection, once open
-
-    @property
-    def commits(self) -> int:
-        """Transactions written (a group commit counts once)."""
-        return self._writes.commits
+        self._writes = SQLiteWrites(self.path, synchronous)
 
     @property
     def barriers(self) -> int:
@@ -205,9 +201,6 @@ class SQLiteStorage(WriterThread[sqlite3.Connection]):
             job.error = exc
         finally:
             job.finish()
-
-    def _write_group(self, group: list[Job]) -> None:
-        commit_group(self._writes, group)
 
     # ------------------------------------------------------------------ opening
 
