@@ -111,7 +111,7 @@ def settings() -> Any:
 async def child(path: str, side: str, inputs: int) -> None:
     import durable
     from durable import records as r
-    from durable.storage.reader import SessionReader
+    from durable.storage.sqlite.reader import SessionReader
 
     known: list[Any] = []
     if os.path.exists(path):
@@ -216,7 +216,7 @@ class Loop:
     def check(self, *, final: bool) -> None:
         """Every check of the module docstring, on the file as it is now."""
         from durable.errors import NotASession
-        from durable.storage.reader import SessionReader
+        from durable.storage.sqlite.reader import SessionReader
         from durable.testing import check_invariants
 
         problems: list[str] = []

@@ -47,7 +47,7 @@ from attrs import define  # noqa: E402
 
 from durable.records import AssistantEntry, StoredEntry, Usage  # noqa: E402
 from durable.storage import Batch, PostgresStorage  # noqa: E402
-from durable.storage.protocol import encode_batch  # noqa: E402
+from durable.storage.rows import encode_batch  # noqa: E402
 
 ANSWER = "The build fails because the import of `settings` happens before the environment is read. " * 4
 

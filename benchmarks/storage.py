@@ -53,7 +53,8 @@ from durable.records import (
     UserEntry,
 )
 from durable.storage import Batch, SQLiteStorage
-from durable.storage.protocol import encode_batch
+from durable.storage.rows import encode_batch
+from durable.storage.sqlite.write import apply_rows
 from durable.tasks.generation.records import GenerationInput, Request
 from durable.tasks.tool import ToolInput
 
@@ -115,7 +116,7 @@ def raw_sequential(path: str, n: int, synchronous: str = "FULL") -> float:
     started = time.perf_counter()
     for enc in encoded:
         conn.execute("BEGIN IMMEDIATE")
-        SQLiteStorage._apply(conn, enc)  # the store's own statements
+        apply_rows(conn, enc)  # the store's own statements
         conn.execute("COMMIT")
     elapsed = time.perf_counter() - started
     conn.close()
@@ -182,7 +183,7 @@ def build_history(path: str, entries: int, terminal_tasks: int, settled: int, li
     subs = [Submission(f"s{i}", "root", "question", seq=i, status=Answered()) for i in range(settled)]
     subs += [Submission(f"q{i}", "root", "queued question", status=Queued()) for i in range(3)]
     enc = encode_batch(Batch(tasks=tasks, submissions=subs, live={"root": Live(run=Run(2, ("q0",)))}))
-    SQLiteStorage._apply(conn, enc)
+    apply_rows(conn, enc)
     conn.execute("COMMIT")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()

@@ -121,7 +121,7 @@ if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must
     from .models.errors import MissingCredentials as MissingCredentials
     from .models.protocol import Model as Model, ModelError as ModelError
     from .storage import MemoryStorage as MemoryStorage, SQLiteStorage as SQLiteStorage, Storage as Storage
-    from .storage.sqlite import Synchronous as Synchronous
+    from .storage.sqlite.store import Synchronous as Synchronous
     from .tasks import (
         CancelInput as CancelInput,
         CompactionInput as CompactionInput,
@@ -159,7 +159,7 @@ else:
         "Change": ".engine.head",
         "Runtime": ".engine.runtime",
         "Transitions": ".engine.transitions",
-        "Synchronous": ".storage.sqlite",
+        "Synchronous": ".storage.sqlite.store",
     }
 
     def __getattr__(name):

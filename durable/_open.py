@@ -12,7 +12,7 @@ from .engine.reports import ReportCallback
 from .models.protocol import Model
 from .settings import Settings
 from .storage.protocol import Storage
-from .storage.sqlite import SQLiteStorage, Synchronous
+from .storage.sqlite.store import SQLiteStorage, Synchronous
 from .tools import DepsT, Tool
 
 

@@ -33,7 +33,8 @@ import anyio
 from .errors import ServerUnavailable, StorageError, UnknownSubmission
 from .inputs import answer_text, check_conversation_id, check_text
 from .records import EMPTY_LIVE, Live, Queued, SubmissionStatus
-from .storage import _pg_driver, _pg_schema, _rows
+from .storage import rows as _rows
+from .storage.postgres import driver as _pg_driver, schema as _pg_schema
 
 T = TypeVar("T")
 

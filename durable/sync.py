@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+import queue
+import threading
 from collections.abc import Awaitable, Callable, Generator, Iterable
 from contextlib import ExitStack
 from types import TracebackType
@@ -40,7 +42,7 @@ from .models.protocol import Model
 from .records import Live, StoredEntry, Submission, SubmissionStatus, Task
 from .settings import Settings, WhenBusy
 from .storage.protocol import Storage
-from .storage.sqlite import Synchronous
+from .storage.sqlite.store import Synchronous
 from .tools import Tool
 
 T = TypeVar("T")
@@ -235,38 +237,40 @@ class Conversation:
         """Every committed change of the live document, in commit order, as an iterator that blocks
         for the next one; it ends when the harness closes. Leave it early with `break` (or
         `close()` it)."""
-        stream = self._conv.follow()
+        # A task on the event loop forwards every document into a thread-safe queue, so a close
+        # that lands between two reads still lets this thread read what was committed before it.
+        items: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        stop = threading.Event()
 
-        async def step() -> Any:
+        async def forward() -> None:
+            stream = self._conv.follow()
             try:
-                return await stream.__anext__()
-            except StopAsyncIteration:
-                return _END
+                async for live in stream:
+                    items.put(live)
+                    if stop.is_set():
+                        break
+            except BaseException as exc:
+                items.put(exc)
+                raise
+            finally:
+                items.put(_END)
+                await stream.aclose()  # type: ignore[attr-defined]  # an async generator
 
-        async def stop() -> None:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                await aclose()
-
-        started = False
+        future = self._h.portal.start_task_soon(forward)
         try:
             while True:
-                try:
-                    live = self._h._call(step)
-                except HarnessClosed:
-                    if started:
-                        return  # the harness closed between two steps: the iterator ends, as at close
-                    raise
+                live = items.get()
                 if live is _END:
                     return
-                started = True
+                if isinstance(live, BaseException):
+                    if isinstance(live, HarnessClosed) or not isinstance(live, Exception):
+                        return
+                    raise live
                 yield live
         finally:
-            if self._h._portal is not None:
-                try:
-                    self._h._call(stop)
-                except RuntimeError:  # the event loop stopped meanwhile (closed from another thread)
-                    pass
+            stop.set()
+            if not future.done():
+                future.cancel()
 
     def entries(self, from_seq: int = 1, to_seq: int | None = None) -> list[StoredEntry]:
         """The committed entries from `from_seq` to `to_seq` (inclusive; None: the last)."""

@@ -82,7 +82,7 @@ def load_app(spec: str) -> WorkerApp:
 def find_spaces(dsn: str, space_pattern: str = "%", limit: int = 8) -> list[tuple[str, int]]:
     """Spaces a worker may take over now, with their lease's epoch (blocking; one short
     transaction on its own connection)."""
-    from .storage import _pg_driver
+    from .storage.postgres import driver as _pg_driver
 
     psycopg = _pg_driver.import_psycopg()
     with psycopg.connect(dsn, autocommit=False) as conn:
@@ -102,7 +102,7 @@ async def run_space(dsn: str, space: str, app: WorkerApp, *, lease_seconds: floa
     """Take `space` over, run it until idle, let it go. Returns the time (wall clock) of its next
     durable timer, if one remains, and the epoch it held. Raises `SessionLocked` when another
     process holds it; `on_taken()` is called once it is open (recovery done)."""
-    from .storage.postgres import PostgresStorage
+    from .storage.postgres.store import PostgresStorage
 
     store = PostgresStorage(dsn, space, lease_seconds=lease_seconds)
     async with open_harness(store, model=app.model, tools=app.tools, settings=app.settings, report=report) as h:
@@ -180,7 +180,7 @@ def _due(found: Iterable[tuple[str, int]], running: set[str], not_before: dict[s
 
 
 def _psycopg_error() -> type[BaseException]:
-    from .storage import _pg_driver
+    from .storage.postgres import driver as _pg_driver
 
     error: type[BaseException] = _pg_driver.import_psycopg().Error
     return error

@@ -2,7 +2,7 @@
 
 - `command`: the click group, `demo` and `inspect`, errors a person can act on as one line;
 - `inspect_data` / `inspect_view`: what `durable inspect` reads (through
-  `durable.storage.reader`) and how it prints it;
+  `durable.storage.sqlite.reader`) and how it prints it;
 - `demo`: the demo's orchestration; `demo_model` (the scripted faux model), `demo_tools`,
   `providers` (the model for `--model`), `watcher` (committed changes as events), `kill`
   (SIGKILL injection), `plain_view` and `live_view` (the two displays).

@@ -11,7 +11,7 @@
 (`durable.cli.demo`). `inspect` (a summary: the last entries, tasks by kind and state), `export`
 (every entry of the conversations) and `watch` (the file live, as its owner commits) read a
 session file without owning it: read-only, without the lock, safe while its owner runs
-(`durable.storage.reader`). `worker` takes over PostgreSQL session spaces whose owner is gone.
+(`durable.storage.sqlite.reader`). `worker` takes over PostgreSQL session spaces whose owner is gone.
 
 Errors a person can act on (a missing file, a file another process owns, a newer schema, a file
 that is not a session, a missing API key) are one line on stderr and exit status 2; `--debug`

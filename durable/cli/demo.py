@@ -35,7 +35,7 @@ from .._open import open_harness
 from ..engine.reports import TaskFaulted, TaskInterrupted
 from ..errors import SessionLocked, StorageError
 from ..settings import RetryPolicy, Settings, StreamSettings
-from ..storage.reader import SessionReader, owner_of
+from ..storage.sqlite.reader import SessionReader, owner_of
 from .demo_model import DEFERRED, STEPS, STREAMED, DemoModel, DemoProgress, Step, scratch_dir
 from .demo_tools import make_tools
 from .kill import KILL_POINTS, kill_after

@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import codec, records as r
 from ..errors import StorageError
-from ..storage.reader import SessionReader
+from ..storage.sqlite.reader import SessionReader
 from .inspect_data import submission_data
 
 

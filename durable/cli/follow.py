@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import codec, records as r
-from ..storage.reader import SessionReader, owner_of
+from ..storage.sqlite.reader import SessionReader, owner_of
 from .inspect_data import _task
 from .inspect_view import _entry_kind, _entry_text, _live_text
 

@@ -2,7 +2,7 @@
 
 `read_session(path)` returns file facts, conversations with their last entries, submissions,
 tasks and the live documents. It is safe while the owner process runs: the file is read through
-`durable.storage.reader` (read-only, URL-quoted, never locked, nothing written), and the records
+`durable.storage.sqlite.reader` (read-only, URL-quoted, never locked, nothing written), and the records
 it returns (decoded by `durable.codec`) are turned back into the codec's JSON shape here. This
 module imports neither anyio, trio nor a provider SDK.
 
@@ -19,8 +19,8 @@ from typing import Any
 
 from .. import codec, records as r, tasks as _kinds  # noqa: F401 - the standard kinds: their records decode
 from ..engine.kinds import kind_class
-from ..storage.reader import FileFacts, SessionReader, owner_of
-from ..storage.schema import SCHEMA_VERSION
+from ..storage.sqlite.reader import FileFacts, SessionReader, owner_of
+from ..storage.sqlite.schema import SCHEMA_VERSION
 
 DEFAULT_SYNCHRONOUS = "EXTERNAL"  # what `open_harness` sets on its connection unless told otherwise
 

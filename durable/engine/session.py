@@ -26,7 +26,7 @@ from anyio.streams.memory import MemoryObjectSendStream
 from ..codec import CodecError
 from ..errors import CommitFailed, DiskFull, StorageClosed, StorageError
 from ..records import EMPTY_LIVE, CompactionEntry, Live, StoredEntry, Submission
-from ..storage import _rows
+from ..storage import rows as _rows
 from ..storage.protocol import Batch, Opened, Storage
 from ..tokens import in_context
 from . import tracing

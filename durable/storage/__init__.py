@@ -1,15 +1,18 @@
 """Session stores: the protocol and its SQLite, PostgreSQL and in-memory backends.
 
-The backends import anyio; they load on first use, so that reading `durable.storage.schema` or
-`durable.storage._lock` (what `durable inspect` needs) does not import the event-loop libraries."""
+Layout: `protocol` (what the engine needs), `rows` (the rows every store keeps, encoded and
+decoded), `memory`, `writer` (the SQL stores' writer thread) and `group_commit` (their one
+group-commit policy), then one folder per SQL backend, `sqlite/` and `postgres/`. The backends
+import anyio; they load on first use, so that reading a file (`durable.storage.sqlite.reader`,
+what `durable inspect` needs) does not import the event-loop libraries."""
 
 from typing import TYPE_CHECKING, Any
 
 _LAZY = {
     "MemoryStorage": ".memory",
     **dict.fromkeys(("Batch", "ConversationState", "Opened", "Storage"), ".protocol"),
-    "SQLiteStorage": ".sqlite",
-    "PostgresStorage": ".postgres",
+    "SQLiteStorage": ".sqlite.store",
+    "PostgresStorage": ".postgres.store",
 }
 
 
@@ -26,8 +29,8 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from .memory import MemoryStorage
-    from .postgres import PostgresStorage
+    from .postgres.store import PostgresStorage
     from .protocol import Batch, ConversationState, Opened, Storage
-    from .sqlite import SQLiteStorage
+    from .sqlite.store import SQLiteStorage
 
 __all__ = ["Batch", "ConversationState", "MemoryStorage", "Opened", "PostgresStorage", "SQLiteStorage", "Storage"]

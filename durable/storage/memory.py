@@ -17,17 +17,17 @@ from .. import codec
 from ..errors import CommitFailed, SessionLocked, StorageClosed
 from ..records import Live, StoredEntry, Submission, Task
 from ..tokens import NOT_SENT
-from . import _rows
-from .protocol import Batch, ConversationState, Opened, RawContext, encode_batch
-from .reader import StoredRows
+from . import rows
+from .protocol import Batch, ConversationState, Opened, RawContext
+from .rows import StoredRows, encode_batch
 
 
-def _seqs(rows: dict[int, tuple[str, str, int]], lo: int, hi: int) -> list[int]:
-    """The seqs of a conversation's `rows` from `lo` to `hi`, in order. Walks the shorter of the
+def _seqs(stored: dict[int, tuple[str, str, int]], lo: int, hi: int) -> list[int]:
+    """The seqs of a conversation's `stored` rows from `lo` to `hi`, in order. Walks the shorter of the
     range and the conversation (a range may be far wider)."""
-    if hi - lo < len(rows):
-        return [s for s in range(lo, hi + 1) if s in rows]
-    return sorted(s for s in rows if lo <= s <= hi)
+    if hi - lo < len(stored):
+        return [s for s in range(lo, hi + 1) if s in stored]
+    return sorted(s for s in stored if lo <= s <= hi)
 
 
 class MemoryStorage:
@@ -51,14 +51,14 @@ class MemoryStorage:
         await anyio.lowlevel.checkpoint()
         conversations = {}
         for cid, body in self._docs.items():
-            rows = self._entries.get(cid, {})
-            last = max(rows, default=0)
-            comp = max((seq for seq, (kind, _, _) in rows.items() if kind == "compaction"), default=None)
-            last_comp = _rows.entry(cid, comp, rows[comp][1], self.location) if comp is not None else None
-            conversations[cid] = ConversationState(last, _rows.live(body, cid, self.location), last_comp)
-        live = [_rows.task(row[5], tid, self.location) for tid, row in sorted(self._tasks.items()) if row[3]]
+            stored = self._entries.get(cid, {})
+            last = max(stored, default=0)
+            comp = max((seq for seq, (kind, _, _) in stored.items() if kind == "compaction"), default=None)
+            last_comp = rows.entry(cid, comp, stored[comp][1], self.location) if comp is not None else None
+            conversations[cid] = ConversationState(last, rows.live(body, cid, self.location), last_comp)
+        live = [rows.task(row[5], tid, self.location) for tid, row in sorted(self._tasks.items()) if row[3]]
         unsettled = [
-            _rows.submission(b, sid, self.location) for sid, (_, status, b) in self._subs.items() if status == "queued"
+            rows.submission(b, sid, self.location) for sid, (_, status, b) in self._subs.items() if status == "queued"
         ]
         return Opened(conversations, live, unsettled, max(self._tasks, default=0) + 1)
 
@@ -93,7 +93,7 @@ class MemoryStorage:
     async def get_task(self, task_id: int) -> Task | None:
         self._check()
         row = self._tasks.get(task_id)
-        return None if row is None else _rows.task(row[5], task_id, self.location)
+        return None if row is None else rows.task(row[5], task_id, self.location)
 
     async def find_tasks(
         self,
@@ -110,7 +110,7 @@ class MemoryStorage:
             cid, k, st, _, parent, body = self._tasks[tid]
             if (kind is None or k == kind) and (state is None or st == state) and (
                 conversation_id is None or cid == conversation_id) and (parent_id is None or parent == parent_id):
-                out.append(_rows.task(body, tid, self.location))
+                out.append(rows.task(body, tid, self.location))
                 if limit is not None and len(out) >= limit:
                     break
         return out
@@ -119,25 +119,26 @@ class MemoryStorage:
         self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[StoredEntry]:
         self._check()
-        rows = self._entries.get(conversation_id, {})
-        hi = to_seq if to_seq is not None else max(rows, default=0)
-        return [_rows.entry(conversation_id, s, rows[s][1], self.location) for s in _seqs(rows, from_seq, hi)]
+        stored = self._entries.get(conversation_id, {})
+        hi = to_seq if to_seq is not None else max(stored, default=0)
+        return [rows.entry(conversation_id, s, stored[s][1], self.location) for s in _seqs(stored, from_seq, hi)]
 
     async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
         self._check()
-        rows = self._entries.get(conversation_id, {})
-        kept = [s for s in _seqs(rows, from_seq, to_seq) if rows[s][0] != "compaction" and rows[s][2] != NOT_SENT]
-        return _rows.raw_context(kept, [rows[s][2] for s in kept], [rows[s][1] for s in kept])
+        stored = self._entries.get(conversation_id, {})
+        kept = [s for s in _seqs(stored, from_seq, to_seq)
+                if stored[s][0] != "compaction" and stored[s][2] != NOT_SENT]
+        return rows.raw_context(kept, [stored[s][2] for s in kept], [stored[s][1] for s in kept])
 
     async def get_submission(self, submission_id: str) -> Submission | None:
         self._check()
         row = self._subs.get(submission_id)
-        return None if row is None else _rows.submission(row[2], submission_id, self.location)
+        return None if row is None else rows.submission(row[2], submission_id, self.location)
 
     async def get_live(self, conversation_id: str) -> Live | None:
         self._check()
         body = self._docs.get(conversation_id)
-        return None if body is None else _rows.live(body, conversation_id, self.location)
+        return None if body is None else rows.live(body, conversation_id, self.location)
 
     async def check_integrity(self) -> list[str]:
         """A store in memory cannot be damaged: nothing to report."""
@@ -148,7 +149,7 @@ class MemoryStorage:
 
     def stored_rows(self) -> StoredRows:
         """A copy of every row as stored (index columns and JSON body), in the order the SQLite
-        store gives them; `durable.storage.reader.decode_rows` decodes them. Works open or closed
+        store gives them; `durable.storage.rows.decode_rows` decodes them. Works open or closed
         (a reader never owns the store)."""
         return StoredRows(
             [(tid, cid, kind, state, live, parent, body)

@@ -9,8 +9,8 @@ Reads the engine makes on its normal path are bounded by what is live, never by 
 `open()` returns only the non-terminal tasks, the unsettled submissions and, per conversation,
 its last seq, live document and where its model context starts.
 
-Both backends (`SQLiteStorage`, `MemoryStorage`) store the same encoded JSON, so they accept and
-refuse exactly the same values.
+Every store (`SQLiteStorage`, `PostgresStorage`, `MemoryStorage`) keeps the same encoded JSON
+(`durable.storage.rows`), so they accept and refuse exactly the same values.
 """
 
 from __future__ import annotations
@@ -20,11 +20,9 @@ from typing import NamedTuple, Protocol, TypeGuard, runtime_checkable
 
 from attrs import field
 
-from .. import codec
 from .._frozen import define, frozen
 from ..errors import LockLost
-from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
-from ..tokens import stored_tokens
+from ..records import Live, StoredEntry, Submission, Task
 
 
 class RawContext(NamedTuple):
@@ -32,7 +30,7 @@ class RawContext(NamedTuple):
     JSON text of each entry, in order, and their estimated tokens (`durable.tokens.stored_tokens`).
 
     `tokens` is their sum (an int) when every entry was counted and its text is framed as the
-    codec writes an entry (`durable.storage._rows.framed`); otherwise each entry's, None for an
+    codec writes an entry (`durable.storage.rows.framed`); otherwise each entry's, None for an
     entry to decode at once (never counted, as an old file's row the migration could not read,
     or not framed: damaged), so that it is counted or refused before any request holds it. (A
     named tuple rather than an attrs class: nothing to validate, and cheaper to import.)"""
@@ -76,65 +74,6 @@ class Opened:
     live_tasks: list[Task]
     unsettled: list[Submission]
     next_task_id: int
-
-
-class EncodedTask(NamedTuple):
-    """A task's row; its fields are the `tasks` columns in order (a SQLite store binds it as it is)."""
-
-    id: int
-    conversation_id: str
-    kind: str
-    state: str
-    live: bool
-    parent_id: int | None
-    body: str
-
-
-@frozen
-class EncodedBatch:
-    """A batch encoded to JSON once, before it reaches a backend (both store the same text)."""
-
-    tasks: tuple[EncodedTask, ...]
-    entries: tuple[tuple[str, int, str, str, int], ...]  # conversation_id, seq, kind, body, tokens
-    submissions: tuple[tuple[str, str, str, str], ...]  # id, conversation_id, status, body
-    live: tuple[tuple[str, str], ...]  # conversation_id, body
-    barrier: bool = True
-
-
-_INT64 = range(-(1 << 63), 1 << 63)
-
-
-def _check_keys(batch: Batch) -> None:
-    """Ids and seqs are SQLite INTEGER keys: refuse one that does not fit in 64 bits here, so
-    that both backends refuse it the same way (the SQLite driver could not even bind it)."""
-    for t in batch.tasks:
-        if t.id not in _INT64 or (t.parent_id is not None and t.parent_id not in _INT64):
-            raise codec.CodecError(f"task id {t.id} (parent {t.parent_id}) is not a 64-bit integer")
-    for e in batch.entries:
-        if e.seq not in _INT64:
-            raise codec.CodecError(f"entry seq {e.seq!r} of conversation {e.conversation_id!r} is not a 64-bit integer")
-
-
-def encode_batch(batch: Batch) -> EncodedBatch:
-    """Encode a batch; raises `codec.CodecError` (before anything is written) when a value
-    cannot be stored."""
-    _check_keys(batch)
-    dumps, tag_of = codec.dumps, codec.tag_of
-    tasks = batch.tasks
-    if len(tasks) > 1:  # the last write of a task wins
-        tasks = list({t.id: t for t in tasks}.values())
-    subs = batch.submissions
-    if len(subs) > 1:
-        subs = list({s.id: s for s in subs}.values())
-    return EncodedBatch(
-        tuple([EncodedTask(t.id, t.conversation_id, t.kind, tag_of(t.state), not isinstance(t.state, Terminal),
-                           t.parent_id, dumps(t, Task)) for t in tasks]),
-        tuple([(e.conversation_id, e.seq, tag_of(e.entry), dumps(e.entry, Entry), stored_tokens(e.entry))
-               for e in batch.entries]),
-        tuple([(s.id, s.conversation_id, tag_of(s.status), dumps(s, Submission)) for s in subs]),
-        tuple([(cid, dumps(doc, Live)) for cid, doc in batch.live.items()]),
-        batch.barrier,
-    )
 
 
 class Storage(Protocol):
@@ -196,8 +135,8 @@ class Storage(Protocol):
 class Leased(Protocol):
     """A store owned by a lease that it may lose while open (`PostgresStorage`), as opposed to a
     store owned for as long as it is open (`SQLiteStorage`, `MemoryStorage`: they do not
-    implement this). The engine asks it, through `ownership_deadline` and `wait_ownership_lost`,
-    before starting work with an effect outside the process, and stops when it is lost."""
+    implement this). The engine asks it, through `ownership_deadline`, before starting work with
+    an effect outside the process, and stops when `wait_lease_lost` returns."""
 
     def lease_deadline(self) -> float:
         """A `time.monotonic()` time before which the store surely owns its space (-inf: not,

@@ -66,7 +66,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 async def run(args: argparse.Namespace) -> int:
     from .._open import open_harness
     from ..models.faux import FauxModel
-    from ..storage.sqlite import SQLiteStorage
+    from ..storage.sqlite.store import SQLiteStorage
     from .clocks import ScaledClock
     from .crash import CrashableStorage
     from .explore import Driver

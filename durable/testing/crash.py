@@ -33,7 +33,7 @@ from ..records import Terminal
 from ..storage.protocol import Batch, Opened
 
 if TYPE_CHECKING:
-    from ..storage.sqlite import Synchronous
+    from ..storage.sqlite.store import Synchronous
 
 
 class CrashableStorage:
@@ -236,7 +236,7 @@ async def crashable_harness(
     leaving the block is a clean close. `h.storage` is the `CrashableStorage` (its `crashed`
     event, `commit_calls` and `history`)."""
     from .._open import open_harness
-    from ..storage.sqlite import SQLiteStorage
+    from ..storage.sqlite.store import SQLiteStorage
 
     if isinstance(path, (str, os.PathLike)):
         inner: Any = SQLiteStorage(path, synchronous=synchronous)

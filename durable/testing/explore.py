@@ -38,7 +38,7 @@ from ..errors import StorageClosed
 from ..models.faux import FauxModel
 from ..records import Live, ToolCall
 from ..settings import Settings
-from ..storage.sqlite import SQLiteStorage, Synchronous
+from ..storage.sqlite.store import SQLiteStorage, Synchronous
 from .crash import CrashableStorage, abandon_on_crash, crash
 from .exploration import CrashPoint, Exploration, Lifetime, PointResult, Side
 from .invariants import check_commit_history, check_invariants, describe_session

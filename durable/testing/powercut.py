@@ -44,10 +44,11 @@ from ..records import (
     Terminal,
     UserEntry,
 )
-from ..storage._opening import commit_level
-from ..storage.protocol import Batch, encode_batch
-from ..storage.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
-from ..storage.sqlite import SQLiteStorage
+from ..storage.protocol import Batch
+from ..storage.rows import encode_batch
+from ..storage.sqlite.opening import commit_level
+from ..storage.sqlite.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
+from ..storage.sqlite.write import apply_rows, drop_failed_frames
 from ..tasks.generation.records import GenerationInput, Request
 from .invariants import check_invariants
 
@@ -220,16 +221,16 @@ def run_batch(k: int, padding: int = 300, *, barrier: bool = True) -> Batch:
 
 def commit_batch(conn: Any, batch: Batch, synchronous: str = "FULL") -> None:
     """One commit as the store makes it: at the level the store's `synchronous` mode gives the
-    batch (`durable.storage._opening.commit_level`: under "EXTERNAL", FULL for a barrier, NORMAL
+    batch (`durable.storage.sqlite.opening.commit_level`: under "EXTERNAL", FULL for a barrier, NORMAL
     otherwise), `BEGIN IMMEDIATE`, its SQL, `COMMIT`; rolled back as a
     whole when anything fails (the error is raised), and after an I/O error the store's own
-    clean-up (`SQLiteStorage._drop_failed_frames`: checkpoint and truncate the WAL, so that the
+    clean-up (`durable.storage.sqlite.write.drop_failed_frames`: checkpoint and truncate the WAL, so that the
     refused commit's frames cannot come back after the process dies)."""
     encoded = encode_batch(batch)
     conn.execute(f"PRAGMA synchronous = {commit_level(synchronous, batch.barrier)}")
     conn.execute("BEGIN IMMEDIATE")
     try:
-        SQLiteStorage._apply(conn, encoded)
+        apply_rows(conn, encoded)
         conn.execute("COMMIT")
     except BaseException as exc:
         if conn.in_transaction:
@@ -237,9 +238,8 @@ def commit_batch(conn: Any, batch: Batch, synchronous: str = "FULL") -> None:
                 conn.execute("ROLLBACK")
             except apsw.Error:
                 pass
-        drop = getattr(SQLiteStorage, "_drop_failed_frames", None)
-        if isinstance(exc, apsw.IOError) and drop is not None:
-            drop(conn)
+        if isinstance(exc, apsw.IOError):
+            drop_failed_frames(conn)
         raise
 
 

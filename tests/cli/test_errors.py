@@ -10,7 +10,7 @@ import sqlite3
 
 import pytest
 
-from durable.storage.schema import SCHEMA_VERSION
+from durable.storage.sqlite.schema import SCHEMA_VERSION
 
 from .conftest import inspect_json, one_line_error, run_durable
 

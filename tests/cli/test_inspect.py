@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from durable.storage.schema import SCHEMA_VERSION
+from durable.storage.sqlite.schema import SCHEMA_VERSION
 
 from .conftest import durable_command, inspect_json, run_durable, run_light
 

@@ -13,9 +13,9 @@ import durable
 from durable import codec, records as r
 from durable.engine.context import Context
 from durable.models import FauxModel, faux
-from durable.storage import _rows
-from durable.storage.reader import SessionReader
-from durable.storage.schema import SCHEMA_VERSION
+from durable.storage import rows as _rows
+from durable.storage.sqlite.reader import SessionReader
+from durable.storage.sqlite.schema import SCHEMA_VERSION
 from durable.tokens import NOT_SENT, entry_tokens, in_context, stored_tokens
 
 pytestmark = pytest.mark.anyio

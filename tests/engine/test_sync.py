@@ -18,7 +18,7 @@ import durable
 import durable.sync
 from durable import records as r
 from durable.models import FauxModel, faux
-from durable.storage.reader import SessionReader
+from durable.storage.sqlite.reader import SessionReader
 from durable.tasks.generation.records import Request
 
 HOST_STOPPED_1 = "The host stopped while the model was answering, on attempt 1"
@@ -119,6 +119,29 @@ def test_a_wait_blocked_in_another_thread_ends_with_harness_closed_when_the_bloc
     assert not waiter.is_alive()
     assert [(type(e), str(e)) for e in errors] == [
         (durable.HarnessClosed, f"The harness on {path} closed while this call was waiting")]
+
+
+def test_a_follower_that_reads_on_after_the_close_still_gets_every_committed_document(path):
+    model = FauxModel([faux.reply("One two three")], token_size=4)
+    closed = threading.Event()
+    seen: list[r.Live] = []
+
+    def follow(h: durable.sync.Harness, first: threading.Event) -> None:
+        for live in h.root.follow():
+            seen.append(live)
+            first.set()
+            closed.wait(timeout=30)  # the rest is read only once the harness has closed
+
+    first = threading.Event()
+    with durable.sync.open_harness(path, model=model, settings=FAST) as h:
+        follower = threading.Thread(target=follow, args=(h, first))
+        follower.start()
+        assert first.wait(timeout=30)
+        assert h.root.submit("count").wait() == r.Answered("One two three", 2)
+    closed.set()
+    follower.join(timeout=30)
+    assert not follower.is_alive()
+    assert seen[0] == r.Live() and seen[-1] == r.Live() and len(seen) > 2  # the run's start, partials, its end
 
 
 def test_follow_is_an_iterator_of_committed_live_documents_that_ends_at_close(path):

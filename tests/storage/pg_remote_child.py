@@ -51,7 +51,7 @@ async def owner(dsn: str, space: str, point: str) -> None:
             say(f"dying {point}")
             os.kill(os.getpid(), signal.SIGKILL)
 
-    store._fault = fault
+    store._writes.fault = fault
     async with open_harness(store, model=FauxModel([reply("never")]), settings=Settings(check_integrity=False)) as h:
         await h.resume()
         say("ready")

@@ -35,7 +35,7 @@ from durable.errors import (
 from durable.models import FauxModel, faux
 from durable.records import Live, UserEntry
 from durable.storage import Batch, SQLiteStorage
-from durable.storage._lock import owner_pid
+from durable.storage.sqlite.lock import owner_pid
 
 from .builders import user
 
@@ -47,7 +47,7 @@ NOBODY = 65534
 # "<ErrorClass>|<pid>|<message>". With argv[2] == "nobody" it first becomes uid/gid 65534.
 OPENER = """
 import os, sys, trio
-import durable.storage.sqlite
+import durable.storage.sqlite.store
 from durable.errors import DurableError
 from durable.records import StoredEntry, UserEntry
 from durable.storage import Batch, SQLiteStorage
@@ -608,7 +608,7 @@ async def test_a_second_process_cannot_start_over_a_live_owners_journal_after_it
 async def test_without_a_separate_flock_the_lock_is_a_sidecar_never_written_through(tmp_path, path, monkeypatch):
     """BSD/macOS: flock on the database would conflict with SQLite's own locks, so the lock is a
     `<file>.lock` beside the resolved file (run here on Linux with the switch turned)."""
-    monkeypatch.setattr("durable.storage._lock.LOCK_ON_DATABASE", False)
+    monkeypatch.setattr("durable.storage.sqlite.lock.LOCK_ON_DATABASE", False)
     async with durable.open_harness(path, model=FauxModel([])):
         with open(path + ".lock") as f:
             assert f.read() == str(os.getpid())

@@ -15,8 +15,10 @@ import pytest
 
 from durable.errors import StorageError
 from durable.records import Done, Running, Sleeping, Terminal, Waiting
-from durable.storage import Batch, PostgresStorage, _rows
-from durable.storage._pg_schema import MIGRATIONS, PG_SCHEMA_VERSION, TASKS_FILLFACTOR
+from durable.storage import Batch, PostgresStorage
+from durable.storage import rows as _rows
+from durable.storage.postgres.schema import MIGRATIONS, PG_SCHEMA_VERSION, SQLITE_VERSION_SEEN, TASKS_FILLFACTOR
+from durable.storage.sqlite.schema import SCHEMA_VERSION as SQLITE_SCHEMA_VERSION
 
 from .builders import assistant, submission, task, user
 
@@ -84,6 +86,13 @@ async def a_version_4_database(server: Any) -> str:
         conn.execute("UPDATE durable.meta SET value = '4' WHERE key = 'schema_version'")
     assert schema_of(dsn) == schema_at(server, 4)
     return dsn
+
+
+def test_a_new_sqlite_schema_version_is_not_missed_by_the_postgresql_migrations():
+    # Both stores keep the same records: a version of the SQLite schema that changes records needs
+    # a PostgreSQL migration too (an empty one if no table changes). Whoever bumps the SQLite
+    # version decides, then updates SQLITE_VERSION_SEEN.
+    assert SQLITE_SCHEMA_VERSION == SQLITE_VERSION_SEEN
 
 
 async def test_the_current_schema_indexes_no_task_state(postgres_server):

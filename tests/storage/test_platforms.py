@@ -20,16 +20,16 @@ import pytest
 import durable
 from durable.errors import SessionLocked
 from durable.models import FauxModel, faux
-from durable.storage import _lock
-from durable.storage._lock import FileLock, FlockLocker, WindowsLocker, owner_pid, platform_locker
+from durable.storage.sqlite import lock as _lock
+from durable.storage.sqlite.lock import FileLock, FlockLocker, WindowsLocker, owner_pid, platform_locker
 
 pytestmark = pytest.mark.anyio
 
 NO_FCNTL = textwrap.dedent("""
     import sys
     sys.modules["fcntl"] = None  # `import fcntl` raises ImportError, as on Windows
-    import durable, durable.sync, durable.storage.sqlite, durable.cli
-    from durable.storage import _lock
+    import durable, durable.sync, durable.storage.sqlite.store, durable.cli
+    from durable.storage.sqlite import lock as _lock
     print(_lock.LOCKER, _lock.LOCK_ON_DATABASE)
     import trio
 

@@ -392,7 +392,7 @@ async def test_a_store_that_cannot_reach_the_server_for_a_whole_lease_knows_it_l
     space = new_space()
     store = await owner_with_one_entry(postgres_dsn, space, lease_seconds=1.0, reconnect_seconds=0.2)
     pid = await store.call_in_writer(lambda c: c.info.backend_pid)
-    store._dsn = f"host=127.0.0.1 port={free_port()} user=postgres dbname=durable"  # the server is gone for it
+    store._link.dsn = f"host=127.0.0.1 port={free_port()} user=postgres dbname=durable"  # the server is gone for it
     with psycopg.connect(postgres_dsn, autocommit=True) as conn:
         conn.execute("SELECT pg_terminate_backend(%s, 5000)", (pid,))
     with anyio.fail_after(10):  # renewals fail; once a whole lease has passed, the loss is certain

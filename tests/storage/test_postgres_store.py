@@ -4,7 +4,7 @@ be learnt, group commit with a refused batch, lazy commits, a server that cannot
 newer schema, the driver missing, and the integrity check.
 
 Real server (the `postgres_server` fixture). The points where a connection breaks inside a commit
-are chosen with the store's fault hook (`_fault`), which runs on the writer thread."""
+are chosen with the store's fault hook (`_writes.fault`), which runs on the writer thread."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from durable import codec
 from durable.errors import CommitFailed, CommitOutcomeUnknown, SchemaTooNew, ServerUnavailable
 from durable.records import AssistantEntry, Entry, Live, UserEntry
 from durable.storage import Batch, PostgresStorage
-from durable.storage._pg_schema import MIGRATIONS
-from durable.storage._pg_schema import PG_SCHEMA_VERSION as SCHEMA_VERSION
+from durable.storage.postgres.schema import MIGRATIONS
+from durable.storage.postgres.schema import PG_SCHEMA_VERSION as SCHEMA_VERSION
 from durable.storage.protocol import RawContext
 from durable.testing.pgcluster import free_port
 
@@ -63,10 +63,10 @@ async def test_a_commit_whose_connection_broke_after_it_landed_is_acknowledged_o
             conn.close()  # the COMMIT landed; the answer never arrives
             raise psycopg.OperationalError("the connection to the server was lost")
 
-    store._fault = break_after_commit
+    store._writes.fault = break_after_commit
     await store.commit(Batch(entries=[user(2)], live={"root": Live(compactions=2)}))
     assert calls == ["before_commit", "after_commit"]  # not written again
-    store._fault = None
+    store._writes.fault = None
     assert entry_seqs(postgres_dsn, store.space) == [1, 2]
     await store.commit(Batch(entries=[user(3)]))  # on the new connection
     assert await store.get_entries("root") == [user(1), user(2), user(3)]
@@ -84,9 +84,9 @@ async def test_a_commit_whose_connection_broke_before_it_landed_is_written_again
             with psycopg.connect(postgres_dsn, autocommit=True) as other:
                 other.execute("SELECT pg_terminate_backend(%s, 5000)", (conn.info.backend_pid,))
 
-    store._fault = kill_backend
+    store._writes.fault = kill_backend
     await store.commit(Batch(entries=[user(2)]))
-    store._fault = None
+    store._writes.fault = None
     assert points == ["before_commit", "before_commit", "after_commit"]
     assert entry_seqs(postgres_dsn, store.space) == [1, 2]
     assert await store.call_in_writer(lambda c: c.info.backend_pid) != first_pid
@@ -137,17 +137,17 @@ async def test_a_commit_whose_outcome_cannot_be_learnt_raises_and_the_store_comm
 
     def lose_the_server(point: str, conn) -> None:
         if point == "after_commit":
-            store._dsn = f"host=127.0.0.1 port={free_port()} user=postgres dbname=durable"  # nothing there now
+            store._link.dsn = f"host=127.0.0.1 port={free_port()} user=postgres dbname=durable"  # nothing there now
             conn.close()
             raise psycopg.OperationalError("the connection to the server was lost")
 
-    store._fault = lose_the_server
+    store._writes.fault = lose_the_server
     with pytest.raises(CommitOutcomeUnknown) as unknown:
         await store.commit(Batch(entries=[user(1)]))
     assert str(unknown.value).startswith(
         f"The connection to the PostgreSQL server {store.server} broke during a commit to {store.location} and "
         f"could not be made again within 0.3 s, so whether the commit landed is unknown")
-    store._fault = None
+    store._writes.fault = None
     with pytest.raises(CommitOutcomeUnknown):
         await store.commit(Batch(entries=[user(2)]))
     await store.close()
@@ -204,7 +204,7 @@ async def test_lazy_commits_are_written_and_read_back_like_any_other(store, post
         if point == "after_commit":
             settings.append(conn.execute("SHOW synchronous_commit").fetchone()[0])  # back to the default
 
-    store._fault = note
+    store._writes.fault = note
     await store.commit(LazyBatch(entries=[user(1)]))
     await store.commit(Batch(entries=[user(2)]))
     assert settings == ["on", "on"]  # SET LOCAL: only for the lazy transaction

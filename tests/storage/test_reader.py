@@ -1,4 +1,4 @@
-"""`durable.storage.reader`: the one read-only reader of session files. Records come back through
+"""`durable.storage.sqlite.reader`: the one read-only reader of session files. Records come back through
 the codec; refused files are named and left as they were; nothing is written next to a closed
 file; rows that do not decode are reported, not raised, by `decode_rows`; the memory store's rows
 decode the same way."""
@@ -18,8 +18,9 @@ import pytest
 from durable.errors import CorruptSession, NotASession, SchemaTooNew, StorageError
 from durable.records import Answered, Done, Terminal
 from durable.storage import Batch, MemoryStorage, SQLiteStorage
-from durable.storage.schema import SCHEMA_VERSION
-from durable.storage.reader import SessionReader, decode_rows
+from durable.storage.sqlite.schema import SCHEMA_VERSION
+from durable.storage.rows import decode_rows
+from durable.storage.sqlite.reader import SessionReader
 from durable.testing import load_session
 
 from .builders import busy, submission, task, user
@@ -158,7 +159,7 @@ async def test_a_newer_schema_is_refused_naming_both_versions(session):
 def test_the_reader_imports_no_event_loop_library():
     probe = textwrap.dedent("""
         import sys
-        import durable.storage.reader
+        import durable.storage.sqlite.reader
         print(sorted(m for m in ("anyio", "trio", "openai", "anthropic", "httpx") if m in sys.modules))
     """)
     done = subprocess.run([sys.executable, "-c", probe], check=False, capture_output=True, text=True,

@@ -13,8 +13,8 @@ import pytest
 from durable.errors import StorageError
 from durable.records import Answered, Done, GenerationLive, Live, Running, Sleeping, Terminal, Waiting
 from durable.storage import Batch, ConversationState, SQLiteStorage
-from durable.storage.reader import SessionReader
-from durable.storage.schema import MIGRATIONS, SCHEMA_VERSION
+from durable.storage.sqlite.reader import SessionReader
+from durable.storage.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
 
 from .builders import assistant, busy, compaction, submission, task, user
 

@@ -11,7 +11,6 @@ import stat
 import struct
 import subprocess
 import sys
-import threading
 import time
 from contextlib import asynccontextmanager
 
@@ -28,10 +27,11 @@ from durable.errors import (
     SessionLocked,
 )
 from durable.records import Answered, Done, Live, Running, Terminal
-from durable.storage.schema import SCHEMA_VERSION
+from durable.storage.sqlite.schema import SCHEMA_VERSION
 from durable.storage import Batch, SQLiteStorage
 
 from .builders import busy, compaction, submission, task, user
+from .held_writer import commit_behind_held_writer, writer_held
 
 pytestmark = pytest.mark.anyio
 
@@ -53,43 +53,6 @@ async def opened(path: str, **options):
 
 async def pragma(store: SQLiteStorage, name: str):
     return await store.call_in_writer(lambda c: c.execute(f"PRAGMA {name}").fetchone()[0])
-
-
-@asynccontextmanager
-async def writer_held(store: SQLiteStorage):
-    """Hold the writer thread inside a job until the block exits: every job queued meanwhile
-    waits behind it, and is written when the block exits."""
-    release = threading.Event()
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(store.call_in_writer, lambda _: release.wait())
-        await anyio.wait_all_tasks_blocked()
-        try:
-            yield
-        finally:
-            release.set()
-
-
-async def commit_behind_held_writer(store: SQLiteStorage, batches: list[Batch], in_order: bool = False) -> list:
-    """Queue every batch while the writer is held, then let it write them; return each batch's
-    outcome (None, or the exception its caller got). `in_order` queues them one after another
-    (each caller waits before the next starts), so their order in the queue is the list's."""
-    outcome: dict[int, BaseException | None] = {}
-
-    async def commit(i: int) -> None:
-        try:
-            await store.commit(batches[i])
-            outcome[i] = None
-        except CommitFailed as exc:
-            outcome[i] = exc
-
-    async with anyio.create_task_group() as tg:
-        async with writer_held(store):
-            for i in range(len(batches)):
-                tg.start_soon(commit, i)
-                if in_order:
-                    await anyio.wait_all_tasks_blocked()
-            await anyio.wait_all_tasks_blocked()
-    return [outcome[i] for i in range(len(batches))]
 
 
 def files_next_to(path: str) -> dict[str, tuple[str, int]]:

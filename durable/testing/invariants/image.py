@@ -12,8 +12,9 @@ import attrs
 from ... import codec
 from ...errors import StorageError
 from ...records import CompactionEntry, Failed, Faulted, Live, StoredEntry, Submission, Task, UserEntry
-from ...storage.reader import SessionReader, SessionRecords, decode_rows
-from ...storage.schema import SCHEMA_VERSION
+from ...storage.rows import SessionRecords, decode_rows
+from ...storage.sqlite.reader import SessionReader
+from ...storage.sqlite.schema import SCHEMA_VERSION
 
 
 @attrs.define
@@ -34,11 +35,11 @@ class SessionImage:
 
 def load_session(source: Any) -> SessionImage:
     """Read a session file path or a storage object into a `SessionImage` (read-only), through
-    `durable.storage.reader`: a file is opened read-only and refused files, failed integrity
+    `durable.storage.sqlite.reader`: a file is opened read-only and refused files, failed integrity
     checks and rows that do not decode become `problems` instead of exceptions."""
     from ...storage.memory import MemoryStorage
-    from ...storage.postgres import PostgresStorage
-    from ...storage.sqlite import SQLiteStorage
+    from ...storage.postgres.store import PostgresStorage
+    from ...storage.sqlite.store import SQLiteStorage
     from ..crash import CrashableStorage
 
     while isinstance(source, CrashableStorage):

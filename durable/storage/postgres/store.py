@@ -2,41 +2,25 @@
 
 `PostgresStorage(dsn, space)` implements the storage protocol as `SQLiteStorage` does, with a
 space (a name; one database holds many) in place of a file. Install the driver with the
-`postgres` extra (`pip install "durable-harness[postgres]"`: psycopg 3).
+`postgres` extra (`pip install "durable-harness[postgres]"`: psycopg 3, used synchronously on the
+writer thread: psycopg's async connection does not run under trio). Commit jobs that queue up are
+written together by the policy of `durable.storage.group_commit` on this store's primitives
+(`write.PostgresWrites`: one statement, one round trip, for a group that is not refused); a
+group of lazy batches commits with `synchronous_commit = off` (lost only by a crash of the
+server's machine).
 
-Threading, as in the SQLite store: one dedicated thread owns the psycopg connection (used
-synchronously: psycopg's async connection does not run under trio); every read and write is a job
-on its queue. Commit jobs that queue up while a transaction is being written are written together
-in the next one (group commit: one round trip and one WAL flush for many callers), first all their
-rows at once, in ONE statement (the fence and an insert per table, from arrays: an implicit
-transaction, one round trip); if that is refused, each batch inside its own savepoint, so that a
-batch a constraint refuses (a duplicate entry seq) fails alone. When every batch of a group is lazy
-(`barrier` False) the transaction commits with `synchronous_commit = off`: it may be lost by a
-crash of the server's machine, not by a crash of this process or of the server process.
-
-Ownership (durable.storage._pg_lease): `open()` takes the space's lease or raises `SessionLocked`
-naming owner, pid and host; an expired lease is taken over by bumping the epoch. EVERY commit
-transaction starts with the fence (this epoch must hold an unexpired lease, checked and extended
-on the server's clock, the lease row locked to the end of the transaction), so an owner that lost
-its lease never commits (`LockLost`, nothing written), and a takeover waits for a commit in flight.
-The lease is renewed by the writer thread itself, between jobs, every `renew_seconds`; a commit
-renews it too. One thread and one connection: a renewal never races a commit, and an idle store
-costs one short UPDATE per `renew_seconds`. A renewal waits at most for the job in progress (jobs
-are single short statements or one transaction). A store that learned it lost the lease (renewal
-or fence refused) refuses every later commit with that `LockLost`. `lease_deadline()` is a local
-monotonic bound (the last renewal's send time + lease - guard) after which the holder must not
-start external work (a model request, a tool call): the lease may have lapsed.
-
-Connection loss: a read is retried once on a new connection. A commit whose connection broke
-(possibly after COMMIT was sent) reconnects (for up to `reconnect_seconds`), and asks the server
-whether it landed (the lease row counts this epoch's commits): landed, it is acknowledged; not
-landed, it is written again while the lease holds, else `LockLost`. Unknowable (no connection in
-time), the commit raises `CommitOutcomeUnknown` and the store refuses further commits; opening
-the space again reads what landed. No acknowledged commit is lost, none is applied twice.
+Ownership (`lease`): `open()` takes the space's lease or raises `SessionLocked` naming owner, pid
+and host; an expired lease is taken over by bumping the epoch. Every commit is fenced, so an
+owner that lost its lease never commits (`LockLost`), and a takeover waits for a commit in
+flight. The writer thread renews the lease between jobs every `renew_seconds` (a commit renews it
+too); `lease_deadline()` is a local bound after which no external work may start. A read whose
+connection broke is retried once; a commit's outcome is learnt again (`write`): no acknowledged
+commit is lost, none applied twice.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import queue
 import secrets
@@ -48,15 +32,18 @@ from typing import Any, TypeVar
 
 import anyio
 
-from ..errors import CommitOutcomeUnknown, LockLost, ServerUnavailable, StorageClosed, StorageError
-from ..records import Live, StoredEntry, Submission, Task
-from ..tokens import NOT_SENT
-from . import _pg_driver, _pg_lease, _pg_schema, _pg_write, _rows
-from ._jobs import Job, WriterThread
-from ._notify import thread_safe_caller
-from ._pg_lease import Lease
-from .protocol import Opened, RawContext
-from .reader import StoredRows, decode_rows
+from ...errors import LockLost, ServerUnavailable, StorageClosed, StorageError
+from ...records import Live, StoredEntry, Submission, Task
+from ...tokens import NOT_SENT
+from .. import rows
+from ..group_commit import GroupCommitter
+from ..protocol import Batch, Opened, RawContext
+from ..rows import StoredRows, decode_rows
+from ..writer import Job, thread_safe_caller
+from . import driver, lease, schema
+from .driver import Link
+from .lease import Lease
+from .write import PostgresWrites
 
 T = TypeVar("T")
 _INT64_MAX = (1 << 63) - 1
@@ -68,7 +55,7 @@ def _int64_range(from_seq: int, to_seq: int | None) -> tuple[int, int]:
     return max(from_seq, -_INT64_MAX - 1), min(_INT64_MAX if to_seq is None else to_seq, _INT64_MAX)
 
 
-class PostgresStorage(WriterThread[Any]):
+class PostgresStorage(GroupCommitter[Any]):
     """A session space on a PostgreSQL server. See the module docstring for the guarantees.
 
     `lease_seconds`: how long the lease holds without renewal (a crashed owner's space can be
@@ -79,14 +66,15 @@ class PostgresStorage(WriterThread[Any]):
     lease): how long a commit whose connection broke tries to reconnect.
     """
 
+    _writes: PostgresWrites  # the primitives of the group-commit policy
+
     def __init__(self, dsn: str, space: str = "default", *, lease_seconds: float = 30.0,
                  renew_seconds: float | None = None, guard_seconds: float | None = None,
                  owner: str | None = None, connect_timeout: float = 10.0,
                  reconnect_seconds: float | None = None) -> None:
         if not lease_seconds > 0:
             raise ValueError(f"lease_seconds must be positive, not {lease_seconds!r}")
-        self.server, self._password, self.location = _pg_driver.space_at(dsn, space)
-        self._dsn = dsn
+        self.server, password, self.location = driver.space_at(dsn, space)
         self.space = space
         host = socket.gethostname()
         pid = os.getpid()
@@ -100,13 +88,12 @@ class PostgresStorage(WriterThread[Any]):
         self.connect_timeout = connect_timeout
         self.reconnect_seconds = reconnect_seconds if reconnect_seconds is not None else float(lease_seconds)
         self._init_writer()
-        self._conn: Any = None
-        self._unknown: CommitOutcomeUnknown | None = None
-        self._next_renew = 0.0
+        self._link = Link(dsn, self.server, space, password, connect_timeout, self._lease.seconds)
+        self._writes = PostgresWrites(self._link, self._lease, location=self.location,
+                                      reconnect_seconds=self.reconnect_seconds)
+        self._retry_at = -math.inf  # a renewal that failed is tried again then (monotonic)
         self.holding = False  # the writer holds the lease (taken by open, given up by close)
         self._lost_event: anyio.Event | None = None  # made by open(), on the opener's event loop
-        self._fault: Callable[[str, Any], None] | None = None  # tests: called at "before_commit", "after_commit"
-        self.commits = 0  # transactions written (a group counts once)
         self.renewals = 0
         self.inbox_poll_seconds = 0.1  # how often an owner looks for inputs from durable.remote
 
@@ -156,7 +143,7 @@ class PostgresStorage(WriterThread[Any]):
         if self._thread is not None:
             raise StorageError(f"Session {self.location} is already open in this store", location=self.location)
         self._closed = False
-        self._unknown = None
+        self._writes.unknown = None
         self._lost_event = anyio.Event()
         wake, lost_event = thread_safe_caller(), self._lost_event
         self._lease.on_lost = lambda _: wake(lost_event.set)
@@ -167,12 +154,12 @@ class PostgresStorage(WriterThread[Any]):
             await self._stop(release=False)
             raise
 
-    async def commit(self, batch: Any) -> None:
+    async def commit(self, batch: Batch) -> None:
         await self._submit(Job(None, batch))
 
     async def get_task(self, task_id: int) -> Task | None:
         body = await self._body("tasks", "id", task_id)
-        return None if body is None else _rows.task(body, task_id, self.location)
+        return None if body is None else rows.task(body, task_id, self.location)
 
     async def find_tasks(
         self,
@@ -183,52 +170,52 @@ class PostgresStorage(WriterThread[Any]):
         parent_id: int | None = None,
         limit: int | None = None,
     ) -> list[Task]:
-        sql, args = _rows.find_tasks_query("durable.tasks", "%s", (("space", self.space),), kind=kind, state=state,
+        sql, args = rows.find_tasks_query("durable.tasks", "%s", (("space", self.space),), kind=kind, state=state,
                                            conversation_id=conversation_id, parent_id=parent_id, limit=limit,
                                            live_test="live")
-        rows = await self._select((kind, state, conversation_id, parent_id), sql, args)
-        return [_rows.task(body, tid, self.location) for tid, body in rows]
+        found = await self._select((kind, state, conversation_id, parent_id), sql, args)
+        return [rows.task(body, tid, self.location) for tid, body in found]
 
     async def get_entries(
         self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[StoredEntry]:
         lo, hi = _int64_range(from_seq, to_seq)
-        rows = await self._select((conversation_id,), (
+        found = await self._select((conversation_id,), (
             "SELECT seq, body FROM durable.entries WHERE space = %s AND conversation_id = %s "
             "AND seq BETWEEN %s AND %s ORDER BY seq"), (self.space, conversation_id, lo, hi))
-        return [_rows.entry(conversation_id, seq, body, self.location) for seq, body in rows]
+        return [rows.entry(conversation_id, seq, body, self.location) for seq, body in found]
 
     async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
         lo, hi = _int64_range(from_seq, to_seq)
-        rows = await self._select((conversation_id,), (
+        found = await self._select((conversation_id,), (
             "SELECT seq, tokens, body FROM durable.entries WHERE space = %s AND conversation_id = %s "
             "AND seq BETWEEN %s AND %s AND kind != 'compaction' AND (tokens IS NULL OR tokens != %s) ORDER BY seq"),
             (self.space, conversation_id, lo, hi, NOT_SENT))
-        return _rows.raw_context([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+        return rows.raw_context([r[0] for r in found], [r[1] for r in found], [r[2] for r in found])
 
     async def get_submission(self, submission_id: str) -> Submission | None:
         body = await self._body("submissions", "id", submission_id)
-        return None if body is None else _rows.submission(body, submission_id, self.location)
+        return None if body is None else rows.submission(body, submission_id, self.location)
 
     async def get_live(self, conversation_id: str) -> Live | None:
         body = await self._body("documents", "conversation_id", conversation_id)
-        return None if body is None else _rows.live(body, conversation_id, self.location)
+        return None if body is None else rows.live(body, conversation_id, self.location)
 
     # ------------------------------------------------------------------ inbox (durable.remote)
 
     async def take_inbox(self, limit: int) -> list[Submission]:
         """Up to `limit` inputs other processes put in this space's inbox (`durable.remote`),
         oldest first, as queued submissions; rows already placed are deleted. The commit that
-        writes a submission deletes the inbox row of its id (durable.storage._pg_write)."""
+        writes a submission deletes the inbox row of its id (`durable.storage.postgres.write`)."""
         def take(c: Any) -> list[Any]:
             c.execute("DELETE FROM durable.inbox i USING durable.submissions s "
                       "WHERE i.space = %s AND s.space = i.space AND s.id = i.id", (self.space,))
-            rows: list[Any] = c.execute(
+            inputs: list[Any] = c.execute(
                 "SELECT id, conversation_id, text, created_at FROM durable.inbox WHERE space = %s "
                 "ORDER BY ord LIMIT %s", (self.space, int(limit))).fetchall()
-            return rows
-        rows = await self._call(take)
-        return [Submission(sid, cid, text, created_at=created) for sid, cid, text, created in rows]
+            return inputs
+        inputs = await self._call(take)
+        return [Submission(sid, cid, text, created_at=created) for sid, cid, text, created in inputs]
 
     async def wait_inbox(self) -> None:
         """Return once the inbox holds an input. Polls (one index probe on the writer thread every
@@ -261,8 +248,7 @@ class PostgresStorage(WriterThread[Any]):
 
         def work() -> None:
             try:
-                rows = self._read_rows(conns)
-                found.extend(decode_rows(rows, self.location).problems)
+                found.extend(decode_rows(self._read_rows(conns), self.location).problems)
             except Exception as exc:  # noqa: BLE001 - reported as the check's finding
                 found.append(f"{type(exc).__name__}: {' '.join(str(exc).split())}")
             finally:
@@ -284,17 +270,17 @@ class PostgresStorage(WriterThread[Any]):
 
     def stored_rows(self) -> StoredRows:
         """Every row of the space as stored, on a connection of its own (one snapshot), in the
-        order `durable.storage.reader.decode_rows` expects. Works open or closed (a reader never
+        order `durable.storage.rows.decode_rows` expects. Works open or closed (a reader never
         takes the lease); blocking: for tests and the invariant checker."""
         return self._read_rows([])
 
     def _read_rows(self, conns: list[Any]) -> StoredRows:
-        conn = self._connect(lease=False)
+        conn = self._link.connect(lease=False)
         conns.append(conn)
         try:
-            return _pg_write.read_rows(conn, self.space)
+            return schema.read_rows(conn, self.space)
         finally:
-            _pg_driver.close_quietly(conn)
+            driver.close_quietly(conn)
 
     async def call_in_writer(self, fn: Callable[[Any], T]) -> T:
         """Run `fn(connection)` on the writer thread (for tests and fault injection)."""
@@ -304,28 +290,22 @@ class PostgresStorage(WriterThread[Any]):
 
     async def _select(self, keys: tuple[str | int | None, ...], sql: str, args: Sequence[object]) -> list[Any]:
         """The rows a read of this space returns; none, without asking the server, when one of
-        `keys` could not be in the space (`_pg_driver.storable`: it was never stored)."""
-        if not _pg_driver.storable(*keys):
+        `keys` could not be in the space (`driver.storable`: it was never stored)."""
+        if not driver.storable(*keys):
             return []
         return await self._call(lambda c: c.execute(sql, args).fetchall())
 
     async def _body(self, table: str, column: str, key: str | int) -> str | None:
         """The body of this space's row of `durable.<table>` whose `column` is `key`, else None."""
-        rows = await self._select((key,), f"SELECT body FROM durable.{table} WHERE space = %s AND {column} = %s",
-                                  (self.space, key))
-        body: str | None = rows[0][0] if rows else None
+        found = await self._select((key,), f"SELECT body FROM durable.{table} WHERE space = %s AND {column} = %s",
+                                   (self.space, key))
+        body: str | None = found[0][0] if found else None
         return body
 
     async def _stop(self, *, release: bool) -> None:
         await self._stop_writer(lambda: self._close_connection(release=release))
 
     # ------------------------------------------------------------------ writer thread (see `WriterThread`)
-
-    def _write_group(self, group: list[Job]) -> None:
-        try:
-            _pg_write.write_group(self, group)
-        except BaseException as exc:  # noqa: BLE001 - a bug here must not stop the writer silently
-            _pg_write.fail_unfinished(self, group, exc)
 
     def _writer_exit(self) -> None:
         self._close_connection(release=False)
@@ -335,7 +315,9 @@ class PostgresStorage(WriterThread[Any]):
         while True:
             if not self.holding or self._lease.lost is not None:
                 return self._queue.get()
-            wait = self._next_renew - time.monotonic()
+            # Due a renewal after the last one (or commit) that extended the lease, or soon after
+            # one that failed.
+            wait = max(self._lease.sent_at + self.renew_seconds, self._retry_at) - time.monotonic()
             if wait > 0:
                 try:
                     return self._queue.get(timeout=wait)
@@ -345,19 +327,18 @@ class PostgresStorage(WriterThread[Any]):
 
     def _renew(self) -> None:
         try:
-            conn = self._ensure_conn(time.monotonic())
-            if _pg_lease.renew(conn, self._lease, self.location):
+            conn = self._link.ensure(time.monotonic())
+            if lease.renew(conn, self._lease, self.location):
                 self.renewals += 1
-                self._next_renew = self._lease.sent_at + self.renew_seconds
             return
         except Exception as exc:  # noqa: BLE001 - tried again soon, until the lease has surely run out
-            if self._conn is not None and _pg_driver.is_connection_error(exc, self._conn):
-                self._drop_connection()
+            if self._link.conn is not None and driver.is_connection_error(exc, self._link.conn):
+                self._link.drop()
         self._lease.check_expiry(self.location)
-        self._next_renew = time.monotonic() + min(0.5, self.renew_seconds / 4)
+        self._retry_at = time.monotonic() + min(0.5, self.renew_seconds / 4)
 
     def _run_call(self, job: Job) -> None:
-        psycopg = _pg_driver.import_psycopg()
+        psycopg = driver.import_psycopg()
         fn = job.fn
         assert fn is not None, "a job without a batch is a call"
         try:
@@ -365,16 +346,16 @@ class PostgresStorage(WriterThread[Any]):
                 job.result = fn(None)
                 return
             for attempt in (1, 2):  # a read is retried once on a new connection
-                conn = self._ensure_conn(time.monotonic() + (self.reconnect_seconds if attempt == 2 else 0))
+                conn = self._link.ensure(time.monotonic() + (self.reconnect_seconds if attempt == 2 else 0))
                 try:
                     job.result = fn(conn)
                     return
                 except psycopg.Error as exc:
-                    if not _pg_driver.is_connection_error(exc, conn):
-                        _pg_driver.rollback(conn)
+                    if not driver.is_connection_error(exc, conn):
+                        driver.rollback(conn)
                         raise StorageError(f"A read from {self.location} failed: "
                                            f"{' '.join(str(exc).split())}", location=self.location) from exc
-                    self._drop_connection()
+                    self._link.drop()
                     if attempt == 2:
                         raise ServerUnavailable(f"The connection to the PostgreSQL server {self.server} for "
                                                 f"{self.location} was lost during a read ({exc})",
@@ -384,61 +365,35 @@ class PostgresStorage(WriterThread[Any]):
         finally:
             job.finish()
 
-    def _connect(self, *, lease: bool = True) -> Any:
-        return _pg_driver.connect(self._dsn, server=self.server, space=self.space, password=self._password,
-                                  connect_timeout=self.connect_timeout,
-                                  lease_seconds=self._lease.seconds if lease else None)
-
-    def _ensure_conn(self, until: float) -> Any:
-        """The writer's connection, made again if it is gone (trying until `until`, monotonic)."""
-        if self._conn is not None and not self._conn.broken and not self._conn.closed:
-            return self._conn
-        self._drop_connection()
-        delay = 0.05
-        while True:
-            try:
-                self._conn = self._connect()
-                return self._conn
-            except ServerUnavailable:
-                if time.monotonic() + delay > until:
-                    raise
-                time.sleep(delay)
-                delay = min(delay * 2, 1.0)
-
-    def _drop_connection(self) -> None:
-        conn, self._conn = self._conn, None
-        if conn is not None:
-            _pg_driver.close_quietly(conn)
-
     def _open_in_thread(self, _: Any) -> Opened:
-        conn = self._conn = self._connect()
+        conn = self._link.conn = self._link.connect()
         try:
-            _pg_schema.migrate(conn, self.location)
-            _pg_lease.acquire(conn, self._lease, self.location)
+            schema.migrate(conn, self.location)
+            lease.acquire(conn, self._lease, self.location)
             self.holding = True
-            self._next_renew = self._lease.sent_at + self.renew_seconds
+            self._retry_at = -math.inf
             try:
-                return _pg_schema.read_opened(conn, self.space, self.location)
+                return schema.read_opened(conn, self.space, self.location)
             except BaseException:
-                _pg_lease.release(conn, self._lease)
+                lease.release(conn, self._lease)
                 raise
         except BaseException as exc:
             self.holding = False
-            self._drop_connection()
-            psycopg = _pg_driver.import_psycopg()
+            self._link.drop()
+            psycopg = driver.import_psycopg()
             if isinstance(exc, psycopg.Error):
                 raise StorageError(f"Opening {self.location} failed: {' '.join(str(exc).split())}",
                                    location=self.location) from exc
             raise
 
     def _close_connection(self, *, release: bool) -> None:
-        conn = self._conn
+        conn = self._link.conn
         if conn is not None and release and self.holding and self._lease.lost is None:
             try:
-                _pg_driver.rollback(conn)
-                _pg_lease.release(conn, self._lease)
+                driver.rollback(conn)
+                lease.release(conn, self._lease)
             except Exception:  # noqa: BLE001 - the lease then simply runs out
                 pass
         self.holding = False
-        self._drop_connection()
+        self._link.drop()
 

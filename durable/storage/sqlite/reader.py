@@ -4,22 +4,18 @@
 `SQLiteStorage`'s look at a file before it opens it all read through:
 
 - the file is opened with a read-only SQLite connection whose URI quotes the path (a `?`, `#`
-  or `%` in a file name is not URI syntax): `file:<quoted path>?mode=ro`. When no writer can be
-  running (there is no `-wal` file, or an empty one and the caller knows nobody owns the file)
-  the file is opened `immutable` as well, so that not even SQLite's empty `-wal`/`-shm` sidecars
-  are created; otherwise WAL lets it read the last committed state while the owner writes;
+  or `%` in a file name is not URI syntax), `immutable` as well when no writer can be running
+  (`connect_read_only`); otherwise WAL lets it read the last committed state while the owner writes;
 - the session lock is never taken (`owner_of` finds the owner without taking it);
 - a file that is missing, not a session, of a newer schema or damaged is refused with
   `StorageError`, `NotASession`, `SchemaTooNew` or `CorruptSession`, naming the file, and
   nothing in it is changed;
-- rows come back as records decoded through `durable.codec` (`Task`, `StoredEntry`,
-  `Submission`, `Live`). A row that does not decode raises `CorruptSession` naming the row and
-  the file, except through `rows()` + `decode_rows()`, which report such rows as problems (what
-  the invariant checker lists instead of crashing).
+- rows come back as records (`durable.storage.rows`); a row that does not decode raises
+  `CorruptSession` naming the row and the file, except through `rows()` and
+  `durable.storage.rows.decode_rows`, which report such rows as problems.
 
-`decode_rows` also decodes what `MemoryStorage.stored_rows()` returns, so both backends are read
-the same way. This module imports the standard library, attrs, cattrs (through the codec), the
-records and the errors only: never anyio, trio or a provider SDK.
+This module imports the standard library, attrs, cattrs (through the codec), the records and the
+errors only: never anyio, trio or a provider SDK.
 """
 
 from __future__ import annotations
@@ -31,22 +27,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Self
 
-from attrs import field
-
-from .. import codec
-from .._frozen import define, frozen
-from ..errors import CorruptSession, NotASession, SchemaTooNew, StorageError
-from ..records import Entry, Live, StoredEntry, Submission, Task
-from . import _rows
+from ..._frozen import frozen
+from ...errors import CorruptSession, NotASession, SchemaTooNew, StorageError
+from ...records import Live, StoredEntry, Submission, Task
+from .. import rows
+from ..rows import StoredRows
+from .lock import owner_pid
 from .schema import APPLICATION_ID, SCHEMA_VERSION
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 TABLES = frozenset({"tasks", "entries", "submissions", "documents"})
 
-TaskRow = tuple[int, str, str, str, bool, int | None, str]  # id, conversation, kind, state, live, parent, body
-EntryRow = tuple[str, int, str, str]  # conversation_id, seq, kind, body
-SubmissionRow = tuple[str, str, str, str]  # id, conversation_id, status, body
-DocumentRow = tuple[str, str]  # conversation_id, body
 
 
 # --------------------------------------------------------------------------- opening
@@ -127,77 +118,6 @@ def journal_mode(path: str) -> str:
     with open(path, "rb") as f:
         header = f.read(20)
     return "wal" if header[18:20] == b"\x02\x02" else "rollback journal"
-
-
-# --------------------------------------------------------------------------- records
-
-
-@frozen
-class StoredRows:
-    """A session's rows as stored: index columns and the codec's JSON body. Both backends give them."""
-
-    tasks: list[TaskRow] = field(factory=list)
-    entries: list[EntryRow] = field(factory=list)  # in (conversation_id, seq) order
-    submissions: list[SubmissionRow] = field(factory=list)  # in the order they were first committed
-    documents: list[DocumentRow] = field(factory=list)
-
-
-@define
-class SessionRecords:
-    """Every record of a session, decoded; `problems` names each row that did not decode, or
-    whose index columns disagree with its record (one sentence each, naming the row and file)."""
-
-    location: str
-    tasks: dict[int, Task] = field(factory=dict)
-    entries: dict[str, list[StoredEntry]] = field(factory=dict)
-    submissions: dict[str, Submission] = field(factory=dict)
-    live: dict[str, Live] = field(factory=dict)
-    problems: list[str] = field(factory=list)
-
-
-def decode_rows(rows: StoredRows, location: str) -> SessionRecords:
-    """Decode every row; rows that do not decode become `problems`, never an exception."""
-    out = SessionRecords(location)
-
-    def load(body: str, cls: Any, what: str) -> Any:
-        try:
-            return codec.loads(body, cls)
-        except (codec.CodecError, ValueError, TypeError) as exc:
-            out.problems.append(f"{what} in {location} does not load with the current schema: {exc}")
-            return None
-
-    for tid, cid, kind, state, live, parent, body in rows.tasks:
-        task: Task | None = load(body, Task, f"Task {tid}")
-        if task is None:
-            continue
-        out.tasks[tid] = task
-        columns = (task.id, task.conversation_id, task.kind, codec.tag_of(task.state), not task.terminal,
-                   task.parent_id)
-        if columns != (tid, cid, kind, state, bool(live), parent):
-            out.problems.append(f"Task {tid}'s index columns ({kind}, {state}, live={bool(live)}) disagree with its "
-                                f"record ({task.kind}, {codec.tag_of(task.state)}, live={not task.terminal})")
-    for cid, seq, kind, body in rows.entries:
-        entry = load(body, Entry, f"Entry {seq} of conversation {cid!r}")
-        if entry is None:
-            continue
-        if codec.tag_of(entry) != kind:
-            out.problems.append(f"Entry {seq} of conversation {cid!r} is stored as {kind} but is a "
-                                f"{codec.tag_of(entry)}")
-        out.entries.setdefault(cid, []).append(StoredEntry(cid, seq, entry))
-    for sid, cid, status, body in rows.submissions:
-        sub: Submission | None = load(body, Submission, f"Submission {sid}")
-        if sub is None:
-            continue
-        out.submissions[sid] = sub
-        if (sub.id, sub.conversation_id, codec.tag_of(sub.status)) != (sid, cid, status):
-            out.problems.append(f"Submission {sid}'s index columns disagree with its record")
-    for cid, body in rows.documents:
-        doc: Live | None = load(body, Live, f"The live document of conversation {cid!r}")
-        if doc is not None:
-            out.live[cid] = doc
-    for stored in out.entries.values():
-        stored.sort(key=lambda e: e.seq)
-    return out
 
 
 # --------------------------------------------------------------------------- the reader
@@ -305,10 +225,10 @@ class SessionReader:
         if last is not None:
             sql += " DESC LIMIT ?"
             args += (last,)
-        rows = self._all(sql, args)
+        found = self._all(sql, args)
         if last is not None:
-            rows.reverse()
-        return [_rows.entry(conversation_id, seq, body, self.path) for seq, body in rows]
+            found.reverse()
+        return [rows.entry(conversation_id, seq, body, self.path) for seq, body in found]
 
     def tasks(self, *, live: bool | None = None, kind: str | None = None, state: str | None = None,
               conversation_id: str | None = None, ended_last: int | None = None) -> list[Task]:
@@ -329,7 +249,7 @@ class SessionReader:
             sql = (f"SELECT id, body FROM tasks WHERE {cond} AND live = 1 UNION SELECT id, body FROM "
                    f"(SELECT id, body FROM tasks WHERE {cond} AND live = 0 ORDER BY id DESC LIMIT ?) ORDER BY 1")
             args = [*args, *args, ended_last]
-        return [_rows.task(body, tid, self.path) for tid, body in self._all(sql, tuple(args))]
+        return [rows.task(body, tid, self.path) for tid, body in self._all(sql, tuple(args))]
 
     def submissions(self, *, conversation_id: str | None = None, settled_last: int | None = None) -> list[Submission]:
         """Submissions in the order they were first committed. `settled_last=N`: every queued
@@ -345,11 +265,11 @@ class SessionReader:
                    f"SELECT * FROM (SELECT id, body, rowid FROM submissions WHERE {cond} AND status != 'queued' "
                    "ORDER BY rowid DESC LIMIT ?) ORDER BY 3")
             args = [*args, *args, settled_last]
-        return [_rows.submission(row[1], row[0], self.path) for row in self._all(sql, tuple(args))]
+        return [rows.submission(row[1], row[0], self.path) for row in self._all(sql, tuple(args))]
 
     def live_documents(self) -> dict[str, Live]:
         """The live document of every conversation, by conversation id."""
-        return {cid: _rows.live(body, cid, self.path)
+        return {cid: rows.live(body, cid, self.path)
                 for cid, body in self._all("SELECT conversation_id, body FROM documents ORDER BY conversation_id")}
 
     def rows(self) -> StoredRows:
@@ -380,13 +300,11 @@ class SessionReader:
 
 def owner_of(path: str) -> int | None:
     """The pid of the process that owns the session file, or None. The lock is on the database
-    file itself (see `durable.storage._lock`): on Linux the owner is found in `/proc/locks`, never
+    file itself (see `durable.storage.sqlite.lock`): on Linux the owner is found in `/proc/locks`, never
     by taking the lock; elsewhere `owner_pid` probes with a shared lock for an instant.
     -1: owned, by a process whose pid cannot be seen."""
-    from ._lock import owner_pid
-
     return owner_pid(path)
 
 
-__all__ = ["FileFacts", "SessionReader", "SessionRecords", "StoredRows", "check_file", "connect_read_only",
-           "decode_rows", "journal_mode", "owner_of", "read_schema"]
+__all__ = ["FileFacts", "SessionReader", "check_file", "connect_read_only", "journal_mode", "owner_of",
+           "read_schema"]

@@ -1,6 +1,6 @@
 """Opening a session file for the SQLite store: the checks made before SQLite may write to it
 (header, links, modes, journal files), the migration to the current schema, and the read of what
-a harness resumes from. Called on the store's writer thread; see `durable.storage.sqlite`.
+a harness resumes from. Called on the store's writer thread; see `durable.storage.sqlite.store`.
 """
 
 from __future__ import annotations
@@ -8,13 +8,14 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from .. import codec
-from ..errors import CorruptSession, NotASession, SchemaTooNew, SessionReadOnly, StorageError
-from ..records import Entry
-from ..tokens import stored_tokens
-from . import _lock, _rows
-from ._lock import FileLock
-from .protocol import ConversationState, Opened
+from ... import codec
+from ...errors import CorruptSession, NotASession, SchemaTooNew, SessionReadOnly, StorageError
+from ...records import Entry
+from ...tokens import stored_tokens
+from .. import rows
+from ..protocol import ConversationState, Opened
+from . import files
+from .lock import FileLock
 from .reader import connect_read_only, read_schema
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 
@@ -31,7 +32,7 @@ def acquire(path: str, lock: FileLock) -> os.stat_result:
     except OSError:
         empty = False  # the lock below says what is wrong
     if empty:
-        _lock.refuse_orphan_journal(path)
+        files.refuse_orphan_journal(path)
     return lock.acquire()
 
 
@@ -56,13 +57,13 @@ def connect(path: str, lock: FileLock, st: os.stat_result, synchronous: str) -> 
     if not adopting:
         adopting = check_header(fd, path) != APPLICATION_ID
     # Checked (not yet created) first: a refused file gets nothing written beside it.
-    _lock.prepare_journals(path, st, create=False)
+    files.prepare_journals(path, st, create=False)
     if st.st_size > 0:
         check_foreign_or_newer(path)
     if adopting:  # a file that becomes a session now: its owner's only, whoever made it
-        _lock.narrow_to_owner(fd)
+        files.narrow_to_owner(fd)
         st = os.fstat(fd)
-    _lock.prepare_journals(path, st, create=True)
+    files.prepare_journals(path, st, create=True)
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     try:
         conn.execute("PRAGMA busy_timeout = 5000")
@@ -162,11 +163,11 @@ def read_opened(conn: sqlite3.Connection, path: str) -> Opened:
             "WHERE conversation_id = ? AND kind = 'compaction' ORDER BY seq DESC LIMIT 1",
             (cid,),
         ).fetchone()
-        last_compaction = _rows.entry(cid, comp[0], comp[1], path) if comp else None
-        conversations[cid] = ConversationState(last, _rows.live(body, cid, path), last_compaction)
-    live_tasks = [_rows.task(body, tid, path) for tid, body in conn.execute(
+        last_compaction = rows.entry(cid, comp[0], comp[1], path) if comp else None
+        conversations[cid] = ConversationState(last, rows.live(body, cid, path), last_compaction)
+    live_tasks = [rows.task(body, tid, path) for tid, body in conn.execute(
         "SELECT id, body FROM tasks INDEXED BY tasks_live WHERE live = 1 ORDER BY id")]
-    unsettled = [_rows.submission(body, sid, path) for sid, body in conn.execute(
+    unsettled = [rows.submission(body, sid, path) for sid, body in conn.execute(
         # In the order they were first committed (as the memory store keeps them); INDEXED BY,
         # or the ORDER BY would make the planner scan every submission ever made.
         "SELECT id, body FROM submissions INDEXED BY submissions_open WHERE status = 'queued' ORDER BY rowid")]

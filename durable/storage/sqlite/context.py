@@ -1,15 +1,13 @@
 """Reading a conversation's model context from a session file (`SQLiteStorage.get_context`).
 
 A long conversation's context is thousands of rows, read once per process when the conversation
-first runs: the first turn after an open. Handing SQLite's rows to Python one by one costs more
+first runs (the first turn after an open). Handing SQLite's rows to Python one by one costs more
 than reading them, so the context is read a chunk of seqs at a time, each chunk as one row (its
 bodies joined, its first and last seq and its token total) split back in C; only a context holding
-an uncounted or damaged row is read row by row.
-
-Chunks rather than the whole context in one row: in a fresh process every new page of memory
-costs a page fault, and one joined text of a long context is built in buffers that SQLite grows
-by doubling, then copied into a Python string of the same size, all new memory (~1,700 page
-faults at 3,500 turns, a third of the read). A chunk's buffers are small and reused by the next.
+an uncounted or damaged row is read row by row. Chunks rather than the whole context in one row:
+one joined text of a long context is built in buffers SQLite grows by doubling and copied into a
+Python string, all new memory that a fresh process pays for in page faults; a chunk's buffers are
+small and reused by the next (figures in benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -17,9 +15,9 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from ..tokens import NOT_SENT
-from . import _rows
-from .protocol import RawContext
+from ...tokens import NOT_SENT
+from .. import rows
+from ..protocol import RawContext
 
 _CONTEXT_ROWS = ("FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? AND kind != 'compaction' "
                  f"AND (tokens IS NULL OR tokens != {NOT_SENT})")
@@ -49,7 +47,7 @@ def read_context(conn: sqlite3.Connection, conversation_id: str, from_seq: int, 
     key, which SQLite reads them in; checked all the same), the context is returned with its
     token total. Any other (an uncounted or damaged row, another order, a chunk longer than
     SQLite's longest string) is read again row by row, and its rows checked one by one
-    (`_rows.raw_context`)."""
+    (`rows.raw_context`)."""
     if to_seq - from_seq < _CHUNK:
         return _read(conn, conversation_id, from_seq, to_seq)
     cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
@@ -88,15 +86,15 @@ def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq:
             seqs += json.loads(f"[{conn.execute(_CONTEXT_SEQS, (conversation_id, lo, hi)).fetchone()[0]}]")
         total += tokens
         lo = hi + 1
-    if _rows.all_framed(bodies) and seqs == sorted(seqs):
+    if rows.all_framed(bodies) and seqs == sorted(seqs):
         return RawContext(seqs, bodies, total)
     return _row_by_row(conn, conversation_id, from_seq, to_seq)
 
 
 def _row_by_row(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
-    rows = conn.execute(f"SELECT seq, tokens, body {_CONTEXT_ROWS} ORDER BY seq",
-                        (conversation_id, from_seq, to_seq)).fetchall()
-    return _rows.raw_context([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+    found = conn.execute(f"SELECT seq, tokens, body {_CONTEXT_ROWS} ORDER BY seq",
+                         (conversation_id, from_seq, to_seq)).fetchall()
+    return rows.raw_context([r[0] for r in found], [r[1] for r in found], [r[2] for r in found])
 
 
 __all__ = ["read_context"]

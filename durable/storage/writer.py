@@ -1,16 +1,15 @@
-"""The jobs of a store's writer thread: a call or a commit, its outcome, and the wake-up of the
-caller waiting for it on its own event loop; and the writer thread itself (`WriterThread`, the
-base of `SQLiteStorage` and `PostgresStorage`): its queue, its loop (calls one at a time, commit
-jobs that queued up together as one group), and the async side that queues a job and waits.
+"""The writer thread of an SQL store (`WriterThread`, the base of `SQLiteStorage` and
+`PostgresStorage`): its queue of jobs, its loop (calls one at a time; commit jobs that queued up
+together handed over as one group), and the crossing between it and the callers' event loops.
 
 A caller makes its job, queues it and waits for it; the writer thread runs it and wakes the
-caller through the caller's loop's thread-safe "call soon". The wait is shielded: once queued, a
-job runs to completion and its caller learns the outcome even when cancelled meanwhile (the
-cancellation is delivered at the caller's next checkpoint). On trio (the primary backend) the
-caller parks itself with `trio.lowlevel.wait_task_rescheduled`, refusing aborts, and the writer
-reschedules it: no event, no cancel scope (about 35 µs less loop-thread CPU a commit than an
-`anyio.Event` waited on in a shielded scope, measured with a thread hop alone: 41 vs
-75 µs per round trip). On asyncio it waits on an `anyio.Event` in a shielded scope.
+caller through the caller's loop's non-blocking, thread-safe "call soon" (`thread_safe_caller`;
+a blocking hand-off would serialise the writer behind the loop and defeat group commit). The
+wait is shielded: once queued, a job runs to completion and its caller learns the outcome even
+when cancelled meanwhile (the cancellation is delivered at the caller's next checkpoint).
+
+How a group of commit jobs is written is the store's `_write_group`: for the SQL stores the one
+policy of `durable.storage.group_commit` (`GroupCommitter`), on the store's primitives.
 """
 
 from __future__ import annotations
@@ -26,20 +25,64 @@ import sniffio
 
 from ..codec import CodecError
 from ..errors import CommitFailed, StorageClosed
-from ._notify import thread_safe_caller
-from .protocol import Batch, EncodedBatch, encode_batch
+from .protocol import Batch
+from .rows import EncodedBatch, encode_batch
+
+# --------------------------------------------------------------------------- waking a caller
+
+_last: tuple[object, Callable[[Callable[[], object]], None]] | None = None
+"""The caller made for the loop last asked (its trio token or asyncio loop, the caller): every
+commit job asks for one, and a process runs one loop at a time as a rule, so one entry saves
+remaking it per commit."""
+
+
+def thread_safe_caller(library: str | None = None) -> Callable[[Callable[[], object]], None]:
+    """Return `call(fn)`, usable from any thread, that runs `fn()` soon in the current loop.
+    `call.loop` identifies that loop (callers with the same one can be woken with one call).
+    `library`: the current async library, when the caller already asked sniffio."""
+    global _last
+    if library is None:
+        library = sniffio.current_async_library()
+    if library == "trio":
+        import trio
+
+        loop: Any = trio.lowlevel.current_trio_token()
+    else:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+    last = _last
+    if last is not None and last[0] is loop:
+        return last[1]
+    gone: type[Exception]
+    if library == "trio":
+        run_soon, gone = loop.run_sync_soon, trio.RunFinishedError  # the waiter's run is over
+    else:
+        run_soon, gone = loop.call_soon_threadsafe, RuntimeError  # the loop is closed
+
+    def call(fn: Callable[[], object]) -> None:
+        try:
+            run_soon(fn)
+        except gone:  # nobody is left to wake
+            pass
+
+    call.loop = loop  # type: ignore[attr-defined]  # a tag on the function: callers of one loop share a wake-up
+    _last = (loop, call)
+    return call
+
+
+# --------------------------------------------------------------------------- jobs
 
 
 class Job:
     """One job for the writer thread: a call (`fn`), or a commit (`batch`, encoded there). Made
     by the task that will wait for it (`await job.wait()`), right before it is queued."""
 
-    __slots__ = ("_action", "_call", "_event", "batch", "encoded", "error", "fn", "result")
+    __slots__ = ("_action", "_call", "_event", "batch", "error", "fn", "result")
 
     def __init__(self, fn: Callable[[Any], Any] | None, batch: Batch | None):
         self.fn = fn
         self.batch = batch
-        self.encoded: EncodedBatch | None = None
         self.result: Any = None
         self.error: BaseException | None = None
         library = sniffio.current_async_library()
@@ -54,7 +97,10 @@ class Job:
             self._action = self._event.set
 
     async def wait(self) -> None:
-        """Wait until the writer finished the job; cancellation waits too (see the module)."""
+        """Wait until the writer finished the job; cancellation waits too (see the module). On
+        trio the caller parks itself, refusing aborts, and the writer reschedules it: no event
+        and no cancel scope, less work on the loop thread per commit. On asyncio it waits on an
+        `anyio.Event` in a shielded scope."""
         if self._event is None:
             import trio
 
@@ -64,16 +110,15 @@ class Job:
                 await self._event.wait()
 
     def finish(self) -> None:
-        """Wake the waiting caller (from the writer thread)."""
+        """Wake the waiting caller (from the writer thread). Called once per job."""
         self._call(self._action)
 
-    def encode(self, location: str) -> bool:
-        """Encode a commit job's batch (on the writer thread); refuse it (finished, with
-        `CommitFailed` naming `location`) if it cannot be."""
+    def encode(self, location: str) -> EncodedBatch | None:
+        """A commit job's batch, encoded (on the writer thread); None when it cannot be: the job
+        is then finished, refused with `CommitFailed` naming `location`."""
         try:
             assert self.batch is not None, "only commit jobs are encoded"
-            self.encoded = encode_batch(self.batch)
-            return True
+            return encode_batch(self.batch)
         except CodecError as exc:
             self.error = CommitFailed(f"A commit to {location} was refused: {exc}", location=location)
             self.error.__cause__ = exc
@@ -82,7 +127,7 @@ class Job:
                                       location=location)
             self.error.__cause__ = exc
         self.finish()
-        return False
+        return None
 
 
 def _refuse_abort(_: Any) -> Any:
@@ -120,6 +165,8 @@ def _run_all(actions: list[Callable[[], object]]) -> None:
     for action in actions:
         action()
 
+
+# --------------------------------------------------------------------------- the thread
 
 C = TypeVar("C")  # the connection the writer thread's jobs are given
 T = TypeVar("T")

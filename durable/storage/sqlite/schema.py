@@ -7,19 +7,15 @@ table is STRICT. The indexes exist so that nothing on the engine's path scans hi
 - `entries` is keyed by (conversation_id, seq): the newest entries and MAX(seq) are index seeks;
 - `entries_compactions`: a partial index to find the last compaction of a conversation;
 - `submissions_open`: a partial index over unsettled submissions;
-- `tasks_kind` (version 4): tasks by kind, for `find_tasks(kind=...)`. It replaced an index on
-  (kind, state), which was rewritten on every state change of every task (a page written per
-  commit, for a query the engine never makes); a find by a live state reads `tasks_live`
-  instead (`_rows.find_tasks_query`), one over ended tasks of a kind scans that kind.
+- `tasks_kind` (version 4): tasks by kind, for `find_tasks(kind=...)`; a find by a live state
+  reads `tasks_live` instead (`durable.storage.rows.find_tasks_query`).
 
 Every index is a page or more that a commit writing its rows rewrites: one is added only for a
-query the engine or the CLI makes, and is keyed on columns that do not change after the row is
-first written where possible.
-
-`entries.tokens` (version 3) is each entry's estimated tokens in a model context
-(`durable.tokens.stored_tokens`: -1 for an entry never sent again), written with the entry, so
-that opening a long conversation counts and selects its context without decoding it. NULL: not
-counted (a row of an older file that did not decode when it was migrated; it is decoded when read).
+query the engine or the CLI makes, keyed where possible on columns that do not change after the
+row is first written. `entries.tokens` (version 3) is each entry's estimated tokens in a model
+context (`durable.tokens.stored_tokens`: -1 for an entry never sent again), written with the
+entry, so that opening a long conversation selects its context without decoding it; NULL: not
+counted (a row of an older file that did not decode when migrated; decoded when read).
 """
 
 from __future__ import annotations
@@ -64,11 +60,12 @@ MIGRATIONS: dict[int, list[str]] = {
     # seq in `Answered`. Older versions of durable refuse such a file cleanly; version-1 files
     # load as they are (every new field has a default).
     2: [],
-    # Version 3: the estimated tokens of each entry. The migration (`_opening.migrate`) fills
+    # Version 3: the estimated tokens of each entry. The migration (`opening.migrate`) fills
     # the column for the entries already there, decoding each once.
     3: ["ALTER TABLE entries ADD COLUMN tokens INTEGER"],
-    # Version 4: fewer pages written per commit. `tasks_kind_state` changed on every state change
-    # (about one page of eight a commit wrote); `tasks_kind` changes only when a task is created.
+    # Version 4: fewer pages written per commit. `tasks_kind_state` (kind, state) changed on every
+    # state change of every task, for a query the engine never makes (about one page of eight a
+    # commit wrote); `tasks_kind` changes only when a task is created.
     # IF (NOT) EXISTS: a file that lost or gained an index by hand is not refused for it.
     4: [
         "DROP INDEX IF EXISTS tasks_kind_state",

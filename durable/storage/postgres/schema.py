@@ -1,71 +1,37 @@
-"""The PostgreSQL schema of session spaces, as numbered migrations, and the reads a harness
-resumes from.
+"""The PostgreSQL schema of session spaces, as numbered migrations, and the reads that span a
+space: what a harness resumes from (`read_opened`) and every row at once (`read_rows`).
 
 Every table lives in the PostgreSQL schema `durable` and is keyed by `space` first: a space is
 what a session file is for the SQLite store, and one database holds many. Bodies are `text` (the
 codec's JSON), never `jsonb`: jsonb refuses `\\u0000` and text that held a lone surrogate, which
-the SQLite store keeps. The indexes mirror the SQLite ones (durable.storage.schema), so nothing on
-the engine's path scans history:
+the SQLite store keeps. The indexes mirror the SQLite ones (`durable.storage.sqlite.schema`), so
+nothing on the engine's path scans history; `submissions.ord` (an identity an upsert keeps) is the
+order submissions were first committed in. `inbox` (version 4) holds inputs other processes
+submitted (`durable.remote`) until the commit that places one as a submission deletes it.
 
-- `tasks_live`: a partial index over non-terminal tasks (what `open()` loads);
-- `entries` is keyed by (space, conversation_id, seq): MAX(seq) and ranges are index seeks;
-- `entries_compactions`: a partial index to find a conversation's last compaction;
-- `submissions_open`: a partial index over unsettled submissions, in the order first committed
-  (`ord`, an identity an upsert keeps);
-- `tasks_kind` (version 5): tasks by (space, kind) in id order, for `find_tasks(kind=...)` (no
-  sort; a `limit` stops early; `id` never changes). It replaced an
-  index on (space, kind, state): an UPDATE that changes an indexed column is never a HOT update,
-  so every state change of a task wrote a new entry into every index of `tasks` (and a new heap
-  tuple off the page). Now a change between live states changes no indexed column (only
-  entering or leaving `live`, the predicate of `tasks_live`, does), and a find by a live state
-  reads `tasks_live` (`_rows.find_tasks_query(live_test="live")`).
-
-`tasks` has a fillfactor of 80 (version 5): inserts leave a fifth of each page free, for the
-updated versions of its rows (a HOT update needs room on the same page). Measured on a local
-server (a task created pending, then running, waiting, ended): one task a commit, every eligible
-update is HOT at any fillfactor (pruning frees the page); 16 tasks created in one commit (a
-page nearly filled by fresh rows), 45% of updates were HOT at 100, 50% at 80 (67% eligible:
-ending leaves `live`). `documents` keeps 100: its rows were all HOT-updated at 100 (one row a
-conversation, rewritten every commit, the page pruned). ALTER TABLE ... SET (fillfactor) applies
-to pages filled from then on: a migrated database keeps its full pages (until a VACUUM FULL or
-CLUSTER, which the migration does not do: it would lock the table).
-
-`inbox` (version 4) holds inputs submitted from other processes (`durable.remote`) until the
-space's owner places each as a submission: the commit that writes a submission deletes the
-inbox row of the same id, so a row is placed exactly once (see `durable.storage.postgres`).
-
-Ownership: `leases` has one row per space (owner, pid, host, epoch, expires_at on the server's
-clock, and `commits`, the transactions committed in the current epoch); `lease_history` keeps the
-final `commits` of the epochs taken over, so that an owner whose connection broke during COMMIT
-can learn whether its commit landed (see durable.storage._pg_lease). `durable.fence()` is called
-first by every commit transaction: it checks and extends the lease, counts the commit, and makes
-a lazy commit's transaction `synchronous_commit = off`.
-
-Versions 1-3 follow `durable.storage.schema.SCHEMA_VERSION` (both stores keep the same records, so
-a version that changes records and not tables is an empty list in both); from there the
-PostgreSQL schema has versions of its own (`PG_SCHEMA_VERSION`; 4: the inbox of durable.remote,
-which a session file does not have; 5: `tasks_kind` and the fillfactor above), and so does the SQLite
-one (its 4 changed an index only). A later change of records bumps both numbers (an empty
-PostgreSQL migration when no table changes): `_SQLITE_VERSION_SEEN` is the SQLite version this
-schema was last checked against, and an assert stops the import until whoever bumps the SQLite
-version has decided. Migrations run in one transaction under an advisory lock, so two processes
-opening at once migrate once.
+Ownership: `leases` has one row per space and `lease_history` the final commit count of the
+epochs taken over (`durable.storage.postgres.lease`); `durable.fence()`, called first by every
+commit transaction, checks and extends the lease, counts the commit, and makes a lazy
+transaction `synchronous_commit = off`. Versions 1-3 follow the SQLite schema (both stores keep
+the same records); from there each has versions of its own, and a later change of records bumps
+both (`SQLITE_VERSION_SEEN`). Migrations run in one transaction under an advisory lock, so two
+processes opening at once migrate once.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import codec
-from ..errors import SchemaTooNew
-from ..records import Entry
-from ..tokens import stored_tokens
-from . import _rows
-from .protocol import ConversationState, Opened
-from .schema import SCHEMA_VERSION as _RECORDS_VERSION
+from ... import codec
+from ...errors import SchemaTooNew
+from ...records import Entry
+from ...tokens import stored_tokens
+from .. import rows
+from ..protocol import ConversationState, Opened
+from ..rows import StoredRows
 
 _MIGRATION_LOCK = 0x44524231  # pg_advisory_xact_lock key ("DRB1")
-TASKS_FILLFACTOR = 80  # version 5; see the docstring
+TASKS_FILLFACTOR = 80  # version 5; see the migration
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -144,7 +110,7 @@ MIGRATIONS: dict[int, list[str]] = {
             PRIMARY KEY (space, conversation_id)
         )""",
     ],
-    2: [],  # records only (see durable.storage.schema)
+    2: [],  # records only (see durable.storage.sqlite.schema)
     # Each entry's estimated tokens (durable.tokens.stored_tokens; NULL: not counted, decoded
     # when read). `migrate` fills it for the entries already there, decoding each once.
     3: ["ALTER TABLE durable.entries ADD COLUMN tokens integer"],
@@ -162,9 +128,16 @@ MIGRATIONS: dict[int, list[str]] = {
         )""",
         "CREATE INDEX inbox_order ON durable.inbox (space, ord)",
     ],
-    # Fewer index writes per commit, HOT updates (see the docstring). IF (NOT) EXISTS: a database
-    # that lost or gained an index by hand is not refused for it. The fillfactor applies to pages
-    # filled from now on; CREATE INDEX blocks commits to every space while it reads the table.
+    # Fewer index writes per commit, more HOT updates. `tasks_kind` (tasks by kind in id order,
+    # for find_tasks(kind=...): no sort, a limit stops early) replaces an index on (space, kind,
+    # state): an UPDATE that changes an indexed column is never HOT, so every state change of a
+    # task wrote into every index of `tasks`; now only entering or leaving `live` (the predicate
+    # of `tasks_live`) does, and a find by a live state reads `tasks_live`. A fillfactor of 80
+    # leaves a fifth of each page free for the updated versions of its rows (a HOT update needs
+    # room on the same page); `documents` keeps 100 (its rows were all HOT-updated at 100). The
+    # fillfactor applies to pages filled from now on (no VACUUM FULL: it would lock the table);
+    # CREATE INDEX blocks commits to every space while it reads the table. IF (NOT) EXISTS: a
+    # database that lost or gained an index by hand is not refused for it.
     5: [
         "DROP INDEX IF EXISTS durable.tasks_kind_state",
         "CREATE INDEX IF NOT EXISTS tasks_kind ON durable.tasks (space, kind, id)",
@@ -173,11 +146,10 @@ MIGRATIONS: dict[int, list[str]] = {
 }
 PG_SCHEMA_VERSION = max(MIGRATIONS)
 # The SQLite schema version these migrations were last checked against (its 4: an index only, no
-# records changed). When durable.storage.schema gains a version that changes records, add a
-# PostgreSQL migration for it too (an empty one if no table changes), then update this number.
-_SQLITE_VERSION_SEEN = 4
-assert _RECORDS_VERSION == _SQLITE_VERSION_SEEN, (
-    "durable.storage.schema has a new version: a change of records needs a PostgreSQL migration too")
+# records changed). When durable.storage.sqlite.schema gains a version that changes records, add a
+# PostgreSQL migration for it too (an empty one if no table changes), then update this number: a
+# test (tests/storage/test_pg_schema.py) fails until whoever bumps the SQLite version has decided.
+SQLITE_VERSION_SEEN = 4
 
 
 def _version(conn: Any) -> int:
@@ -236,7 +208,7 @@ def read_opened(conn: Any, space: str, location: str) -> Opened:
     compaction, the live tasks, the unsettled submissions and the next task id. One snapshot."""
     with conn.transaction():
         conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        rows = conn.execute(
+        found = conn.execute(
             """SELECT d.conversation_id, d.body,
                       (SELECT max(seq) FROM durable.entries e
                         WHERE e.space = d.space AND e.conversation_id = d.conversation_id),
@@ -249,13 +221,28 @@ def read_opened(conn: Any, space: str, location: str) -> Opened:
                 WHERE d.space = %s
                 ORDER BY d.conversation_id""", (space,)).fetchall()
         conversations: dict[str, ConversationState] = {}
-        for cid, body, last, comp_seq, comp_body in rows:
-            comp = _rows.entry(cid, comp_seq, comp_body, location) if comp_seq is not None else None
-            conversations[cid] = ConversationState(last or 0, _rows.live(body, cid, location), comp)
-        live_tasks = [_rows.task(body, tid, location) for tid, body in conn.execute(
+        for cid, body, last, comp_seq, comp_body in found:
+            comp = rows.entry(cid, comp_seq, comp_body, location) if comp_seq is not None else None
+            conversations[cid] = ConversationState(last or 0, rows.live(body, cid, location), comp)
+        live_tasks = [rows.task(body, tid, location) for tid, body in conn.execute(
             "SELECT id, body FROM durable.tasks WHERE space = %s AND live ORDER BY id", (space,))]
-        unsettled = [_rows.submission(body, sid, location) for sid, body in conn.execute(
+        unsettled = [rows.submission(body, sid, location) for sid, body in conn.execute(
             "SELECT id, body FROM durable.submissions WHERE space = %s AND status = 'queued' ORDER BY ord",
             (space,))]
         max_id = conn.execute("SELECT max(id) FROM durable.tasks WHERE space = %s", (space,)).fetchone()[0] or 0
     return Opened(conversations, live_tasks, unsettled, max_id + 1)
+
+
+def read_rows(conn: Any, space: str) -> StoredRows:
+    """Every row of `space` as stored, one snapshot, in the order `rows.decode_rows` expects."""
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        tasks = conn.execute("SELECT id, conversation_id, kind, state, live, parent_id, body FROM durable.tasks "
+                             "WHERE space = %s ORDER BY id", (space,)).fetchall()
+        entries = conn.execute("SELECT conversation_id, seq, kind, body FROM durable.entries WHERE space = %s "
+                               "ORDER BY conversation_id COLLATE \"C\", seq", (space,)).fetchall()
+        subs = conn.execute("SELECT id, conversation_id, status, body FROM durable.submissions WHERE space = %s "
+                            "ORDER BY ord", (space,)).fetchall()
+        docs = conn.execute("SELECT conversation_id, body FROM durable.documents WHERE space = %s "
+                            "ORDER BY conversation_id COLLATE \"C\"", (space,)).fetchall()
+    return StoredRows(tasks, entries, subs, docs)

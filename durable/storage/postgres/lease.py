@@ -3,24 +3,19 @@
 A space has one row in `durable.leases`: owner, pid, host, `epoch`, `expires_at` (on the SERVER's
 clock, so hosts' clocks do not matter) and `commits` (transactions committed in this epoch).
 
-- Taking it (`acquire`): the row is locked (`FOR UPDATE`: a takeover waits for a commit in flight);
-  a lease that has not expired refuses with `SessionLocked` naming owner, pid and host; otherwise
-  the epoch is bumped (every open is a new epoch), the previous epoch's final `commits` is kept
-  in `lease_history`, and the lease runs for `lease_seconds` from now.
-- Every commit transaction starts with `durable.fence(space, epoch, seconds)`: it counts the
-  commit and extends the lease only while this epoch holds an unexpired lease, and raises
-  otherwise (so a commit of an owner that was paused, partitioned or taken over writes nothing).
-  The lease row stays locked to the end of the transaction, which is what makes a takeover wait.
+- `acquire`: the row is locked (`FOR UPDATE`: a takeover waits for a commit in flight); a lease
+  that has not expired refuses with `SessionLocked` naming owner, pid and host; otherwise the
+  epoch is bumped (every open is a new epoch), the previous epoch's final `commits` kept in
+  `lease_history`, and the lease runs for `lease_seconds` from now.
+- Every commit transaction starts with `durable.fence(...)`: it counts the commit and extends the
+  lease only while this epoch holds an unexpired lease, and raises otherwise (a paused,
+  partitioned or taken-over owner writes nothing); the row stays locked to the end of the
+  transaction, which is what makes a takeover wait.
 - `renew` extends the lease on the same terms (never an expired one: once expired, a lease is
-  lost for good, even if nobody took it; the owner must open the space again, as a new epoch).
-- `release` (a clean close) expires the lease at once, so the next open gets in immediately.
-- `resolve`: after the connection broke during a commit, whether it landed: `commits` of this
-  epoch (in the row, or in `lease_history` if the space was taken over since) is the count
-  expected, or one less.
-
-The local side, `Lease`, keeps the monotonic time at which the last successful renewal or fenced
-commit was SENT: the server's expiry is at least `lease_seconds` after that, so `deadline()`
-(that time plus the lease less a guard) is a local bound before which the lease surely holds.
+  lost for good; the owner must open the space again, as a new epoch). `release` (a clean close)
+  expires it at once, so the next open gets in immediately.
+- `resolve`: after the connection broke during a commit, whether it landed: this epoch's
+  `commits` (in the row, or in `lease_history` after a takeover) is the count expected, or one less.
 """
 
 from __future__ import annotations
@@ -32,14 +27,19 @@ from typing import Any
 
 from attrs import define
 
-from ..errors import LockLost, SessionLocked
-from ._pg_driver import import_psycopg
+from ...errors import LockLost, SessionLocked
+from .driver import import_psycopg
 
 _HISTORY_KEPT = 64  # epochs of lease_history kept per space (an old owner resolving needs its own)
 
 
 @define
 class Lease:
+    """The local side of a lease: the monotonic time at which the last successful renewal or
+    fenced commit was SENT (`sent_at`). The server's expiry is at least `seconds` after that, so
+    `deadline()` (that time plus the lease, less `guard`) is a local bound before which the lease
+    surely holds."""
+
     space: str
     owner: str
     pid: int

@@ -1,6 +1,7 @@
 """The PostgreSQL store's use of psycopg 3: importing it lazily (an optional extra), naming the
-server without its password, connecting with the session settings a lease owner needs, and
-telling a lost connection from an error about a statement.
+server without its password, connecting with the session settings a lease owner needs (`Link`:
+the writer's connection, made again when it broke), and telling a lost connection from an error
+about a statement.
 
 psycopg is used synchronously, on the store's writer thread only (psycopg's async connection does
 not run under trio; a sync connection in a thread works under trio and asyncio alike).
@@ -10,10 +11,13 @@ from __future__ import annotations
 
 import importlib
 import os
+import time
 from types import ModuleType
 from typing import Any
 
-from ..errors import MissingExtra, ServerUnavailable
+from attrs import define
+
+from ...errors import MissingExtra, ServerUnavailable
 
 EXTRA = "postgres"
 
@@ -88,6 +92,48 @@ def connect(dsn: str, *, server: str, space: str, password: str | None, connect_
         close_quietly(conn)
         raise
     return conn
+
+
+@define
+class Link:
+    """A store's connection to the server (`conn`: None until made, or after it broke), made
+    again when it is gone, with the settings of a lease owner of `space`."""
+
+    dsn: str
+    server: str
+    space: str
+    password: str | None
+    connect_timeout: float
+    lease_seconds: float
+    conn: Any = None
+
+    def connect(self, *, lease: bool = True) -> Any:
+        """A new connection: a lease owner's, or (`lease` False) a reader's of its own."""
+        return connect(self.dsn, server=self.server, space=self.space, password=self.password,
+                       connect_timeout=self.connect_timeout, lease_seconds=self.lease_seconds if lease else None)
+
+    def ensure(self, until: float) -> Any:
+        """The connection, made again if it is gone (trying until `until`, monotonic; then
+        `ServerUnavailable`)."""
+        if self.conn is not None and not self.conn.broken and not self.conn.closed:
+            return self.conn
+        self.drop()
+        delay = 0.05
+        while True:
+            try:
+                self.conn = self.connect()
+                return self.conn
+            except ServerUnavailable:
+                if time.monotonic() + delay > until:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 1.0)
+
+    def drop(self) -> None:
+        """Forget the connection, closing it."""
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            close_quietly(conn)
 
 
 def close_quietly(conn: Any) -> None:

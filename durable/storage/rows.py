@@ -1,0 +1,251 @@
+"""Rows as every store keeps them: a batch encoded once into the JSON text and index columns all
+backends store (`encode_batch`), rows decoded back into records with errors that name the row and
+the store, and the one `find_tasks` query both SQL stores build.
+
+Shared so that every backend accepts, refuses and reads a value the same way. Imports the
+records, the codec and the errors only (never anyio: `durable inspect` reads through it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import repeat
+from typing import Any, NamedTuple, TypeVar, cast
+
+from attrs import field
+
+from .. import codec
+from .._frozen import define, frozen
+from ..errors import CorruptSession, UnknownTaskKind
+from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
+from ..tokens import stored_tokens
+from .protocol import Batch, RawContext
+
+# --------------------------------------------------------------------------- encoding
+
+
+class EncodedTask(NamedTuple):
+    """A task's row; its fields are the `tasks` columns in order (a SQLite store binds it as it is)."""
+
+    id: int
+    conversation_id: str
+    kind: str
+    state: str
+    live: bool
+    parent_id: int | None
+    body: str
+
+
+@frozen
+class EncodedBatch:
+    """A batch encoded to JSON once, before it reaches a backend (both store the same text)."""
+
+    tasks: tuple[EncodedTask, ...]
+    entries: tuple[tuple[str, int, str, str, int], ...]  # conversation_id, seq, kind, body, tokens
+    submissions: tuple[tuple[str, str, str, str], ...]  # id, conversation_id, status, body
+    live: tuple[tuple[str, str], ...]  # conversation_id, body
+    barrier: bool = True
+
+
+_INT64 = range(-(1 << 63), 1 << 63)
+
+
+def _check_keys(batch: Batch) -> None:
+    """Ids and seqs are SQLite INTEGER keys: refuse one that does not fit in 64 bits here, so
+    that both backends refuse it the same way (the SQLite driver could not even bind it)."""
+    for t in batch.tasks:
+        if t.id not in _INT64 or (t.parent_id is not None and t.parent_id not in _INT64):
+            raise codec.CodecError(f"task id {t.id} (parent {t.parent_id}) is not a 64-bit integer")
+    for e in batch.entries:
+        if e.seq not in _INT64:
+            raise codec.CodecError(f"entry seq {e.seq!r} of conversation {e.conversation_id!r} is not a 64-bit integer")
+
+
+def encode_batch(batch: Batch) -> EncodedBatch:
+    """Encode a batch; raises `codec.CodecError` (before anything is written) when a value
+    cannot be stored."""
+    _check_keys(batch)
+    dumps, tag_of = codec.dumps, codec.tag_of
+    tasks = batch.tasks
+    if len(tasks) > 1:  # the last write of a task wins
+        tasks = list({t.id: t for t in tasks}.values())
+    subs = batch.submissions
+    if len(subs) > 1:
+        subs = list({s.id: s for s in subs}.values())
+    return EncodedBatch(
+        tuple([EncodedTask(t.id, t.conversation_id, t.kind, tag_of(t.state), not isinstance(t.state, Terminal),
+                           t.parent_id, dumps(t, Task)) for t in tasks]),
+        tuple([(e.conversation_id, e.seq, tag_of(e.entry), dumps(e.entry, Entry), stored_tokens(e.entry))
+               for e in batch.entries]),
+        tuple([(s.id, s.conversation_id, tag_of(s.status), dumps(s, Submission)) for s in subs]),
+        tuple([(cid, dumps(doc, Live)) for cid, doc in batch.live.items()]),
+        batch.barrier,
+    )
+
+
+# --------------------------------------------------------------------------- decoding
+
+T = TypeVar("T")
+
+
+def _load(body: str, cls: type[T], what: str, location: str) -> T:
+    try:
+        return codec.loads(body, cls)
+    except codec.UnknownVariant as exc:
+        if exc.what != "task kind":
+            raise CorruptSession(f"{what} in {location} cannot be read: {exc}", location=location) from exc
+        raise UnknownTaskKind(f"{what} in {location} has kind {exc.tag!r}, which this process does not know ({exc}): "
+                              f"open the file with the code that defines that kind", location=location) from exc
+    except codec.CodecError as exc:
+        raise CorruptSession(f"{what} in {location} cannot be read: {exc}", location=location) from exc
+
+
+def task(body: str, task_id: int, location: str) -> Task:
+    return _load(body, Task, f"Task {task_id}", location)
+
+
+def entry(conversation_id: str, seq: int, body: str, location: str) -> StoredEntry:
+    what = f"Entry {seq} of conversation {conversation_id!r}"
+    value: Entry = _load(body, Entry, what, location)  # type: ignore[arg-type]  # a Union is no type[T] (no TypeForm)
+    return StoredEntry(conversation_id, seq, value)
+
+
+_FRAMES = tuple(f'{{"type":"{kind}",' for kind in ("user", "assistant", "tool_result"))
+
+
+def framed(body: str) -> bool:
+    """Whether an entry's JSON text is framed as the codec writes an entry of a model context:
+    an object whose first key is its tag (a user, assistant or tool result entry) and that is
+    closed. A cheap check of a row kept undecoded (damage inside it is refused when it is
+    decoded)."""
+    return body.startswith(_FRAMES) and body.endswith("}")
+
+
+def all_framed(bodies: Sequence[str]) -> bool:
+    """`framed` of every body, without a Python step per body."""
+    return all(map(str.startswith, bodies, repeat(_FRAMES))) and all(map(str.endswith, bodies, repeat("}")))
+
+
+def raw_context(seqs: Sequence[int], tokens: Sequence[int | None], bodies: Sequence[str]) -> RawContext:
+    """A context from its rows' columns (`RawContext`): the total of their tokens when every row
+    was counted and is framed, else each row's, None for a row to decode at once."""
+    if None not in tokens and all_framed(bodies):
+        return RawContext(seqs, bodies, sum(cast(Sequence[int], tokens)))
+    checked = [t if t is not None and framed(b) else None for t, b in zip(tokens, bodies, strict=True)]
+    return RawContext(seqs, bodies, checked)
+
+
+def submission(body: str, submission_id: str, location: str) -> Submission:
+    return _load(body, Submission, f"Submission {submission_id}", location)
+
+
+def live(body: str, conversation_id: str, location: str) -> Live:
+    return _load(body, Live, f"Live document of conversation {conversation_id!r}", location)
+
+
+def find_tasks_query(table: str, mark: str, scope: tuple[tuple[str, str | int], ...] = (), *,
+                     kind: str | None, state: str | None, conversation_id: str | None, parent_id: int | None,
+                     limit: int | None, live_test: str | None = None,
+                     live_index: str | None = None) -> tuple[str, list[str | int]]:
+    """`Storage.find_tasks` as SQL for a tasks table: the `id, body` of the tasks matching
+    `scope` (columns every query of the store is limited to) and the filters that are set, in id
+    order, at most `limit`; `mark` is the driver's parameter placeholder. Returns (sql, args).
+
+    `live_test`: the predicate of the store's partial index over live tasks. Every state but
+    "terminal" is live, so a find by such a state adds it, and reads that index (the live tasks, a
+    few), never the history of a kind or of a parent; `live_index` names the index for SQLite,
+    whose planner would otherwise pick another (PostgreSQL has no INDEXED BY and picks it on its
+    statistics)."""
+    where: list[str] = []
+    args: list[str | int] = []
+    source = table
+    if live_test is not None and state is not None and state != "terminal":
+        if live_index is not None:
+            source = f"{table} INDEXED BY {live_index}"
+        where.append(live_test)
+    filters = (*scope, ("kind", kind), ("state", state), ("conversation_id", conversation_id), ("parent_id", parent_id))
+    for column, value in filters:
+        if value is not None:
+            where.append(f"{column} = {mark}")
+            args.append(value)
+    sql = f"SELECT id, body FROM {source}" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id"
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    return sql, args
+
+
+# --------------------------------------------------------------------------- every row of a store
+
+
+TaskRow = tuple[int, str, str, str, bool, int | None, str]  # id, conversation, kind, state, live, parent, body
+EntryRow = tuple[str, int, str, str]  # conversation_id, seq, kind, body
+SubmissionRow = tuple[str, str, str, str]  # id, conversation_id, status, body
+DocumentRow = tuple[str, str]  # conversation_id, body
+
+
+@frozen
+class StoredRows:
+    """A session's rows as stored: index columns and the codec's JSON body. Both backends give them."""
+
+    tasks: list[TaskRow] = field(factory=list)
+    entries: list[EntryRow] = field(factory=list)  # in (conversation_id, seq) order
+    submissions: list[SubmissionRow] = field(factory=list)  # in the order they were first committed
+    documents: list[DocumentRow] = field(factory=list)
+
+
+@define
+class SessionRecords:
+    """Every record of a session, decoded; `problems` names each row that did not decode, or
+    whose index columns disagree with its record (one sentence each, naming the row and file)."""
+
+    location: str
+    tasks: dict[int, Task] = field(factory=dict)
+    entries: dict[str, list[StoredEntry]] = field(factory=dict)
+    submissions: dict[str, Submission] = field(factory=dict)
+    live: dict[str, Live] = field(factory=dict)
+    problems: list[str] = field(factory=list)
+
+
+def decode_rows(rows: StoredRows, location: str) -> SessionRecords:
+    """Decode every row; rows that do not decode become `problems`, never an exception."""
+    out = SessionRecords(location)
+
+    def load(body: str, cls: Any, what: str) -> Any:
+        try:
+            return codec.loads(body, cls)
+        except (codec.CodecError, ValueError, TypeError) as exc:
+            out.problems.append(f"{what} in {location} does not load with the current schema: {exc}")
+            return None
+
+    for tid, cid, kind, state, live, parent, body in rows.tasks:
+        task: Task | None = load(body, Task, f"Task {tid}")
+        if task is None:
+            continue
+        out.tasks[tid] = task
+        columns = (task.id, task.conversation_id, task.kind, codec.tag_of(task.state), not task.terminal,
+                   task.parent_id)
+        if columns != (tid, cid, kind, state, bool(live), parent):
+            out.problems.append(f"Task {tid}'s index columns ({kind}, {state}, live={bool(live)}) disagree with its "
+                                f"record ({task.kind}, {codec.tag_of(task.state)}, live={not task.terminal})")
+    for cid, seq, kind, body in rows.entries:
+        entry = load(body, Entry, f"Entry {seq} of conversation {cid!r}")
+        if entry is None:
+            continue
+        if codec.tag_of(entry) != kind:
+            out.problems.append(f"Entry {seq} of conversation {cid!r} is stored as {kind} but is a "
+                                f"{codec.tag_of(entry)}")
+        out.entries.setdefault(cid, []).append(StoredEntry(cid, seq, entry))
+    for sid, cid, status, body in rows.submissions:
+        sub: Submission | None = load(body, Submission, f"Submission {sid}")
+        if sub is None:
+            continue
+        out.submissions[sid] = sub
+        if (sub.id, sub.conversation_id, codec.tag_of(sub.status)) != (sid, cid, status):
+            out.problems.append(f"Submission {sid}'s index columns disagree with its record")
+    for cid, body in rows.documents:
+        doc: Live | None = load(body, Live, f"The live document of conversation {cid!r}")
+        if doc is not None:
+            out.live[cid] = doc
+    for stored in out.entries.values():
+        stored.sort(key=lambda e: e.seq)
+    return out

@@ -1,0 +1,249 @@
+"""The SQLite store: one file, one owner, one writer thread, group commit.
+
+One dedicated thread owns the `sqlite3` connection (`durable.storage.writer`); every read and
+write is a job on its queue, so the event loop never blocks on disk and no other thread touches
+the connection. A commit job's batch is encoded there too, and commit jobs that queue up while a
+transaction is written are written together in the next one (one fsync for many callers), by the
+policy of `durable.storage.group_commit` on this store's primitives (`write.SQLiteWrites`).
+
+Durability: WAL, with external synchrony by default (`synchronous="EXTERNAL"`): a barrier commit
+(`Batch.barrier`) is written at SQLite's FULL level, so it and every commit before it are on disk
+when it returns; any other commit at NORMAL (no fsync), so after a power cut the file holds a
+prefix of the commit order that ends at or after the last barrier. "FULL" fsyncs every commit,
+"NORMAL" none (a power cut may lose the newest acknowledged commits). A process kill loses
+nothing in any mode, and no mode can corrupt the file.
+
+Opening never modifies a file it refuses (`opening`); the store owns the file itself, not its
+name (`lock`: another path to it is `SessionLocked`, a file moved away is `LockLost`), and never
+writes through a link it did not create (`files`). Cancellation: a commit, once queued, completes;
+a cancelled caller still waits (shielded) for its result.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
+
+import anyio
+
+from ...errors import StorageClosed, StorageError
+from ...records import Live, StoredEntry, Submission, Task
+from .. import rows
+from ..group_commit import GroupCommitter
+from ..protocol import Batch, Opened, RawContext
+from ..writer import Job, thread_safe_caller
+from . import files, opening
+from .context import read_context
+from .lock import FileLock
+from .reader import connect_read_only
+from .write import SQLiteWrites, translate
+
+T = TypeVar("T")
+Synchronous = Literal["EXTERNAL", "FULL", "NORMAL"]
+"""When commits reach the disk: "EXTERNAL" (the default) fsyncs barrier commits only (each one
+with every commit before it), "FULL" every commit, "NORMAL" only at checkpoints."""
+SYNCHRONOUS_LEVELS: tuple[Synchronous, ...] = ("EXTERNAL", "FULL", "NORMAL")
+
+
+class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
+    """A session file on disk. See the module docstring for the guarantees."""
+
+    _closed_what = "Session file"
+    _writes: SQLiteWrites  # the connection, once open, and the primitives of the group-commit policy
+
+    def __init__(self, path: str | os.PathLike[str], *, synchronous: Synchronous = "EXTERNAL") -> None:
+        if synchronous not in SYNCHRONOUS_LEVELS:
+            raise ValueError(f"synchronous must be 'EXTERNAL', 'FULL' or 'NORMAL', not {synchronous!r}")
+        self._given = os.fspath(path)
+        self.path = self._given  # on open: the file a symbolic link at the path points to
+        self.location = self.path
+        self.synchronous = synchronous
+        self._init_writer()
+        self._writes = SQLiteWrites(self.path, synchronous)
+
+    @property
+    def barriers(self) -> int:
+        """Of `commits`, those written at FULL (fsynced)."""
+        return self._writes.barriers
+
+    # ------------------------------------------------------------------ async API
+
+    async def open(self) -> Opened:
+        if self._thread is not None:
+            raise StorageError(f"Session file {self.path} is already open in this store", location=self.path)
+        self._start_writer()  # a store can be opened again after close (a reopen after a crash)
+        try:
+            return await self._call(self._open_in_thread)
+        except BaseException:
+            await self._stop()
+            raise
+
+    async def commit(self, batch: Batch) -> None:
+        # The batch is encoded on the writer thread, next to its write: the event loop stays
+        # free, and the two threads do not hand the GIL back and forth on every row.
+        await self._submit(Job(None, batch))
+
+    async def get_task(self, task_id: int) -> Task | None:
+        row = await self._call(
+            lambda c: c.execute("SELECT body FROM tasks WHERE id = ?", (task_id,)).fetchone())
+        return None if row is None else rows.task(row[0], task_id, self.path)
+
+    async def find_tasks(
+        self,
+        *,
+        kind: str | None = None,
+        state: str | None = None,
+        conversation_id: str | None = None,
+        parent_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[Task]:
+        sql, args = rows.find_tasks_query("tasks", "?", kind=kind, state=state, conversation_id=conversation_id,
+                                           parent_id=parent_id, limit=limit, live_test="live = 1",
+                                           live_index="tasks_live")
+        found = await self._call(lambda c: c.execute(sql, args).fetchall())
+        return [rows.task(body, tid, self.path) for tid, body in found]
+
+    async def get_entries(
+        self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[StoredEntry]:
+        hi = to_seq if to_seq is not None else (1 << 63) - 1
+        found = await self._call(lambda c: c.execute(
+            "SELECT seq, body FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
+            (conversation_id, from_seq, hi)).fetchall())
+        return [rows.entry(conversation_id, seq, body, self.path) for seq, body in found]
+
+    async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
+        return await self._call(lambda c: read_context(c, conversation_id, from_seq, to_seq))
+
+    async def get_submission(self, submission_id: str) -> Submission | None:
+        row = await self._call(
+            lambda c: c.execute("SELECT body FROM submissions WHERE id = ?", (submission_id,)).fetchone())
+        return None if row is None else rows.submission(row[0], submission_id, self.path)
+
+    async def get_live(self, conversation_id: str) -> Live | None:
+        row = await self._call(
+            lambda c: c.execute("SELECT body FROM documents WHERE conversation_id = ?", (conversation_id,)).fetchone())
+        return None if row is None else rows.live(row[0], conversation_id, self.path)
+
+    async def close(self) -> None:
+        if self._closed or self._thread is None:
+            self._closed = True
+            return
+        await self._stop()
+
+    async def check_integrity(self) -> list[str]:
+        """`PRAGMA quick_check` on a read-only connection of its own, in a thread of its own, so
+        commits go on meanwhile (a check of a large file takes seconds). The thread is joined
+        before this returns; cancelling interrupts the check first. Problems are returned, one
+        line each, naming nothing: the caller names the file."""
+        call = thread_safe_caller()
+        done = anyio.Event()
+        found: list[str] = []
+        conn = connect_read_only(self.path)
+
+        def work() -> None:
+            try:
+                _background_priority()
+                found.extend(str(row[0]) for row in conn.execute("PRAGMA quick_check(20)").fetchall())
+            except sqlite3.Error as exc:
+                found.append(f"{type(exc).__name__}: {exc}")
+            finally:
+                conn.close()
+                call(done.set)
+
+        thread = threading.Thread(target=work, name=f"durable-check {self.path}", daemon=True)
+        thread.start()
+        try:
+            await done.wait()
+        finally:
+            if not done.is_set():
+                try:
+                    conn.interrupt()  # cancelled: the check stops at its next step
+                except sqlite3.ProgrammingError:
+                    pass  # it had just finished and closed its connection
+            thread.join()
+        problems = [line for line in found if line != "ok"]
+        if problems:
+            # A file replaced under the owner (another process's session now at the path) is not
+            # damage of this session: LockLost, which the harness learns at its next commit too.
+            self._writes.lock.check()
+        return problems
+
+    async def call_in_writer(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `fn(connection)` on the writer thread (for tests and fault injection)."""
+        return await self._call(fn)
+
+    # ------------------------------------------------------------------ writer thread (see `WriterThread`)
+
+    async def _stop(self) -> None:
+        await self._stop_writer(self._close_connection)
+
+    def _writer_exit(self) -> None:
+        self._close_connection()
+
+    def _run_call(self, job: Job) -> None:
+        try:
+            fn, conn = job.fn, self._writes.conn
+            assert fn is not None, "a job without a batch is a call"
+            if conn is not None:
+                job.result = fn(conn)
+            elif fn == self._open_in_thread:  # the one call made before there is a connection
+                job.result = self._open_in_thread(None)
+            else:
+                raise StorageClosed(f"Session file {self.path} is not open", location=self.path)
+        except sqlite3.Error as exc:
+            job.error = translate(exc, "A read from", self.path)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
+            job.error = exc
+        finally:
+            job.finish()
+
+    # ------------------------------------------------------------------ opening
+
+    def _open_in_thread(self, _: Any) -> Opened:
+        # A symbolic link at the path is resolved (or refused); see durable.storage.sqlite.files.
+        path = self.path = self.location = files.resolve(self._given)
+        lock = FileLock(path)
+        st = opening.acquire(path, lock)
+        try:
+            conn = opening.connect(path, lock, st, self.synchronous)
+            self._writes.opened(path, lock, conn)
+            return self._read_opened(conn)
+        except sqlite3.DatabaseError as exc:
+            self._close_connection()
+            lock.release()
+            raise opening.open_error(exc, path) from exc
+        except BaseException:
+            self._close_connection()
+            lock.release()
+            raise
+
+    def _read_opened(self, conn: sqlite3.Connection) -> Opened:
+        """What a harness resumes from (see `opening.read_opened`)."""
+        return opening.read_opened(conn, self.path)
+
+    def _close_connection(self) -> None:
+        conn = self._writes.closed()
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+            self._writes.lock.release()
+
+
+def _background_priority() -> None:
+    """Lower the priority of the calling thread (Linux: the nice value is per thread), so that a
+    check in the background takes the CPU the harness leaves free rather than sharing it with the
+    first turns after an open. Linux only (elsewhere a thread id may be another process's pid);
+    best effort: if refused, the thread keeps its priority."""
+    if sys.platform.startswith("linux"):
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        except OSError:
+            pass
+

@@ -1,0 +1,172 @@
+"""The SQLite store's side of the group-commit policy (`durable.storage.group_commit`): its
+primitives on the writer thread's connection (`SQLiteWrites`), the one copy of its upsert SQL
+(`apply_rows`), and what a failed statement means to the caller (`translate`).
+
+A transaction is `BEGIN IMMEDIATE ... COMMIT`, fenced by checking that the store still owns its
+file (`FileLock.check`: `LockLost` otherwise), at the `synchronous` level its batches ask for
+(`opening.commit_level`: under external synchrony FULL for a barrier, NORMAL otherwise). A
+transaction that failed with an I/O error also has its frames dropped from the WAL.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+from ...errors import CommitFailed, CorruptSession, DiskFull, SessionReadOnly, StorageClosed, StorageError
+from ..rows import EncodedBatch
+from .lock import FileLock
+from .opening import commit_level, rollback
+
+_TASKS = ("INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id, body) VALUES (?,?,?,?,?,?,?) "
+          "ON CONFLICT (id) DO UPDATE SET state = excluded.state, live = excluded.live, body = excluded.body")
+_ENTRIES = "INSERT INTO entries (conversation_id, seq, kind, body, tokens) VALUES (?,?,?,?,?)"
+_SUBMISSIONS = ("INSERT INTO submissions (id, conversation_id, status, body) VALUES (?,?,?,?) "
+                "ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body")
+_DOCUMENTS = ("INSERT INTO documents (conversation_id, body) VALUES (?,?) "
+              "ON CONFLICT (conversation_id) DO UPDATE SET body = excluded.body")
+
+
+def apply_rows(conn: Any, rows: EncodedBatch) -> None:
+    """Write `rows` in the open transaction of `conn` (a `sqlite3` connection, or an `apsw` one:
+    `durable.testing.powercut` writes the store's own SQL). A later upsert of a key wins."""
+    if rows.tasks:  # `EncodedTask` rows are the columns in order (`live`, a bool, binds as 0/1)
+        conn.executemany(_TASKS, rows.tasks)
+    if rows.entries:
+        conn.executemany(_ENTRIES, rows.entries)
+    if rows.submissions:
+        conn.executemany(_SUBMISSIONS, rows.submissions)
+    if rows.live:
+        conn.executemany(_DOCUMENTS, rows.live)
+
+
+def drop_failed_frames(conn: Any) -> None:
+    """After an I/O error (a failed fsync) a refused commit's frames can stay in the WAL with a
+    valid commit record, and WAL recovery after a process death would bring the refused commit
+    back. Checkpointing and truncating the WAL removes them. Best effort: when the disk still
+    fails, the next commit fails too and says so."""
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except sqlite3.Error:
+        pass
+
+
+def translate(exc: Exception, what: str, path: str) -> StorageError:
+    """The error a caller gets for a statement that failed: `what` ("A commit to", "A read
+    from") the file at `path`, and why."""
+    if not isinstance(exc, sqlite3.Error):  # a value the driver cannot bind (int > 64 bits)
+        return CommitFailed(f"{what} {path} was refused and rolled back: {exc}", location=path)
+    code = getattr(exc, "sqlite_errorname", "")
+    if code.startswith("SQLITE_FULL") or "full" in str(exc).lower():
+        return DiskFull(f"{what} {path} was rolled back: the disk or the file's size limit is full ({exc})",
+                        location=path)
+    if code.startswith("SQLITE_READONLY"):
+        return SessionReadOnly(f"{what} {path} was refused: the file or its folder is read-only "
+                               f"for this process ({exc})", location=path)
+    if code.startswith("SQLITE_CORRUPT") or code.startswith("SQLITE_NOTADB"):
+        return CorruptSession(f"Session file {path} is damaged ({exc})", location=path)
+    if isinstance(exc, sqlite3.IntegrityError):
+        return CommitFailed(f"{what} {path} was refused and rolled back: {exc}", location=path)
+    return CommitFailed(f"{what} {path} failed and was rolled back ({exc})", location=path)
+
+
+# Refused for what a batch holds: a constraint, or a value the driver cannot bind.
+_REFUSALS = (sqlite3.IntegrityError, ValueError, TypeError, OverflowError)
+
+
+class SQLiteWrites:
+    """The writer thread's connection to a session file (`conn`, None while the store is not
+    open: `opened`, `closed`) and the SQLite primitives of the group-commit policy
+    (`durable.storage.group_commit.Transactions`). `commits` counts the transactions written (a
+    group once), `barriers` those written at FULL."""
+
+    def __init__(self, path: str, synchronous: str) -> None:
+        self.path = self.location = path
+        self.synchronous = synchronous
+        self.conn: sqlite3.Connection | None = None
+        self.lock = FileLock(path)
+        self.level = ""  # the connection's `synchronous` level now (set per transaction)
+        self.commits = 0
+        self.barriers = 0
+
+    def opened(self, path: str, lock: FileLock, conn: sqlite3.Connection) -> None:
+        """The store owns the file at `path` (resolved) by `lock` and opened it on `conn`, at the
+        level of a barrier."""
+        self.path = self.location = path
+        self.lock = lock
+        self.conn = conn
+        self.level = commit_level(self.synchronous, True)
+
+    def closed(self) -> sqlite3.Connection | None:
+        """The store is closing: the connection to close, if any (nothing is written after)."""
+        conn, self.conn = self.conn, None
+        return conn
+
+    def refusal(self) -> StorageError | None:
+        if self.conn is None:
+            return StorageClosed(f"Session file {self.path} is not open", location=self.path)
+        return None
+
+    def write(self, rows: EncodedBatch) -> None:
+        self.begin(rows.barrier)
+        self.apply(rows)
+        self.commit()
+
+    def begin(self, barrier: bool) -> None:
+        conn = self._conn()
+        try:
+            self.lock.check()
+        except StorageError:
+            raise
+        except Exception as exc:
+            raise CommitFailed(f"A commit to {self.path} was refused: its lock file cannot be checked ({exc})",
+                               location=self.path) from exc
+        level = commit_level(self.synchronous, barrier)
+        if level != self.level:
+            conn.execute(f"PRAGMA synchronous = {level}")
+            self.level = level
+        conn.execute("BEGIN IMMEDIATE")
+
+    def apply(self, rows: EncodedBatch) -> None:
+        apply_rows(self._conn(), rows)
+
+    def savepoint(self) -> None:
+        self._conn().execute("SAVEPOINT batch")
+
+    def rollback_to_savepoint(self) -> None:
+        self._conn().execute("ROLLBACK TO SAVEPOINT batch")
+
+    def release_savepoint(self) -> None:
+        self._conn().execute("RELEASE SAVEPOINT batch")
+
+    def commit(self) -> None:
+        self._conn().execute("COMMIT")
+        self.commits += 1
+        if self.level == "FULL":
+            self.barriers += 1
+
+    def rollback(self, failure: BaseException) -> None:
+        conn = self.conn
+        if conn is None:
+            return
+        rollback(conn)
+        if getattr(failure, "sqlite_errorname", "").startswith("SQLITE_IOERR"):
+            drop_failed_frames(conn)
+
+    def refused(self, failure: Exception) -> bool:
+        # After some errors SQLite rolls the whole transaction back itself: then it is not the
+        # batch alone that failed.
+        return isinstance(failure, _REFUSALS) and self.conn is not None and self.conn.in_transaction
+
+    def translate(self, failure: Exception) -> StorageError:
+        return translate(failure, "A commit to", self.path)
+
+    def settle(self, attempt: Callable[[], None]) -> None:
+        attempt()  # a local file: a transaction's outcome is always known
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = self.conn
+        if conn is None:
+            raise StorageClosed(f"Session file {self.path} is not open", location=self.path)
+        return conn
