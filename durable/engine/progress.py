@@ -10,7 +10,7 @@ congested loop makes flushes later, never more frequent:
 - the first flush is at the first tick at least `interval / 2` after the stream started (an
   answer done within half an interval is never flushed: its final commit carries it);
 - the last update is flushed at the first tick the two rules allow, so a crash loses at most
-  `interval` of updates (SPEC §2).
+  `interval` of updates (docs/spec.md §2).
 
 The harness runs `ProgressFlusher.run` in its task group; a stream (`ProgressFlusher.stream`, an
 async context manager around the streaming loop) only marks itself dirty and queues itself at
