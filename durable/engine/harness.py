@@ -14,7 +14,7 @@ a crash would (for crash tests).
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Generic
 
 import anyio
@@ -368,6 +368,25 @@ class Harness(Generic[DepsT]):
         self._check_open()
         await self.resume()
         await self.runs.submit_client_result(self.rt, call_id, content, is_error)
+
+    async def approve(self, call_id: str, arguments: Mapping[str, Any] | None = None) -> None:
+        """Approve the tool call `call_id`, which waits for a person's decision (`live.approvals`;
+        a tool defined with `approval=`): committed before the tool runs, then it runs, with
+        `arguments` (a JSON object: edited arguments, validated against the tool's schema) or,
+        None, with the model's. Raises `ApprovalRejected`, changing nothing, for invalid edited
+        arguments, or a call that waits for no decision: unknown, not asking, already decided or
+        ended (an abort or an interrupt answers a waiting call as aborted)."""
+        self._check_open()
+        await self.resume()
+        await self.runs.decide(self.rt, call_id, approve=True, arguments=arguments)
+
+    async def deny(self, call_id: str, reason: str = "") -> None:
+        """Deny the tool call `call_id`, which waits for a person's decision: it is not run, and
+        the model reads "The user denied tool T: reason" (diagnostic `denied`); the run goes
+        on. Committed when this returns. Raises `ApprovalRejected` as `approve` does."""
+        self._check_open()
+        await self.resume()
+        await self.runs.decide(self.rt, call_id, approve=False, reason=reason)
 
 
 __all__ = ["Harness", "HarnessState", "Wake"]

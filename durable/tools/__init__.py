@@ -24,6 +24,7 @@ from .define import define_tool as define_tool, tool as tool
 from .protocol import (
     EMPTY_SCHEMA as EMPTY_SCHEMA,
     AnyExecute as AnyExecute,
+    ApprovalCheck as ApprovalCheck,
     DepsT as DepsT,
     Execute as Execute,
     Replay as Replay,
@@ -37,6 +38,7 @@ __all__ = [
     "EMPTY_SCHEMA",
     "MAX_DEPTH",
     "AnyExecute",
+    "ApprovalCheck",
     "ArgumentError",
     "DepsT",
     "Execute",
