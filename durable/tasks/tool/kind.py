@@ -9,12 +9,12 @@ Its intent (the call, its replay policy, a client tool's deadline, its timeout) 
 the task is created, before anything runs. Streamed output is committed coalesced, without
 clearing `restarts`. The task ends with its result for the model in its checkpoint; its parent
 appends a round's results in call order (`RoundParent`). After a crash: at the restart limit the
-call gets an error result (`restart_limit`); below it a `safe` tool runs again, an `unsafe` one
-gets "Tool T was interrupted and may have partially run" ("timed out ... and may have partially
-run" once past its deadline). Committed partial output is kept in every error result. Bad
-arguments and `RetryTool` ask the model to call again, at most `max_retries` times per run
-(counted from the run's committed results), then "out of retries". A `timeout` is a durable
-deadline from the stored start (`tool_timeout:<task id>`): the call is cancelled and answered.
+call gets an error result (`restart_limit`); below it a `safe` tool runs again (past its deadline:
+"timed out"), an `unsafe` one gets "Tool T was interrupted and may have partially run" (past its
+deadline: "timed out ... and may have partially run"). Committed partial output is kept in every
+error result. Bad arguments and `RetryTool` ask the model to call again, at most `max_retries`
+times per run (counted from the run's committed results), then "out of retries". A `timeout` is
+a durable deadline from the stored start (`tool_timeout:<task id>`): the call is cancelled then.
 """
 
 from __future__ import annotations
@@ -98,6 +98,11 @@ class ToolKind(TaskKind):
         inp = input_of(task)
         if inp.replay == "unsafe" and not inp.client:
             msg = await self._end_cut_off(rt, task)
+            return Resumed(None, "not_rerun", msg)
+        deadline = deadline_of(task)
+        if deadline is not None and inp.timeout is not None and rt.now() >= deadline:
+            msg = TOOL_TIMEOUT.format(tool=inp.call.name, seconds=inp.timeout)  # not run again: it is too late
+            await self._fail(rt, task, msg, "timeout")
             return Resumed(None, "not_rerun", msg)
         return Resumed(task, "interrupted", TOOL_RUNS_AGAIN.format(tool=inp.call.name))
 
