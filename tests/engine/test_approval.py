@@ -11,6 +11,7 @@ import pytest
 import durable
 from durable import records as r
 from durable.models import FauxModel, faux
+from durable.tasks.generation.records import CALL_ABORTED, CALL_INTERRUPTED
 from durable.tasks.tool import (
     DECISION_ENDED,
     DECISION_INVALID,
@@ -23,7 +24,6 @@ from durable.tasks.tool import (
     Approval,
     ToolProgress,
 )
-from durable.tasks.generation.records import CALL_ABORTED, CALL_INTERRUPTED
 from durable.testing import crash
 
 from .conftest import settings, until_live
@@ -270,7 +270,8 @@ async def test_an_approval_check_asks_only_for_the_calls_it_picks(host):
         await h.approve("c2")
         assert await sub.wait() == r.Answered("Both sent.", 5)
     assert executions == [{"to": "ann", "amount": 5}, {"to": "bob", "amount": 500}]
-    assert sorted(seen, key=lambda s: s[1]) == [({"to": "ann", "amount": 5}, "c1"), ({"to": "bob", "amount": 500}, "c2")]
+    assert sorted(seen, key=lambda s: s[1]) == [({"to": "ann", "amount": 5}, "c1"),
+                                                ({"to": "bob", "amount": 500}, "c2")]
 
 
 async def test_an_approval_check_that_raises_gives_the_call_an_error_result_naming_the_tool(host):
