@@ -4,6 +4,11 @@ tool's timeout is a durable deadline from its stored start, across restarts."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+
 import anyio
 import pytest
 
@@ -12,6 +17,7 @@ from durable import records as r
 from durable.models import FauxModel, faux
 from durable.tasks.tool import TOOL_RETRIES_EXHAUSTED, TOOL_TIMEOUT, TOOL_TIMEOUT_UNSAFE
 from durable.testing import crash
+from durable.testing.crash import entry_kind as kind_of
 
 from .conftest import partial_is, settings, until_live
 
@@ -230,3 +236,81 @@ async def test_a_timeout_also_bounds_a_tool_that_does_not_use_the_clock(host):
         host.clock.advance(5.0)
         assert await sub.wait() == r.Answered("OK.", 4)
     assert results(await host.entries()) == [error("Tool stuck timed out after 5 s", "timeout")]
+
+
+# ------------------------------------------------------------------ across a SIGKILL
+
+KILLED = """
+import sys, anyio, durable
+from durable.models import FauxModel, faux
+
+path, replay = sys.argv[1], sys.argv[2]
+clock = durable.FakeClock(1_000_000.0)  # never moves in this process: the deadline cannot come here
+
+async def slow(args, api, ctx):
+    await api.output("slow started")
+    print("started", ctx.attempt, flush=True)
+    await anyio.sleep_forever()
+
+tool = durable.define_tool("slow", "Works a while", execute=slow, replay=replay, timeout=30)
+model = FauxModel([faux.reply("", tool_calls=[faux.call("slow", {}, id="c1")])])
+settings = durable.Settings(progress=durable.Progress(0, 0))
+
+async def main():
+    async with durable.open_harness(path, model=model, tools=[tool], clock=clock, settings=settings) as h:
+        await h.root.submit("go")
+        await anyio.sleep_forever()
+
+anyio.run(main, backend="trio")
+"""
+
+
+@pytest.mark.parametrize("replay", ["safe", "unsafe"])
+@pytest.mark.parametrize("reopened_after", [10.0, 45.0])
+async def test_a_tool_timeout_holds_across_a_sigkill(tmp_path, replay, reopened_after):
+    """Killed 0 s after its start; reopened 10 s after it (before the 30 s deadline: a safe tool
+    runs again and is cut off at the same deadline, an unsafe one is not run again) or 45 s after
+    it (past the deadline: neither runs again, both are answered timed out)."""
+    path = tmp_path / "s.sqlite"
+    child = subprocess.Popen([sys.executable, "-c", KILLED, str(path), replay], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "started 1"
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    runs = []
+
+    async def slow(args, api, ctx):
+        runs.append(ctx.attempt)
+        await api.output("again")
+        await anyio.sleep_forever()
+
+    tool = durable.define_tool("slow", "Works a while", execute=slow, replay=replay, timeout=30)
+    clock = durable.FakeClock(T0 + reopened_after)
+    model = FauxModel([faux.reply("Answered.")])
+    reports = []
+    async with durable.open_harness(path, model=model, tools=[tool], clock=clock, settings=settings(),
+                                    report=reports.append) as h:
+        await h.resume()
+        sid = (await h.tasks(kind="generation"))[0].input.submission_ids[0]
+        if replay == "safe" and reopened_after < 30:
+            assert await clock.wait_for_timer("tool_timeout:2") == T0 + 30.0  # the first start's deadline
+            clock.set(T0 + 30.0)
+        assert await h.root.submission(sid).wait() == r.Answered("Answered.", 4)
+        entries = [e.entry for e in await h.root.entries()]
+    late = reopened_after >= 30
+    if replay == "safe":
+        message, code = "Tool slow timed out after 30 s", "timeout"
+        partial = "slow started" if late else "again"  # a safe tool run again starts its output afresh
+        assert runs == ([] if late else [2])
+    else:
+        message, code = (("Tool slow timed out after 30 s and may have partially run", "timeout") if late else
+                         ("Tool slow was interrupted and may have partially run", "interrupted"))
+        partial = "slow started"
+        assert runs == []
+    assert entries[2] == r.ToolResultEntry("c1", "slow", f"{message}\nPartial output:\n{partial}", True,
+                                           (r.Diagnostic("error", code, message),))
+    assert [kind_of(e) for e in entries] == ["user", "assistant:tool_use", "tool_result:error", "assistant:stop"]
+    assert model.requests[0].messages[-1] == entries[2]
+    expected = ("not_rerun", message) if replay == "unsafe" or late else ("interrupted", "Tool slow runs again "
+                                                                                         "(replay safe)")
+    assert [(x.type, x.reason, x.detail) for x in reports] == [("task_interrupted", *expected)]
