@@ -314,3 +314,53 @@ async def test_a_tool_timeout_holds_across_a_sigkill(tmp_path, replay, reopened_
     expected = ("not_rerun", message) if replay == "unsafe" or late else ("interrupted", "Tool slow runs again "
                                                                                          "(replay safe)")
     assert [(x.type, x.reason, x.detail) for x in reports] == [("task_interrupted", *expected)]
+
+
+RETRIED = """
+import sys, anyio, durable
+from durable.models import FauxModel, faux
+
+async def weather(city: str) -> str:
+    raise durable.RetryTool(f"No city named {city!r}; check the spelling")
+
+tool = durable.define_tool("weather", "The weather", execute=weather)
+model = FauxModel([faux.reply("", tool_calls=[faux.call("weather", {"city": "Pariss"}, id="c1")]),
+                   faux.hang("Let me")])
+settings = durable.Settings(progress=durable.Progress(0, 0))
+
+async def main():
+    async with durable.open_harness(sys.argv[1], model=model, tools=[tool], settings=settings,
+                                    clock=durable.FakeClock(1_000_000.0)) as h:
+        await h.root.submit("weather?")
+        async for live in h.root.follow():
+            if live.generation is not None and live.generation.message.text == "Let me":
+                print("asking again", flush=True)  # the retry result is committed with this request
+                await anyio.sleep_forever()
+
+anyio.run(main, backend="trio")
+"""
+
+
+async def test_the_retry_count_survives_a_sigkill_between_the_retry_result_and_the_next_call(tmp_path):
+    path = tmp_path / "s.sqlite"
+    child = subprocess.Popen([sys.executable, "-c", RETRIED, str(path)], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "asking again"
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    calls = []
+    model = FauxModel([faux.reply("", tool_calls=[weather_call("Pariss", "c2")]), faux.reply("No luck.")])
+    clock = durable.FakeClock(T0)
+    async with durable.open_harness(path, model=model, tools=[weather_tool(calls)], clock=clock,
+                                    settings=settings()) as h:
+        await h.resume()
+        await clock.wait_for_timer("retry:1")  # the cut-off request is charged, then sent again
+        clock.advance(1.0)
+        sid = (await h.tasks(kind="generation"))[0].input.submission_ids[0]
+        assert await h.root.submission(sid).wait() == r.Answered("No luck.", 7)
+        entries = [e.entry for e in await h.root.entries()]
+    exhausted = TOOL_RETRIES_EXHAUSTED.format(tool="weather", max_retries=1, why=NO_CITY)
+    assert results(entries) == [error(NO_CITY, "retry"), error(exhausted, "retries_exhausted")]
+    assert [kind_of(e) for e in entries] == ["user", "assistant:tool_use", "tool_result:error", "assistant:aborted",
+                                             "assistant:tool_use", "tool_result:error", "assistant:stop"]
+    assert calls == ["Pariss"]
