@@ -33,6 +33,8 @@ CLUSTER, which the migration does not do: it would lock the table).
 `inbox` (version 4) holds inputs submitted from other processes (`durable.remote`) until the
 space's owner places each as a submission: the commit that writes a submission deletes the
 inbox row of the same id, so a row is placed exactly once (see `durable.storage.postgres`).
+Its `decision` (version 6; NULL for an input) is a decision on a tool call waiting for approval
+(JSON: call_id, approve, arguments, reason), consumed by the commit that applies it.
 
 Ownership: `leases` has one row per space (owner, pid, host, epoch, expires_at on the server's
 clock, and `commits`, the transactions committed in the current epoch); `lease_history` keeps the
@@ -170,6 +172,9 @@ MIGRATIONS: dict[int, list[str]] = {
         "CREATE INDEX IF NOT EXISTS tasks_kind ON durable.tasks (space, kind, id)",
         f"ALTER TABLE durable.tasks SET (fillfactor = {TASKS_FILLFACTOR})",
     ],
+    # Decisions on tool calls waiting for approval (durable.remote approve/deny), in the inbox:
+    # a row with a `decision` (conversation_id and text '') is consumed by the commit applying it.
+    6: ["ALTER TABLE durable.inbox ADD COLUMN IF NOT EXISTS decision text"],
 }
 PG_SCHEMA_VERSION = max(MIGRATIONS)
 # The SQLite schema version these migrations were last checked against (its 4: an index only, no

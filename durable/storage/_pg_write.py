@@ -163,15 +163,17 @@ i AS (  -- an inbox row (durable.remote) is gone in the commit that places it as
     SELECT %(space)s, u.* FROM unnest(%(d_cid)s::text[], %(d_body)s::text[]) AS u
     WHERE (SELECT n FROM f) > 0
     ON CONFLICT (space, conversation_id) DO UPDATE SET body = excluded.body)""",
+    "x": """x AS (  -- inbox rows the commit consumes (a decision from durable.remote, applied or refused)
+    DELETE FROM durable.inbox WHERE space = %(space)s AND id = ANY(%(x_id)s::text[]) AND (SELECT n FROM f) > 0)""",
 }
 _STATEMENTS: dict[tuple[bool, ...], str] = {}
 
 
-def _statement(shape: tuple[bool, bool, bool, bool]) -> str:
-    """The commit statement for the tables that have rows (one of 16, made once each)."""
+def _statement(shape: tuple[bool, bool, bool, bool, bool]) -> str:
+    """The commit statement for the tables that have rows (one of 32, made once each)."""
     sql = _STATEMENTS.get(shape)
     if sql is None:
-        parts = [_FENCE, *(_INSERTS[key] for key, has in zip("tesd", shape, strict=True) if has)]
+        parts = [_FENCE, *(_INSERTS[key] for key, has in zip("tesdx", shape, strict=True) if has)]
         sql = _STATEMENTS[shape] = "WITH " + ",\n".join(parts) + "\nSELECT n FROM f"
     return sql
 
@@ -193,7 +195,9 @@ def _one_statement(store: PostgresStorage, conn: Any, enc: EncodedBatch, lazy: b
                       s_body=[x[3] for x in subs])
     if docs:
         params.update(d_cid=[x[0] for x in docs], d_body=[x[1] for x in docs])
-    shape = (bool(tasks), bool(entries), bool(subs), bool(docs))
+    if enc.inbox:
+        params.update(x_id=list(enc.inbox))
+    shape = (bool(tasks), bool(entries), bool(subs), bool(docs), bool(enc.inbox))
     conn.execute(_statement(shape), params, prepare=True)
 
 
@@ -252,6 +256,8 @@ def _apply(conn: Any, space: str, enc: EncodedBatch) -> None:
                 "INSERT INTO durable.documents (space, conversation_id, body) VALUES (%s, %s, %s) "
                 "ON CONFLICT (space, conversation_id) DO UPDATE SET body = excluded.body",
                 [(space, *d) for d in enc.live])
+        if enc.inbox:
+            cur.execute("DELETE FROM durable.inbox WHERE space = %s AND id = ANY(%s::text[])", (space, list(enc.inbox)))
 
 
 def _merged(batches: list[EncodedBatch]) -> EncodedBatch:
@@ -266,6 +272,7 @@ def _merged(batches: list[EncodedBatch]) -> EncodedBatch:
         tuple(e for b in batches for e in b.entries),
         tuple({s[0]: s for b in batches for s in b.submissions}.values()),
         tuple({d[0]: d for b in batches for d in b.live}.values()),
+        inbox=tuple(x for b in batches for x in b.inbox),
     )
 
 

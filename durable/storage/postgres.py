@@ -37,6 +37,7 @@ the space again reads what landed. No acknowledged commit is lost, none is appli
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import secrets
@@ -48,14 +49,14 @@ from typing import Any, TypeVar
 
 import anyio
 
-from ..errors import CommitOutcomeUnknown, LockLost, ServerUnavailable, StorageClosed, StorageError
+from ..errors import CommitOutcomeUnknown, CorruptSession, LockLost, ServerUnavailable, StorageClosed, StorageError
 from ..records import Live, StoredEntry, Submission, Task
 from ..tokens import NOT_SENT
 from . import _pg_driver, _pg_lease, _pg_schema, _pg_write, _rows
 from ._jobs import Job, WriterThread
 from ._notify import thread_safe_caller
 from ._pg_lease import Lease
-from .protocol import Opened, RawContext
+from .protocol import InboxDecision, Opened, RawContext
 from .reader import StoredRows, decode_rows
 
 T = TypeVar("T")
@@ -225,10 +226,21 @@ class PostgresStorage(WriterThread[Any]):
                       "WHERE i.space = %s AND s.space = i.space AND s.id = i.id", (self.space,))
             rows: list[Any] = c.execute(
                 "SELECT id, conversation_id, text, created_at FROM durable.inbox WHERE space = %s "
-                "ORDER BY ord LIMIT %s", (self.space, int(limit))).fetchall()
+                "AND decision IS NULL ORDER BY ord LIMIT %s", (self.space, int(limit))).fetchall()
             return rows
         rows = await self._call(take)
         return [Submission(sid, cid, text, created_at=created) for sid, cid, text, created in rows]
+
+    async def take_decisions(self, limit: int) -> list[InboxDecision]:
+        """Up to `limit` decisions on tool calls in this space's inbox, oldest first (`Inbox`)."""
+        rows = await self._call(lambda c: c.execute(
+            "SELECT id, decision, created_at FROM durable.inbox WHERE space = %s AND decision IS NOT NULL "
+            "ORDER BY ord LIMIT %s", (self.space, int(limit))).fetchall())
+        try:
+            return [InboxDecision(i, **json.loads(body), created_at=at) for i, body, at in rows]
+        except (TypeError, ValueError) as exc:
+            raise CorruptSession(f"A decision in the inbox of {self.location} cannot be read: {exc}",
+                                 location=self.location) from None
 
     async def wait_inbox(self) -> None:
         """Return once the inbox holds an input. Polls (one index probe on the writer thread every

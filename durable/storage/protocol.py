@@ -58,9 +58,12 @@ class Batch:
     submissions: list[Submission] = field(factory=list)
     live: dict[str, Live] = field(factory=dict)
     barrier: bool = True
+    # The ids of inbox rows this commit consumes (a decision from durable.remote: see `Inbox`): a
+    # store with an inbox deletes them in the same transaction; the others have none to delete.
+    inbox: list[str] = field(factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.tasks or self.entries or self.submissions or self.live)
+        return bool(self.tasks or self.entries or self.submissions or self.live or self.inbox)
 
 
 @frozen
@@ -99,6 +102,7 @@ class EncodedBatch:
     submissions: tuple[tuple[str, str, str, str], ...]  # id, conversation_id, status, body
     live: tuple[tuple[str, str], ...]  # conversation_id, body
     barrier: bool = True
+    inbox: tuple[str, ...] = ()  # inbox rows consumed (see `Batch.inbox`)
 
 
 _INT64 = range(-(1 << 63), 1 << 63)
@@ -134,6 +138,7 @@ def encode_batch(batch: Batch) -> EncodedBatch:
         tuple([(s.id, s.conversation_id, tag_of(s.status), dumps(s, Submission)) for s in subs]),
         tuple([(cid, dumps(doc, Live)) for cid, doc in batch.live.items()]),
         batch.barrier,
+        tuple(batch.inbox),
     )
 
 
@@ -214,6 +219,20 @@ class Leased(Protocol):
         ...
 
 
+@frozen
+class InboxDecision:
+    """A decision another process put in a space's inbox (`durable.remote`: approve or deny the
+    tool call `call_id`, waiting for approval): `arguments` the edited arguments (JSON text) or
+    None, `reason` a denial's. `id` is its inbox row, deleted by the commit that applies it."""
+
+    id: str
+    call_id: str
+    approve: bool
+    arguments: str | None = None
+    reason: str = ""
+    created_at: float = 0.0
+
+
 @runtime_checkable
 class Inbox(Protocol):
     """A store that other processes can submit into while it is owned (`PostgresStorage`, through
@@ -229,6 +248,12 @@ class Inbox(Protocol):
 
     async def wait_inbox(self) -> None:
         """Return once the inbox holds an input (at once if it does)."""
+        ...
+
+    async def take_decisions(self, limit: int) -> list[InboxDecision]:
+        """Up to `limit` decisions on tool calls (`durable.remote` approve/deny), oldest first. Does
+        not delete them: the commit that applies one (or drops it, refused) consumes its row
+        (`Batch.inbox`), so a crash before it leaves the decision for the next owner."""
         ...
 
 
