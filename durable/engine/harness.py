@@ -22,6 +22,7 @@ import anyio.abc
 from attrs import frozen
 
 from ..errors import (
+    ApprovalRejected,
     HarnessClosed,
     HarnessError,
     StorageError,
@@ -40,7 +41,7 @@ from ..records import (
     Waiting,
 )
 from ..settings import Settings
-from ..storage.protocol import Storage
+from ..storage.protocol import InboxDecision, Storage
 from ..tools import DepsT, Tool, ToolRegistry
 from . import inbox, ownership, recovery
 from .clock import Clock, SystemClock
@@ -194,7 +195,8 @@ class Harness(Generic[DepsT]):
         self._state = HarnessState.RESUMED
         assert self._scheduler is not None and self._tg is not None
         self._scheduler.start()
-        self._tg.start_soon(inbox.watch, self.storage, self._place_remote, self.report)  # durable.remote
+        self._tg.start_soon(inbox.watch, self.storage, self._place_remote, self.report,  # durable.remote
+                            self._decide_remote)
         if self.settings.check_integrity:
             self._tg.start_soon(self._check_in_background)
 
@@ -281,6 +283,19 @@ class Harness(Generic[DepsT]):
     async def _place_remote(self, sub: Submission) -> None:
         """Place an input from the store's inbox (durable.engine.inbox): queued behind an active run."""
         await self.conversation(sub.conversation_id)._place(sub, "queue")
+
+    async def _decide_remote(self, decision: InboxDecision) -> None:
+        """Apply a decision from the store's inbox (durable.remote) as `approve` / `deny` would, its
+        row consumed by the deciding commit; a refused one is reported and its row dropped."""
+        try:
+            await self.runs.decide(self.rt, decision.call_id, approve=decision.approve, arguments=decision.arguments,
+                                   reason=decision.reason, inbox=decision.id)
+        except ApprovalRejected as exc:
+            self.report(ErrorReport(f"A decision from the inbox of {self.storage.location} was not applied: {exc}",
+                                    raw=exc, topic="task"))
+            change = self.session.change()
+            change.consume_inbox(decision.id)
+            await self.session.commit(change)
 
     def _check_open(self) -> None:
         if self._state not in _ACCEPTING:

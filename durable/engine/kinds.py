@@ -166,10 +166,11 @@ class RunService(Protocol):
     async def submit_client_result(self, rt: Runtime, call_id: str, content: str, is_error: bool) -> None: ...
 
     async def decide(self, rt: Runtime, call_id: str, *, approve: bool, arguments: Any = None,
-                     reason: str = "") -> None:
+                     reason: str = "", inbox: str | None = None) -> None:
         """Approve (with `arguments`, edited, or None: as the model gave them) or deny (with
         `reason`) the tool call `call_id`, committed when this returns; raises `ApprovalRejected`
-        (changing nothing) for a call that waits for no decision or invalid edited arguments."""
+        (changing nothing) for a call that waits for no decision or invalid edited arguments.
+        `inbox`: the store's inbox row the decision came from, consumed by the deciding commit."""
         ...
 
 

@@ -51,8 +51,8 @@ class StandardRunService:
         await self._tool.submit_client_result(rt, call_id, content, is_error)
 
     async def decide(self, rt: Runtime, call_id: str, *, approve: bool, arguments: Any = None,
-                     reason: str = "") -> None:
-        await self._tool.decide(rt, call_id, approve=approve, arguments=arguments, reason=reason)
+                     reason: str = "", inbox: str | None = None) -> None:
+        await self._tool.decide(rt, call_id, approve=approve, arguments=arguments, reason=reason, inbox=inbox)
 
 
 __all__ = ["StandardRunService"]

@@ -253,10 +253,11 @@ class ToolKind(TaskKind):
         return None
 
     async def decide(self, rt: Runtime, call_id: str, *, approve: bool, arguments: Any = None,
-                     reason: str = "") -> None:
+                     reason: str = "", inbox: str | None = None) -> None:
         """The host's decision on a call waiting for one (see `durable.tasks.tool.approval`):
         committed (a barrier) when this returns; `ApprovalRejected` and nothing changed otherwise.
-        If cancelled, a decision whose commit started still completes."""
+        If cancelled, a decision whose commit started still completes. `inbox`: the store's inbox
+        row it came from (`durable.remote`), consumed by the deciding commit."""
         task = approval.waiting_call(rt, call_id)
         if task is None or not isinstance(task.checkpoint, Approval):
             raise await approval.refusal(rt, call_id, task)
@@ -272,12 +273,14 @@ class ToolKind(TaskKind):
                 change.put_task(evolve(current, state=Pending(), checkpoint=ToolProgress(arguments=text)))
                 drop_approval(change, cid, current.id)
                 edit_slot(change, cid, current.id, status="running")
+                if inbox is not None:
+                    change.consume_inbox(inbox)
                 await rt.commit(change, retry=False)  # its runner starts: the tool runs
             else:
                 tool = input_of(current).call.name
                 msg = (TOOL_DENIED.format(tool=tool, reason=reason) if reason
                        else TOOL_DENIED_WITHOUT_REASON.format(tool=tool))
-                await self._fail(rt, current, msg, "denied", retry=False)
+                await self._fail(rt, current, msg, "denied", retry=False, inbox=inbox)
         except BaseException:
             if rt.task(current.id) is not None:  # refused: the call waits again, with its timer
                 await rt.restart_runner(current.id)
@@ -318,13 +321,13 @@ class ToolKind(TaskKind):
         return evolve(task, state=Pending())
 
     async def _fail(self, rt: Runtime, task: Task, msg: str, reason: FailureReason, *, code: str | None = None,
-                    retry: bool = True) -> None:
+                    retry: bool = True, inbox: str | None = None) -> None:
         """End the call with the error result `msg` (diagnostic `code`, default `reason`): failed."""
         await self._finish(rt, task, error_result(task, msg, code or reason),
-                           Failed(ErrorInfo(msg, ErrorDetail(reason))), retry=retry)
+                           Failed(ErrorInfo(msg, ErrorDetail(reason))), retry=retry, inbox=inbox)
 
     async def _finish(self, rt: Runtime, task: Task, result: ToolResultEntry, outcome: Outcome, *,
-                      retry: bool = True) -> None:
+                      retry: bool = True, inbox: str | None = None) -> None:
         """Commit the task's ending with `result`. Task code's endings are lazy commits (a result
         lost to a power cut is redone as after a crash), except that the last tool of a round to
         end carries the round's close, and with it the next request, in the same commit (a
@@ -340,6 +343,8 @@ class ToolKind(TaskKind):
         edit_slot(change, task.conversation_id, task.id, output=progress.output,
                   status="error" if result.is_error else "done")
         drop_approval(change, task.conversation_id, task.id)
+        if inbox is not None:  # a decision from durable.remote: its inbox row goes with this commit
+            change.consume_inbox(inbox)
         if rounds is not None and parent is not None and rounds.closable(rt, parent, ended.id):
             await rounds.close_round(rt, change, parent)
         await rt.commit(change, retry=retry)
