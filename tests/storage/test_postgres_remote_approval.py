@@ -1,12 +1,17 @@
 """Tool approval from another process (`durable.remote`): a decision goes through the space's
 inbox and the owner applies it as `Harness.approve` / `Harness.deny`, exactly once (its inbox row
 deleted by the deciding commit): into an owned space, into a space nobody owns (applied by the
-next owner), after an owner crashed between taking it and applying it; one the owner refuses is
-reported and dropped, and an unknown call is refused at once."""
+next owner), after an owner crashed between taking it and applying it, and after an owner process
+SIGKILLed just before or just after the deciding commit (the tool runs once, with the edited
+arguments); one the owner refuses is reported and dropped; an unknown call is refused at once."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import uuid
 
 import anyio
@@ -24,9 +29,11 @@ from durable.settings import Settings
 from durable.storage import PostgresStorage
 from durable.testing.scripts import by_input
 
+from .pg_remote_child import transfer_tool
 from .test_postgres_remote import inbox_rows, lease_expired
 
 NO_CHECK = Settings(check_integrity=False)
+HERE = os.path.dirname(__file__)
 
 pytestmark = pytest.mark.anyio
 
@@ -152,3 +159,38 @@ async def test_a_remote_decision_the_owner_refuses_is_reported_and_dropped_and_t
     assert ran == []
     with psycopg.connect(postgres_dsn, autocommit=True) as conn:
         assert conn.execute("SELECT count(*) FROM durable.inbox WHERE space = %s", (space,)).fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("point", ["before_commit", "after_commit"])
+async def test_an_owner_killed_around_the_commit_applying_a_remote_approval_runs_the_tool_once(postgres_dsn, tmp_path,
+                                                                                              point):
+    space, log = new_space(), tmp_path / "executions.jsonl"
+    child = subprocess.Popen([sys.executable, os.path.join(HERE, "pg_remote_child.py"), "approval-owner",
+                              postgres_dsn, space, point, str(log)], stdout=subprocess.PIPE,
+                             stdin=subprocess.DEVNULL, text=True)
+    try:
+        assert child.stdout is not None
+        with anyio.fail_after(30):
+            assert await anyio.to_thread.run_sync(child.stdout.readline) == "waiting c1\n"
+            async with RemoteSpace(postgres_dsn, space, poll_seconds=0.02) as remote:
+                await remote.approve("c1", {"to": "bob", "amount": 50})
+                assert await anyio.to_thread.run_sync(child.stdout.readline) == f"dying {point}\n"
+                assert await anyio.to_thread.run_sync(child.wait) == -signal.SIGKILL
+                assert inbox_rows(postgres_dsn, space) == (1 if point == "before_commit" else 0)
+                await lease_expired(postgres_dsn, space)
+                tools = [transfer_tool(str(log))]  # the same tool, in this process
+                async with open_harness(PostgresStorage(postgres_dsn, space), model=by_input(default=faux.reply(
+                        "Done.")), tools=tools, settings=NO_CHECK) as h:
+                    await h.resume()
+                    sid = (await h.tasks(kind="generation"))[0].input.submission_ids[0]
+                    status = await h.root.submission(sid).wait()
+                    entries = [e.entry for e in await h.root.entries()]
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+    assert status == Answered("Done.", 4)
+    assert entries[2] == ToolResultEntry("c1", "transfer", "sent 50 to bob")
+    assert [{k: v for k, v in json.loads(line).items() if k != "pid"} for line in log.read_text().splitlines()] == [
+        {"to": "bob", "amount": 50}]  # exactly once, with the edited arguments, by the second owner
+    assert inbox_rows(postgres_dsn, space) == 0
