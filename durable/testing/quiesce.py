@@ -60,7 +60,7 @@ class Deny:
     reason: str = ""
 
 
-Decide = Callable[[ApprovalSlot], "Approve | Deny | None"]
+Decide = Callable[[ApprovalSlot], Approve | Deny | None]
 """How a host decides a call waiting for approval while settling (None: leave it waiting)."""
 
 

@@ -16,9 +16,6 @@ from ..records import Replay
 
 Execute = Callable[[Any, "ToolApi", "ToolContext"], Awaitable[Any]]
 AnyExecute = Callable[..., Awaitable[Any]]
-ApprovalCheck = Callable[[Any, "ToolContext[Any]"], "bool | Awaitable[bool]"]
-"""`approval=check` of a tool: `check(args, ctx)` says whether this call needs a person's decision
-(`args` is the call's arguments as validated JSON, a dict; it may be `async`)."""
 
 DepsT = TypeVar("DepsT", default=Any)
 """The type of a harness's dependencies (`Harness[DepsT]`, `ToolContext[DepsT]`): `Any` unless given."""
@@ -40,6 +37,11 @@ class ToolContext(Generic[DepsT]):
     conversation_id: str
     attempt: int  # 1 on the first run; 2.. when a safe tool runs again after a crash
     deps: DepsT
+
+
+ApprovalCheck = Callable[[Any, ToolContext[Any]], bool | Awaitable[bool]]
+"""`approval=check` of a tool: `check(args, ctx)` says whether this call needs a person's decision
+(`args` is the call's arguments as validated JSON, a dict; it may be `async`)."""
 
 
 class ToolApi:
