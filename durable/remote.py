@@ -9,17 +9,14 @@ of the same id, queued behind an active run, through its normal submit path, in 
 also deletes the inbox row (durable.engine.inbox): exactly once, even across crashes. Nobody
 owning the space, a worker (`durable worker`) takes it over, since an inbox input is live work.
 
-`approve` and `deny` put a decision on a tool call waiting for approval in the same inbox; the
-owner applies it as `Harness.approve` / `Harness.deny` would, in a commit that also deletes its
-row (exactly once). `status`, `wait` and `follow` read what the owner committed, polling every `poll_seconds`:
-`wait` returns the same `Answered(text, seq)` / `Unanswered(reason, detail)` as
-`SubmissionHandle.wait()` on the owner; `follow` yields the committed live document now, then
-each change it sees (polling may skip a document that was replaced within one interval; the
-owner's `follow()` sees every one).
+`approve` / `deny` put a decision on a tool call waiting for approval in the same inbox, applied
+by the owner as `Harness.approve` / `deny` in a commit that deletes its row (exactly once).
+`status`, `wait` and `follow` read what the owner committed, polling every `poll_seconds`: `wait`
+returns what `SubmissionHandle.wait()` returns on the owner; `follow` yields the committed live
+document now, then each change it sees (polling may skip a document replaced within one interval).
 
-psycopg is used synchronously in a worker thread (`anyio.to_thread`), one connection per
-`RemoteSpace`, made when first needed, made again once if it broke. Every error is a
-`DurableError` naming the server (never its password) and the space.
+psycopg runs synchronously in a worker thread, one connection per `RemoteSpace` (made again once
+if it broke); every error is a `DurableError` naming the server (never its password) and the space.
 """
 
 from __future__ import annotations

@@ -177,6 +177,8 @@ MIGRATIONS: dict[int, list[str]] = {
     6: ["ALTER TABLE durable.inbox ADD COLUMN IF NOT EXISTS decision text"],
 }
 PG_SCHEMA_VERSION = max(MIGRATIONS)
+DECISIONS = ("SELECT id, decision, created_at FROM durable.inbox WHERE space = %s AND decision IS NOT NULL "
+             "ORDER BY ord LIMIT %s")  # a space's decisions from durable.remote, oldest first
 # The SQLite schema version these migrations were last checked against (its 4: an index only, no
 # records changed). When durable.storage.schema gains a version that changes records, add a
 # PostgreSQL migration for it too (an empty one if no table changes), then update this number.

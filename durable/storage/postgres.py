@@ -37,7 +37,6 @@ the space again reads what landed. No acknowledged commit is lost, none is appli
 
 from __future__ import annotations
 
-import json
 import os
 import queue
 import secrets
@@ -49,7 +48,7 @@ from typing import Any, TypeVar
 
 import anyio
 
-from ..errors import CommitOutcomeUnknown, CorruptSession, LockLost, ServerUnavailable, StorageClosed, StorageError
+from ..errors import CommitOutcomeUnknown, LockLost, ServerUnavailable, StorageClosed, StorageError
 from ..records import Live, StoredEntry, Submission, Task
 from ..tokens import NOT_SENT
 from . import _pg_driver, _pg_lease, _pg_schema, _pg_write, _rows
@@ -233,14 +232,8 @@ class PostgresStorage(WriterThread[Any]):
 
     async def take_decisions(self, limit: int) -> list[InboxDecision]:
         """Up to `limit` decisions on tool calls in this space's inbox, oldest first (`Inbox`)."""
-        rows = await self._call(lambda c: c.execute(
-            "SELECT id, decision, created_at FROM durable.inbox WHERE space = %s AND decision IS NOT NULL "
-            "ORDER BY ord LIMIT %s", (self.space, int(limit))).fetchall())
-        try:
-            return [InboxDecision(i, **json.loads(body), created_at=at) for i, body, at in rows]
-        except (TypeError, ValueError) as exc:
-            raise CorruptSession(f"A decision in the inbox of {self.location} cannot be read: {exc}",
-                                 location=self.location) from None
+        rows = await self._select((), _pg_schema.DECISIONS, (self.space, int(limit)))
+        return [InboxDecision.of_row(i, body, at, self.location) for i, body, at in rows]
 
     async def wait_inbox(self) -> None:
         """Return once the inbox holds an input. Polls (one index probe on the writer thread every

@@ -15,6 +15,7 @@ refuse exactly the same values.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol, TypeGuard, runtime_checkable
 
@@ -22,7 +23,7 @@ from attrs import field
 
 from .. import codec
 from .._frozen import define, frozen
-from ..errors import LockLost
+from ..errors import CorruptSession, LockLost
 from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
 from ..tokens import stored_tokens
 
@@ -231,6 +232,16 @@ class InboxDecision:
     arguments: str | None = None
     reason: str = ""
     created_at: float = 0.0
+
+    @classmethod
+    def of_row(cls, id: str, body: str, created_at: float, location: str) -> InboxDecision:
+        """The decision of an inbox row (its JSON `body`); `CorruptSession` naming `location` when
+        it cannot be read."""
+        try:
+            return cls(id, **json.loads(body), created_at=created_at)
+        except (TypeError, ValueError) as exc:
+            raise CorruptSession(f"A decision in the inbox of {location} cannot be read: {exc}",
+                                 location=location) from None
 
 
 @runtime_checkable

@@ -14,13 +14,10 @@ the `ScaledClock` of a child process. Progress is committed on every delta
 | `abort_in_tool_round` | the host aborts while a safe and an unsafe tool run |
 | `abort_in_backoff` | attempt 1 fails (529); the host aborts while the retry waits |
 | `compaction` | three turns, then `compact()` |
-| `client_tool` | a tool the host answers |
-| `queued_inputs` | a second input queued behind the first run |
-| `approved_tool` | two calls wait for approval (one always asks, one by its check): approved, one edited |
-| `denied_tool` | a call waiting for approval is denied; the model reads why |
+| `client_tool`, `queued_inputs` | a tool the host answers; a second input queued behind the first run |
+| `approved_tool`, `denied_tool` | calls wait for approval (always, or by a check): approved, one edited; denied |
 | `approval_timeout` | nobody decides: the call is denied at `approval_timeout` |
-| `tool_timeout` | a safe and an unsafe tool both run past their `timeout` |
-| `tool_retry` | a tool asks the model to call it again (`RetryTool`), then succeeds |
+| `tool_timeout`, `tool_retry` | a safe and an unsafe tool run past their `timeout`; a tool asks to be called again |
 """
 
 from __future__ import annotations
