@@ -233,6 +233,11 @@ class Runtime:
         if self._runners is not None:
             await self._runners.cancel(task_id)
 
+    def ensure_runner(self, task_id: int) -> None:
+        """Start a runner for the live task if it has none (a runner it has is left alone)."""
+        if self._runners is not None:
+            self._runners.spawn(task_id)
+
     async def restart_runner(self, task_id: int) -> None:
         """Cancel the task's runner and start a new one, which reads the task afresh from the head."""
         if self._runners is not None:

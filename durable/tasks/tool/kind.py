@@ -262,11 +262,11 @@ class ToolKind(TaskKind):
         if task is None or not isinstance(task.checkpoint, Approval):
             raise await approval.refusal(rt, call_id, task)
         text = approval.edited_arguments(rt, task, arguments) if approve else None
-        await rt.cancel_runner(task.id)  # its deadline timer must not deny the call meanwhile
-        current = rt.task(task.id)
-        if current is None or not isinstance(current.checkpoint, Approval):
-            raise await approval.refusal(rt, call_id, current)  # ended by its deadline, an abort
         try:
+            await rt.cancel_runner(task.id)  # its deadline timer must not deny the call meanwhile
+            current = rt.task(task.id)
+            if current is None or not isinstance(current.checkpoint, Approval):
+                raise await approval.refusal(rt, call_id, current)  # ended by its deadline, an abort
             if text is not None:
                 cid = current.conversation_id
                 change = rt.change()
@@ -282,8 +282,10 @@ class ToolKind(TaskKind):
                        else TOOL_DENIED_WITHOUT_REASON.format(tool=tool))
                 await self._fail(rt, current, msg, "denied", retry=False, inbox=inbox)
         except BaseException:
-            if rt.task(current.id) is not None:  # refused: the call waits again, with its timer
-                await rt.restart_runner(current.id)
+            # Refused, or cancelled: a call still waiting gets its timer back (a call another
+            # decision moved on keeps the runner that decision started).
+            if rt.task(task.id) is not None:
+                rt.ensure_runner(task.id)
             raise
 
     # ------------------------------------------------------------------ client tools
