@@ -341,3 +341,25 @@ async def test_the_approval_is_shown_by_the_tool_kind_views(host):
         approved = await h.task(2)
         assert json.loads(ToolKind.details(approved)["tool"]["approved_arguments"]) == {"to": "bob", "amount": 2}
         assert isinstance(approved.checkpoint, ToolProgress)
+
+
+async def test_a_decision_the_store_refuses_changes_nothing_and_the_call_keeps_its_deadline(host):
+    from .test_faults import page_count, set_page_limit
+
+    executions = []
+    st = settings(approval_timeout=60.0)
+    async with host.open(calls_transfer("Not sent."), settings=st, tools=[transfer_tool(executions)]) as h:
+        sub = await h.root.submit("pay bob")
+        before = await until_live(h, waiting)
+        await host.clock.wait_for_timer("approval:2")
+        task = await h.task(2)
+        await set_page_limit(h, await page_count(h))
+        with pytest.raises(durable.DiskFull):
+            await h.approve("c1", {"to": "x" * 200_000, "amount": 1})
+        assert (h.root.live(), await h.task(2)) == (before, task)  # nothing changed
+        await set_page_limit(h, 1_000_000)
+        assert await host.clock.wait_for_timer("approval:2") == T0 + 60.0  # its timer is back
+        host.clock.advance(60.0)
+        assert await sub.wait() == r.Answered("Not sent.", 4)
+    assert executions == []
+    assert (await host.entries())[2].content == "Tool transfer was denied: no decision within 60 s"
