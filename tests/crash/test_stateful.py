@@ -23,13 +23,16 @@ from durable.models import faux
 from durable.storage import SQLiteStorage
 from durable.tasks.tool import Approval
 from durable.testing import (
+    Approve,
     CrashableStorage,
+    Deny,
     ExecutionLog,
     FakeClock,
     FauxJobLedger,
     by_input,
     check_commit_history,
     check_invariants,
+    default_decision,
     describe_session,
     settle,
     wait_idle,
@@ -131,7 +134,7 @@ class HarnessLifetimes(RuleBasedStateMachine):
 
     # ------------------------------------------------------------------ one lifetime
 
-    def lifetime(self, action, ending, *, full_settle=False):
+    def lifetime(self, action, ending, *, full_settle=False, decide=default_decision):
         """Open a harness, do `action(h, clock)`, wait until idle (or settle), then end as drawn."""
         self.log.append(f"{getattr(action, '__name__', 'reopen')} -> {ending}")
 
@@ -153,7 +156,7 @@ class HarnessLifetimes(RuleBasedStateMachine):
             async def body():
                 await action(harness, clock)
                 if full_settle:
-                    await settle(harness, clock, stuck_after=5.0)
+                    await settle(harness, clock, stuck_after=5.0, decide=decide)
                 else:
                     await harness.resume()
                     await wait_idle(harness)
@@ -183,6 +186,16 @@ class HarnessLifetimes(RuleBasedStateMachine):
 
     @rule(script=st.lists(STEPS, min_size=1, max_size=3), conversation=CONVERSATIONS, ending=ENDINGS)
     def submit(self, script, conversation, ending):
+        self.submit_script(script, conversation, ending)
+
+    # The tool options get a rule of their own, so that a run of a few steps meets them too.
+    @rule(tools=st.lists(st.sampled_from(["pay", "timed", "weather"]), min_size=1, max_size=2),
+          then=st.sampled_from(["reply", "tools"]), conversation=CONVERSATIONS, ending=ENDINGS)
+    def submit_with_tool_options(self, tools, then, conversation, ending):
+        script = [("tools", tools), ("tools", tools) if then == "tools" else ("reply", "Sure.")]
+        self.submit_script(script, conversation, ending)
+
+    def submit_script(self, script, conversation, ending):
         self.inputs += 1
         text = f"input {self.inputs}"
         self.answers[text] = [faux_step(s) for s in script]
@@ -258,12 +271,15 @@ class HarnessLifetimes(RuleBasedStateMachine):
         advance.__name__ = f"advance_clock({seconds})"
         self.lifetime(advance, ending)
 
-    @rule(ending=ENDINGS)
-    def reopen_and_settle(self, ending):
+    @rule(ending=ENDINGS, decision=st.sampled_from(["approve", "edit", "deny", "leave"]))
+    def reopen_and_settle(self, ending, decision):
         async def reopen(h, clock):
             pass
 
-        self.lifetime(reopen, ending, full_settle=True)
+        reopen.__name__ = f"reopen_and_settle(decide={decision})"
+        policies = {"approve": default_decision, "edit": lambda slot: Approve({"to": "ann", "amount": 2}),
+                    "deny": lambda slot: Deny("not in this lifetime"), "leave": None}
+        self.lifetime(reopen, ending, full_settle=True, decide=policies[decision])
 
     def teardown(self):
         try:

@@ -364,3 +364,18 @@ async def test_the_retry_count_survives_a_sigkill_between_the_retry_result_and_t
     assert [kind_of(e) for e in entries] == ["user", "assistant:tool_use", "tool_result:error", "assistant:aborted",
                                              "assistant:tool_use", "tool_result:error", "assistant:stop"]
     assert calls == ["Pariss"]
+
+
+async def test_a_tool_with_a_timeout_that_raises_before_its_deadline_is_answered_as_without_one(host):
+    async def picky(city: str) -> str:
+        if city == "Pariss":
+            raise durable.RetryTool(NO_CITY)
+        raise ValueError("no weather today")
+
+    tool = durable.define_tool("weather", "The weather", execute=picky, timeout=30)
+    model = FauxModel([faux.reply("", tool_calls=[weather_call("Pariss", "c1")]),
+                       faux.reply("", tool_calls=[weather_call("Oslo", "c2")]), faux.reply("OK.")])
+    async with host.open(model, settings=settings(), tools=[tool]) as h:
+        assert await (await h.root.submit("weather?")).wait() == r.Answered("OK.", 6)
+    failed = "Tool weather failed: ValueError: no weather today"
+    assert results(await host.entries()) == [error(NO_CITY, "retry"), error(failed, "tool_error")]
