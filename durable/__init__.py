@@ -13,6 +13,7 @@ itself (generation phases, tool progress) beside the kind, in `durable.tasks`.
 from typing import TYPE_CHECKING
 
 from .errors import (
+    ApprovalRejected as ApprovalRejected,
     BackgroundJobsUnsupported as BackgroundJobsUnsupported,
     CommitFailed as CommitFailed,
     ConversationBusy as ConversationBusy,
@@ -26,6 +27,7 @@ from .errors import (
     LockLost as LockLost,
     MissingExtra as MissingExtra,
     NotASession as NotASession,
+    RetryTool as RetryTool,
     SchemaTooNew as SchemaTooNew,
     SessionLocked as SessionLocked,
     SessionReadOnly as SessionReadOnly,
@@ -43,6 +45,7 @@ from .errors import (
 from .records import (
     Aborted as Aborted,
     Answered as Answered,
+    ApprovalSlot as ApprovalSlot,
     AssistantEntry as AssistantEntry,
     Checkpoint as Checkpoint,
     CompactionEntry as CompactionEntry,
@@ -181,6 +184,8 @@ else:
 __all__ = [
     "Aborted",
     "Answered",
+    "ApprovalRejected",
+    "ApprovalSlot",
     "AssistantEntry",
     "BackgroundJobsUnsupported",
     "CancelInput",
@@ -239,6 +244,7 @@ __all__ = [
     "Resumed",
     "RetryLive",
     "RetryPolicy",
+    "RetryTool",
     "Run",
     "RunFailure",
     "Running",

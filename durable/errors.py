@@ -7,17 +7,17 @@ sentences that name the file, task, conversation or tool concerned.
     |   |   SchemaTooNew, CorruptSession, StorageClosed, CommitFailed (+-- DiskFull)
     |   +-- ServerUnavailable (+-- CommitOutcomeUnknown)  PostgreSQL: names the server and space
     +-- HarnessError               the host API: HarnessClosed, ConversationBusy, UnknownTask,
-    |   UnknownTaskKind, UnknownSubmission, SubmissionUnanswered, ToolResultRejected, IllegalTransition,
-    |   ToolDefinitionError; ToolArgumentError and InvalidInput (also ValueErrors)
+    |   UnknownTaskKind, UnknownSubmission, SubmissionUnanswered, ToolResultRejected, ApprovalRejected,
+    |   IllegalTransition, ToolDefinitionError; ToolArgumentError and InvalidInput (also ValueErrors)
     +-- MissingExtra (also an ImportError)  an optional extra is not installed
     +-- BackgroundJobsUnsupported (also a ValueError)  deferred mode on a server without them
     +-- CodecError (also a ValueError)      durable.codec: a value without its record's shape
     +-- ModelError                          durable.models: a provider call failed (`kind`)
     +-- MissingCredentials (also a ValueError)  durable.models.errors: a provider without a key
     +-- MCPServerError, MCPCallError        durable.mcp: a server, or a call of one of its tools
+    RetryTool (an Exception, not a DurableError)  raised by a tool to have the model call it again
 
-Those naming a module live in it, beside the code raising them (imports run one way); this
-module imports nothing: every layer may import it.
+Those naming a module live beside the code raising them; this one imports nothing (every layer may).
 """
 
 from __future__ import annotations
@@ -164,6 +164,18 @@ class ToolResultRejected(HarnessError):
     """A client tool result was refused: unknown call, already answered, or not a client tool."""
 
 
+class ApprovalRejected(HarnessError):
+    """A decision on a tool call (`Harness.approve`, `Harness.deny`) was refused, and nothing was
+    changed: no call of that id waits for a decision (unknown, not one that asks, already decided,
+    or already ended), or the edited arguments do not match the tool's schema. `call_id` and
+    `tool` (None when the call is unknown) name the call; the message says why."""
+
+    def __init__(self, message: str, *, call_id: str, tool: str | None = None) -> None:
+        super().__init__(message)
+        self.call_id = call_id
+        self.tool = tool
+
+
 class IllegalTransition(HarnessError):
     """Task code tried a move its kind's transition table does not allow (a bug in the kind).
     Names the task, its kind and both positions; nothing of that commit is written."""
@@ -177,6 +189,16 @@ class ToolArgumentError(HarnessError, ValueError):
     """A tool call's arguments are not valid JSON, are nested too deeply, or do not match the
     tool's schema. The message names the tool, and each problem's JSON path and failed keyword;
     the model reads it as an error result and the run continues."""
+
+
+class RetryTool(Exception):
+    """Raised by a tool's `execute` to have the model call it again: the model reads the message
+    as an error result (diagnostic code `retry`) and may call the tool again. A tool is retried
+    at most its `max_retries` times per run (invalid arguments count too); the next one ends the
+    call with an error result saying so (diagnostic code `retries_exhausted`).
+
+        raise durable.RetryTool("No city named 'Pariss'; check the spelling")
+    """
 
 
 # --------------------------------------------------------------------------- installation

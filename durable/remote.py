@@ -9,28 +9,28 @@ of the same id, queued behind an active run, through its normal submit path, in 
 also deletes the inbox row (durable.engine.inbox): exactly once, even across crashes. Nobody
 owning the space, a worker (`durable worker`) takes it over, since an inbox input is live work.
 
-`status`, `wait` and `follow` read what the owner committed, polling every `poll_seconds`:
-`wait` returns the same `Answered(text, seq)` / `Unanswered(reason, detail)` as
-`SubmissionHandle.wait()` on the owner; `follow` yields the committed live document now, then
-each change it sees (polling may skip a document that was replaced within one interval; the
-owner's `follow()` sees every one).
+`approve` / `deny` put a decision on a tool call waiting for approval in the same inbox, applied
+by the owner as `Harness.approve` / `deny` in a commit that deletes its row (exactly once).
+`status`, `wait` and `follow` read what the owner committed, polling every `poll_seconds`: `wait`
+returns what `SubmissionHandle.wait()` returns on the owner; `follow` yields the committed live
+document now, then each change it sees (polling may skip a document replaced within one interval).
 
-psycopg is used synchronously in a worker thread (`anyio.to_thread`), one connection per
-`RemoteSpace`, made when first needed, made again once if it broke. Every error is a
-`DurableError` naming the server (never its password) and the space.
+psycopg runs synchronously in a worker thread, one connection per `RemoteSpace` (made again once
+if it broke); every error is a `DurableError` naming the server (never its password) and the space.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, TypeVar
 
 import anyio
 
-from .errors import ServerUnavailable, StorageError, UnknownSubmission
+from .errors import ApprovalRejected, ServerUnavailable, StorageError, UnknownSubmission
 from .inputs import answer_text, check_conversation_id, check_text
 from .records import EMPTY_LIVE, Live, Queued, SubmissionStatus
 from .storage import rows as _rows
@@ -87,6 +87,47 @@ class RemoteSpace:
                 c.execute("SELECT pg_notify('durable_inbox', %s)", (self.space,))
         await self._run(insert, "submitting an input")
         return sid
+
+    async def approve(self, call_id: str, arguments: Mapping[str, Any] | None = None) -> None:
+        """Approve the tool call `call_id`, waiting for approval in this space, to run with edited
+        `arguments` (a JSON object) or, None, the model's. Returns once the decision is committed
+        in the inbox; the owner applies it (now, or once a harness owns the space) exactly as
+        `Harness.approve` does. Raises `ApprovalRejected` at once when no call of that id waits
+        for a decision in the space's live documents; one the owner refuses later (decided
+        meanwhile, edited arguments invalid for the schema) is reported there and dropped."""
+        text = None
+        if arguments is not None:
+            try:
+                text = json.dumps(dict(arguments), ensure_ascii=False)
+            except (TypeError, ValueError) as exc:
+                raise ApprovalRejected(f"Tool call {call_id} was not approved: the edited arguments are not a JSON "
+                                       f"object ({exc})", call_id=str(call_id)) from None
+        await self._decide(call_id, {"call_id": call_id, "approve": True, "arguments": text, "reason": ""})
+
+    async def deny(self, call_id: str, reason: str = "") -> None:
+        """Deny the tool call `call_id`, waiting for approval in this space, for `reason` (the
+        model reads it), as `Harness.deny` does; see `approve`."""
+        await self._decide(call_id, {"call_id": call_id, "approve": False, "arguments": None, "reason": str(reason)})
+
+    async def _decide(self, call_id: str, decision: dict[str, Any]) -> None:
+        waiting = isinstance(call_id, str) and _pg_driver.storable(call_id) and any(
+            slot.call_id == call_id for cid, body in await self._run(lambda c: c.execute(
+                "SELECT conversation_id, body FROM durable.documents WHERE space = %s", (self.space,)).fetchall(),
+                "reading the live documents")
+            for slot in _rows.live(body, cid, self.location).approvals)
+        if not waiting:
+            raise ApprovalRejected(f"No tool call {call_id} waits for a decision in {self.location}; nothing was "
+                                   f"decided", call_id=str(call_id))
+        did = f"dec_{uuid.uuid4().hex[:16]}"
+        body = json.dumps(decision, ensure_ascii=False)
+
+        def insert(c: Any) -> None:
+            with c.transaction():
+                c.execute("INSERT INTO durable.inbox (space, id, conversation_id, text, created_at, decision) "
+                          "VALUES (%s, %s, '', '', %s, %s) ON CONFLICT (space, id) DO NOTHING",
+                          (self.space, did, time.time(), body))
+                c.execute("SELECT pg_notify('durable_inbox', %s)", (self.space,))
+        await self._run(insert, "deciding a tool call")
 
     async def status(self, submission_id: str) -> SubmissionStatus:
         """`Queued()` while the input waits in the inbox or as a queued submission; the settled

@@ -4,8 +4,7 @@
 |---|---|---|
 | `retry.enabled` | True | retry failed model attempts at all |
 | `retry.max_retries` | 3 | retries after the first attempt (attempts <= max_retries + 1) |
-| `retry.base_delay` | 1.0 s | delay before retry n is base_delay * 2**(n-1) ... |
-| `retry.max_delay` | 60.0 s | ... capped here, raised to the provider's retry-after |
+| `retry.base_delay`, `.max_delay` | 1 s, 60 s | retry n waits base_delay * 2**(n-1), capped, raised to retry-after |
 | `restart_limit` | 3 | a task cut off this many times in a row is not run again |
 | `progress.persist_within` | 0.1 s | partial text is committed at most this often (0 = every delta) |
 | `progress.output_interval` | 0.1 s | tool output is committed at most this often (0 = every call) |
@@ -18,6 +17,7 @@
 | `when_busy` | "queue" | default for inputs submitted while a run is active |
 | `max_tool_rounds` | 50 | tool rounds one run may make; the next ends it `unanswered{tool_round_limit}` |
 | `check_integrity` | True | check the file for damage in the background (from a second after resume), and report it |
+| `approval_timeout` | None | seconds a tool call waits for a person's decision before it is denied (None: no limit) |
 """
 
 from __future__ import annotations
@@ -108,6 +108,9 @@ class Settings:
     max_tool_rounds: int = 50
     check_integrity: bool = True
     model_options: dict[str, Any] = field(factory=dict)
+    # Tool approval (issue 24): how long a call waits for a person's decision, from the commit
+    # that made it wait (a durable deadline); None: no limit, it waits across any restarts.
+    approval_timeout: float | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.restart_limit < 1:
@@ -116,5 +119,7 @@ class Settings:
             raise ValueError(f"max_tool_rounds must be at least 1, not {self.max_tool_rounds}")
         if self.retry.max_retries < 0:
             raise ValueError(f"retry.max_retries must be >= 0, not {self.retry.max_retries}")
+        if self.approval_timeout is not None and not self.approval_timeout > 0:
+            raise ValueError(f"approval_timeout must be positive (or None), not {self.approval_timeout!r}")
         if self.when_busy not in ("queue", "interrupt", "reject"):
             raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {self.when_busy!r}")

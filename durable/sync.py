@@ -25,7 +25,7 @@ import concurrent.futures
 import os
 import queue
 import threading
-from collections.abc import Awaitable, Callable, Generator, Iterable
+from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
 from contextlib import ExitStack
 from types import TracebackType
 from typing import Any, Literal, TypeVar
@@ -202,6 +202,24 @@ class Harness:
             await self.harness.submit_tool_result(call_id, content, is_error=is_error)
 
         self._call(submit)
+
+    def approve(self, call_id: str, arguments: Mapping[str, Any] | None = None) -> None:
+        """Approve a tool call waiting for a decision, with edited `arguments` or the model's
+        (`durable.Harness.approve`; `ApprovalRejected` for a call that waits for none or invalid
+        arguments, changing nothing)."""
+
+        async def approve() -> None:
+            await self.harness.approve(call_id, arguments)
+
+        self._call(approve)
+
+    def deny(self, call_id: str, reason: str = "") -> None:
+        """Deny a tool call waiting for a decision; the model reads why (`durable.Harness.deny`)."""
+
+        async def deny() -> None:
+            await self.harness.deny(call_id, reason)
+
+        self._call(deny)
 
 
 class Conversation:

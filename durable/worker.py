@@ -112,7 +112,8 @@ async def run_space(dsn: str, space: str, app: WorkerApp, *, lease_seconds: floa
         while store.lease_lost is None:
             wake = h.wake()
             if not wake.active and (wake.next_timer is None or wake.next_timer > h.clock.now() + idle_seconds):
-                if not await store.take_inbox(1):  # nothing left for the harness to place either
+                # Nothing left for the harness to place or decide either (durable.remote).
+                if not await store.take_inbox(1) and not await store.take_decisions(1):
                     return wake.next_timer, store.epoch
             await anyio.sleep(0.05)
     return None, store.epoch

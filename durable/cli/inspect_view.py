@@ -82,7 +82,14 @@ def print_session(data: dict[str, Any]) -> None:
             state += f" (on {', '.join(map(str, t['waiting_on']))})"
         about = ""
         if t["tool"]:
-            about = f"{t['tool']['name']} ({'client' if t['tool']['client'] else t['tool']['replay']})"
+            tool = t["tool"]
+            about = f"{tool['name']} ({'client' if tool['client'] else tool['replay']})"
+            if tool.get("timeout") is not None:
+                about += f", timeout {tool['timeout']:g} s"
+            if tool.get("approval") and not t["outcome"]:
+                about += f", waits for approval ({_deadline(tool['approval']['deadline'])})"
+            elif tool.get("approved_arguments") is not None:
+                about += f", approved: {_short(tool['approved_arguments'], 60)}"
         elif t["inputs"] is not None:
             about = f"{len(t['inputs'])} input(s)"
         if t["stop"]:
@@ -97,6 +104,12 @@ def print_session(data: dict[str, Any]) -> None:
 
 def _now() -> float:
     return time.time()
+
+
+def _deadline(deadline: float | None) -> str:
+    if deadline is None:
+        return "no deadline"
+    return f"denied in {deadline - _now():.1f} s" if deadline > _now() else "denied when the owner next runs"
 
 
 def _short(text: str, limit: int = 120) -> str:
@@ -152,6 +165,9 @@ def _live_text(live: dict[str, Any]) -> str:
     for slot in live.get("tools") or ():
         out = (slot.get("output") or "").strip().splitlines()
         parts.append(f"tool {slot.get('name')} {slot.get('status')}" + (f" ({_short(out[-1], 40)})" if out else ""))
+    for slot in live.get("approvals") or ():
+        parts.append(f"call {slot.get('call_id')} waits for approval: {slot.get('tool')}"
+                     f"({_short(slot.get('arguments') or '', 60)}), {_deadline(slot.get('deadline'))}")
     failure = live.get("run_failure")
     if failure:
         parts.append(f"last run unanswered ({failure.get('reason')}): {failure.get('detail')}")

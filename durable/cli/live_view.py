@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import records as r
 from .demo_model import STEPS, Step
-from .plain_view import Ui, describe_entry, readable_json
+from .plain_view import Ui, describe_approval, describe_entry, readable_json
 
 
 class RichUi(Ui):
@@ -156,6 +156,9 @@ class RichUi(Ui):
                 table.add_row(slot.name, Text(slot.status, style=style), out)
                 height += 2
             parts.append(table)
+        for waiting in live.approvals:
+            parts.append(Text(describe_approval(waiting), style="magenta", no_wrap=True, overflow="ellipsis"))
+            height += 1
         if live.run_failure is not None:
             f = live.run_failure
             parts.append(Text(f"✗ unanswered ({f.reason}): {f.detail}", style="red", no_wrap=True, overflow="ellipsis"))

@@ -52,6 +52,13 @@ def readable_json(text: str) -> str:
         return text
 
 
+def describe_approval(slot: r.ApprovalSlot) -> str:
+    """One line for a tool call waiting for a person's decision (`live.approvals`)."""
+    limit = "" if slot.deadline is None else " (denied at its deadline)"
+    return (f"call {slot.call_id}: {slot.tool}({_one_line(readable_json(slot.arguments), 80)}) waits for your "
+            f"approval{limit}")
+
+
 def task_name(task: r.Task) -> str:
     """"generation", "tool save_note, unsafe"... (as its kind describes it)."""
     kind = kind_class(task.kind)
@@ -97,6 +104,7 @@ class Ui:
     def __init__(self, out: Any = None) -> None:
         self.out = out or sys.stdout
         self.failure: str | None = None
+        self.asked: set[str] = set()  # calls whose wait for approval was printed
 
     def start(self, db: str) -> None:
         pass
@@ -133,4 +141,7 @@ class Ui:
         self.event(kind, describe_report(rep))
 
     def live(self, live: r.Live, task: r.Task | None, step: Step | None) -> None:
-        pass
+        for slot in live.approvals:
+            if slot.call_id not in self.asked:
+                self.asked.add(slot.call_id)
+                self.event("approval", describe_approval(slot))

@@ -14,7 +14,7 @@ a crash would (for crash tests).
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Generic
 
 import anyio
@@ -22,6 +22,7 @@ import anyio.abc
 from attrs import frozen
 
 from ..errors import (
+    ApprovalRejected,
     HarnessClosed,
     HarnessError,
     StorageError,
@@ -40,7 +41,7 @@ from ..records import (
     Waiting,
 )
 from ..settings import Settings
-from ..storage.protocol import Storage
+from ..storage.protocol import InboxDecision, Storage
 from ..tools import DepsT, Tool, ToolRegistry
 from . import inbox, ownership, recovery
 from .clock import Clock, SystemClock
@@ -194,7 +195,8 @@ class Harness(Generic[DepsT]):
         self._state = HarnessState.RESUMED
         assert self._scheduler is not None and self._tg is not None
         self._scheduler.start()
-        self._tg.start_soon(inbox.watch, self.storage, self._place_remote, self.report)  # durable.remote
+        self._tg.start_soon(inbox.watch, self.storage, self._place_remote, self.report,  # durable.remote
+                            self._decide_remote)
         if self.settings.check_integrity:
             self._tg.start_soon(self._check_in_background)
 
@@ -282,6 +284,19 @@ class Harness(Generic[DepsT]):
         """Place an input from the store's inbox (durable.engine.inbox): queued behind an active run."""
         await self.conversation(sub.conversation_id)._place(sub, "queue")
 
+    async def _decide_remote(self, decision: InboxDecision) -> None:
+        """Apply a decision from the store's inbox (durable.remote) as `approve` / `deny` would, its
+        row consumed by the deciding commit; a refused one is reported and its row dropped."""
+        try:
+            await self.runs.decide(self.rt, decision.call_id, approve=decision.approve, arguments=decision.arguments,
+                                   reason=decision.reason, inbox=decision.id)
+        except ApprovalRejected as exc:
+            self.report(ErrorReport(f"A decision from the inbox of {self.storage.location} was not applied: {exc}",
+                                    raw=exc, topic="task"))
+            change = self.session.change()
+            change.consume_inbox(decision.id)
+            await self.session.commit(change)
+
     def _check_open(self) -> None:
         if self._state not in _ACCEPTING:
             raise HarnessClosed(
@@ -368,6 +383,25 @@ class Harness(Generic[DepsT]):
         self._check_open()
         await self.resume()
         await self.runs.submit_client_result(self.rt, call_id, content, is_error)
+
+    async def approve(self, call_id: str, arguments: Mapping[str, Any] | None = None) -> None:
+        """Approve the tool call `call_id`, which waits for a person's decision (`live.approvals`;
+        a tool defined with `approval=`): committed before the tool runs, then it runs, with
+        `arguments` (a JSON object: edited arguments, validated against the tool's schema) or,
+        None, with the model's. Raises `ApprovalRejected`, changing nothing, for invalid edited
+        arguments, or a call that waits for no decision: unknown, not asking, already decided or
+        ended (an abort or an interrupt answers a waiting call as aborted)."""
+        self._check_open()
+        await self.resume()
+        await self.runs.decide(self.rt, call_id, approve=True, arguments=arguments)
+
+    async def deny(self, call_id: str, reason: str = "") -> None:
+        """Deny the tool call `call_id`, which waits for a person's decision: it is not run, and
+        the model reads "The user denied tool T: reason" (diagnostic `denied`); the run goes
+        on. Committed when this returns. Raises `ApprovalRejected` as `approve` does."""
+        self._check_open()
+        await self.resume()
+        await self.runs.decide(self.rt, call_id, approve=False, reason=reason)
 
 
 __all__ = ["Harness", "HarnessState", "Wake"]

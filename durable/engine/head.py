@@ -146,6 +146,11 @@ class Change:
     def put_submission(self, submission: Submission) -> None:
         self.batch.submissions.append(submission)
 
+    def consume_inbox(self, inbox_id: str) -> None:
+        """This commit consumes the store's inbox row `inbox_id` (a decision from `durable.remote`):
+        the store deletes it in the same transaction, so it is applied exactly once."""
+        self.batch.inbox.append(inbox_id)
+
     def live(self, conversation_id: str) -> Live:
         return self.lives.get(conversation_id) or self.head.conversation(conversation_id).live
 

@@ -154,8 +154,8 @@ class TaskKind:
 
 
 class RunService(Protocol):
-    """What the host API asks of the task layer: starting and stopping runs, compactions and
-    client tool results."""
+    """What the host API asks of the task layer: starting and stopping runs, compactions, client
+    tool results and decisions on tool calls waiting for approval."""
 
     def begin_run(self, rt: Runtime, change: Change, conversation_id: str, subs: list[Submission]) -> Task: ...
 
@@ -164,6 +164,14 @@ class RunService(Protocol):
     async def compact(self, rt: Runtime, conversation_id: str) -> int: ...
 
     async def submit_client_result(self, rt: Runtime, call_id: str, content: str, is_error: bool) -> None: ...
+
+    async def decide(self, rt: Runtime, call_id: str, *, approve: bool, arguments: Any = None,
+                     reason: str = "", inbox: str | None = None) -> None:
+        """Approve (with `arguments`, edited, or None: as the model gave them) or deny (with
+        `reason`) the tool call `call_id`, committed when this returns; raises `ApprovalRejected`
+        (changing nothing) for a call that waits for no decision or invalid edited arguments.
+        `inbox`: the store's inbox row the decision came from, consumed by the deciding commit."""
+        ...
 
 
 __all__ = ["PhaseHandler", "Resumed", "RunService", "TaskKind", "kind_class", "known_kinds"]

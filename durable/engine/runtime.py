@@ -84,6 +84,11 @@ class Runtime:
         found = self._session.ended_children.pop(task_id, None)
         return found if found is not None else await self._session.storage.get_task(task_id)
 
+    async def ended_tasks(self, kind: str) -> list[Task]:
+        """Every ended task of `kind`, read from the store: a scan of that kind's history, for
+        error paths only (a host deciding a call that may have ended long ago)."""
+        return await self._session.storage.find_tasks(kind=kind, state="terminal")
+
     def submission(self, submission_id: str) -> Submission | None:
         """An unsettled submission as the head has it."""
         return self._session.submissions.get(submission_id)
@@ -179,17 +184,30 @@ class Runtime:
     async def within(self, seconds: float, name: str, work: Callable[[], Awaitable[T]]) -> tuple[bool, T | None]:
         """Run `work` for at most `seconds` on the clock (the timer `name`): (True, its result),
         or (False, None) when the time ran out and it was cancelled."""
+        return await self.until(self.now() + seconds, name, work)
+
+    async def until(self, deadline: float, name: str, work: Callable[[], Awaitable[T]]) -> tuple[bool, T | None]:
+        """Run `work` until the clock reaches `deadline` (the durable timer `name`, e.g. a tool's
+        timeout measured from its stored start): (True, its result), or (False, None) when the
+        deadline came first and `work` was cancelled (at once for a deadline already past). What
+        `work` raises is raised as it is (not wrapped in an exception group)."""
         result: T | None = None
+        raised: Exception | None = None
         with anyio.CancelScope() as scope:
             async with anyio.create_task_group() as tg:
 
                 async def expire() -> None:
-                    await self.clock.sleep_until(self.now() + seconds, name)
+                    await self.clock.sleep_until(deadline, name)
                     scope.cancel()
 
                 tg.start_soon(expire)
-                result = await work()
+                try:
+                    result = await work()
+                except Exception as exc:  # noqa: BLE001 - raised below, outside the task group
+                    raised = exc
                 tg.cancel_scope.cancel()
+        if raised is not None:
+            raise raised
         return not scope.cancelled_caught, result
 
     @staticmethod
@@ -214,6 +232,11 @@ class Runtime:
         """Cancel the task's runner and wait until it has stopped (its in-flight commit completes)."""
         if self._runners is not None:
             await self._runners.cancel(task_id)
+
+    def ensure_runner(self, task_id: int) -> None:
+        """Start a runner for the live task if it has none (a runner it has is left alone)."""
+        if self._runners is not None:
+            self._runners.spawn(task_id)
 
     async def restart_runner(self, task_id: int) -> None:
         """Cancel the task's runner and start a new one, which reads the task afresh from the head."""

@@ -163,6 +163,7 @@ class Session(Head):
         that a later change ended is left to that change."""
         batch = Batch(barrier=change.barrier)
         batch.entries.extend(change.batch.entries)
+        batch.inbox.extend(change.batch.inbox)
         for task in change.batch.tasks:
             head = self.tasks.get(task.id)
             if head is not None or task.terminal:

@@ -22,6 +22,7 @@ from .entries import (
 )
 from .live import (
     EMPTY_LIVE,
+    ApprovalSlot,
     CompactionFailure,
     DeferredLive,
     GenerationLive,
@@ -60,6 +61,7 @@ __all__ = [
     "EMPTY_LIVE",
     "Aborted",
     "Answered",
+    "ApprovalSlot",
     "AssistantEntry",
     "Checkpoint",
     "CompactionEntry",

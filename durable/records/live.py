@@ -1,7 +1,8 @@
 """The live document of a conversation: what a UI renders, built only from committed values.
 
 The active run and its inputs, the partial message of the current attempt, a pending retry or
-deferred job, the tool slots of the current round, and how the last run or compaction failed.
+deferred job, the tool slots of the current round, the tool calls waiting for a person's decision
+(`approvals`), and how the last run or compaction failed.
 """
 
 from __future__ import annotations
@@ -74,6 +75,20 @@ class ToolSlot:
 
 
 @frozen
+class ApprovalSlot:
+    """A tool call waiting for a person's decision (`Harness.approve` / `Harness.deny`): its call
+    id, tool name, the arguments the model gave (JSON text), its tool task, since when it waits
+    and, when `settings.approval_timeout` is set, the deadline at which it is denied."""
+
+    call_id: str
+    tool: str
+    arguments: str
+    task_id: int
+    since: float
+    deadline: float | None = None
+
+
+@frozen
 class RunFailure:
     """The last run of a conversation that ended without an answer: its task, inputs, `reason`
     and `detail`, and the first input's text (to show next to it)."""
@@ -102,6 +117,7 @@ class Live:
     run: Run | None = None
     generation: GenerationLive | None = None
     tools: tuple[ToolSlot, ...] = ()
+    approvals: tuple[ApprovalSlot, ...] = ()
     run_failure: RunFailure | None = None
     compaction_failure: CompactionFailure | None = None
     compactions: int = 0
@@ -116,6 +132,7 @@ EMPTY_LIVE = Live()
 
 __all__ = [
     "EMPTY_LIVE",
+    "ApprovalSlot",
     "CompactionFailure",
     "DeferredLive",
     "GenerationLive",

@@ -16,7 +16,9 @@ UnansweredReason = Literal["model_error", "interrupted", "restart_limit", "abort
                            "storage_error"]
 """Why a run ended without an answer (`Unanswered.reason`, `RunFailure.reason`)."""
 FailureReason = Literal["exception", "model_error", "interrupted", "restart_limit", "timeout", "tool_round_limit",
-                        "storage_error"]
+                        "storage_error",
+                        # tool approval (issue 24): a person denied the call, or no decision came in time
+                        "denied"]
 """Why a task failed or faulted (`ErrorDetail.reason`)."""
 
 __all__ = ["FailureReason", "ModelStopReason", "StopReason", "UnansweredReason"]

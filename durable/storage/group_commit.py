@@ -111,6 +111,7 @@ def merged(batches: Sequence[EncodedBatch]) -> EncodedBatch:
         tuple({s[0]: s for b in batches for s in b.submissions}.values()),
         tuple({d[0]: d for b in batches for d in b.live}.values()),
         any(b.barrier for b in batches),
+        tuple(x for b in batches for x in b.inbox),
     )
 
 

@@ -15,13 +15,14 @@ Every store (`SQLiteStorage`, `PostgresStorage`, `MemoryStorage`) keeps the same
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol, TypeGuard, runtime_checkable
 
 from attrs import field
 
 from .._frozen import define, frozen
-from ..errors import LockLost
+from ..errors import CorruptSession, LockLost
 from ..records import Live, StoredEntry, Submission, Task
 
 
@@ -56,9 +57,12 @@ class Batch:
     submissions: list[Submission] = field(factory=list)
     live: dict[str, Live] = field(factory=dict)
     barrier: bool = True
+    # The ids of inbox rows this commit consumes (a decision from durable.remote: see `Inbox`): a
+    # store with an inbox deletes them in the same transaction; the others have none to delete.
+    inbox: list[str] = field(factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.tasks or self.entries or self.submissions or self.live)
+        return bool(self.tasks or self.entries or self.submissions or self.live or self.inbox)
 
 
 @frozen
@@ -153,6 +157,30 @@ class Leased(Protocol):
         ...
 
 
+@frozen
+class InboxDecision:
+    """A decision another process put in a space's inbox (`durable.remote`: approve or deny the
+    tool call `call_id`, waiting for approval): `arguments` the edited arguments (JSON text) or
+    None, `reason` a denial's. `id` is its inbox row, deleted by the commit that applies it."""
+
+    id: str
+    call_id: str
+    approve: bool
+    arguments: str | None = None
+    reason: str = ""
+    created_at: float = 0.0
+
+    @classmethod
+    def of_row(cls, id: str, body: str, created_at: float, location: str) -> InboxDecision:
+        """The decision of an inbox row (its JSON `body`); `CorruptSession` naming `location` when
+        it cannot be read."""
+        try:
+            return cls(id, **json.loads(body), created_at=created_at)
+        except (TypeError, ValueError) as exc:
+            raise CorruptSession(f"A decision in the inbox of {location} cannot be read: {exc}",
+                                 location=location) from None
+
+
 @runtime_checkable
 class Inbox(Protocol):
     """A store that other processes can submit into while it is owned (`PostgresStorage`, through
@@ -168,6 +196,12 @@ class Inbox(Protocol):
 
     async def wait_inbox(self) -> None:
         """Return once the inbox holds an input (at once if it does)."""
+        ...
+
+    async def take_decisions(self, limit: int) -> list[InboxDecision]:
+        """Up to `limit` decisions on tool calls (`durable.remote` approve/deny), oldest first. Does
+        not delete them: the commit that applies one (or drops it, refused) consumes its row
+        (`Batch.inbox`), so a crash before it leaves the decision for the next owner."""
         ...
 
 

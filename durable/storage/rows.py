@@ -45,6 +45,7 @@ class EncodedBatch:
     submissions: tuple[tuple[str, str, str, str], ...]  # id, conversation_id, status, body
     live: tuple[tuple[str, str], ...]  # conversation_id, body
     barrier: bool = True
+    inbox: tuple[str, ...] = ()  # inbox rows consumed (see `Batch.inbox`)
 
 
 _INT64 = range(-(1 << 63), 1 << 63)
@@ -80,6 +81,7 @@ def encode_batch(batch: Batch) -> EncodedBatch:
         tuple([(s.id, s.conversation_id, tag_of(s.status), dumps(s, Submission)) for s in subs]),
         tuple([(cid, dumps(doc, Live)) for cid, doc in batch.live.items()]),
         batch.barrier,
+        tuple(batch.inbox),
     )
 
 

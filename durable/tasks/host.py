@@ -2,13 +2,14 @@
 
 It is the task layer's side of `durable.engine.kinds.RunService`: submitting starts a run
 (`runs.begin_run`), an abort or an interrupt marks the run's generation stopped and restarts its
-runner in the abort handler, a manual compaction starts a compaction task, and a client tool's
-result ends its tool task. Host commits are not retried: a refusal reaches the caller.
+runner in the abort handler, a manual compaction starts a compaction task, a client tool's
+result ends its tool task, and a decision on a call waiting for approval moves or ends it
+(`durable.tasks.tool.approval`). Host commits are not retried: a refusal reaches the caller.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._frozen import evolve
 from ..records import StopMark, Submission, Task
@@ -48,6 +49,10 @@ class StandardRunService:
 
     async def submit_client_result(self, rt: Runtime, call_id: str, content: str, is_error: bool) -> None:
         await self._tool.submit_client_result(rt, call_id, content, is_error)
+
+    async def decide(self, rt: Runtime, call_id: str, *, approve: bool, arguments: Any = None,
+                     reason: str = "", inbox: str | None = None) -> None:
+        await self._tool.decide(rt, call_id, approve=approve, arguments=arguments, reason=reason, inbox=inbox)
 
 
 __all__ = ["StandardRunService"]

@@ -3,7 +3,7 @@ checker (public, documented in the README).
 
 In-process crashes:
     `CrashableStorage`, `crash(harness)`, `crashable_harness(path, ...)`, `abandon_on_crash`
-Driving a harness to quiescence, by events:
+Driving a harness to quiescence, by events (deciding approvals with `Approve` / `Deny`):
     `wait_idle(harness)`, `settle(harness, clock) -> Settled`, `FakeClock`, `ScaledClock`
 Witnesses that survive crashes:
     `ExecutionLog` (tool executions per call), `FauxJobLedger` (deferred jobs at the provider)
@@ -37,12 +37,14 @@ from .explore import (
 from .invariants import check_commit_history, check_invariants, describe_session, load_session
 from .kill import KillReport, Trial, kill_test
 from .observe import Execution, ExecutionLog, FauxJobLedger, LedgerModel
-from .quiesce import Settled, default_answer, settle, wait_idle
+from .quiesce import Approve, Deny, Settled, default_answer, default_decision, settle, wait_idle
 from .scripts import by_input
 
 __all__ = [
+    "Approve",
     "CrashPoint",
     "CrashableStorage",
+    "Deny",
     "Driver",
     "Execution",
     "ExecutionLog",
@@ -64,6 +66,7 @@ __all__ = [
     "crash",
     "crashable_harness",
     "default_answer",
+    "default_decision",
     "describe_batch",
     "describe_session",
     "explore",

@@ -43,7 +43,7 @@ from .crash import CrashableStorage, abandon_on_crash, crash
 from .exploration import CrashPoint, Exploration, Lifetime, PointResult, Side
 from .invariants import check_commit_history, check_invariants, describe_session
 from .observe import ExecutionLog, FauxJobLedger
-from .quiesce import Settled, default_answer, settle
+from .quiesce import Decide, Settled, default_answer, default_decision, settle
 
 
 @attrs.define
@@ -54,8 +54,9 @@ class World:
     the tools (each is wrapped to count its executions); `settings`: the harness settings;
     `reopen_settings`: the settings of the harness that reopens the file after the crash (default:
     the same); `answer(call)`: the host's answer to a client tool call while settling (None: let
-    it time out); `findable_jobs`: whether the faux provider can find a deferred job by its key
-    (the model protocol's optional `find`)."""
+    it time out); `decide(slot)`: the host's decision on a call waiting for approval while
+    settling (`Approve(...)`, `Deny(...)`, None: leave it waiting); `findable_jobs`: whether the
+    faux provider can find a deferred job by its key (the model protocol's optional `find`)."""
 
     model: Any
     tools: Sequence[Any] = ()
@@ -63,6 +64,7 @@ class World:
     reopen_settings: Settings | None = None
     answer: Callable[[ToolCall], str | None] | None = default_answer
     findable_jobs: bool = True
+    decide: Decide | None = default_decision
 
 
 @frozen
@@ -123,6 +125,12 @@ class Driver:
     async def abort(self, conversation: str = "root") -> None:
         await self.harness.conversation(conversation).abort()
 
+    async def approve(self, call_id: str, arguments: dict[str, Any] | None = None) -> None:
+        await self.harness.approve(call_id, arguments)
+
+    async def deny(self, call_id: str, reason: str = "") -> None:
+        await self.harness.deny(call_id, reason)
+
     async def compact(self, conversation: str = "root") -> int:
         task_id: int = await self.harness.conversation(conversation).compact()
         return task_id
@@ -137,7 +145,8 @@ class Driver:
 
     async def settle(self) -> Settled:
         """Drive the harness to quiescence (see `durable.testing.settle`)."""
-        self.settled = await settle(self.harness, self.clock, answer=self.world.answer, stuck_after=self.stuck_after)
+        self.settled = await settle(self.harness, self.clock, answer=self.world.answer, stuck_after=self.stuck_after,
+                                    decide=self.world.decide)
         return self.settled
 
 

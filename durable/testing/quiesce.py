@@ -5,10 +5,10 @@ and no storage call of the harness is in flight (when its storage is a `Crashabl
 counts them), so the head of the harness no longer moves by itself.
 
 `settle(h, clock)` resumes the harness and then repeats: wait until idle; answer the client tool
-calls that wait for the host (`answer`); if a runner is parked on a `FakeClock` timer, move the
-clock to the earliest one; if nothing is active (`h.wake()`) but a durable timer is pending
-(retry backoff, deferred poll, client tool deadline), move the clock to it (a `FakeClock`) or
-sleep until it (any other clock). It stops when `h.wake()` says nothing is active and no timer
+calls (`answer`) and decide the calls waiting for approval (`decide`); if a runner is parked on
+a `FakeClock` timer, move the clock to the earliest one; if nothing is active (`h.wake()`) but a
+durable timer is pending (retry backoff, deferred poll, a deadline), move the clock to it (a
+`FakeClock`) or sleep until it (any other clock). It stops when `h.wake()` says nothing is active and no timer
 is pending. When work stays active while every task is blocked on something the test does not
 control (a real-time sleep, a model that hangs), it polls in small real-time steps, and gives
 up after `stuck_after` seconds without any commit: the result then says what is stuck.
@@ -23,9 +23,10 @@ import anyio
 from attrs import frozen
 
 from ..engine.clock import FakeClock
-from ..errors import ToolResultRejected
-from ..records import Pending, Running, ToolCall, Waiting
-from ..tasks.tool import ToolInput
+from ..errors import ApprovalRejected, ToolResultRejected
+from ..records import ApprovalSlot, Pending, Running, ToolCall, Waiting
+from ..tasks.tool import Approval, ToolInput
+from ..tasks.tool.records import approval_slot
 from .crash import CrashableStorage
 
 
@@ -42,6 +43,30 @@ class Settled:
 def default_answer(call: ToolCall) -> str:
     """The client tool answer `settle` gives by default."""
     return f"Client result of {call.name}"
+
+
+@frozen
+class Approve:
+    """A decision `settle` makes on a call waiting for approval: approve it, with `arguments`
+    (edited) or, None, the model's."""
+
+    arguments: dict[str, Any] | None = None
+
+
+@frozen
+class Deny:
+    """A decision `settle` makes on a call waiting for approval: deny it, for `reason`."""
+
+    reason: str = ""
+
+
+Decide = Callable[[ApprovalSlot], Approve | Deny | None]
+"""How a host decides a call waiting for approval while settling (None: leave it waiting)."""
+
+
+def default_decision(slot: ApprovalSlot) -> Approve:
+    """The decision `settle` makes by default: approve, with the model's arguments."""
+    return Approve()
 
 
 async def wait_idle(harness: Any) -> None:
@@ -67,10 +92,12 @@ async def settle(
     answer: Callable[[ToolCall], str | None] | None = default_answer,
     stuck_after: float = 10.0,
     max_steps: int = 100_000,
+    decide: Decide | None = default_decision,
 ) -> Settled:
     """Drive `harness` to quiescence (see the module docstring). Returns how it ended; never
     raises for a stuck harness (the result says so). `answer(call)` gives a client tool's result
-    (None: leave it waiting, so it times out at its deadline)."""
+    (None: leave it waiting, so it times out at its deadline); `decide(slot)` the decision on a
+    call waiting for approval (None: leave it waiting, until its deadline if it has one)."""
     await harness.resume()
     fake = isinstance(clock, FakeClock)
     poll = 0.001
@@ -84,6 +111,8 @@ async def settle(
         if commits != last_commits:
             last_commits, last_progress, poll = commits, anyio.current_time(), 0.001
         if answer is not None and await _answer_client_calls(harness, answer, answered):
+            continue
+        if decide is not None and await _decide_approvals(harness, decide, answered):
             continue
         wake = harness.wake()
         parked = [deadline for _, deadline in list(clock.timers.values())] if fake else []
@@ -123,6 +152,30 @@ async def _answer_client_calls(harness: Any, answer: Callable[[ToolCall], str | 
             except ToolResultRejected:  # answered or timed out meanwhile
                 continue
             progressed = True
+    return progressed
+
+
+async def _decide_approvals(harness: Any, decide: Decide, decided: set[str]) -> bool:
+    progressed = False
+    for task in list(harness.session.tasks.values()):
+        phase = task.checkpoint
+        if task.kind != "tool" or not isinstance(phase, Approval) or not isinstance(task.state, Waiting):
+            continue
+        slot = approval_slot(task, phase)
+        if slot.call_id in decided:
+            continue
+        decision = decide(slot)
+        if decision is None:
+            continue
+        decided.add(slot.call_id)
+        try:
+            if isinstance(decision, Deny):
+                await harness.deny(slot.call_id, decision.reason)
+            else:
+                await harness.approve(slot.call_id, decision.arguments)
+        except ApprovalRejected:  # decided, denied at its deadline or aborted meanwhile
+            continue
+        progressed = True
     return progressed
 
 

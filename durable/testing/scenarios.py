@@ -14,21 +14,26 @@ the `ScaledClock` of a child process. Progress is committed on every delta
 | `abort_in_tool_round` | the host aborts while a safe and an unsafe tool run |
 | `abort_in_backoff` | attempt 1 fails (529); the host aborts while the retry waits |
 | `compaction` | three turns, then `compact()` |
-| `client_tool` | a tool the host answers |
-| `queued_inputs` | a second input queued behind the first run |
+| `client_tool`, `queued_inputs` | a tool the host answers; a second input queued behind the first run |
+| `approved_tool`, `denied_tool` | calls wait for approval (always, or by a check): approved, one edited; denied |
+| `approval_timeout` | nobody decides: the call is denied at `approval_timeout` |
+| `tool_timeout`, `tool_retry` | a safe and an unsafe tool run past their `timeout`; a tool asks to be called again |
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import attrs
 
+from ..errors import RetryTool
 from ..models.faux import call, error, reply
-from ..records import Replay
+from ..records import ApprovalSlot, Replay
 from ..settings import Compaction, Progress, RetryPolicy, Settings, StreamSettings
 from ..tools import define_tool
 from .explore import Driver, Scenario, World
+from .quiesce import Approve, Deny
 from .scripts import by_input
 
 
@@ -63,7 +68,7 @@ def charge_tool() -> Any:
                        execute=execute)
 
 
-def slow_tool(name: str, clock: Any, *, replay: Replay, seconds: float = 100.0) -> Any:
+def slow_tool(name: str, clock: Any, *, replay: Replay, seconds: float = 100.0, timeout: float | None = None) -> Any:
     """A tool that works for `seconds` of the scenario's clock (a timer the explorer can fire)."""
 
     async def execute(args: Any, api: Any, ctx: Any) -> str:
@@ -71,7 +76,33 @@ def slow_tool(name: str, clock: Any, *, replay: Replay, seconds: float = 100.0) 
         await clock.sleep_until(clock.now() + seconds, f"tool:{name}")
         return f"{name} finished"
 
-    return define_tool(name, f"Work for {seconds:g} s", replay=replay, execute=execute)
+    return define_tool(name, f"Work for {seconds:g} s", replay=replay, execute=execute, timeout=timeout)
+
+
+def transfer_tool(*, approval: Any = True) -> Any:
+    """An unsafe tool that moves money; by default every call waits for a person's decision."""
+
+    async def execute(args: Any, api: Any, ctx: Any) -> str:
+        await api.output(f"sending {args.get('amount')} EUR")
+        return f"sent {args.get('amount')} EUR to {args.get('to')}"
+
+    schema = {"type": "object", "properties": {"to": {"type": "string"}, "amount": {"type": "integer"}},
+              "required": ["to", "amount"]}
+    return define_tool("transfer", "Send money", schema, replay="unsafe", execute=execute, approval=approval)
+
+
+def weather_tool() -> Any:
+    """A safe tool that asks the model to call it again for a misspelt city (`RetryTool`)."""
+
+    async def execute(args: Any, api: Any, ctx: Any) -> str:
+        city = args.get("city")
+        await api.output(f"looking up {city}")
+        if city != "Paris":
+            raise RetryTool(f"No city named {city!r}; check the spelling")
+        return "Sunny in Paris"
+
+    return define_tool("weather", "The weather in a city", {"type": "object", "properties": {"city": {"type":
+                       "string"}}}, replay="safe", execute=execute)
 
 
 # --------------------------------------------------------------------------- scenarios
@@ -207,6 +238,95 @@ async def _drive_queued(d: Driver) -> None:
 queued_inputs = Scenario("queued_inputs", _queued_world, _drive_queued)
 
 
+def _big(args: Any, ctx: Any) -> bool:
+    return bool(args.get("amount", 0) > 100)
+
+
+def _pay_decision(slot: ApprovalSlot) -> Approve:
+    """Approve every call; a transfer of more than 100 EUR is cut down to 100 first."""
+    args = json.loads(slot.arguments)
+    return Approve({**args, "amount": 100}) if slot.tool == "transfer" and args.get("amount", 0) > 100 else Approve()
+
+
+def _approved_world(clock: Any) -> World:
+    model = by_input({
+        "Pay the bill": [
+            reply("Paying.", tool_calls=[call("lookup", {"q": "bill"}), call("transfer", {"to": "shop", "amount": 120}),
+                                         call("transfer", {"to": "shop", "amount": 5})]),
+            reply("Paid."),
+        ],
+    }, token_size=8)
+    lookup = attrs.evolve(lookup_tool(), approval=True)
+    return World(model, tools=[lookup, transfer_tool(approval=_big)], settings=base_settings(), decide=_pay_decision)
+
+
+async def _drive_approved(d: Driver) -> None:
+    await d.submit("Pay the bill")
+    live = await d.until(lambda live: len(live.approvals) == 2)
+    for slot in live.approvals:
+        await d.approve(slot.call_id, _pay_decision(slot).arguments)
+
+
+approved_tool = Scenario("approved_tool", _approved_world, _drive_approved)
+
+
+def _denied_world(clock: Any) -> World:
+    model = by_input({"Pay bob": [reply("", tool_calls=[call("transfer", {"to": "bob", "amount": 500})]),
+                                  reply("I did not send it.")]}, token_size=8)
+    return World(model, tools=[transfer_tool()], settings=base_settings(), decide=lambda slot: Deny("not bob"))
+
+
+async def _drive_denied(d: Driver) -> None:
+    await d.submit("Pay bob")
+    live = await d.until(lambda live: bool(live.approvals))
+    await d.deny(live.approvals[0].call_id, "not bob")
+
+
+denied_tool = Scenario("denied_tool", _denied_world, _drive_denied)
+
+
+def _undecided_world(clock: Any) -> World:
+    world = _denied_world(clock)
+    return attrs.evolve(world, settings=base_settings(approval_timeout=60.0), decide=None)
+
+
+async def _drive_undecided(d: Driver) -> None:
+    await d.submit("Pay bob")
+
+
+approval_timeout = Scenario("approval_timeout", _undecided_world, _drive_undecided)
+
+
+def _timeout_world(clock: Any) -> World:
+    model = by_input({"Go slow": [reply("", tool_calls=[call("slow_safe"), call("slow_unsafe")]),
+                                  reply("Both timed out.")]}, token_size=8)
+    tools = [slow_tool("slow_safe", clock, replay="safe", timeout=30.0),
+             slow_tool("slow_unsafe", clock, replay="unsafe", timeout=30.0)]
+    return World(model, tools=tools, settings=base_settings())
+
+
+async def _drive_timeout(d: Driver) -> None:
+    await d.submit("Go slow")
+
+
+tool_timeout = Scenario("tool_timeout", _timeout_world, _drive_timeout)
+
+
+def _retry_tool_world(clock: Any) -> World:
+    model = by_input({"Weather in Paris?": [reply("", tool_calls=[call("weather", {"city": "Pariss"})]),
+                                            reply("", tool_calls=[call("weather", {"city": "Paris"})]),
+                                            reply("Sunny.")]}, token_size=8)
+    return World(model, tools=[weather_tool()], settings=base_settings())
+
+
+async def _drive_retry_tool(d: Driver) -> None:
+    await d.submit("Weather in Paris?")
+
+
+tool_retry = Scenario("tool_retry", _retry_tool_world, _drive_retry_tool)
+
+
 REQUIRED = (streamed_answer, tool_round, retry_after_provider_error, deferred_answer, abort_in_tool_round, compaction)
-ALL = (*REQUIRED, client_tool, queued_inputs, abort_in_backoff)
+TOOL_OPTIONS = (approved_tool, denied_tool, approval_timeout, tool_timeout, tool_retry)
+ALL = (*REQUIRED, client_tool, queued_inputs, abort_in_backoff, *TOOL_OPTIONS)
 BY_NAME = {s.name: s for s in ALL}

@@ -15,8 +15,9 @@ tool runs (`arguments`): a mismatch, invalid JSON or too deep a nesting raises `
 which the model reads as an error result.
 
 `execute` streams with `await api.output(text)` (committed coalesced), may be cancelled (an
-abort, an interrupt, a clean close) and returns a string or any JSON value; an exception it
-raises becomes an error result the model can read.
+abort, an interrupt, a clean close, its `timeout`) and returns a string or any JSON value; an
+exception it raises becomes an error result the model can read (`durable.RetryTool`: one that
+lets it call again, `max_retries` times a run). `approval` makes calls wait for a person's decision.
 """
 
 from .arguments import MAX_DEPTH as MAX_DEPTH, ArgumentError as ArgumentError, parse_arguments as parse_arguments
@@ -24,6 +25,7 @@ from .define import define_tool as define_tool, tool as tool
 from .protocol import (
     EMPTY_SCHEMA as EMPTY_SCHEMA,
     AnyExecute as AnyExecute,
+    ApprovalCheck as ApprovalCheck,
     DepsT as DepsT,
     Execute as Execute,
     Replay as Replay,
@@ -37,6 +39,7 @@ __all__ = [
     "EMPTY_SCHEMA",
     "MAX_DEPTH",
     "AnyExecute",
+    "ApprovalCheck",
     "ArgumentError",
     "DepsT",
     "Execute",

@@ -39,6 +39,11 @@ class ToolContext(Generic[DepsT]):
     deps: DepsT
 
 
+ApprovalCheck = Callable[[Any, ToolContext[Any]], bool | Awaitable[bool]]
+"""`approval=check` of a tool: `check(args, ctx)` says whether this call needs a person's decision
+(`args` is the call's arguments as validated JSON, a dict; it may be `async`)."""
+
+
 class ToolApi:
     """Given to `execute`; `output()` appends streamed output (committed coalesced)."""
 
@@ -55,7 +60,12 @@ class Tool:
 
     `convert` turns validated JSON arguments into what `execute` receives (a typed tool's
     keyword arguments); None passes the parsed JSON as is. `validator` is the compiled schema
-    (compiled on each call when None)."""
+    (compiled on each call when None).
+
+    `approval`: True, every call waits for a person's decision before it runs; a callable
+    (`ApprovalCheck`), only the calls it says so of; False, none. `max_retries`: how many times
+    per run the model may be asked to call it again (`durable.RetryTool`, invalid arguments).
+    `timeout`: seconds a call may run, from its stored start (None: no limit)."""
 
     name: str
     description: str
@@ -65,10 +75,14 @@ class Tool:
     client: bool = False
     convert: Callable[[Any], Any] | None = field(default=None, eq=False, repr=False)
     validator: Any = field(default=None, eq=False, repr=False)
+    approval: bool | ApprovalCheck = False
+    max_retries: int = 1
+    timeout: float | None = None
 
     @property
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, self.parameters)
 
 
-__all__ = ["EMPTY_SCHEMA", "AnyExecute", "DepsT", "Execute", "Replay", "Tool", "ToolApi", "ToolContext"]
+__all__ = ["EMPTY_SCHEMA", "AnyExecute", "ApprovalCheck", "DepsT", "Execute", "Replay", "Tool", "ToolApi",
+           "ToolContext"]

@@ -74,8 +74,8 @@ def test_export_json_is_every_entry_submission_and_the_live_document(small_sessi
             ],
             "submissions": [{"id": sid, "conversation_id": "root", "text": "What is café?", "status": "done",
                              "reason": None, "detail": None, "task_id": 1, "seq": 1, "created_at": T0}],
-            "live": {"run": None, "generation": None, "tools": [], "run_failure": None, "compaction_failure": None,
-                     "compactions": 0},
+            "live": {"run": None, "generation": None, "tools": [], "approvals": [], "run_failure": None,
+                     "compaction_failure": None, "compactions": 0},
         }],
     }
 

@@ -25,6 +25,10 @@ def _cases():
     deferred_limit1 = scenarios.deferred_answer.variant("deferred_answer_restart_limit_1",
                                                         settings=lambda st: _evolve(st, restart_limit=1))
     yield pytest.param(deferred_limit1, id=deferred_limit1.name)
+    # A tool cut off once is at the limit: ended `restart_limit`, past its timeout or not.
+    timeout_limit1 = scenarios.tool_timeout.variant("tool_timeout_restart_limit_1",
+                                                    settings=lambda st: _evolve(st, restart_limit=1))
+    yield pytest.param(timeout_limit1, id=timeout_limit1.name)
 
 
 def _evolve(value, **changes):

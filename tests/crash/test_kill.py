@@ -24,6 +24,14 @@ def test_killing_the_agent_process_anywhere_keeps_every_invariant(name):
     report.assert_ok()
 
 
+@pytest.mark.parametrize("name", [s.name for s in scenarios.TOOL_OPTIONS])
+def test_killing_the_agent_process_while_calls_wait_for_approval_retry_or_time_out_keeps_every_invariant(name):
+    report = kill_test(name, kills=max(1, KILLS // 3), seed=SEED)
+    print(f"\n{report.summary()}")
+    assert report.kills >= max(1, KILLS // 3)
+    report.assert_ok()
+
+
 def test_a_child_can_be_a_fresh_interpreter_running_python_m_durable_testing_child():
     report = kill_test("tool_round", kills=3, seed=SEED, spawn="exec")
     print(f"\n{report.summary()}")

@@ -1,8 +1,9 @@
 """A stateful exploration: hypothesis draws sequences of host actions (submit an input with a
-drawn model script to one of two conversations, abort, compact, answer a client tool, advance
-the clock, reopen and settle), and every action is one process lifetime that ends in a clean
-close, a crash once the harness is idle, or a crash just before or after one of its commits. The invariants are checked after every
-step, and at the end after a last lifetime settles everything.
+drawn model script to one of two conversations, abort, compact, answer a client tool, approve or
+deny the calls waiting for approval, advance the clock, reopen and settle), and every action is
+one process lifetime that ends in a clean close, a crash once the harness is idle, or a crash
+just before or after one of its commits. The invariants are checked after every step, and at the
+end after a last lifetime settles everything.
 
 Bounded in CI (25 examples of up to 10 steps, derandomized); run it long with
 `DURABLE_STATEFUL_EXAMPLES=2000` (then hypothesis explores with fresh randomness)."""
@@ -20,20 +21,24 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition,
 import durable
 from durable.models import faux
 from durable.storage import SQLiteStorage
+from durable.tasks.tool import Approval
 from durable.testing import (
+    Approve,
     CrashableStorage,
+    Deny,
     ExecutionLog,
     FakeClock,
     FauxJobLedger,
     by_input,
     check_commit_history,
     check_invariants,
+    default_decision,
     describe_session,
     settle,
     wait_idle,
 )
 from durable.testing.explore import _lifetime
-from durable.testing.scenarios import charge_tool, lookup_tool, slow_tool
+from durable.testing.scenarios import charge_tool, lookup_tool, slow_tool, transfer_tool, weather_tool
 
 EXAMPLES = int(os.environ.get("DURABLE_STATEFUL_EXAMPLES", "25"))
 LONG = "DURABLE_STATEFUL_EXAMPLES" in os.environ
@@ -56,7 +61,10 @@ def unknown(problems):
 
 STEPS = st.one_of(
     st.tuples(st.just("reply"), st.sampled_from(["Sure.", "Here is a longer answer, streamed in parts."])),
-    st.tuples(st.just("tools"), st.lists(st.sampled_from(["lookup", "charge_card", "slow", "slow_unsafe", "ask"]),
+    # pay: waits for approval; timed: past its timeout unless the clock stays; weather: asks to be
+    # called again (RetryTool), then is out of retries.
+    st.tuples(st.just("tools"), st.lists(st.sampled_from(["lookup", "charge_card", "slow", "slow_unsafe", "ask",
+                                                          "pay", "timed", "weather"]),
                                          min_size=1,
                                          max_size=3)),
     st.tuples(st.just("flaky")),
@@ -76,8 +84,9 @@ def faux_step(step):
     if kind == "reply":
         return faux.reply(step[1])
     if kind == "tools":
-        return faux.reply("Let me use my tools.", tool_calls=[faux.call(name, {"q": "x"} if name == "lookup" else {})
-                                                              for name in step[1]])
+        arguments = {"lookup": {"q": "x"}, "pay": {"to": "bob", "amount": 5}, "weather": {"city": "Pariss"}}
+        calls = [faux.call("transfer" if name == "pay" else name, arguments.get(name, {})) for name in step[1]]
+        return faux.reply("Let me use my tools.", tool_calls=calls)
     if kind == "flaky":
         return lambda req: (faux.error("Overloaded", kind="overloaded", status_code=529, partial="Par")
                             if req.attempt == 1 else faux.reply("Recovered."))
@@ -106,8 +115,9 @@ class HarnessLifetimes(RuleBasedStateMachine):
         self.deferred = False
 
     @initialize(deferred=st.booleans(), restart_limit=st.sampled_from([1, 2, 3]),
-                max_retries=st.sampled_from([0, 1, 3]), when_busy=st.sampled_from(["queue", "interrupt"]))
-    def configure(self, deferred, restart_limit, max_retries, when_busy):
+                max_retries=st.sampled_from([0, 1, 3]), when_busy=st.sampled_from(["queue", "interrupt"]),
+                approval_timeout=st.sampled_from([None, 30.0]))
+    def configure(self, deferred, restart_limit, max_retries, when_busy, approval_timeout):
         self.deferred = deferred
         self.settings = durable.Settings(
             retry=durable.RetryPolicy(max_retries=max_retries, base_delay=1.0, max_delay=4.0),
@@ -117,13 +127,14 @@ class HarnessLifetimes(RuleBasedStateMachine):
             compaction=durable.Compaction(keep_last=2),
             client_tool_timeout=60.0,
             when_busy=when_busy,
+            approval_timeout=approval_timeout,
         )
         self.log.append(f"configure(deferred={deferred}, restart_limit={restart_limit}, max_retries={max_retries}, "
-                        f"when_busy={when_busy})")
+                        f"when_busy={when_busy}, approval_timeout={approval_timeout})")
 
     # ------------------------------------------------------------------ one lifetime
 
-    def lifetime(self, action, ending, *, full_settle=False):
+    def lifetime(self, action, ending, *, full_settle=False, decide=default_decision):
         """Open a harness, do `action(h, clock)`, wait until idle (or settle), then end as drawn."""
         self.log.append(f"{getattr(action, '__name__', 'reopen')} -> {ending}")
 
@@ -135,7 +146,9 @@ class HarnessLifetimes(RuleBasedStateMachine):
             tools = self.executions.wrap_all([
                 lookup_tool(), charge_tool(), slow_tool("slow", clock, replay="safe", seconds=30.0),
                 slow_tool("slow_unsafe", clock, replay="unsafe", seconds=30.0),
-                durable.define_tool("ask", "Ask the user", client=True)])
+                durable.define_tool("ask", "Ask the user", client=True),
+                transfer_tool(), slow_tool("timed", clock, replay="safe", seconds=30.0, timeout=10.0),
+                weather_tool()])
             kw = {ending[0]: ending[1]} if ending[0] in ("crash_after", "crash_before") else {}
             store = CrashableStorage(SQLiteStorage(self.path, synchronous="NORMAL"), **kw)
             harness = durable.open_harness(store, model=model, tools=tools, settings=self.settings, clock=clock)
@@ -143,7 +156,7 @@ class HarnessLifetimes(RuleBasedStateMachine):
             async def body():
                 await action(harness, clock)
                 if full_settle:
-                    await settle(harness, clock, stuck_after=5.0)
+                    await settle(harness, clock, stuck_after=5.0, decide=decide)
                 else:
                     await harness.resume()
                     await wait_idle(harness)
@@ -173,6 +186,16 @@ class HarnessLifetimes(RuleBasedStateMachine):
 
     @rule(script=st.lists(STEPS, min_size=1, max_size=3), conversation=CONVERSATIONS, ending=ENDINGS)
     def submit(self, script, conversation, ending):
+        self.submit_script(script, conversation, ending)
+
+    # The tool options get a rule of their own, so that a run of a few steps meets them too.
+    @rule(tools=st.lists(st.sampled_from(["pay", "timed", "weather"]), min_size=1, max_size=2),
+          then=st.sampled_from(["reply", "tools"]), conversation=CONVERSATIONS, ending=ENDINGS)
+    def submit_with_tool_options(self, tools, then, conversation, ending):
+        script = [("tools", tools), ("tools", tools) if then == "tools" else ("reply", "Sure.")]
+        self.submit_script(script, conversation, ending)
+
+    def submit_script(self, script, conversation, ending):
         self.inputs += 1
         text = f"input {self.inputs}"
         self.answers[text] = [faux_step(s) for s in script]
@@ -218,6 +241,26 @@ class HarnessLifetimes(RuleBasedStateMachine):
 
         self.lifetime(answer, ending)
 
+    @precondition(lambda self: self.inputs > 0)
+    @rule(approve=st.booleans(), edit=st.booleans(), ending=ENDINGS)
+    def decide_approvals(self, approve, edit, ending):
+        async def decide(h, clock):
+            await h.resume()
+            await wait_idle(h)
+            for task in await h.tasks(kind="tool", state="waiting"):
+                if not isinstance(task.checkpoint, Approval):
+                    continue
+                try:
+                    if approve:
+                        await h.approve(task.input.call.id, {"to": "ann", "amount": 1} if edit else None)
+                    else:
+                        await h.deny(task.input.call.id, "not now")
+                except durable.ApprovalRejected:
+                    pass
+
+        decide.__name__ = f"decide_approvals(approve={approve}, edit={edit})"
+        self.lifetime(decide, ending)
+
     @rule(seconds=st.sampled_from([0.5, 1.0, 2.0, 30.0, 100.0]), ending=ENDINGS)
     def advance_clock(self, seconds, ending):
         async def advance(h, clock):
@@ -228,12 +271,15 @@ class HarnessLifetimes(RuleBasedStateMachine):
         advance.__name__ = f"advance_clock({seconds})"
         self.lifetime(advance, ending)
 
-    @rule(ending=ENDINGS)
-    def reopen_and_settle(self, ending):
+    @rule(ending=ENDINGS, decision=st.sampled_from(["approve", "edit", "deny", "leave"]))
+    def reopen_and_settle(self, ending, decision):
         async def reopen(h, clock):
             pass
 
-        self.lifetime(reopen, ending, full_settle=True)
+        reopen.__name__ = f"reopen_and_settle(decide={decision})"
+        policies = {"approve": default_decision, "edit": lambda slot: Approve({"to": "ann", "amount": 2}),
+                    "deny": lambda slot: Deny("not in this lifetime"), "leave": None}
+        self.lifetime(reopen, ending, full_settle=True, decide=policies[decision])
 
     def teardown(self):
         try:

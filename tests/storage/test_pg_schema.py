@@ -83,6 +83,7 @@ async def a_version_4_database(server: Any) -> str:
         conn.execute("DROP INDEX durable.tasks_kind")
         conn.execute(next(s for s in MIGRATIONS[1] if "tasks_kind_state" in s))
         conn.execute("ALTER TABLE durable.tasks RESET (fillfactor)")
+        conn.execute("ALTER TABLE durable.inbox DROP COLUMN decision")
         conn.execute("UPDATE durable.meta SET value = '4' WHERE key = 'schema_version'")
     assert schema_of(dsn) == schema_at(server, 4)
     return dsn
@@ -96,7 +97,7 @@ def test_a_new_sqlite_schema_version_is_not_missed_by_the_postgresql_migrations(
 
 
 async def test_the_current_schema_indexes_no_task_state(postgres_server):
-    assert PG_SCHEMA_VERSION == 5
+    assert PG_SCHEMA_VERSION == 6  # 6: the inbox's `decision` column (durable.remote approve/deny)
     indexes, options = schema_at(postgres_server, PG_SCHEMA_VERSION)
     on_tasks = {name: sql for name, sql in indexes if " ON durable.tasks " in sql}
     assert on_tasks == {
@@ -126,7 +127,8 @@ async def test_a_version_4_database_is_migrated_keeping_every_row(postgres_serve
         await store.close()
     assert version_of(dsn) == str(PG_SCHEMA_VERSION)
     assert schema_of(dsn) == schema_at(postgres_server, PG_SCHEMA_VERSION)
-    assert PostgresStorage(dsn, "s").stored_rows() == rows and inbox_of(dsn) == inbox
+    # Every inbox row kept, an input (no `decision`: version 6)
+    assert PostgresStorage(dsn, "s").stored_rows() == rows and inbox_of(dsn) == [(*row, None) for row in inbox]
 
 
 async def test_a_migration_that_fails_leaves_the_version_4_database_as_it_was(postgres_server, monkeypatch):
@@ -146,7 +148,7 @@ async def test_a_migration_that_fails_leaves_the_version_4_database_as_it_was(po
     store = PostgresStorage(dsn, "s")
     assert (await store.open()).live_tasks == [GEN, TOOL_WAITING, CHILD]
     await store.close()
-    assert (version_of(dsn), schema_of(dsn)) == (str(PG_SCHEMA_VERSION), schema_at(postgres_server, 5))
+    assert (version_of(dsn), schema_of(dsn)) == (str(PG_SCHEMA_VERSION), schema_at(postgres_server, PG_SCHEMA_VERSION))
 
 
 @pytest.fixture

@@ -7,7 +7,9 @@ codec's JSON), never `jsonb`: jsonb refuses `\\u0000` and text that held a lone 
 the SQLite store keeps. The indexes mirror the SQLite ones (`durable.storage.sqlite.schema`), so
 nothing on the engine's path scans history; `submissions.ord` (an identity an upsert keeps) is the
 order submissions were first committed in. `inbox` (version 4) holds inputs other processes
-submitted (`durable.remote`) until the commit that places one as a submission deletes it.
+submitted (`durable.remote`) until the commit that places one as a submission deletes it; its
+`decision` (version 6) holds a decision on a tool call waiting for approval instead, consumed by
+the commit that applies it.
 
 Ownership: `leases` has one row per space and `lease_history` the final commit count of the
 epochs taken over (`durable.storage.postgres.lease`); `durable.fence()`, called first by every
@@ -143,8 +145,13 @@ MIGRATIONS: dict[int, list[str]] = {
         "CREATE INDEX IF NOT EXISTS tasks_kind ON durable.tasks (space, kind, id)",
         f"ALTER TABLE durable.tasks SET (fillfactor = {TASKS_FILLFACTOR})",
     ],
+    # Decisions on tool calls waiting for approval (durable.remote approve/deny), in the inbox:
+    # a row with a `decision` (conversation_id and text '') is consumed by the commit applying it.
+    6: ["ALTER TABLE durable.inbox ADD COLUMN IF NOT EXISTS decision text"],
 }
 PG_SCHEMA_VERSION = max(MIGRATIONS)
+DECISIONS = ("SELECT id, decision, created_at FROM durable.inbox WHERE space = %s AND decision IS NOT NULL "
+             "ORDER BY ord LIMIT %s")  # a space's decisions from durable.remote, oldest first
 # The SQLite schema version these migrations were last checked against (its 4: an index only, no
 # records changed). When durable.storage.sqlite.schema gains a version that changes records, add a
 # PostgreSQL migration for it too (an empty one if no table changes), then update this number: a

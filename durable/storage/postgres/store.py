@@ -37,7 +37,7 @@ from ...records import Live, StoredEntry, Submission, Task
 from ...tokens import NOT_SENT
 from .. import rows
 from ..group_commit import GroupCommitter
-from ..protocol import Batch, Opened, RawContext
+from ..protocol import Batch, InboxDecision, Opened, RawContext
 from ..rows import StoredRows, decode_rows
 from ..writer import Job, thread_safe_caller
 from . import driver, lease, schema
@@ -212,10 +212,15 @@ class PostgresStorage(GroupCommitter[Any]):
                       "WHERE i.space = %s AND s.space = i.space AND s.id = i.id", (self.space,))
             inputs: list[Any] = c.execute(
                 "SELECT id, conversation_id, text, created_at FROM durable.inbox WHERE space = %s "
-                "ORDER BY ord LIMIT %s", (self.space, int(limit))).fetchall()
+                "AND decision IS NULL ORDER BY ord LIMIT %s", (self.space, int(limit))).fetchall()
             return inputs
         inputs = await self._call(take)
         return [Submission(sid, cid, text, created_at=created) for sid, cid, text, created in inputs]
+
+    async def take_decisions(self, limit: int) -> list[InboxDecision]:
+        """Up to `limit` decisions on tool calls in this space's inbox, oldest first (`Inbox`)."""
+        rows = await self._select((), schema.DECISIONS, (self.space, int(limit)))
+        return [InboxDecision.of_row(i, body, at, self.location) for i, body, at in rows]
 
     async def wait_inbox(self) -> None:
         """Return once the inbox holds an input. Polls (one index probe on the writer thread every

@@ -64,17 +64,19 @@ i AS (  -- an inbox row (durable.remote) is gone in the commit that places it as
     SELECT %(space)s, u.* FROM unnest(%(d_cid)s::text[], %(d_body)s::text[]) AS u
     WHERE (SELECT n FROM f) > 0
     ON CONFLICT (space, conversation_id) DO UPDATE SET body = excluded.body)""",
+    "x": """x AS (  -- inbox rows the commit consumes (a decision from durable.remote, applied or refused)
+    DELETE FROM durable.inbox WHERE space = %(space)s AND id = ANY(%(x_id)s::text[]) AND (SELECT n FROM f) > 0)""",
 }
 _STATEMENTS: dict[tuple[bool, ...], str] = {}
 
 
-def _statement(fence: bool, shape: tuple[bool, bool, bool, bool]) -> str:
+def _statement(fence: bool, shape: tuple[bool, bool, bool, bool, bool]) -> str:
     """The statement that writes the tables that have rows (`shape`), beginning with the fence or
-    inside a fenced transaction (one of 32, made once each)."""
+    inside a fenced transaction (one of 64, made once each)."""
     key = (fence, *shape)
     sql = _STATEMENTS.get(key)
     if sql is None:
-        parts = [_FENCE if fence else _FENCED, *(_INSERTS[k] for k, has in zip("tesd", shape, strict=True) if has)]
+        parts = [_FENCE if fence else _FENCED, *(_INSERTS[k] for k, has in zip("tesdx", shape, strict=True) if has)]
         sql = _STATEMENTS[key] = "WITH " + ",\n".join(parts) + "\nSELECT n FROM f"
     return sql
 
@@ -206,7 +208,9 @@ class PostgresWrites:
                           s_body=[x[3] for x in subs])
         if docs:
             params.update(d_cid=[x[0] for x in docs], d_body=[x[1] for x in docs])
-        shape = (bool(tasks), bool(entries), bool(subs), bool(docs))
+        if rows.inbox:
+            params.update(x_id=list(rows.inbox))
+        shape = (bool(tasks), bool(entries), bool(subs), bool(docs), bool(rows.inbox))
         self.link.conn.execute(_statement(fence, shape), params, prepare=True)
 
     def _fence(self, lazy: bool) -> dict[str, Any]:

@@ -23,7 +23,15 @@ from typing import Any
 
 from ...settings import Settings
 from .describe import describe_session
-from .file_checks import Bounds, check_attempts, check_live, check_submissions, check_tasks, check_tool_calls
+from .file_checks import (
+    Bounds,
+    check_attempts,
+    check_live,
+    check_retries,
+    check_submissions,
+    check_tasks,
+    check_tool_calls,
+)
 from .history import check_commit_history
 from .image import SessionImage, load_session, run_entries
 from .witnesses import check_executions, check_jobs, check_requests
@@ -49,11 +57,13 @@ def check_invariants(
        behind); a settled input's status agrees with how its run ended, and an answered one has a
        final answer in the conversation;
     2. every tool call of a (non-aborted) assistant entry has exactly one result, after it, unless
-       its tool round is still in progress; no result answers a call nobody made;
+       its tool round is still in progress; no result answers a call nobody made; a tool out of
+       retries in a run is not retried again in it;
     3. within one model turn an attempt is charged as interrupted at most once, attempt numbers
        never go back, and no attempt passes `max_retries + 1` (from `settings`, default
        `Settings()`);
-    6. tool tasks do not outlive their run; the live document shows exactly the active run;
+    6. tool tasks do not outlive their run; the live document shows exactly the active run and
+       the tool calls waiting for approval;
        with `clean_close=True` no task is `running`; with `quiescent=True` (the harness settled:
        nothing active and no timer pending) every task has ended and every input has settled, and
        no task waits on tasks that have all ended;
@@ -64,7 +74,8 @@ def check_invariants(
 
     4. `executions` (an `ExecutionLog` or its path): an unsafe tool ran at most once per call (a
        clean close included), a safe one in at most `restart_limit` attempts (one per crash; a
-       clean close resumes it in the same attempt), and only for calls whose intent is in the file;
+       clean close resumes it in the same attempt), only for calls whose intent is in the file,
+       and never for a call that was denied;
     5. `jobs` (a `FauxJobLedger` or its path): no attempt key was submitted twice, and no job is
        left open at the provider once its run ended (or its task moved on without it);
     3. `requests` (the `requests` of a faux model): no request was sent for an attempt past
@@ -83,6 +94,7 @@ def check_invariants(
     runs = run_entries(image)
     out += check_submissions(image, runs, list(acknowledged), quiescent)
     out += check_tool_calls(image)
+    out += check_retries(image)
     out += check_attempts(image, runs, bounds)
     out += check_tasks(image, clean_close=clean_close, quiescent=quiescent)
     out += check_live(image)

@@ -1,6 +1,6 @@
 """The invariants the session file alone shows (docs/spec.md §6, numbers 1, 2, 3 and 6): submissions,
-tool calls, attempts and charges, tasks and the live document. Each check returns its violations,
-one sentence each."""
+tool calls (and their retries), attempts and charges, tasks and the live document (and its
+approvals). Each check returns its violations, one sentence each."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from ...engine.transitions import position_of
 from ...records import (
     Aborted,
     Answered,
+    ApprovalSlot,
     AssistantEntry,
+    CompactionEntry,
     Done,
     Failed,
     Faulted,
@@ -30,6 +32,8 @@ from ...records import (
 )
 from ...settings import Settings
 from ...tasks.generation.records import GenerationInput, ToolRound, attempt_of
+from ...tasks.tool import Approval
+from ...tasks.tool.records import RETRY_CODES, approval_slot
 from .image import SessionImage, live_generations, state_name
 
 
@@ -156,6 +160,26 @@ def check_tool_calls(image: SessionImage) -> list[str]:
     return out
 
 
+def check_retries(image: SessionImage) -> list[str]:
+    """Within a run (and since its last compaction, which forgets the results before it), a tool
+    out of retries stays out: no result after its `retries_exhausted` asks for another retry."""
+    out = []
+    for cid, entries in image.entries.items():
+        exhausted: dict[str, int] = {}
+        for stored in entries:
+            entry = stored.entry
+            if isinstance(entry, (UserEntry, CompactionEntry)):
+                exhausted = {}
+            elif isinstance(entry, ToolResultEntry):
+                codes = {d.code for d in entry.diagnostics}
+                if codes & set(RETRY_CODES) and entry.tool_name in exhausted:
+                    out.append(f"Tool {entry.tool_name} was out of retries at seq {exhausted[entry.tool_name]} of "
+                               f"conversation {cid!r}, yet the result at seq {stored.seq} asks for another")
+                if "retries_exhausted" in codes:
+                    exhausted.setdefault(entry.tool_name, stored.seq)
+    return out
+
+
 # ------------------------------------------------------------------ 3. attempts and charges
 
 
@@ -257,7 +281,36 @@ def check_live(image: SessionImage) -> list[str]:
         elif gens:
             out.append(f"Conversation {cid!r} has an active run (task {gens[0].id}) that its live document does "
                        f"not show")
+    out += check_approvals(image)
     return out
 
 
-__all__ = ["Bounds", "check_attempts", "check_live", "check_submissions", "check_tasks", "check_tool_calls"]
+def check_approvals(image: SessionImage) -> list[str]:
+    """`live.approvals` shows exactly the tool calls waiting for a decision, as they wait."""
+    out = []
+    waiting: dict[str, dict[int, ApprovalSlot]] = defaultdict(dict)
+    for task in image.tasks.values():
+        if task.kind == "tool" and not task.terminal and isinstance(task.checkpoint, Approval):
+            waiting[task.conversation_id][task.id] = approval_slot(task, task.checkpoint)
+    for cid in sorted(set(image.live) | set(waiting)):
+        shown = image.live.get(cid, Live()).approvals
+        expected = waiting.get(cid, {})
+        for slot in shown:
+            if slot.task_id not in expected:
+                found = image.tasks.get(slot.task_id)
+                how = "is not in the file" if found is None else f"is {state_name(found)}, not waiting for a decision"
+                out.append(f"The live document of conversation {cid!r} shows call {slot.call_id} ({slot.tool}) "
+                           f"waiting for approval, but its task {slot.task_id} {how}")
+            elif slot != expected[slot.task_id]:
+                out.append(f"The live document of conversation {cid!r} shows call {slot.call_id} waiting for "
+                           f"approval as {slot}, but its task holds {expected[slot.task_id]}")
+        counted = Counter(slot.task_id for slot in shown)
+        for task_id, slot in sorted(expected.items()):
+            if counted[task_id] != 1:
+                out.append(f"Tool call {slot.call_id} ({slot.tool}, task {task_id}) waits for approval, but the "
+                           f"live document of conversation {cid!r} shows it {counted[task_id]} times")
+    return out
+
+
+__all__ = ["Bounds", "check_approvals", "check_attempts", "check_live", "check_retries", "check_submissions",
+           "check_tasks", "check_tool_calls"]

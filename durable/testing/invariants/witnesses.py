@@ -10,7 +10,8 @@ from typing import Any
 
 from ...records import Failed
 from ...tasks.cancel import CancelInput
-from ...tasks.tool import ToolInput
+from ...tasks.tool import ToolInput, ToolProgress
+from ...tasks.tool.records import DENIED_CODES
 from .file_checks import Bounds
 from .image import SessionImage, state_name
 
@@ -34,6 +35,9 @@ def check_executions(image: SessionImage, executions: Any, bounds: Bounds) -> li
             continue
         inp = task.input
         assert isinstance(inp, ToolInput)
+        result = task.checkpoint.result if isinstance(task.checkpoint, ToolProgress) else None
+        if result is not None and any(d.code in DENIED_CODES for d in result.diagnostics):
+            out.append(f"Tool {inp.call.name} ran for call {call_id} (task {task.id}), which was denied")
         if inp.replay == "unsafe" and len(attempts) > 1:
             out.append(f"Unsafe tool {inp.call.name} ran {len(attempts)} times for call {call_id} (task {task.id}, "
                        f"attempts {attempts})")

@@ -1,0 +1,435 @@
+"""The tool task: one call of a tool, owned by the generation that asked for it.
+
+    pending/tool_progress -> running | waiting/approval | end   (unsafe: `running` right before it runs)
+    running/tool_progress -> pending | end        (a crash or a clean close puts it back `pending`)
+    waiting/tool_progress -> end                  (a client tool: the host answers, or its deadline)
+    waiting/approval -> pending/tool_progress | end   (a person's decision: `durable.tasks.tool.approval`)
+
+Its intent (the call, its replay policy, a client tool's deadline, its timeout) is committed when
+the task is created, before anything runs. Streamed output is committed coalesced, without
+clearing `restarts`. The task ends with its result for the model in its checkpoint; its parent
+appends a round's results in call order (`RoundParent`). After a crash: at the restart limit the
+call gets an error result (`restart_limit`); below it a `safe` tool runs again (past its deadline:
+"timed out"), an `unsafe` one gets "Tool T was interrupted and may have partially run" (past its
+deadline: "timed out ... and may have partially run"). Committed partial output is kept in every
+error result. Bad arguments and `RetryTool` ask the model to call again, at most `max_retries`
+times per run (counted from the run's committed results), then "out of retries". A `timeout` is
+a durable deadline from the stored start (`tool_timeout:<task id>`): the call is cancelled then.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..._frozen import evolve
+from ...engine import tracing
+from ...engine.kinds import Resumed, TaskKind
+from ...engine.transitions import END, Transitions
+from ...errors import RetryTool, ToolResultRejected
+from ...records import (
+    Checkpoint,
+    Done,
+    ErrorDetail,
+    ErrorInfo,
+    Failed,
+    FailureReason,
+    Outcome,
+    Pending,
+    Running,
+    Task,
+    Terminal,
+    ToolResultEntry,
+    UserEntry,
+    Waiting,
+)
+from ...texts import times_in_a_row
+from ...tools import ArgumentError, Tool, ToolApi, ToolContext, parse_arguments
+from . import approval
+from .records import (
+    KIND,
+    RETRY_CODES,
+    TOOL_AT_LIMIT,
+    TOOL_DENIED,
+    TOOL_DENIED_WITHOUT_REASON,
+    TOOL_MAY_HAVE_RUN,
+    TOOL_NOT_DECIDED,
+    TOOL_RETRIES_EXHAUSTED,
+    TOOL_RUNS_AGAIN,
+    TOOL_TIMED_OUT,
+    TOOL_TIMEOUT,
+    TOOL_TIMEOUT_UNSAFE,
+    Approval,
+    ToolInput,
+    ToolProgress,
+    deadline_of,
+    drop_approval,
+    edit_slot,
+    error_result,
+    input_of,
+    progress_of,
+)
+from .rounds import RoundParent
+
+if TYPE_CHECKING:
+    from ...engine.runtime import Runtime
+
+
+class ToolKind(TaskKind):
+    """Tool calls (see the module docstring)."""
+
+    name = KIND
+    input = ToolInput
+    checkpoints: ClassVar[dict[str, type[Checkpoint]]] = {"tool_progress": ToolProgress, "approval": Approval}
+    transitions = Transitions(
+        start=["pending/tool_progress", "running/tool_progress", "waiting/tool_progress", "waiting/approval"],
+        moves={"pending/tool_progress": ["running/tool_progress", "waiting/approval", END],
+               "running/tool_progress": ["pending/tool_progress", END],
+               "waiting/tool_progress": [END],
+               "waiting/approval": ["pending/tool_progress", END]},
+    )
+    warm = True
+
+    def __init__(self, parent: RoundParent | None = None) -> None:
+        self.phases = {ToolProgress: self._run, Approval: self._await_decision}
+        self.parent = parent  # the kind whose rounds these calls are (the generation)
+
+    async def resume_interrupted(self, rt: Runtime, task: Task, restarts: int) -> Resumed:
+        inp = input_of(task)
+        if inp.replay == "unsafe" and not inp.client:
+            msg = await self._end_cut_off(rt, task)
+            return Resumed(None, "not_rerun", msg)
+        deadline = deadline_of(task)
+        if deadline is not None and inp.timeout is not None and rt.now() >= deadline:
+            msg = TOOL_TIMEOUT.format(tool=inp.call.name, seconds=inp.timeout)  # not run again: it is too late
+            await self._fail(rt, task, msg, "timeout")
+            return Resumed(None, "not_rerun", msg)
+        return Resumed(task, "interrupted", TOOL_RUNS_AGAIN.format(tool=inp.call.name))
+
+    async def end_at_limit(self, rt: Runtime, task: Task, restarts: int, past: bool) -> str:
+        msg = TOOL_AT_LIMIT.format(tool=input_of(task).call.name, times=times_in_a_row(restarts))
+        await self._fail(rt, task, msg, "restart_limit")
+        return msg
+
+    async def _end_cut_off(self, rt: Runtime, task: Task) -> str:
+        """End an unsafe call cut off in its execute (by a crash, or a clean close): it may have
+        partially run; past its deadline, it timed out as well."""
+        deadline, inp = deadline_of(task), input_of(task)
+        if deadline is not None and inp.timeout is not None and rt.now() >= deadline:
+            msg = TOOL_TIMEOUT_UNSAFE.format(tool=inp.call.name, seconds=inp.timeout)
+            await self._fail(rt, task, msg, "timeout")
+        else:
+            msg = TOOL_MAY_HAVE_RUN.format(tool=inp.call.name)
+            await self._fail(rt, task, msg, "interrupted")
+        return msg
+
+    async def _run(self, rt: Runtime, task: Task) -> Task | None:
+        inp, progress = input_of(task), progress_of(task)
+        name = inp.call.name
+        if progress.started:
+            # A clean close cut this unsafe tool off in the middle of its execute: a close is not
+            # a crash (nothing is charged), but the tool may have partially run all the same.
+            await self._end_cut_off(rt, task)
+            return None
+        if inp.client:
+            await self._wait_for_client(rt, task)
+            return None
+        tool = rt.tools.get(name)
+        if tool is None or tool.execute is None:
+            known = ", ".join(t.name for t in rt.tools) or "none"
+            msg = f"Unknown tool {name} (known tools: {known})"
+            await self._finish(rt, task, error_result(task, msg, "unknown_tool"), Done())
+            return None
+        arguments = inp.call.arguments if progress.arguments is None else progress.arguments
+        try:
+            args = parse_arguments(tool, arguments)
+        except ArgumentError as exc:
+            await self._finish(rt, task, await _retry_result(rt, task, tool, str(exc), "invalid_arguments"), Done())
+            return None
+        if progress.arguments is None and tool.approval is not False and not isinstance(task.state, Running):
+            asked = await approval.asks(rt, task, tool, arguments)
+            if isinstance(asked, str):
+                await self._finish(rt, task, error_result(task, asked, "approval_error"), Done())
+                return None
+            if asked:
+                change = rt.change()
+                task = approval.begin_waiting(rt, change, task)
+                await rt.commit(change)
+                return task  # its `approval` phase waits for the decision
+        deadline = deadline_of(task)
+        if deadline is not None and rt.now() >= deadline:  # a safe tool run again past its deadline
+            await self._timed_out(rt, task, tool)
+            return None
+        task = await self._mark_started(rt, task)
+        await self._execute(rt, task, tool, args)
+        return None
+
+    async def _mark_started(self, rt: Runtime, task: Task) -> Task:
+        """Commit `running` (a barrier: an unsafe tool's intent is on disk before it runs) and, on
+        the first start, when it started: kept across restarts, it is what a timeout and the
+        tool's runtime are measured from. Not progress: `restarts` is not cleared."""
+        progress = progress_of(task)
+        if progress.started_at is not None:
+            return await rt.mark_running(task, barrier=True)
+        change = rt.change()
+        task = change.put_task(evolve(task, state=Running(), checkpoint=evolve(progress, started_at=rt.now())),
+                               progress=False)
+        await rt.commit(change)
+        return task
+
+    @tracing.tool_call
+    async def _execute(self, rt: Runtime, task: Task, tool: Tool, args: Any) -> None:
+        cid = task.conversation_id
+        output: list[str] = []  # a safe tool run again starts its output afresh
+
+        async def flush() -> None:
+            change = rt.change(barrier=False)  # streamed output: nothing outside waits for it
+            current = change.task(task.id)
+            text = "".join(output)
+            change.put_task(evolve(current, checkpoint=evolve(progress_of(current), output=text)), progress=False)
+            edit_slot(change, cid, task.id, output=text)
+            await rt.commit(change)
+
+        progress = rt.progress.stream(rt.settings.progress.output_interval, flush)
+
+        async def emit(text: str) -> None:
+            output.append(text)
+            await progress.update()
+
+        ctx = ToolContext(task.id, input_of(task).call.id, cid, task.restarts + 1, rt.deps)
+        name = tool.name
+        execute = tool.execute
+        assert execute is not None, f"tool {name} is a client tool; the harness does not run it"
+
+        async def run() -> Any:
+            return await execute(args, ToolApi(emit), ctx)
+
+        deadline = deadline_of(task)
+        await rt.before_external_work(f"Tool {name} (task {task.id})")
+        finished, content, failure, retry = True, "", None, None
+        async with progress:  # leaving it waits for a flush in flight; the ending below carries the rest
+            try:
+                if deadline is None:
+                    value = await run()
+                else:  # cancelled at the deadline, measured from the stored start
+                    finished, value = await rt.until(deadline, f"tool_timeout:{task.id}", run)
+                content = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+            except RetryTool as exc:
+                retry = str(exc) or f"Tool {name} asks to be called again"
+            except Exception as exc:  # noqa: BLE001 - the model reads it as an error result
+                failure = f"Tool {name} failed: {type(exc).__name__}: {exc}"
+        current = rt.task(task.id) or task
+        current = evolve(current, checkpoint=evolve(progress_of(current), output="".join(output)))
+        if not finished:
+            await self._timed_out(rt, current, tool)
+        elif retry is not None:
+            await self._finish(rt, current, await _retry_result(rt, current, tool, retry, "retry"), Done())
+        elif failure is not None:
+            await self._finish(rt, current, error_result(current, failure, "tool_error"), Done())
+        else:
+            await self._finish(rt, current, ToolResultEntry(input_of(current).call.id, name, content), Done())
+
+    async def _timed_out(self, rt: Runtime, task: Task, tool: Tool) -> None:
+        inp = input_of(task)
+        assert inp.timeout is not None
+        template = TOOL_TIMEOUT_UNSAFE if inp.replay == "unsafe" else TOOL_TIMEOUT
+        await self._fail(rt, task, template.format(tool=tool.name, seconds=inp.timeout), "timeout")
+
+    # ------------------------------------------------------------------ approval
+
+    async def _await_decision(self, rt: Runtime, task: Task) -> Task | None:
+        """The `approval` phase: nothing runs until a person decides (`decide`), unless a
+        deadline was set: then the call is denied when it comes."""
+        phase = task.checkpoint
+        assert isinstance(phase, Approval)
+        if phase.deadline is None:
+            return None
+        await rt.sleep_until(phase.deadline, f"approval:{task.id}")
+        current = rt.task(task.id)
+        if current is None or not isinstance(current.checkpoint, Approval):
+            return None
+        msg = TOOL_NOT_DECIDED.format(tool=input_of(current).call.name, seconds=phase.deadline - phase.since)
+        await self._fail(rt, current, msg, "denied", code="approval_timeout")
+        return None
+
+    async def decide(self, rt: Runtime, call_id: str, *, approve: bool, arguments: Any = None,
+                     reason: str = "", inbox: str | None = None) -> None:
+        """The host's decision on a call waiting for one (see `durable.tasks.tool.approval`):
+        committed (a barrier) when this returns; `ApprovalRejected` and nothing changed otherwise.
+        If cancelled, a decision whose commit started still completes. `inbox`: the store's inbox
+        row it came from (`durable.remote`), consumed by the deciding commit."""
+        task = approval.waiting_call(rt, call_id)
+        if task is None or not isinstance(task.checkpoint, Approval):
+            raise await approval.refusal(rt, call_id, task)
+        text = approval.edited_arguments(rt, task, arguments) if approve else None
+        try:
+            await rt.cancel_runner(task.id)  # its deadline timer must not deny the call meanwhile
+            current = rt.task(task.id)
+            if current is None or not isinstance(current.checkpoint, Approval):
+                raise await approval.refusal(rt, call_id, current)  # ended by its deadline, an abort
+            if text is not None:
+                cid = current.conversation_id
+                change = rt.change()
+                change.put_task(evolve(current, state=Pending(), checkpoint=ToolProgress(arguments=text)))
+                drop_approval(change, cid, current.id)
+                edit_slot(change, cid, current.id, status="running")
+                if inbox is not None:
+                    change.consume_inbox(inbox)
+                await rt.commit(change, retry=False)  # its runner starts: the tool runs
+            else:
+                tool = input_of(current).call.name
+                msg = (TOOL_DENIED.format(tool=tool, reason=reason) if reason
+                       else TOOL_DENIED_WITHOUT_REASON.format(tool=tool))
+                await self._fail(rt, current, msg, "denied", retry=False, inbox=inbox)
+        except BaseException:
+            # Refused, or cancelled: a call still waiting gets its timer back (a call another
+            # decision moved on keeps the runner that decision started).
+            if rt.task(task.id) is not None:
+                rt.ensure_runner(task.id)
+            raise
+
+    # ------------------------------------------------------------------ client tools
+
+    async def _wait_for_client(self, rt: Runtime, task: Task) -> None:
+        inp = input_of(task)
+        assert inp.deadline is not None
+        if await rt.wait_task_until(task.id, inp.deadline, f"client_tool:{task.id}"):
+            return  # answered by the host
+        current = rt.task(task.id)
+        if current is None:
+            return
+        await self._finish(rt, current, error_result(current, TOOL_TIMED_OUT, "timeout"),
+                           Failed(ErrorInfo(f"Tool {inp.call.name} execution timed out", ErrorDetail("timeout"))))
+
+    async def submit_client_result(self, rt: Runtime, call_id: str, content: str, is_error: bool) -> None:
+        for task in rt.live_tasks(kind=self.name):
+            inp = input_of(task)
+            if inp.call.id == call_id:
+                if not inp.client:
+                    raise ToolResultRejected(
+                        f"Tool call {call_id} ({inp.call.name}) is not a client tool call; the harness runs it")
+                result = ToolResultEntry(call_id, inp.call.name, content, is_error)
+                await self._finish(rt, task, result, Done(), retry=False)
+                return
+        raise ToolResultRejected(
+            f"No client tool call {call_id} is waiting for a result (unknown, or already answered)")
+
+    def written_back(self, task: Task) -> Task:
+        """How a clean close leaves a running tool task: `pending`, and for an unsafe tool that
+        was executing, marked started, so the next open does not run it a second time."""
+        inp = input_of(task)
+        if inp.replay == "unsafe" and not inp.client:
+            return evolve(task, state=Pending(), checkpoint=evolve(progress_of(task), started=True))
+        return evolve(task, state=Pending())
+
+    async def _fail(self, rt: Runtime, task: Task, msg: str, reason: FailureReason, *, code: str | None = None,
+                    retry: bool = True, inbox: str | None = None) -> None:
+        """End the call with the error result `msg` (diagnostic `code`, default `reason`): failed."""
+        await self._finish(rt, task, error_result(task, msg, code or reason),
+                           Failed(ErrorInfo(msg, ErrorDetail(reason))), retry=retry, inbox=inbox)
+
+    async def _finish(self, rt: Runtime, task: Task, result: ToolResultEntry, outcome: Outcome, *,
+                      retry: bool = True, inbox: str | None = None) -> None:
+        """Commit the task's ending with `result`. Task code's endings are lazy commits (a result
+        lost to a power cut is redone as after a crash), except that the last tool of a round to
+        end carries the round's close, and with it the next request, in the same commit (a
+        barrier). A host's decision (`retry=False`: a client tool's result, a denial) is a
+        barrier: the host is told."""
+        parent = rt.task(task.parent_id) if task.parent_id is not None else None
+        rounds = self.parent
+        if rounds is not None and parent is not None and rounds.closable(rt, parent, task.id):
+            parent = await _siblings_written(rt, rounds.round_of(parent), parent, task.id)
+        change = rt.change(barrier=not retry)
+        progress = evolve(progress_of(task), result=result, ended_at=rt.now())
+        ended = change.put_task(evolve(task, state=Terminal(outcome), checkpoint=progress))
+        edit_slot(change, task.conversation_id, task.id, output=progress.output,
+                  status="error" if result.is_error else "done")
+        drop_approval(change, task.conversation_id, task.id)
+        if inbox is not None:  # a decision from durable.remote: its inbox row goes with this commit
+            change.consume_inbox(inbox)
+        if rounds is not None and parent is not None and rounds.closable(rt, parent, ended.id):
+            await rounds.close_round(rt, change, parent)
+        await rt.commit(change, retry=retry)
+
+    # ------------------------------------------------------------------ what others see
+
+    @classmethod
+    def deadline(cls, task: Task) -> float | None:
+        if isinstance(task.checkpoint, Approval):
+            return task.checkpoint.deadline
+        return input_of(task).deadline if isinstance(task.state, Waiting) else None
+
+    @classmethod
+    def describe(cls, task: Task) -> str:
+        inp = input_of(task)
+        waits = ", waiting for approval" if isinstance(task.checkpoint, Approval) and not task.terminal else ""
+        return f"tool {inp.call.name}, {inp.replay}{waits}"
+
+    @classmethod
+    def phase_label(cls, task: Task) -> str | None:
+        return "approval" if isinstance(task.checkpoint, Approval) else None
+
+    @classmethod
+    def details(cls, task: Task) -> dict[str, Any]:
+        inp = input_of(task)
+        shown: dict[str, Any] = {"name": inp.call.name, "call_id": inp.call.id, "replay": inp.replay,
+                                 "client": inp.client}
+        if inp.timeout is not None:
+            shown["timeout"] = inp.timeout
+        phase = task.checkpoint
+        if isinstance(phase, Approval):
+            shown["approval"] = {"since": phase.since, "deadline": phase.deadline}
+        elif isinstance(phase, ToolProgress) and phase.arguments is not None:
+            shown["approved_arguments"] = phase.arguments
+        return {"tool": shown}
+
+    @classmethod
+    def check(cls, task: Task) -> list[str]:
+        inp = input_of(task)
+        if isinstance(task.state, Waiting) and inp.client and inp.deadline is None:
+            return [f"Task {task.id} (tool) waits for the host without a deadline"]
+        if isinstance(task.checkpoint, Approval) and not task.terminal and not isinstance(task.state, Waiting):
+            return [f"Task {task.id} (tool) asks for a decision but is {type(task.state).__name__.lower()}, not "
+                    f"waiting"]
+        outcome, progress = task.outcome, progress_of(task)
+        start, ended = progress.started_at, progress.ended_at
+        if (isinstance(outcome, Failed) and outcome.error.detail.reason == "timeout" and not inp.client
+                and inp.timeout is not None and start is not None and ended is not None
+                and ended - start < inp.timeout):
+            return [f"Task {task.id} (tool) timed out {ended - start:g} s after its start, before its timeout of "
+                    f"{inp.timeout:g} s"]
+        return []
+
+
+async def _retry_result(rt: Runtime, task: Task, tool: Tool, why: str, code: str) -> ToolResultEntry:
+    """The error result of a call the model is asked to make again (`RetryTool`, invalid
+    arguments): `why`, or "out of retries" once the tool was asked `max_retries` times in this
+    run. Counted from the run's committed results (those after its inputs in the model context,
+    a compaction in the middle of a run forgetting the ones before it): a crash forgets none."""
+    used = 0
+    context = await rt.context(task.conversation_id)
+    for i in range(len(context) - 1, -1, -1):
+        entry = context[i].entry
+        if isinstance(entry, UserEntry):
+            break
+        if (isinstance(entry, ToolResultEntry) and entry.tool_name == tool.name
+                and any(d.code in RETRY_CODES for d in entry.diagnostics)):
+            used += 1
+    if used >= tool.max_retries:
+        why = TOOL_RETRIES_EXHAUSTED.format(tool=tool.name, max_retries=tool.max_retries, why=why)
+        code = "retries_exhausted"
+    return error_result(task, why, code)
+
+
+async def _siblings_written(rt: Runtime, siblings: tuple[int, ...], parent: Task, ending: int) -> Task | None:
+    """Wait until the endings of the other tools of `parent`'s round are written, not only in the
+    head: the round's close carries their results, and a sibling's ending still in flight may be
+    refused and tried again after the close landed (a crash then would leave the sibling live
+    with its result already in the context). Returns the parent as the head has it then."""
+    for sibling in siblings:
+        if sibling != ending and rt.ending_in_flight(sibling):
+            await rt.wait_tasks([sibling])
+    return rt.task(parent.id)
+
+
+__all__ = ["ToolKind"]

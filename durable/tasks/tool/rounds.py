@@ -1,0 +1,109 @@
+"""A round of tool calls as the generation sees it: starting the round's tool tasks
+(`start_calls`), giving a call of a round closed early its result (`close_call`), and what the
+tool kind asks of the kind that started the round (`RoundParent`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from ..._frozen import evolve
+from ...records import (
+    Aborted,
+    Checkpoint,
+    Diagnostic,
+    Pending,
+    Running,
+    State,
+    Task,
+    Terminal,
+    ToolCall,
+    ToolResultEntry,
+    ToolSlot,
+    Waiting,
+)
+from .approval import new_approval
+from .records import KIND, Approval, ToolInput, ToolProgress, approval_slot, drop_approval, progress_of
+
+if TYPE_CHECKING:
+    from ...engine.head import Change
+    from ...engine.runtime import Runtime
+
+
+class RoundParent(Protocol):
+    """What the tool kind asks of the kind whose task started a round of tool calls (the
+    generation): the last tool to end writes the round's close in its own ending commit."""
+
+    def round_of(self, parent: Task) -> tuple[int, ...]:
+        """The tool tasks of `parent`'s round (empty when it has none open)."""
+        ...
+
+    def closable(self, rt: Runtime, parent: Task, ending: int) -> bool:
+        """Whether tool task `ending`, about to end, is the last of `parent`'s round and the
+        round's close may go in its ending commit."""
+        ...
+
+    async def close_round(self, rt: Runtime, change: Change, parent: Task) -> Task:
+        """Write the round's close into `change`; the parent as written."""
+        ...
+
+
+def start_calls(rt: Runtime, change: Change, parent: Task, calls: Sequence[ToolCall]) -> tuple[list[int], bool]:
+    """In `change`: a tool task per call of `parent` (its intent committed before anything runs)
+    and the live document's tool slots (and approvals). Returns their ids, and whether the host
+    is handed something (a client tool, a call to decide): then `change` must be a barrier."""
+    ids, slots = [], []
+    cid = parent.conversation_id
+    approvals = list(change.live(cid).approvals)
+    for call in calls:
+        tool = rt.tools.get(call.name)
+        client = bool(tool and tool.client)
+        deadline = rt.now() + rt.settings.client_tool_timeout if client else None
+        # A safe tool is created `running` (its runner starts after this commit; if cut off first,
+        # it just runs again). An unsafe one commits `running` itself right before it executes, so
+        # a crash before that never counts as "may have partially run". A call of a tool that
+        # always asks waits for its decision from this commit on; one whose check may ask starts
+        # `pending` (its runner asks the check).
+        safe = tool is not None and tool.replay == "safe" and not client
+        ask = tool is not None and tool.approval is True
+        checkpoint: Checkpoint
+        state: State
+        if ask:
+            checkpoint, state = new_approval(rt), Waiting()
+        elif client:
+            checkpoint, state = ToolProgress(), Waiting(client=True)
+        elif safe and tool is not None and tool.approval is False:
+            checkpoint, state = ToolProgress(started_at=rt.now()), Running()
+        else:
+            checkpoint, state = ToolProgress(), Pending()
+        inp = ToolInput(call, tool.replay if tool else "unsafe", client, deadline, tool.timeout if tool else None)
+        child = rt.new_task(change, conversation_id=cid, kind=KIND, input=inp, checkpoint=checkpoint,
+                            parent_id=parent.id, state=state)
+        ids.append(child.id)
+        slots.append(ToolSlot(call.id, call.name, child.id, status="waiting" if client or ask else "running"))
+        if isinstance(checkpoint, Approval):
+            approvals.append(approval_slot(child, checkpoint))
+    change.edit_live(cid, generation=None, tools=tuple(slots), approvals=tuple(approvals))
+    return ids, any(s.status == "waiting" for s in slots)
+
+
+def close_call(change: Change, child: Task | None, call: ToolCall, text: str,
+               code: str) -> tuple[ToolResultEntry, bool]:
+    """The result of one call of a round being closed: the ended tool task's result, else an
+    error result `text` (keeping committed partial output), ending the tool task in `change` if
+    it is still live (a call waiting for a decision too: its approval leaves the live document).
+    Returns the result and whether the task was ended here."""
+    progress = progress_of(child) if child is not None else ToolProgress()
+    if progress.result is not None:
+        return progress.result, False
+    content = text + (f"\nPartial output:\n{progress.output}" if progress.output else "")
+    result = ToolResultEntry(call.id, call.name, content, True, (Diagnostic("error", code, text),))
+    if child is None or child.terminal:
+        return result, False
+    change.put_task(evolve(child, state=Terminal(Aborted()),
+                           checkpoint=evolve(progress, result=result, ended_at=change.head.now())))
+    drop_approval(change, child.conversation_id, child.id)
+    return result, True
+
+
+__all__ = ["RoundParent", "close_call", "start_calls"]
