@@ -132,15 +132,18 @@ _INPUT_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_inpu
 
 
 def _usage(usage: Any, seen: dict[str, int] | None = None) -> Usage:
-    """Total input (uncached, cache writes and cache reads) and output tokens. The counts are
-    cumulative: with `seen`, each field the provider reports replaces the one seen before and a
-    field it leaves out (a `message_delta` often does) keeps its earlier value."""
+    """Total input (uncached, cache writes and cache reads: the last two also as
+    `cache_write_tokens` and `cache_read_tokens`) and output tokens. The counts are cumulative:
+    with `seen`, each field the provider reports replaces the one seen before and a field it
+    leaves out (a `message_delta` often does) keeps its earlier value."""
     seen = {} if seen is None else seen
     for name in (*_INPUT_FIELDS, "output_tokens"):
         value = get_field(usage, name)
         if value is not None:
             seen[name] = value
-    return Usage(sum(seen.get(f, 0) for f in _INPUT_FIELDS), seen.get("output_tokens", 0))
+    return Usage(sum(seen.get(f, 0) for f in _INPUT_FIELDS), seen.get("output_tokens", 0),
+                 cache_read_tokens=seen.get("cache_read_input_tokens", 0),
+                 cache_write_tokens=seen.get("cache_creation_input_tokens", 0))
 
 
 def _final(text: str, stop_reason: str | None, calls: tuple[ToolCall, ...], usage: Usage) -> FinalMessage:

@@ -145,8 +145,7 @@ def _response_message(response: Any, streamed_text: str | None = None) -> FinalM
         elif kind == "function_call":
             calls.append(ToolCall(get_field(item, "call_id") or get_field(item, "id") or f"call_{len(calls)}",
                                   get_field(item, "name") or "", _arguments(get_field(item, "arguments"))))
-    usage = get_field(response, "usage")
-    total = Usage(get_field(usage, "input_tokens") or 0, get_field(usage, "output_tokens") or 0) if usage else Usage()
+    total = responses_usage(get_field(response, "usage"))
     text = streamed_text if streamed_text else "".join(text_parts)
     if get_field(response, "status") == "incomplete":
         reason = get_field(get_field(response, "incomplete_details"), "reason")
@@ -155,6 +154,17 @@ def _response_message(response: Any, streamed_text: str | None = None) -> FinalM
                                 error="OpenAI stopped the response: content filter")
         return FinalMessage(text, "length", tuple(calls), total)
     return FinalMessage(text, "tool_use" if calls else "stop", tuple(calls), total)
+
+
+def responses_usage(usage: Any) -> Usage:
+    """A Responses API `usage`: input tokens (of which `input_tokens_details.cached_tokens` came
+    from the prompt cache) and output tokens (of which `output_tokens_details.reasoning_tokens`
+    were reasoning); a missing field is 0."""
+    if not usage:
+        return Usage()
+    return Usage(get_field(usage, "input_tokens") or 0, get_field(usage, "output_tokens") or 0,
+                 reasoning_tokens=get_field(get_field(usage, "output_tokens_details"), "reasoning_tokens") or 0,
+                 cache_read_tokens=get_field(get_field(usage, "input_tokens_details"), "cached_tokens") or 0)
 
 
 def _failed(response: Any, secrets: tuple[str, ...]) -> ModelError:

@@ -13,10 +13,14 @@ StopReason = Literal[ModelStopReason, "aborted"]
 """How a stored assistant entry ended: what a model may return, or "aborted" for a partial kept
 after an interruption."""
 UnansweredReason = Literal["model_error", "interrupted", "restart_limit", "aborted", "faulted", "tool_round_limit",
-                           "storage_error"]
-"""Why a run ended without an answer (`Unanswered.reason`, `RunFailure.reason`)."""
+                           "storage_error",
+                           "prepare_failed", "output_invalid", "usage_limit"]
+"""Why a run ended without an answer (`Unanswered.reason`, `RunFailure.reason`). The last three:
+an instruction section raised or timed out (`prepare_failed`), the answer never matched the
+requested output schema (`output_invalid`), a usage limit would be passed (`usage_limit`)."""
 FailureReason = Literal["exception", "model_error", "interrupted", "restart_limit", "timeout", "tool_round_limit",
-                        "storage_error"]
+                        "storage_error",
+                        "prepare_failed", "output_invalid", "usage_limit"]
 """Why a task failed or faulted (`ErrorDetail.reason`)."""
 
 __all__ = ["FailureReason", "ModelStopReason", "StopReason", "UnansweredReason"]

@@ -40,7 +40,7 @@ pytestmark = pytest.mark.anyio
 
 APIS = ["responses", "chat", "anthropic"]
 PATH = {"responses": "/v1/responses", "chat": "/v1/chat/completions", "anthropic": "/v1/messages"}
-USAGE = {"responses": r.Usage(12, 7), "chat": r.Usage(20, 9), "anthropic": r.Usage(25, 11)}
+USAGE = {"responses": r.Usage(12, 7), "chat": r.Usage(20, 9), "anthropic": r.Usage(25, 11, cache_read_tokens=5)}
 NAME = {"responses": "openai:gpt-test", "chat": "openai:llama", "anthropic": "anthropic:claude-test"}
 KEY = {"responses": OPENAI_KEY, "chat": OPENAI_KEY, "anthropic": ANTHROPIC_KEY}
 ROOT_GEN = TaskRef(1, "generation", "root")
@@ -326,7 +326,7 @@ async def test_an_overloaded_error_inside_an_anthropic_stream_keeps_the_partial_
         host.clock.advance(1.0)
         assert await sub.wait() == r.Answered("Hello.", 3)
     assert await host.transcript() == ["user", "assistant:error", "assistant:stop"]
-    assert (await host.entries())[1] == r.AssistantEntry("Hel", "error", (), r.Usage(25, 1), message, 1)
+    assert (await host.entries())[1] == r.AssistantEntry("Hel", "error", (), r.Usage(25, 1, cache_read_tokens=5), message, 1)
     # the failed partial stays in the conversation but is not sent again
     assert server.requests[1].body["messages"] == [user("anthropic", "Hello")]
 
@@ -482,7 +482,7 @@ async def test_a_silent_stream_times_out_and_attempt_2_answers(server, host, api
         host.clock.advance(1.0)
         assert await sub.wait() == r.Answered("Hello.", 3)
     assert await host.transcript() == ["user", "assistant:error", "assistant:stop"]
-    partial_usage = r.Usage(25, 1) if api == "anthropic" else r.Usage()
+    partial_usage = r.Usage(25, 1, cache_read_tokens=5) if api == "anthropic" else r.Usage()
     assert (await host.entries())[1:] == [r.AssistantEntry("Hel", "error", (), partial_usage, message, 1),
                                           r.AssistantEntry("Hello.", "stop", (), USAGE[api], None, 2)]
     assert routes(server) == [("POST", PATH[api])] * 2
