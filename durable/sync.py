@@ -37,7 +37,7 @@ from .engine.harness import HarnessState, Wake
 from .engine.reports import ReportCallback
 from .errors import HarnessClosed
 from .models.protocol import Model
-from .records import Live, StoredEntry, Submission, SubmissionStatus, Task
+from .records import Live, StoredEntry, Submission, SubmissionStatus, Task, UsageTotals
 from .settings import Settings, WhenBusy
 from .storage.protocol import Storage
 from .storage.sqlite import Synchronous
@@ -193,6 +193,10 @@ class Harness:
         """Whether work is active, and when the next durable timer fires."""
         return self._run(self.harness.wake)
 
+    def usage(self) -> UsageTotals:
+        """What every conversation of this session used so far (see `durable.Harness.usage`)."""
+        return self._run(self.harness.usage)
+
     def submit_tool_result(self, call_id: str, content: str, *, is_error: bool = False) -> None:
         """Answer a client tool call (`ToolResultRejected` for an unknown or answered call)."""
 
@@ -230,6 +234,10 @@ class Conversation:
     def live(self) -> Live:
         """The live document as committed."""
         return self._h._run(self._conv.live)
+
+    def usage(self) -> UsageTotals:
+        """What this conversation used so far, as committed (see `durable.Conversation.usage`)."""
+        return self._h._run(self._conv.usage)
 
     def follow(self) -> Generator[Live, None, None]:
         """Every committed change of the live document, in commit order, as an iterator that blocks

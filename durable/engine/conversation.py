@@ -9,7 +9,7 @@ from typing import Protocol
 
 from ..errors import ConversationBusy, InvalidInput, UnknownSubmission
 from ..inputs import answer_text, check_submission_id, check_text
-from ..records import Live, Queued, StoredEntry, Submission, SubmissionStatus
+from ..records import Live, Queued, StoredEntry, Submission, SubmissionStatus, UsageTotals
 from ..settings import Settings, WhenBusy
 from ..storage.protocol import Storage
 from .clock import Clock
@@ -113,6 +113,12 @@ class Conversation:
     def live(self) -> Live:
         """The live document as committed."""
         return self._h.session.conversation(self.id).committed_live
+
+    def usage(self) -> UsageTotals:
+        """What this conversation used so far, as committed: requests and tokens per model, tool
+        calls and tool runtime (see `durable.UsageTotals`). Kept as running totals in the live
+        document: reading them reads no history."""
+        return self._h.session.conversation(self.id).committed_live.usage
 
     def follow(self) -> AsyncIterator[Live]:
         """Every committed change of the live document, in commit order (ends at close)."""

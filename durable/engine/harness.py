@@ -31,12 +31,14 @@ from ..errors import (
 from ..inputs import check_conversation_id
 from ..models.protocol import Model
 from ..records import (
+    EMPTY_USAGE,
     Pending,
     Running,
     Sleeping,
     Submission,
     Task,
     TaskInput,
+    UsageTotals,
     Waiting,
 )
 from ..settings import Settings
@@ -320,6 +322,12 @@ class Harness(Generic[DepsT]):
         """Tasks by kind and/or state tag ("pending", "running", "sleeping", "waiting", "terminal")."""
         self._check_open()
         return await self.storage.find_tasks(kind=kind, state=state, conversation_id=conversation_id)
+
+    def usage(self) -> UsageTotals:
+        """What every conversation of this session used so far, as committed (the sum of their
+        `Conversation.usage()`): read from the live documents the harness holds, never from history."""
+        self._check_open()
+        return sum((c.committed_live.usage for c in self.session.convs.values()), EMPTY_USAGE)
 
     def wake(self) -> Wake:
         """Whether work is active, and when the next durable timer fires."""

@@ -131,14 +131,14 @@ class Runtime:
                 if not task.terminal:
                     self._runners.spawn(task.id)
 
-    async def mark_running(self, task: Task, *, barrier: bool = False) -> Task:
+    async def mark_running(self, task: Task, *, barrier: bool = False, stamp: bool = True) -> Task:
         """Commit `running` (if it is not) before work whose interruption must be charged; a
         lazy commit unless `barrier` (the work has an effect outside the process that a power
-        cut must not hide: an unsafe tool)."""
+        cut must not hide: an unsafe tool). `stamp=False` keeps `updated_at` (see `Change.put_task`)."""
         if isinstance(task.state, Running):
             return task
         change = self.change(barrier=barrier)
-        task = change.put_task(evolve(task, state=Running()), progress=False)
+        task = change.put_task(evolve(task, state=Running()), progress=False, stamp=stamp)
         await self.commit(change)
         return task
 

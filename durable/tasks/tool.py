@@ -21,7 +21,9 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from .._frozen import evolve, frozen
+from attrs import field
+
+from .._frozen import OMITTED_WHEN_DEFAULT, evolve, frozen
 from ..engine import tracing
 from ..engine.kinds import Resumed, TaskKind
 from ..engine.transitions import END, Transitions
@@ -77,7 +79,10 @@ class ToolProgress(Checkpoint):
     result: ToolResultEntry | None = None
     started: bool = False  # an unsafe tool's execute was cut off by a clean close
     started_at: float | None = None  # when `execute` first started (clock seconds), kept across restarts
-    ended_at: float | None = None  # when the call got its result
+    ended_at: float | None = None  # when the call got its result (cut off by a crash: when it was cut off)
+    # Seconds the call spent cut off before it ran again (from its last commit to its restart):
+    # not runtime. Stored only when not 0.
+    paused: float = field(default=0.0, metadata=OMITTED_WHEN_DEFAULT)
 
 
 class RoundParent(Protocol):
@@ -162,14 +167,14 @@ class ToolKind(TaskKind):
         if inp.replay == "unsafe" and not inp.client:
             msg = TOOL_MAY_HAVE_RUN.format(tool=inp.call.name)
             await self._finish(rt, task, _error(task, msg, "interrupted"),
-                               Failed(ErrorInfo(msg, ErrorDetail("interrupted"))))
+                               Failed(ErrorInfo(msg, ErrorDetail("interrupted"))), ended_at=task.updated_at)
             return Resumed(None, "not_rerun", msg)
         return Resumed(task, "interrupted", TOOL_RUNS_AGAIN.format(tool=inp.call.name))
 
     async def end_at_limit(self, rt: Runtime, task: Task, restarts: int, past: bool) -> str:
         msg = TOOL_AT_LIMIT.format(tool=_input(task).call.name, times=times_in_a_row(restarts))
         await self._finish(rt, task, _error(task, msg, "restart_limit"),
-                           Failed(ErrorInfo(msg, ErrorDetail("restart_limit"))))
+                           Failed(ErrorInfo(msg, ErrorDetail("restart_limit"))), ended_at=task.updated_at)
         return msg
 
     async def _run(self, rt: Runtime, task: Task) -> Task | None:
@@ -180,7 +185,7 @@ class ToolKind(TaskKind):
             # a crash (nothing is charged), but the tool may have partially run all the same.
             msg = TOOL_MAY_HAVE_RUN.format(tool=name)
             await self._finish(rt, task, _error(task, msg, "interrupted"),
-                               Failed(ErrorInfo(msg, ErrorDetail("interrupted"))))
+                               Failed(ErrorInfo(msg, ErrorDetail("interrupted"))), ended_at=task.updated_at)
             return None
         if inp.client:
             await self._wait_for_client(rt, task)
@@ -206,7 +211,15 @@ class ToolKind(TaskKind):
         tool's runtime are measured from. Not progress: `restarts` is not cleared."""
         progress = _progress(task)
         if progress.started_at is not None:
-            return await rt.mark_running(task, barrier=True)
+            if isinstance(task.state, Running):
+                return task
+            # Run again after a crash or a clean close cut it off: from its last commit (the
+            # interrupt; a charge keeps `updated_at`) to now it did not run.
+            progress = evolve(progress, paused=progress.paused + max(0.0, rt.now() - task.updated_at))
+            change = rt.change()
+            task = change.put_task(evolve(task, state=Running(), checkpoint=progress), progress=False)
+            await rt.commit(change)
+            return task
         change = rt.change()
         task = change.put_task(evolve(task, state=Running(), checkpoint=evolve(progress, started_at=rt.now())),
                                progress=False)
@@ -287,17 +300,18 @@ class ToolKind(TaskKind):
         return evolve(task, state=Pending())
 
     async def _finish(self, rt: Runtime, task: Task, result: ToolResultEntry, outcome: Outcome, *,
-                      retry: bool = True) -> None:
+                      retry: bool = True, ended_at: float | None = None) -> None:
         """Commit the task's ending with `result`. Task code's endings are lazy commits (a result
         lost to a power cut is redone as after a crash), except that the last tool of a round to
         end carries the round's close, and with it the next request, in the same commit (a
-        barrier). A host's client-tool result (`retry=False`) is a barrier: the host is told."""
+        barrier). A host's client-tool result (`retry=False`) is a barrier: the host is told.
+        `ended_at`: when the call ended, if not now (a call cut off: the interrupt)."""
         parent = rt.task(task.parent_id) if task.parent_id is not None else None
         rounds = self.parent
         if rounds is not None and parent is not None and rounds.closable(rt, parent, task.id):
             parent = await _siblings_written(rt, rounds.round_of(parent), parent, task.id)
         change = rt.change(barrier=not retry)
-        progress = evolve(_progress(task), result=result, ended_at=rt.now())
+        progress = evolve(_progress(task), result=result, ended_at=rt.now() if ended_at is None else ended_at)
         ended = change.put_task(evolve(task, state=Terminal(outcome), checkpoint=progress))
         _edit_slot(change, task.conversation_id, task.id, output=progress.output,
                    status="error" if result.is_error else "done")

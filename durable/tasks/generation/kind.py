@@ -23,7 +23,6 @@ the partial, answers every tool call and ends the run; no ending waits on the pr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._frozen import evolve
@@ -34,10 +33,6 @@ from ...models.protocol import (
     FinalMessage,
     ModelError,
     ModelRequest,
-    TextDelta,
-    ToolCallEvent,
-    UsageEvent,
-    check_final,
 )
 from ...records import (
     Aborted,
@@ -57,16 +52,14 @@ from ...records import (
     Sleeping,
     StoredEntry,
     Task,
-    ToolCall,
     ToolResultEntry,
     UnansweredReason,
-    Usage,
     Waiting,
 )
 from ...texts import times_in_a_row
 from ...tokens import in_context
-from .. import tool
-from . import deferred, runs
+from .. import tool, usage
+from . import deferred, runs, stream
 from .attempts import attempt_failed, failure_of, keep_partial, model_failure
 from .records import (
     CALL_ABORTED,
@@ -163,11 +156,13 @@ class GenerationKind(TaskKind):
             task = change.put_task(evolve(task, checkpoint=Poll(phase.attempt, DeferredJob(request.key), now,
                                                                 phase.rounds)))
             change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt, deferred=DeferredLive(now)))
+            usage.count(rt, change, task.conversation_id, requests=1)
             await rt.commit(change)
             return await deferred.submit_job(rt, task, request)
         task = change.put_task(evolve(task, checkpoint=Request(phase.attempt, dict(request.options),
                                                                phase.rounds)))
         change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt))
+        usage.count(rt, change, task.conversation_id, requests=1)
         await rt.commit(change)
         return await self._stream(rt, task, request)
 
@@ -188,78 +183,17 @@ class GenerationKind(TaskKind):
                 return task
             return await self._stream(rt, task, await self._build_request(rt, task, phase.attempt))
         change = rt.change()
-        keep_partial(change, task, "aborted", None)
+        keep_partial(rt, change, task, "aborted", None)
         task = change.put_task(evolve(task, state=Running()), progress=False)
         change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt))
+        usage.count(rt, change, task.conversation_id, requests=1)  # sent again
         await rt.commit(change)
         return await self._stream(rt, task, await self._build_request(rt, task, phase.attempt))
 
     @tracing.attempt
     async def _stream(self, rt: Runtime, task: Task, request: ModelRequest) -> Task | None:
-        phase = task.checkpoint
-        assert isinstance(phase, Request)
-        cid = task.conversation_id
-        text: list[str] = []
-        calls: list[ToolCall] = []
-        usage: Usage | None = None
-
-        async def flush() -> None:
-            change = rt.change(barrier=False)  # a partial answer: nothing outside waits for it
-            gen = change.live(cid).generation or GenerationLive(phase.attempt)
-            message = PartialMessage("".join(text), tuple(calls), usage or gen.message.usage)
-            change.edit_live(cid, generation=evolve(gen, message=message))
-            await rt.commit(change)
-
-        silence = rt.settings.stream.stream_silence
-        provider = rt.provider
-        final: FinalMessage | None = None
-        failure: ModelError | None = None
-        # No request is sent on behalf of an owner that may have lost its lease.
-        await rt.before_external_work(f"The model request of task {task.id}")
-        # Leaving the progress stream waits for a flush in flight; the final commit below carries the rest.
-        async with rt.progress.stream(rt.settings.progress.persist_within, flush) as progress:
-            try:
-                async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
-                    while True:
-                        try:
-                            if silence:
-                                with rt.fail_after(silence):
-                                    event = await stream.__anext__()
-                            else:
-                                event = await stream.__anext__()
-                        except StopAsyncIteration:
-                            break
-                        except TimeoutError as exc:
-                            message = (f"The model stream was silent for {silence:g} s" if silence
-                                       else f"The model request timed out ({exc or type(exc).__name__})")
-                            raise ModelError(message, kind="timeout", provider=provider) from None
-                        except ConnectionError as exc:
-                            raise ModelError(f"The connection to the model failed: {exc}", kind="connection",
-                                             provider=provider) from None
-                        if isinstance(event, TextDelta):
-                            text.append(event.text)
-                            await progress.update()
-                        elif isinstance(event, ToolCallEvent):
-                            calls.append(event.call)
-                        elif isinstance(event, UsageEvent):
-                            usage = event.usage
-                        else:
-                            final = check_final(event, provider)
-                            break
-            except ModelError as exc:
-                failure = exc
-        if failure is None and final is None:
-            failure = ModelError("The model stream ended without a final message", kind="connection",
-                                 provider=provider)
-        if failure is not None:
-            if failure.kind == "context_overflow" and self.compaction is not None:
-                return await self._overflow(rt, task, failure)
-            partial = PartialMessage("".join(text), (), usage or Usage())
-            return await attempt_failed(rt, task, failure_of(failure), final_reason="model_error",
-                                        retry_after=failure.retry_after, partial=partial, raw=failure,
-                                        retryable=failure.retryable)
-        assert final is not None
-        return await self._final(rt, task, final, phase.attempt)
+        return await stream.answer(rt, task, request, self._final,
+                                   self._overflow if self.compaction is not None else None)
 
     async def _overflow(self, rt: Runtime, task: Task, failure: ModelError) -> Task | None:
         """A context overflow compacts, then the same attempt is prepared again (no charge)."""
@@ -281,6 +215,7 @@ class GenerationKind(TaskKind):
         change = rt.change()
         entry = AssistantEntry(final.text, final.stop_reason, tuple(final.tool_calls), final.usage, None, attempt)
         seq = change.append(task.conversation_id, entry)
+        usage.count(rt, change, task.conversation_id, tokens=final.usage)
         if final.stop_reason == "tool_use":
             rounds = rounds_of(task.checkpoint) + 1
             if rounds <= rt.settings.max_tool_rounds:
@@ -341,6 +276,8 @@ class GenerationKind(TaskKind):
                                           checkpoint=Request(1, dict(rt.settings.model_options), phase.round)))
             change.barrier = True
         change.edit_live(cid, tools=(), generation=GenerationLive(1))
+        if isinstance(task.checkpoint, Request):
+            usage.count(rt, change, cid, requests=1)
         return task
 
     async def _retry(self, rt: Runtime, task: Task) -> Task | None:
@@ -384,7 +321,7 @@ class GenerationKind(TaskKind):
         detail = GENERATION_AT_LIMIT.format(times=times_in_a_row(restarts), phase=phase_of(task))
         change = rt.change()
         if not past:  # past the limit, converting the partial may be what keeps failing
-            keep_partial(change, task, "aborted", detail)
+            keep_partial(rt, change, task, "aborted", detail)
         await runs.close_calls(rt, change, task, CALL_AT_LIMIT, "restart_limit")
         runs.end_run(rt, change, task, Failed(ErrorInfo(detail, ErrorDetail("restart_limit"))),
                      reason="restart_limit", detail=detail)
@@ -399,7 +336,7 @@ class GenerationKind(TaskKind):
         task = await rt.mark_running(task)  # a crash from here on is charged to the handler
         change = rt.change()
         text, detail = (CALL_INTERRUPTED, RUN_INTERRUPTED) if reason == "interrupted" else (CALL_ABORTED, RUN_ABORTED)
-        keep_partial(change, task, "aborted", detail)
+        keep_partial(rt, change, task, "aborted", detail)
         await runs.close_calls(rt, change, task, text, reason)
         runs.end_run(rt, change, task, Aborted(), reason=reason, detail=detail)
         await rt.commit(change)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..._frozen import evolve
 from ...records import (
+    EMPTY_USAGE,
     Answered,
     AssistantEntry,
     Done,
@@ -31,7 +32,7 @@ from ...records import (
     UnansweredReason,
     UserEntry,
 )
-from .. import cancel, tool
+from .. import cancel, tool, usage
 from .records import KIND, GenerationInput, Prepare, Request, ToolRound, job_of
 
 if TYPE_CHECKING:
@@ -54,7 +55,10 @@ def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Subm
         seq = change.append(conversation_id, UserEntry(sub.text, sub.id))
         change.put_submission(evolve(sub, seq=seq, task_id=task.id))
     generation = None if deferred_model else GenerationLive(1)
-    change.edit_live(conversation_id, run=Run(task.id, ids), generation=generation, tools=(), run_failure=None)
+    run = Run(task.id, ids, EMPTY_USAGE if rt.settings.usage_limits is not None else None)
+    change.edit_live(conversation_id, run=run, generation=generation, tools=(), run_failure=None)
+    if isinstance(first, Request):
+        usage.count(rt, change, conversation_id, requests=1)
     return task
 
 
@@ -108,6 +112,7 @@ async def answer_calls(rt: Runtime, change: Change, task: Task, text: str, code:
     phase = task.checkpoint
     assert isinstance(phase, ToolRound), f"task {task.id} has no tool round"
     appended = []
+    children = []
     for call, tid in zip(phase.calls, phase.pending, strict=True):
         child = change.written(tid) or rt.task(tid) or await rt.ended_child(tid)
         result, ended_here = tool.close_call(change, child, call, text, code)
@@ -115,6 +120,11 @@ async def answer_calls(rt: Runtime, change: Change, task: Task, text: str, code:
             ended.append(tid)
         seq = change.append(task.conversation_id, result)
         appended.append(StoredEntry(task.conversation_id, seq, result))
+        closed = change.written(tid) or child
+        if closed is not None:
+            children.append(closed)
+    usage.count(rt, change, task.conversation_id, tool_calls=len(phase.calls),
+                tool_seconds=usage.tool_runtime(children))
     return appended
 
 
