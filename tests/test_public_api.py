@@ -24,8 +24,8 @@ PUBLIC = [
     "DurableError", "Entry", "ErrorDetail", "ErrorInfo", "ErrorReport", "Failed", "FailureReason", "FakeClock",
     "FaultReason", "Faulted", "GenerationInput", "GenerationLive", "Harness", "HarnessClosed", "HarnessError",
     "HarnessState", "IllegalTransition", "InterruptReason", "InvalidInput", "Live", "LockLost", "MemoryStorage",
-    "MissingCredentials", "MissingExtra", "Model", "ModelError", "ModelStopReason", "NotASession", "Outcome",
-    "PartialMessage", "Pending", "Progress", "Queued", "Replay", "Report", "ReportCallback", "Resumed", "RetryLive",
+    "MissingCredentials", "MissingExtra", "Model", "ModelError", "ModelStopReason", "ModelUsage", "NotASession",
+    "Outcome", "PartialMessage", "Pending", "PrepareContext", "Progress", "Queued", "Replay", "Report", "ReportCallback", "Resumed", "RetryLive",
     "RetryPolicy", "Run", "RunFailure", "Running", "Runtime", "SQLiteStorage", "SchemaTooNew", "SessionLocked",
     "SessionReadOnly", "Settings", "Sleeping", "State", "StopMark", "StopReason", "Storage", "StorageClosed",
     "StorageError", "StoredEntry", "StreamSettings", "Submission", "SubmissionHandle", "SubmissionStatus",
@@ -33,7 +33,7 @@ PUBLIC = [
     "TaskKind", "TaskRef", "Terminal", "Tool", "ToolApi", "ToolArgumentError", "ToolCall", "ToolContext",
     "ToolDefinitionError", "ToolInput", "ToolResultEntry", "ToolResultRejected", "ToolSlot", "Transitions",
     "Unanswered", "UnansweredReason", "UnknownSubmission", "UnknownTask", "UnknownTaskKind", "UnsafeSessionFile",
-    "Usage", "UserEntry", "Waiting", "WhenBusy", "define_tool", "open_harness", "sync", "tool",
+    "Usage", "UsageLimits", "UsageTotals", "UserEntry", "Waiting", "WhenBusy", "define_tool", "open_harness", "sync", "tool",
 ]
 
 # Names kept in `durable.records` (shared) or beside the kind that owns them, not part of the

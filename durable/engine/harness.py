@@ -46,7 +46,8 @@ from ..storage.protocol import Storage
 from ..tools import DepsT, Tool, ToolRegistry
 from . import inbox, ownership, recovery
 from .clock import Clock, SystemClock
-from .conversation import Conversation
+from .conversation import Conversation, output_schema
+from .instructions import Instruction, checked_instructions
 from .kinds import RunService, TaskKind
 from .progress import ProgressFlusher
 from .reports import ErrorReport, ReportCallback, Reporter
@@ -91,7 +92,10 @@ class Wake:
 class Harness(Generic[DepsT]):
     """See the module docstring. Prefer `durable.open_harness(...)`, which wires the task kinds.
     `deps` (typed: `Harness[MyDeps]`) is handed to tools (`ToolContext.deps`) and instruction
-    sections, never stored."""
+    sections (`PrepareContext.deps`), never stored. `instructions`: the sections after
+    `settings.system_prompt` (see `durable.engine.instructions`). `output`: the type every input
+    is answered as unless its `submit` gives one (structured output; its JSON schema, `output`
+    here, is stored with each input)."""
 
     def __init__(
         self,
@@ -105,9 +109,13 @@ class Harness(Generic[DepsT]):
         clock: Clock | None = None,
         report: ReportCallback | None = None,
         deps: DepsT = None,  # type: ignore[assignment]  # None for a harness without dependencies
+        instructions: Iterable[Instruction] = (),
+        output: Any = None,
     ) -> None:
         self.storage = storage
         self.deps: DepsT = deps
+        self.instructions = checked_instructions(instructions)
+        self.output: dict[str, Any] | None = None if output is None else output_schema(output)
         self.model = model
         self.kinds: dict[str, TaskKind] = {}
         for kind in kinds:
@@ -159,7 +167,8 @@ class Harness(Generic[DepsT]):
         await self._tg.__aenter__()
         progress = ProgressFlusher()
         self._rt = Runtime(self._session, model=self.model, tools=self.tools, settings=self.settings,
-                           clock=self.clock, report=self.report, progress=progress, deps=self.deps)
+                           clock=self.clock, report=self.report, progress=progress, deps=self.deps,
+                           instructions=self.instructions)
         self._scheduler = Scheduler(self._rt, self.kinds, self.report, self._tg, self._break)
         self._tg.start_soon(ownership.watch, self.storage, self._break)  # a lost lease breaks the harness
         self._tg.start_soon(progress.run)  # streams' progress flushes, on one schedule

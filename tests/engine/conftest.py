@@ -29,11 +29,12 @@ class Host:
 
     @asynccontextmanager
     async def open(self, model: Any, *, tools: Any = (), settings: Any = None, crash_after: int | None = None,
-                   crash_before: int | None = None, clock: Any = None):
+                   crash_before: int | None = None, clock: Any = None, **options: Any):
+        """A harness on the file; `options` go to `open_harness` (deps, instructions, output)."""
         store = CrashableStorage(SQLiteStorage(self.path), crash_after=crash_after, crash_before=crash_before)
         self.storage = store
         h = durable.open_harness(store, model=model, tools=tools, settings=settings,
-                                 clock=clock or self.clock, report=self.reports.append)
+                                 clock=clock or self.clock, report=self.reports.append, **options)
         try:
             async with h:
                 yield h

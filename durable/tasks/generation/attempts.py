@@ -29,7 +29,7 @@ from ...records import (
     Task,
 )
 from .. import usage
-from .records import AttemptFailure, Retry, attempt_of, job_of, rounds_of
+from .records import AttemptFailure, Retry, attempt_of, job_of, notes_of, rounds_of
 from .runs import end_run
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *,
         until = rt.now() + policy.delay(attempt, retry_after)
         task = change.put_task(evolve(task, state=Sleeping(until),
                                       checkpoint=Retry(attempt, until, err, job_of(task.checkpoint),
-                                                       rounds_of(task.checkpoint))))
+                                                       rounds_of(task.checkpoint), notes_of(task.checkpoint))))
         backoff = RetryLive(attempt, until, err.message, err.kind, err.provider, err.status_code)
         change.edit_live(task.conversation_id, generation=GenerationLive(attempt, retry=backoff))
         await rt.commit(change)

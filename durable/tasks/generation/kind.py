@@ -23,10 +23,11 @@ the partial, answers every tool call and ends the run; no ending waits on the pr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..._frozen import evolve
 from ...engine import tracing
+from ...engine.instructions import dynamic, static_text
 from ...engine.kinds import Resumed, TaskKind
 from ...engine.transitions import END, Transitions, phase_of
 from ...models.protocol import (
@@ -59,7 +60,7 @@ from ...records import (
 from ...texts import times_in_a_row
 from ...tokens import in_context
 from .. import tool, usage
-from . import deferred, runs, stream
+from . import deferred, prepare, runs, stream
 from .attempts import attempt_failed, failure_of, keep_partial, model_failure
 from .records import (
     CALL_ABORTED,
@@ -81,8 +82,10 @@ from .records import (
     Prepare,
     Request,
     Retry,
+    RunNotes,
     ToolRound,
     attempt_of,
+    notes_of,
     rounds_of,
 )
 
@@ -127,10 +130,11 @@ class GenerationKind(TaskKind):
 
     # ------------------------------------------------------------------ phases
 
-    async def _build_request(self, rt: Runtime, task: Task, attempt: int,
-                             pending: Sequence[StoredEntry] = ()) -> ModelRequest:
-        """The request of `attempt`: the conversation's context, and `pending`, entries of the
-        change being built that will be committed with the request's checkpoint."""
+    async def _build_request(self, rt: Runtime, task: Task, attempt: int, pending: Sequence[StoredEntry] = (),
+                             notes: RunNotes | None = None) -> ModelRequest:
+        """The request of `attempt`: the run's instructions (assembled in `prepare`, else the
+        static ones), the conversation's context, and `pending`, entries of the change being
+        built that will be committed with the request's checkpoint."""
         cid = task.conversation_id
         context = await rt.context(cid)
         comp = rt.compaction(cid)
@@ -140,27 +144,40 @@ class GenerationKind(TaskKind):
         settings = rt.settings
         last_seq = max([rt.last_seq(cid), *(e.seq for e in pending)])
         key = f"g{task.id}-s{last_seq}-a{attempt}"
-        return ModelRequest(settings.system_prompt, messages, rt.tools.specs, dict(settings.model_options), attempt,
-                            key)
+        notes = notes_of(task.checkpoint) if notes is None else notes
+        system = notes.instructions if notes.instructions is not None else static_text(settings.system_prompt,
+                                                                                         rt.instructions)
+        return ModelRequest(system, messages, rt.tools.specs, dict(settings.model_options), attempt, key)
 
     async def _prepare(self, rt: Runtime, task: Task) -> Task | None:
+        """Build the request: the instructions (a run with dynamic sections assembles them, once:
+        a later `prepare` of the run finds them in its notes), a compaction if the context needs
+        one; then commit `request` (or a deferred job's intent) with them, the barrier before it
+        is sent."""
         task = await rt.mark_running(task)
         phase = task.checkpoint
         assert isinstance(phase, Prepare)
+        notes = phase.notes
+        if notes.instructions is None and dynamic(rt.instructions):
+            try:
+                notes = evolve(notes, instructions=await prepare.assemble(rt, task))
+            except prepare.PrepareFailed as exc:
+                await self._end(rt, task, "prepare_failed", exc.detail)
+                return None
         if self.compaction is not None:
             await self.compaction.compact_if_needed(rt, task.conversation_id)
-        request = await self._build_request(rt, task, phase.attempt)
+        request = await self._build_request(rt, task, phase.attempt, notes=notes)
         change = rt.change()
         if rt.settings.stream.deferred and rt.model.deferred:
             now = rt.now()
             task = change.put_task(evolve(task, checkpoint=Poll(phase.attempt, DeferredJob(request.key), now,
-                                                                phase.rounds)))
+                                                                phase.rounds, notes)))
             change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt, deferred=DeferredLive(now)))
             usage.count(rt, change, task.conversation_id, requests=1)
             await rt.commit(change)
             return await deferred.submit_job(rt, task, request)
         task = change.put_task(evolve(task, checkpoint=Request(phase.attempt, dict(request.options),
-                                                               phase.rounds)))
+                                                               phase.rounds, notes)))
         change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt))
         usage.count(rt, change, task.conversation_id, requests=1)
         await rt.commit(change)
@@ -176,7 +193,7 @@ class GenerationKind(TaskKind):
         if isinstance(task.state, Running):  # fresh: a task cut off by a crash went through recovery
             if self.compaction is not None and await self.compaction.needed(rt, task.conversation_id):
                 change = rt.change(barrier=False)
-                task = change.put_task(evolve(task, checkpoint=Prepare(phase.attempt, phase.rounds)),
+                task = change.put_task(evolve(task, checkpoint=Prepare(phase.attempt, phase.rounds, phase.notes)),
                                        progress=False)
                 change.edit_live(task.conversation_id, generation=None)
                 await rt.commit(change)
@@ -202,8 +219,8 @@ class GenerationKind(TaskKind):
             return await attempt_failed(rt, task, failure_of(failure), final_reason="model_error", raw=failure,
                                         retryable=False)
         change = rt.change()
-        prepare = Prepare(attempt_of(task.checkpoint), rounds_of(task.checkpoint))
-        task = change.put_task(evolve(task, state=Running(), checkpoint=prepare), progress=False)
+        again = Prepare(attempt_of(task.checkpoint), rounds_of(task.checkpoint), notes_of(task.checkpoint))
+        task = change.put_task(evolve(task, state=Running(), checkpoint=again), progress=False)
         await rt.commit(change)
         return task
 
@@ -223,8 +240,8 @@ class GenerationKind(TaskKind):
                 # A barrier only when a client tool is handed to the host: safe tools may run
                 # again and an unsafe one commits its own barrier (`running`) before it executes.
                 change.barrier = client
-                task = change.put_task(evolve(task, state=Waiting(on=tuple(ids)),
-                                              checkpoint=ToolRound(seq, tuple(final.tool_calls), tuple(ids), rounds)))
+                task = change.put_task(evolve(task, state=Waiting(on=tuple(ids)), checkpoint=ToolRound(
+                    seq, tuple(final.tool_calls), tuple(ids), rounds, notes_of(task.checkpoint))))
                 await rt.commit(change)
                 return task  # the `tools` phase waits on the tool tasks
             detail = TOOL_ROUND_LIMIT.format(limit=rt.settings.max_tool_rounds)
@@ -238,6 +255,13 @@ class GenerationKind(TaskKind):
         runs.end_run(rt, change, task, Done({"seq": seq}), answer=(seq, entry))
         await rt.commit(change)
         return None
+
+    async def _end(self, rt: Runtime, task: Task, reason: Literal["prepare_failed", "output_invalid", "usage_limit"],
+                   detail: str) -> None:
+        """End the run `unanswered{reason}` (its task failed with that reason), in one commit."""
+        change = rt.change()
+        runs.end_run(rt, change, task, Failed(ErrorInfo(detail, ErrorDetail(reason))), reason=reason, detail=detail)
+        await rt.commit(change)
 
     async def _tool_round(self, rt: Runtime, task: Task) -> Task | None:
         """Once every tool task of the round ended: the results in call order and, in the same
@@ -266,18 +290,25 @@ class GenerationKind(TaskKind):
         ending commit then carries the close: one commit less per round."""
         phase = task.checkpoint
         assert isinstance(phase, ToolRound)
-        cid = task.conversation_id
         results = await runs.answer_calls(rt, change, task, NO_RESULT, "no_result")
+        change.edit_live(task.conversation_id, tools=())
+        return await self._next(rt, change, task, phase.round, phase.notes, results)
+
+    async def _next(self, rt: Runtime, change: Change, task: Task, rounds: int, notes: RunNotes,
+                    pending: Sequence[StoredEntry]) -> Task:
+        """In `change`: the run's next request, after a tool round or an answer sent back, whose
+        entries (`pending`) the change appends: `request` (a barrier: it is sent once committed),
+        or `prepare` when a compaction or a deferred job has to come first."""
+        cid = task.conversation_id
         deferred_model = rt.settings.stream.deferred and rt.model.deferred
-        if deferred_model or (self.compaction is not None and await self.compaction.may_compact(rt, cid, results)):
-            task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(1, phase.round)))
+        if deferred_model or (self.compaction is not None and await self.compaction.may_compact(rt, cid, pending)):
+            task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(1, rounds, notes)))
         else:
             task = change.put_task(evolve(task, state=Running(),
-                                          checkpoint=Request(1, dict(rt.settings.model_options), phase.round)))
+                                          checkpoint=Request(1, dict(rt.settings.model_options), rounds, notes)))
             change.barrier = True
-        change.edit_live(cid, tools=(), generation=GenerationLive(1))
-        if isinstance(task.checkpoint, Request):
             usage.count(rt, change, cid, requests=1)
+        change.edit_live(cid, generation=GenerationLive(1))
         return task
 
     async def _retry(self, rt: Runtime, task: Task) -> Task | None:
@@ -293,10 +324,11 @@ class GenerationKind(TaskKind):
         if job is not None:
             now = rt.now()
             task = change.put_task(evolve(task, state=Running(), checkpoint=Poll(attempt, job, now,
-                                                                                 phase.rounds)))
+                                                                                 phase.rounds, phase.notes)))
             change.edit_live(task.conversation_id, generation=GenerationLive(attempt, deferred=DeferredLive(now)))
         else:
-            task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(attempt, phase.rounds)))
+            task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(attempt, phase.rounds,
+                                                                                    phase.notes)))
             change.edit_live(task.conversation_id, generation=GenerationLive(attempt))
         await rt.commit(change)
         return task

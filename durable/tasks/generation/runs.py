@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..._frozen import evolve
+from ...engine.instructions import dynamic
 from ...records import (
     EMPTY_USAGE,
     Answered,
@@ -42,19 +43,21 @@ if TYPE_CHECKING:
 
 def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Submission]) -> Task:
     """In `change`: the inputs placed and the run's generation task, created `running` in its
-    first request (`prepare` for a deferred model, whose job is submitted from there): the commit
-    that acknowledges the inputs is also the barrier before the request is sent, one commit less
-    per turn. Its runner starts right after this commit and first checks whether a compaction
-    must come before the request (then it moves back to `prepare`)."""
+    first request (`prepare` for a deferred model, whose job is submitted from there, and when an
+    instruction section is code: it runs there): the commit that acknowledges the inputs is also
+    the barrier before the request is sent, one commit less per turn. Its runner starts right
+    after this commit and first checks whether a compaction must come before the request (then
+    it moves back to `prepare`)."""
     ids = tuple(s.id for s in subs)
     deferred_model = rt.settings.stream.deferred and rt.model.deferred
-    first: Prepare | Request = Prepare(1) if deferred_model else Request(1, dict(rt.settings.model_options))
+    prepared = deferred_model or dynamic(rt.instructions)
+    first: Prepare | Request = Prepare(1) if prepared else Request(1, dict(rt.settings.model_options))
     task = rt.new_task(change, conversation_id=conversation_id, kind=KIND,
                        input=GenerationInput(ids), checkpoint=first, state=Running())
     for sub in subs:
         seq = change.append(conversation_id, UserEntry(sub.text, sub.id))
         change.put_submission(evolve(sub, seq=seq, task_id=task.id))
-    generation = None if deferred_model else GenerationLive(1)
+    generation = None if prepared else GenerationLive(1)
     run = Run(task.id, ids, EMPTY_USAGE if rt.settings.usage_limits is not None else None)
     change.edit_live(conversation_id, run=run, generation=generation, tools=(), run_failure=None)
     if isinstance(first, Request):
