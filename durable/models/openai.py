@@ -12,6 +12,8 @@ back to protocol events. Invariants:
 - The `openai` package is imported when a model is constructed, never when `durable` or
   `durable.models` is imported.
 - Entries are sent as given: the harness decides which entries are in `request.messages`.
+- Structured output (`request.output`) is asked for as a `json_schema` format (Responses
+  `text.format`, Chat `response_format`), not strict; the answer's text is its JSON.
 - Chat Completions streams from local OpenAI-compatible servers (Ollama, llama.cpp, vLLM, LM
   Studio) give the same events as OpenAI's: `durable.models._compat` lists their differences
   (stream_options, usage, tool-call fragments, finish reasons, background jobs) and reads them.
@@ -39,6 +41,7 @@ from ._compat import DoneWatch, ToolCallAssembler, chat_stop, chat_usage, reject
 from ._sdk import SUMMARY_PREFIX, SDKModel, api_key_from, get_field, import_sdk, scrubbed
 from .errors import END, classify_status, close_quietly
 from .protocol import (
+    OUTPUT_TOOL,
     DeferredHandle,
     FetchResult,
     FinalMessage,
@@ -258,6 +261,9 @@ class OpenAIModel(SDKModel):
             params["max_output_tokens"] = max_tokens
         if temperature is not None:
             params["temperature"] = temperature
+        if request.output is not None:  # structured output: the answer's text is its JSON
+            params["text"] = {"format": {"type": "json_schema", "name": OUTPUT_TOOL, "schema": request.output,
+                                         "strict": False}}
         return params
 
     # ------------------------------------------------------------------ streaming
@@ -328,6 +334,9 @@ class OpenAIModel(SDKModel):
             params["max_tokens"] = max_tokens
         if temperature is not None:
             params["temperature"] = temperature
+        if request.output is not None:
+            params["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": OUTPUT_TOOL, "schema": request.output, "strict": False}}
         try:
             stream = await guard.call(lambda: self._client.chat.completions.create(**params))
         except ModelError as error:

@@ -259,13 +259,24 @@ def _class_schema(cls: type, tool_name: str, where: str, seen: tuple[type, ...])
 
 def output_schema(hint: Any) -> dict[str, Any]:
     """The JSON schema of an answer of type `hint` (structured output): the schema a tool
-    parameter of that type gets. Raises `ToolDefinitionError` naming what cannot be a schema."""
-    return _schema(hint, "", f"The output type {_type_name(hint)}", ())
+    parameter of that type gets, always of type object (what providers' structured modes take):
+    any other is wrapped as the object's one property `response` (`{"response": 3}` for an
+    `int`). Raises `ToolDefinitionError` naming what cannot be a schema."""
+    schema = _schema(hint, "", f"The output type {_type_name(hint)}", ())
+    if schema.get("type") == "object":
+        return schema
+    return {"type": "object", "properties": {_WRAPPED: schema}, "required": [_WRAPPED], "additionalProperties": False}
 
 
 def output_value(value: Any, hint: Any) -> Any:
-    """A validated answer's JSON `value` as an instance of `hint` (as a tool's arguments are)."""
+    """A validated answer's JSON `value` (of `output_schema(hint)`) as an instance of `hint`, as a
+    tool's arguments are converted (a wrapped answer unwrapped)."""
+    if _schema(hint, "", "", ()).get("type") != "object" and isinstance(value, dict) and _WRAPPED in value:
+        value = value[_WRAPPED]
     return _structure(value, hint)
+
+
+_WRAPPED = "response"
 
 
 def _type_name(hint: Any) -> str:

@@ -5,7 +5,7 @@ Its checkpoint moves through phases, each move one commit; a test holds this tex
 
     prepare -> poll | request
     request -> prepare | retry | tools
-    poll -> retry | tools
+    poll -> prepare | retry | tools
     retry -> poll | prepare
     tools -> prepare | request
 
@@ -60,7 +60,7 @@ from ...records import (
 from ...texts import times_in_a_row
 from ...tokens import in_context
 from .. import tool, usage
-from . import deferred, prepare, runs, stream
+from . import deferred, output, prepare, runs, stream
 from .attempts import attempt_failed, failure_of, keep_partial, model_failure
 from .records import (
     CALL_ABORTED,
@@ -112,7 +112,8 @@ class GenerationKind(TaskKind):
             "running/request": ["pending/request", "running/prepare", "sleeping/retry", "waiting/tools", END],
             "pending/poll": ["running/poll"],
             "sleeping/poll": ["running/poll"],
-            "running/poll": ["pending/poll", "sleeping/poll", "sleeping/retry", "waiting/tools", END],
+            "running/poll": ["pending/poll", "sleeping/poll", "sleeping/retry", "waiting/tools", "running/prepare",
+                             END],
             "sleeping/retry": ["running/retry", "running/prepare", "running/poll"],
             "pending/retry": ["running/retry"],
             "running/retry": ["pending/retry", END],
@@ -147,7 +148,8 @@ class GenerationKind(TaskKind):
         notes = notes_of(task.checkpoint) if notes is None else notes
         system = notes.instructions if notes.instructions is not None else static_text(settings.system_prompt,
                                                                                          rt.instructions)
-        return ModelRequest(system, messages, rt.tools.specs, dict(settings.model_options), attempt, key)
+        return ModelRequest(system, messages, rt.tools.specs, dict(settings.model_options), attempt, key,
+                            output.schema_of(rt, task))
 
     async def _prepare(self, rt: Runtime, task: Task) -> Task | None:
         """Build the request: the instructions (a run with dynamic sections assembles them, once:
@@ -233,6 +235,7 @@ class GenerationKind(TaskKind):
         entry = AssistantEntry(final.text, final.stop_reason, tuple(final.tool_calls), final.usage, None, attempt)
         seq = change.append(task.conversation_id, entry)
         usage.count(rt, change, task.conversation_id, tokens=final.usage)
+        schema = output.schema_of(rt, task) if final.stop_reason != "tool_use" else None
         if final.stop_reason == "tool_use":
             rounds = rounds_of(task.checkpoint) + 1
             if rounds <= rt.settings.max_tool_rounds:
@@ -252,9 +255,35 @@ class GenerationKind(TaskKind):
                          reason="tool_round_limit", detail=detail)
             await rt.commit(change)
             return None
-        runs.end_run(rt, change, task, Done({"seq": seq}), answer=(seq, entry))
+        value = None
+        if schema is not None:
+            value, problems = output.check(schema, final.text)
+            if problems:
+                return await self._invalid(rt, change, task, StoredEntry(task.conversation_id, seq, entry), problems)
+        runs.end_run(rt, change, task, Done({"seq": seq}), answer=(seq, entry), output=value)
         await rt.commit(change)
         return None
+
+    async def _invalid(self, rt: Runtime, change: Change, task: Task, answer: StoredEntry,
+                       problems: list[str]) -> Task | None:
+        """An answer that does not match the output schema (in `change`): sent back to the model
+        with the problems, or, after `settings.output_retries` times, the run ends."""
+        notes = notes_of(task.checkpoint)
+        if notes.output_retries >= rt.settings.output_retries:
+            detail = output.given_up(notes.output_retries, problems)
+            runs.end_run(rt, change, task, Failed(ErrorInfo(detail, ErrorDetail("output_invalid"))),
+                         reason="output_invalid", detail=detail)
+            await rt.commit(change)
+            return None
+        cid = task.conversation_id
+        correction = output.correction(problems)
+        pending = [answer, StoredEntry(cid, change.append(cid, correction), correction)]
+        task = await self._next(rt, change, task, rounds_of(task.checkpoint),
+                                evolve(notes, output_retries=notes.output_retries + 1), pending)
+        await rt.commit(change)
+        if isinstance(task.checkpoint, Request):
+            return await self._stream(rt, task, await self._build_request(rt, task, 1))
+        return task
 
     async def _end(self, rt: Runtime, task: Task, reason: Literal["prepare_failed", "output_invalid", "usage_limit"],
                    detail: str) -> None:

@@ -24,6 +24,9 @@ CALL_AT_LIMIT = "The tool call was not answered: the run ended at the restart li
 NO_RESULT = "The tool did not report a result"
 TOOL_ROUND_LIMIT = "The run was ended after {limit} tool rounds (settings.max_tool_rounds)"
 CALL_NOT_RUN = "The tool call was not run: the run reached its cap of tool rounds"
+OUTPUT_CORRECTION = ("Your answer does not match the required JSON schema: {problems}. Answer again with only "
+                     "the JSON.")
+OUTPUT_INVALID = "The answer did not match the output schema after {times} (settings.output_retries): {problems}"
 SECTION_FAILED = "Instruction section {name} failed: {error}"
 SECTION_TIMED_OUT = "Instruction section {name} did not finish within {seconds:g} s (settings.prepare_timeout)"
 
@@ -158,6 +161,8 @@ __all__ = [
     "KIND",
     "NO_NOTES",
     "NO_RESULT",
+    "OUTPUT_CORRECTION",
+    "OUTPUT_INVALID",
     "PHASE_TAGS",
     "RUN_ABORTED",
     "RUN_INTERRUPTED",

@@ -11,7 +11,8 @@ unfinished round exactly one result when a run ends early (abort, interrupt, res
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import itertools
+from typing import TYPE_CHECKING, Any
 
 from ..._frozen import evolve
 from ...engine.instructions import dynamic
@@ -66,10 +67,12 @@ def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Subm
 
 
 def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason: UnansweredReason | None = None,
-            detail: str = "", answer: tuple[int, AssistantEntry] | None = None) -> None:
+            detail: str = "", answer: tuple[int, AssistantEntry] | None = None, output: Any = None) -> None:
     """Settle the run of generation `task`: `reason` None means answered (done), by `answer` (the
-    final assistant entry and its seq, which the inputs' `Answered` status carries). A deferred
-    job still open is cancelled afterwards, as work of its own recorded in this change."""
+    final assistant entry and its seq, which the inputs' `Answered` status carries, with `output`,
+    a structured answer's JSON value). A deferred job still open is cancelled afterwards, as work
+    of its own recorded in this change. The next run takes the inputs queued meanwhile that share
+    the first one's output schema (a run answers with one schema)."""
     cid = task.conversation_id
     assert isinstance(task.input, GenerationInput)
     job = job_of(task.checkpoint)
@@ -78,7 +81,7 @@ def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason
     if reason is not None:
         status: Answered | Unanswered = Unanswered(reason, detail)
     else:
-        status = Answered() if answer is None else Answered(answer[1].text, answer[0])
+        status = Answered() if answer is None else Answered(answer[1].text, answer[0], output)
     first = None
     for sid in task.input.submission_ids:
         sub = rt.submission(sid)
@@ -90,7 +93,8 @@ def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason
     change.edit_live(cid, run=None, generation=None, tools=(), run_failure=failure)
     queued = rt.queued(cid)
     if queued:
-        begin_run(rt, change, cid, queued)
+        same = list(itertools.takewhile(lambda s: s.output == queued[0].output, queued))
+        begin_run(rt, change, cid, same)
 
 
 async def close_calls(rt: Runtime, change: Change, task: Task, text: str, code: str) -> list[int]:
