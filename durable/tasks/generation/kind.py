@@ -22,12 +22,11 @@ the partial, answers every tool call and ends the run; no ending waits on the pr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..._frozen import evolve
 from ...engine import tracing
-from ...engine.instructions import dynamic, static_text
+from ...engine.instructions import dynamic
 from ...engine.kinds import Resumed, TaskKind
 from ...engine.transitions import END, Transitions, phase_of
 from ...models.protocol import (
@@ -58,15 +57,15 @@ from ...records import (
     Waiting,
 )
 from ...texts import times_in_a_row
-from ...tokens import in_context
 from .. import tool, usage
-from . import deferred, output, prepare, runs, stream
+from . import deferred, output, prepare, request, runs, stream
 from .attempts import attempt_failed, failure_of, keep_partial, model_failure
 from .records import (
     CALL_ABORTED,
     CALL_AT_LIMIT,
     CALL_INTERRUPTED,
     CALL_NOT_RUN,
+    CALL_NOT_RUN_LIMIT,
     GENERATION_AT_LIMIT,
     HOST_STOPPED_FETCH,
     HOST_STOPPED_STREAM,
@@ -82,7 +81,6 @@ from .records import (
     Prepare,
     Request,
     Retry,
-    RunNotes,
     ToolRound,
     attempt_of,
     notes_of,
@@ -131,26 +129,6 @@ class GenerationKind(TaskKind):
 
     # ------------------------------------------------------------------ phases
 
-    async def _build_request(self, rt: Runtime, task: Task, attempt: int, pending: Sequence[StoredEntry] = (),
-                             notes: RunNotes | None = None) -> ModelRequest:
-        """The request of `attempt`: the run's instructions (assembled in `prepare`, else the
-        static ones), the conversation's context, and `pending`, entries of the change being
-        built that will be committed with the request's checkpoint."""
-        cid = task.conversation_id
-        context = await rt.context(cid)
-        comp = rt.compaction(cid)
-        # A view of the context as it is now (it only grows), not a copy of it per request.
-        messages = context.messages(len(context), (comp.entry,) if comp is not None else (),
-                                    tuple(e.entry for e in pending if in_context(e.entry)))
-        settings = rt.settings
-        last_seq = max([rt.last_seq(cid), *(e.seq for e in pending)])
-        key = f"g{task.id}-s{last_seq}-a{attempt}"
-        notes = notes_of(task.checkpoint) if notes is None else notes
-        system = notes.instructions if notes.instructions is not None else static_text(settings.system_prompt,
-                                                                                         rt.instructions)
-        return ModelRequest(system, messages, rt.tools.specs, dict(settings.model_options), attempt, key,
-                            output.schema_of(rt, task))
-
     async def _prepare(self, rt: Runtime, task: Task) -> Task | None:
         """Build the request: the instructions (a run with dynamic sections assembles them, once:
         a later `prepare` of the run finds them in its notes), a compaction if the context needs
@@ -168,22 +146,28 @@ class GenerationKind(TaskKind):
                 return None
         if self.compaction is not None:
             await self.compaction.compact_if_needed(rt, task.conversation_id)
-        request = await self._build_request(rt, task, phase.attempt, notes=notes)
+        sent = await request.build(rt, task, phase.attempt, notes=notes)
+        if request.limited(rt):
+            tokens = await request.estimate(rt, task.conversation_id, sent.system)
+            passed = request.limit_passed(rt, rt.live(task.conversation_id), tokens)
+            if passed is not None:
+                await self._end(rt, task, "usage_limit", passed)
+                return None
         change = rt.change()
         if rt.settings.stream.deferred and rt.model.deferred:
             now = rt.now()
-            task = change.put_task(evolve(task, checkpoint=Poll(phase.attempt, DeferredJob(request.key), now,
+            task = change.put_task(evolve(task, checkpoint=Poll(phase.attempt, DeferredJob(sent.key), now,
                                                                 phase.rounds, notes)))
             change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt, deferred=DeferredLive(now)))
             usage.count(rt, change, task.conversation_id, requests=1)
             await rt.commit(change)
-            return await deferred.submit_job(rt, task, request)
-        task = change.put_task(evolve(task, checkpoint=Request(phase.attempt, dict(request.options),
-                                                               phase.rounds, notes)))
+            return await deferred.submit_job(rt, task, sent)
+        task = change.put_task(evolve(task, checkpoint=Request(phase.attempt, dict(sent.options), phase.rounds,
+                                                               notes)))
         change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt))
         usage.count(rt, change, task.conversation_id, requests=1)
         await rt.commit(change)
-        return await self._stream(rt, task, request)
+        return await self._stream(rt, task, sent)
 
     async def _request(self, rt: Runtime, task: Task) -> Task | None:
         """A run's first request, committed with its inputs (`runs.begin_run`): sent, unless the
@@ -200,14 +184,14 @@ class GenerationKind(TaskKind):
                 change.edit_live(task.conversation_id, generation=None)
                 await rt.commit(change)
                 return task
-            return await self._stream(rt, task, await self._build_request(rt, task, phase.attempt))
+            return await self._stream(rt, task, await request.build(rt, task, phase.attempt))
         change = rt.change()
         keep_partial(rt, change, task, "aborted", None)
         task = change.put_task(evolve(task, state=Running()), progress=False)
         change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt))
         usage.count(rt, change, task.conversation_id, requests=1)  # sent again
         await rt.commit(change)
-        return await self._stream(rt, task, await self._build_request(rt, task, phase.attempt))
+        return await self._stream(rt, task, await request.build(rt, task, phase.attempt))
 
     @tracing.attempt
     async def _stream(self, rt: Runtime, task: Task, request: ModelRequest) -> Task | None:
@@ -238,7 +222,10 @@ class GenerationKind(TaskKind):
         schema = output.schema_of(rt, task) if final.stop_reason != "tool_use" else None
         if final.stop_reason == "tool_use":
             rounds = rounds_of(task.checkpoint) + 1
-            if rounds <= rt.settings.max_tool_rounds:
+            calls = len(final.tool_calls)
+            passed = (request.limit_passed(rt, change.live(task.conversation_id), calls=calls)
+                      if request.limited(rt) else None)
+            if rounds <= rt.settings.max_tool_rounds and passed is None:
                 ids, client = tool.start_calls(rt, change, task, final.tool_calls)
                 # A barrier only when a client tool is handed to the host: safe tools may run
                 # again and an unsafe one commits its own barrier (`running`) before it executes.
@@ -247,12 +234,16 @@ class GenerationKind(TaskKind):
                     seq, tuple(final.tool_calls), tuple(ids), rounds, notes_of(task.checkpoint))))
                 await rt.commit(change)
                 return task  # the `tools` phase waits on the tool tasks
-            detail = TOOL_ROUND_LIMIT.format(limit=rt.settings.max_tool_rounds)
+            reason: Literal["tool_round_limit", "usage_limit"] = "usage_limit"
+            text, detail = CALL_NOT_RUN_LIMIT, passed or ""
+            if rounds > rt.settings.max_tool_rounds:
+                reason, text, detail = "tool_round_limit", CALL_NOT_RUN, TOOL_ROUND_LIMIT.format(
+                    limit=rt.settings.max_tool_rounds)
             for call in final.tool_calls:  # every call still gets exactly one result
                 change.append(task.conversation_id, ToolResultEntry(
-                    call.id, call.name, CALL_NOT_RUN, True, (Diagnostic("error", "tool_round_limit", detail),)))
-            runs.end_run(rt, change, task, Failed(ErrorInfo(detail, ErrorDetail("tool_round_limit"))),
-                         reason="tool_round_limit", detail=detail)
+                    call.id, call.name, text, True, (Diagnostic("error", reason, detail),)))
+            runs.end_run(rt, change, task, Failed(ErrorInfo(detail, ErrorDetail(reason))), reason=reason,
+                         detail=detail)
             await rt.commit(change)
             return None
         value = None
@@ -278,11 +269,12 @@ class GenerationKind(TaskKind):
         cid = task.conversation_id
         correction = output.correction(problems)
         pending = [answer, StoredEntry(cid, change.append(cid, correction), correction)]
-        task = await self._next(rt, change, task, rounds_of(task.checkpoint),
-                                evolve(notes, output_retries=notes.output_retries + 1), pending)
+        task = await request.next_request(rt, change, task, rounds_of(task.checkpoint),
+                                          evolve(notes, output_retries=notes.output_retries + 1), pending,
+                                          self.compaction)
         await rt.commit(change)
         if isinstance(task.checkpoint, Request):
-            return await self._stream(rt, task, await self._build_request(rt, task, 1))
+            return await self._stream(rt, task, await request.build(rt, task, 1))
         return task
 
     async def _end(self, rt: Runtime, task: Task, reason: Literal["prepare_failed", "output_invalid", "usage_limit"],
@@ -307,7 +299,7 @@ class GenerationKind(TaskKind):
             current = await self.close_round(rt, change, current)
             await rt.commit(change)
         if isinstance(current.checkpoint, Request):
-            return await self._stream(rt, current, await self._build_request(rt, current, current.checkpoint.attempt))
+            return await self._stream(rt, current, await request.build(rt, current, current.checkpoint.attempt))
         return current
 
     async def close_round(self, rt: Runtime, change: Change, task: Task) -> Task:
@@ -321,24 +313,7 @@ class GenerationKind(TaskKind):
         assert isinstance(phase, ToolRound)
         results = await runs.answer_calls(rt, change, task, NO_RESULT, "no_result")
         change.edit_live(task.conversation_id, tools=())
-        return await self._next(rt, change, task, phase.round, phase.notes, results)
-
-    async def _next(self, rt: Runtime, change: Change, task: Task, rounds: int, notes: RunNotes,
-                    pending: Sequence[StoredEntry]) -> Task:
-        """In `change`: the run's next request, after a tool round or an answer sent back, whose
-        entries (`pending`) the change appends: `request` (a barrier: it is sent once committed),
-        or `prepare` when a compaction or a deferred job has to come first."""
-        cid = task.conversation_id
-        deferred_model = rt.settings.stream.deferred and rt.model.deferred
-        if deferred_model or (self.compaction is not None and await self.compaction.may_compact(rt, cid, pending)):
-            task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(1, rounds, notes)))
-        else:
-            task = change.put_task(evolve(task, state=Running(),
-                                          checkpoint=Request(1, dict(rt.settings.model_options), rounds, notes)))
-            change.barrier = True
-            usage.count(rt, change, cid, requests=1)
-        change.edit_live(cid, generation=GenerationLive(1))
-        return task
+        return await request.next_request(rt, change, task, phase.round, phase.notes, results, self.compaction)
 
     async def _retry(self, rt: Runtime, task: Task) -> Task | None:
         phase = task.checkpoint
@@ -363,7 +338,7 @@ class GenerationKind(TaskKind):
         return task
 
     async def _poll(self, rt: Runtime, task: Task) -> Task | None:
-        return await deferred.poll(rt, task, self._build_request, self._final)
+        return await deferred.poll(rt, task, request.build, self._final)
 
     # ------------------------------------------------------------------ crash handling
 

@@ -27,6 +27,8 @@ CALL_NOT_RUN = "The tool call was not run: the run reached its cap of tool round
 OUTPUT_CORRECTION = ("Your answer does not match the required JSON schema: {problems}. Answer again with only "
                      "the JSON.")
 OUTPUT_INVALID = "The answer did not match the output schema after {times} (settings.output_retries): {problems}"
+LIMIT_PASSED = "{scope} would pass its {name} (settings.{setting} = {limit}): {figures}"
+CALL_NOT_RUN_LIMIT = "The tool call was not run: the run ended at a usage limit"
 SECTION_FAILED = "Instruction section {name} failed: {error}"
 SECTION_TIMED_OUT = "Instruction section {name} did not finish within {seconds:g} s (settings.prepare_timeout)"
 
@@ -155,10 +157,12 @@ __all__ = [
     "CALL_AT_LIMIT",
     "CALL_INTERRUPTED",
     "CALL_NOT_RUN",
+    "CALL_NOT_RUN_LIMIT",
     "GENERATION_AT_LIMIT",
     "HOST_STOPPED_FETCH",
     "HOST_STOPPED_STREAM",
     "KIND",
+    "LIMIT_PASSED",
     "NO_NOTES",
     "NO_RESULT",
     "OUTPUT_CORRECTION",

@@ -35,6 +35,7 @@ from ...records import (
     UserEntry,
 )
 from .. import cancel, tool, usage
+from . import request
 from .records import KIND, GenerationInput, Prepare, Request, ToolRound, job_of
 
 if TYPE_CHECKING:
@@ -44,14 +45,15 @@ if TYPE_CHECKING:
 
 def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Submission]) -> Task:
     """In `change`: the inputs placed and the run's generation task, created `running` in its
-    first request (`prepare` for a deferred model, whose job is submitted from there, and when an
-    instruction section is code: it runs there): the commit that acknowledges the inputs is also
+    first request (`prepare` for a deferred model, whose job is submitted from there, when an
+    instruction section is code, which runs there, and when a usage limit is set, which is checked
+    there before the request): the commit that acknowledges the inputs is also
     the barrier before the request is sent, one commit less per turn. Its runner starts right
     after this commit and first checks whether a compaction must come before the request (then
     it moves back to `prepare`)."""
     ids = tuple(s.id for s in subs)
     deferred_model = rt.settings.stream.deferred and rt.model.deferred
-    prepared = deferred_model or dynamic(rt.instructions)
+    prepared = deferred_model or dynamic(rt.instructions) or request.limited(rt)
     first: Prepare | Request = Prepare(1) if prepared else Request(1, dict(rt.settings.model_options))
     task = rt.new_task(change, conversation_id=conversation_id, kind=KIND,
                        input=GenerationInput(ids), checkpoint=first, state=Running())
