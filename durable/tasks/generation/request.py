@@ -106,11 +106,11 @@ def limit_passed(rt: Runtime, live: Live, tokens: int | None = None, calls: int 
         if calls is not None:
             checks.append(("tool call limit", "tool_calls_limit", limits.tool_calls_limit,
                            used.tool_calls + calls > (limits.tool_calls_limit or 0),
-                           f"{used.tool_calls} tool calls made, {calls} more asked for"))
+                           f"{_count(used.tool_calls, 'tool call')} made, {calls} more asked for"))
         if tokens is not None:
             checks += [
                 ("request limit", "request_limit", limits.request_limit,
-                 used.requests + 1 > (limits.request_limit or 0), f"{used.requests} requests sent"),
+                 used.requests + 1 > (limits.request_limit or 0), f"{_count(used.requests, 'request')} sent"),
                 ("input token limit", "input_tokens_limit", limits.input_tokens_limit,
                  used.input_tokens + tokens > (limits.input_tokens_limit or 0),
                  f"{used.input_tokens} input tokens used, about {tokens} in the next request"),
@@ -125,6 +125,10 @@ def limit_passed(rt: Runtime, live: Live, tokens: int | None = None, calls: int 
                 return LIMIT_PASSED.format(scope=scope, name=name, setting=f"{setting}.{field}", limit=limit,
                                            figures=figures)
     return None
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
 
 
 __all__ = ["build", "estimate", "limit_passed", "limited", "next_request"]
