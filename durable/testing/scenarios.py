@@ -1,9 +1,8 @@
 """Ready-made scenarios: durable's own crash tests, and examples to copy for your agent.
 
-Each is a `Scenario` for `explore` (in-process crashes) and for `kill_test` (process kills):
-the clock is handed to `setup`, never assumed to be a `FakeClock`, so the same scenario runs on
-the `ScaledClock` of a child process. Progress is committed on every delta
-(`persist_within=0`), so every partial is its own commit boundary.
+Each is a `Scenario` for `explore` (in-process crashes) and for `kill_test` (process kills): the
+clock is handed to `setup`, never assumed a `FakeClock`, so a scenario runs on a child process's
+`ScaledClock`. Every delta is committed (`persist_within=0`): each partial is a commit boundary.
 
 | name | what it does |
 |---|---|
@@ -16,7 +15,7 @@ the `ScaledClock` of a child process. Progress is committed on every delta
 | `compaction` | three turns, then `compact()` |
 | `client_tool` | a tool the host answers |
 | `queued_inputs` | a second input queued behind the first run |
-| `dynamic_instructions` | an instruction section run in `prepare`; a failed attempt and a tool round reuse its text |
+| `dynamic_instructions` | a section run in `prepare`; a failed attempt and a tool round reuse its text |
 | `structured_output_retry` | an answer that does not match the output schema, sent back; the next one does |
 | `usage_limit` | a run that would pass its request limit after two tool rounds ends `usage_limit` |
 """

@@ -10,14 +10,14 @@ Its checkpoint moves through phases, each move one commit; a test holds this tex
     tools -> prepare | request
 
 A run starts `running` in `request`, committed with its inputs (in `prepare` for a deferred
-model); its runner first checks the context (back to `prepare` when it must be compacted).
-`prepare` commits `request` (or `poll`) before anything is sent; `request` streams, the partial
-committed coalesced into the live document (not a checkpoint: streaming does not clear
-`restarts`). The final message ends the run, starts a tool round, or fails the attempt. After a
-crash (recovery decides, this kind supplies what follows), below the limit an interrupted
-request or fetch is a failed attempt, other phases run again; at the limit the run ends
-`unanswered{restart_limit}`, keeping the partial only at exactly the limit. A host stop keeps
-the partial, answers every tool call and ends the run; no ending waits on the provider.
+model, dynamic instructions or usage limits). `prepare` assembles dynamic instructions, checks
+usage limits and compaction, and commits `request` (or `poll`) before anything is sent; `request`
+streams, the partial committed coalesced into live (streaming does not clear `restarts`). The
+final message ends the run (if it matches the output schema: else it goes back), starts a tool
+round, or fails the attempt. After a crash (recovery decides, this kind supplies what follows),
+below the limit an interrupted request or fetch is a failed attempt, other phases run again; at
+the limit the run ends `unanswered{restart_limit}`, keeping the partial only at exactly the
+limit. A host stop keeps the partial, answers every tool call and ends the run.
 """
 
 from __future__ import annotations
