@@ -175,7 +175,10 @@ class Encoders:
             lines.append(f" x{j} = v.{attr}")
             # Written as cattrs writes it: only when `value != default`.
             default, prefix = self._const(defaults[default_name], "d"), self._const("," + _STR(key) + ":")
-            parts.append("{" + f"{prefix} + ({expr}) if x{j} != {default} else {self._const('')}" + "}")
+            # (an int field's expression is the int itself, which only the f-string makes text)
+            # `is not` first: the default is usually the very object (None, 0, a shared empty record)
+            parts.append("{" + f"{prefix} + f\"{{{expr}}}\" if x{j} is not {default} and x{j} != {default} "
+                         f"else {self._const('')}" + "}")
         if not parts:
             parts.append("{" + self._const("{" if tag is None else "{" + _STR("type") + ":" + _STR(tag)) + "}")
         parts.append("{" + self._const("}") + "}")

@@ -88,10 +88,18 @@ class UsageTotals:
 
     def add(self, model: str, *, requests: int = 0, tokens: Usage | None = None) -> UsageTotals:
         """These totals with `requests` more sent to `model` and the `tokens` of an answer of it."""
-        t = tokens or Usage()
+        t = tokens or _NO_TOKENS
+        models = self.models
+        for i, m in enumerate(models):  # (every commit of a run adds here: no intermediate records)
+            if m.model == model:
+                more = ModelUsage(model, m.requests + requests, m.input_tokens + t.input_tokens,
+                                  m.output_tokens + t.output_tokens, m.reasoning_tokens + t.reasoning_tokens,
+                                  m.cache_read_tokens + t.cache_read_tokens,
+                                  m.cache_write_tokens + t.cache_write_tokens)
+                return UsageTotals((*models[:i], more, *models[i + 1:]), self.tool_calls, self.tool_seconds)
         more = ModelUsage(model, requests, t.input_tokens, t.output_tokens, t.reasoning_tokens, t.cache_read_tokens,
                           t.cache_write_tokens)
-        return self + UsageTotals((more,))
+        return UsageTotals((*models, more), self.tool_calls, self.tool_seconds)
 
     def with_tools(self, calls: int, seconds: float) -> UsageTotals:
         """These totals with `calls` more tool calls that ran `seconds` (their union)."""
@@ -109,6 +117,7 @@ class UsageTotals:
 
 
 EMPTY_USAGE = UsageTotals()
+_NO_TOKENS = Usage()
 
 
 __all__ = ["EMPTY_USAGE", "ModelUsage", "UsageTotals"]

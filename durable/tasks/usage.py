@@ -32,7 +32,9 @@ def count(rt: Runtime, change: Change, conversation_id: str, *, requests: int = 
           tool_calls: int = 0, tool_seconds: float = 0.0) -> None:
     """In `change`: add to the conversation's usage totals and, when it keeps them, its run's;
     requests and tokens are the harness's model's."""
-    if not (requests or tool_calls or tool_seconds or (tokens is not None and tokens != Usage())):
+    if tokens is not None and not (tokens.input_tokens or tokens.output_tokens):
+        tokens = None  # (reasoning and cache tokens are parts of these two)
+    if not (requests or tokens or tool_calls or tool_seconds):
         return
     live = change.live(conversation_id)
     model = model_name(rt)
