@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import attrs
 import pytest
 
 from durable.models.anthropic import AnthropicModel, batch_custom_id
@@ -142,3 +143,44 @@ async def test_an_anthropic_batch_answer_through_the_final_result_tool_is_the_an
     assert sent["params"]["tool_choice"] == {"type": "tool", "name": "final_result"}
     assert await m.fetch(handle.id) == FinalMessage(json.dumps({"city": "Paris", "celsius": 18}), "stop", (),
                                                     Usage(30, 8))
+
+
+@attrs.frozen
+class Forecast:
+    city: str
+    celsius: int
+
+
+PATHS = {"responses": "/v1/responses", "chat": "/v1/chat/completions", "anthropic": "/v1/messages"}
+
+
+@pytest.mark.parametrize("api", ["responses", "chat", "anthropic"])
+async def test_through_the_harness_an_answer_that_does_not_match_goes_back_and_the_next_is_a_t(server, tmp_path, api):
+    from .test_harness_integration import Host, answer, model
+
+    if api == "anthropic":
+        first = anthropic_events([("tool", "toolu_1", "final_result", ['{"city": "Paris"}'])])
+        second = anthropic_events([("tool", "toolu_2", "final_result", [ANSWER])])
+    else:
+        first, second = answer(api, ['{"city": "Paris"}']), answer(api, [ANSWER])
+    server.script("POST", PATHS[api], first, second)
+    host = Host(tmp_path / "s.sqlite")
+    async with host.open(model(server, api)) as h:
+        sub = await h.root.submit("Weather in Paris?", output=Forecast)
+        assert await sub.answer(Forecast) == Forecast("Paris", 18)
+    assert await host.transcript() == ["user", "assistant:stop", "user", "assistant:stop"]
+    bodies = [q.body for q in server.requests]
+    schema = {"type": "object", "properties": {"city": {"type": "string"}, "celsius": {"type": "integer"}},
+              "required": ["city", "celsius"], "additionalProperties": False}
+    if api == "responses":
+        assert [b["text"]["format"]["schema"] for b in bodies] == [schema, schema]
+        assert bodies[1]["input"][1:] == [
+            {"role": "assistant", "content": '{"city": "Paris"}'},
+            {"role": "user", "content": "Your answer does not match the required JSON schema: $: 'celsius' is a "
+                                        "required property (keyword: required). Answer again with only the JSON."}]
+    elif api == "chat":
+        assert [b["response_format"]["json_schema"]["schema"] for b in bodies] == [schema, schema]
+    else:
+        assert [b["tools"][-1]["input_schema"] for b in bodies] == [schema, schema]
+        assert bodies[1]["messages"][1] == {"role": "assistant", "content": [{"type": "text",
+                                                                              "text": '{"city": "Paris"}'}]}

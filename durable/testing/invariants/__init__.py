@@ -73,9 +73,9 @@ def check_invariants(
        `max_retries + 1`; a run whose instructions are committed sent exactly them; each
        conversation's usage counts at least the distinct requests its runs sent.
 
-    What agents are built with (docs/spec.md §8, `features`): a structured answer matches its
-    input's schema and no run sent back more answers than `output_retries`; a conversation's
-    usage counts at least the tokens of every answer in it.
+    What agents are built with (`features`): a structured answer matches its input's schema and
+    no run sent back more answers than `output_retries`; a conversation's usage counts at least
+    the tokens of every answer in it.
 
     `settings` gives the retry policy and restart limit in force (a sequence when successive
     harnesses used different ones: the most permissive bound applies). `acknowledged` lists

@@ -1,5 +1,5 @@
-"""The invariants of what agents are built with (docs/spec.md §8), on the file and its witnesses:
-instructions, structured output and usage. Each check returns its violations, one sentence each.
+"""The invariants of what agents are built with, on the file and its witnesses: instructions,
+structured output and usage. Each check returns its violations, one sentence each.
 
 - instructions: every request of a run whose instructions were committed sent exactly them (the
   model's requests witness it), and once committed they never change within the run (the commit
