@@ -194,9 +194,8 @@ class GenerationKind(TaskKind):
         return await self._stream(rt, task, await request.build(rt, task, phase.attempt))
 
     @tracing.attempt
-    async def _stream(self, rt: Runtime, task: Task, request: ModelRequest) -> Task | None:
-        return await stream.answer(rt, task, request, self._final,
-                                   self._overflow if self.compaction is not None else None)
+    async def _stream(self, rt: Runtime, task: Task, sent: ModelRequest) -> Task | None:
+        return await stream.answer(rt, task, sent, self._final, self._overflow if self.compaction is not None else None)
 
     async def _overflow(self, rt: Runtime, task: Task, failure: ModelError) -> Task | None:
         """A context overflow compacts, then the same attempt is prepared again (no charge)."""
