@@ -62,6 +62,7 @@ from .records import (
     GenerationLive as GenerationLive,
     Live as Live,
     ModelStopReason as ModelStopReason,
+    ModelUsage as ModelUsage,
     Outcome as Outcome,
     PartialMessage as PartialMessage,
     Pending as Pending,
@@ -87,6 +88,7 @@ from .records import (
     Unanswered as Unanswered,
     UnansweredReason as UnansweredReason,
     Usage as Usage,
+    UsageTotals as UsageTotals,
     UserEntry as UserEntry,
     Waiting as Waiting,
 )
@@ -96,6 +98,7 @@ from .settings import (
     RetryPolicy as RetryPolicy,
     Settings as Settings,
     StreamSettings as StreamSettings,
+    UsageLimits as UsageLimits,
     WhenBusy as WhenBusy,
 )
 
@@ -108,6 +111,7 @@ if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must
     from .engine.conversation import Conversation as Conversation, SubmissionHandle as SubmissionHandle
     from .engine.harness import Harness as Harness, HarnessState as HarnessState, Wake as Wake
     from .engine.head import Change as Change
+    from .engine.instructions import PrepareContext as PrepareContext
     from .engine.kinds import Resumed as Resumed, TaskKind as TaskKind
     from .engine.reports import (
         ErrorReport as ErrorReport,
@@ -160,6 +164,7 @@ else:
         **dict.fromkeys(("CancelInput", "CompactionInput", "GenerationInput", "ToolInput"), ".tasks"),
         **dict.fromkeys(("Resumed", "TaskKind"), ".engine.kinds"),
         "Change": ".engine.head",
+        "PrepareContext": ".engine.instructions",
         "Runtime": ".engine.runtime",
         "Transitions": ".engine.transitions",
         "Synchronous": ".storage.sqlite.store",
@@ -232,10 +237,12 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelStopReason",
+    "ModelUsage",
     "NotASession",
     "Outcome",
     "PartialMessage",
     "Pending",
+    "PrepareContext",
     "Progress",
     "Queued",
     "Replay",
@@ -294,6 +301,8 @@ __all__ = [
     "UnknownTaskKind",
     "UnsafeSessionFile",
     "Usage",
+    "UsageLimits",
+    "UsageTotals",
     "UserEntry",
     "Waiting",
     "WhenBusy",

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import operator
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
@@ -41,6 +42,12 @@ else:
 
 
 T = TypeVar("T")
+
+OMITTED_WHEN_DEFAULT: Mapping[str, bool] = MappingProxyType({"durable_omit_default": True})
+"""Field metadata (`field(default=0, metadata=OMITTED_WHEN_DEFAULT)`): the codec writes the field
+only when its value differs from its default, and reads its absence as the default. A field added
+to a record every commit rewrites (a checkpoint, the live document) then costs no byte until it
+is used, and a file written without it reads the same."""
 
 _evolvers: dict[type, Callable[[Any, dict[str, Any]], Any]] = {}
 
@@ -168,4 +175,4 @@ def _repr_for(cls: type) -> Any:
     return __repr__
 
 
-__all__ = ["define", "evolve", "frozen"]
+__all__ = ["OMITTED_WHEN_DEFAULT", "define", "evolve", "frozen"]

@@ -36,7 +36,12 @@ Encode = Callable[[Any], str]
 
 _STR: Callable[[str], str] = getattr(json.encoder, "c_encode_basestring", None) or json.encoder.encode_basestring
 _FIELD = re.compile(r"'(\w+)': (?:instance\.(\w+)|(__c_unstr_\w+)\(instance\.(\w+)\)),")
-_SHAPE = re.compile(r"def \w+\(instance[^)]*\):\s*res = \{((?:\s*'\w+': [^\n]*?,)*)\s*\}\s*return res\s*$")
+_SHAPE = re.compile(r"def \w+\(instance[^)]*\):\s*res = \{((?:\s*'\w+': [^\n]*?,)*)\s*\}"
+                    r"((?:\s*if instance\.\w+ != __c_def_\w+:\s*res\['\w+'\] = [^\n]*?(?=\s*(?:if |return res)))*)"
+                    r"\s*return res\s*$")
+# A field written only when it differs from its default (cattrs' omit_if_default): after the dict.
+_OMITTED = re.compile(r"if instance\.(\w+) != (__c_def_\w+):\s*res\['(\w+)'\] = "
+                      r"(?:instance\.(\w+)\b|(__c_unstr_\w+)\(instance\.(\w+)\))")
 _PRIMS: dict[Any, Any] = {str: "s", int: 7, float: 1.5, bool: True}
 
 
@@ -133,6 +138,9 @@ class Encoders:
         fields = _FIELD.findall(shape.group(1))
         if len(fields) != shape.group(1).count("':"):
             return None
+        omitted = _OMITTED.findall(shape.group(2))
+        if len(omitted) != shape.group(2).count("if ") or (omitted and not fields):
+            return None  # (every field omitted when default: the opening brace has no first key)
         defaults = {k: p.default for k, p in inspect.signature(hook).parameters.items()}
         try:
             types_ = {a.name: a.type for a in attrs.fields(attrs.resolve_types(cls))}
@@ -156,6 +164,21 @@ class Encoders:
             lines.append(f" x{i} = v.{attr}")
             opening = ("{" if tag is None else "{" + _STR("type") + ":" + _STR(tag) + ",") if i == 0 else ","
             parts.append("{" + self._const(opening + _STR(key) + ":") + "}{" + expr + "}")
+        for j, (attr, default_name, key, plain_attr, handler_name, handler_attr) in enumerate(omitted, len(fields)):
+            if (plain_attr or handler_attr) != attr or attr != key or attr not in types_ \
+                    or default_name not in defaults:
+                return None
+            handler = defaults.get(handler_name) if handler_name else None
+            if handler_name and handler is None:
+                return None
+            expr = self._field(f"x{j}", types_[attr], handler)
+            lines.append(f" x{j} = v.{attr}")
+            # Written as cattrs writes it: only when `value != default`.
+            default, prefix = self._const(defaults[default_name], "d"), self._const("," + _STR(key) + ":")
+            # (an int field's expression is the int itself, which only the f-string makes text)
+            # `is not` first: the default is usually the very object (None, 0, a shared empty record)
+            parts.append("{" + f"{prefix} + f\"{{{expr}}}\" if x{j} is not {default} and x{j} != {default} "
+                         f"else {self._const('')}" + "}")
         if not parts:
             parts.append("{" + self._const("{" if tag is None else "{" + _STR("type") + ":" + _STR(tag)) + "}")
         parts.append("{" + self._const("}") + "}")

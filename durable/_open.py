@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from typing import Any
 
 from .engine.clock import Clock
 from .engine.harness import Harness
+from .engine.instructions import Instruction
 from .engine.kinds import TaskKind
 from .engine.reports import ReportCallback
 from .models.protocol import Model
@@ -27,6 +29,8 @@ def open_harness(
     synchronous: Synchronous = "EXTERNAL",
     kinds: Iterable[TaskKind] = (),
     deps: DepsT = None,  # type: ignore[assignment]  # None for a harness without dependencies
+    instructions: Iterable[Instruction] = (),
+    output: Any = None,
 ) -> Harness[DepsT]:
     """A harness on `storage` (a session file path, or a `Storage`). Use as `async with`.
 
@@ -37,8 +41,14 @@ def open_harness(
     "FULL" at every commit, "NORMAL" only at checkpoints (see the README's guarantees). `kinds`
     adds task kinds of the host's own (`durable.TaskKind` subclasses) to the standard ones; start
     their tasks with `Harness.start_task`. A kind whose name is taken is a `HarnessError`. `deps`
-    is handed to tools (`ToolContext.deps`) and never stored: `open_harness(..., deps=db)` gives a
-    `Harness[type of db]`."""
+    is handed to tools (`ToolContext.deps`) and instruction sections (`PrepareContext.deps`) and
+    never stored: `open_harness(..., deps=db)` gives a `Harness[type of db]`.
+
+    `instructions`: sections of the system prompt after `settings.system_prompt`, each a string
+    or an async function of a `durable.PrepareContext` returning one; with such a function, each
+    run assembles its instructions in its `prepare` phase and commits the text (a retried attempt
+    sends the same; a new run assembles them afresh). `output`: a type every input is answered as
+    unless its `submit(..., output=)` says otherwise (structured output)."""
     from .tasks import default_kinds
 
     if not isinstance(storage, (str, os.PathLike)):
@@ -47,4 +57,4 @@ def open_harness(
         store = SQLiteStorage(storage, synchronous=synchronous)
     standard, runs = default_kinds()
     return Harness(store, model=model, kinds=[*standard, *kinds], runs=runs, tools=tools, settings=settings,
-                   clock=clock, report=report, deps=deps)
+                   clock=clock, report=report, deps=deps, instructions=instructions, output=output)

@@ -5,7 +5,8 @@ closed variants (states, outcomes, entries, submission statuses) are listed here
 (`TaskInput`, `Checkpoint`) are filled by the task kinds through `register_variants`, so a kind
 adds its records without an edit here. An unknown tag or key is refused with `CodecError` (for
 a task kind this process does not know, `UnknownVariant` naming it), never loaded as something
-else.
+else. A field marked `OMITTED_WHEN_DEFAULT` (`durable._frozen`) is written only when it differs
+from its default; a missing one reads as the default.
 
 Two converters share that configuration: the fast one (cattrs `detailed_validation=False`) does
 every conversion; a refused value is run through the detailed one, made on the first refusal,
@@ -27,13 +28,16 @@ from typing import Any, TypeVar, Union, get_args, get_origin
 
 import attrs
 import cattrs
-from cattrs.gen import make_dict_structure_fn
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from . import records as r
+from ._frozen import OMITTED_WHEN_DEFAULT
 from ._json_text import Encoders
 from .errors import DurableError
 
 T = TypeVar("T")
+
+_OMIT_KEY = next(iter(OMITTED_WHEN_DEFAULT))
 
 
 class CodecError(DurableError, ValueError):
@@ -139,8 +143,16 @@ def _make_converter(detailed: bool) -> cattrs.Converter:
     # field's hook is looked up uncached): one hook per record class, made once and shared.
     made: dict[tuple[bool, Any], Any] = {}
 
+    def unstructure_attrs(cls: Any) -> Any:
+        # A field marked OMITTED_WHEN_DEFAULT is written only when it differs from its default.
+        omitted: dict[str, Any] = {a.name: override(omit_if_default=True) for a in attrs.fields(cls)
+                                   if a.metadata.get(_OMIT_KEY)}
+        if not omitted:
+            return conv.gen_unstructure_attrs_fromdict(cls)
+        return make_dict_unstructure_fn(attrs.resolve_types(cls), conv, **omitted)
+
     def attrs_hook(structure: bool) -> Any:
-        gen = conv.gen_structure_attrs_fromdict if structure else conv.gen_unstructure_attrs_fromdict
+        gen = conv.gen_structure_attrs_fromdict if structure else unstructure_attrs
 
         def factory(cls: Any) -> Any:
             hook = made.get((structure, cls))

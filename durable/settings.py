@@ -2,22 +2,20 @@
 
 | setting | default | meaning |
 |---|---|---|
-| `retry.enabled` | True | retry failed model attempts at all |
-| `retry.max_retries` | 3 | retries after the first attempt (attempts <= max_retries + 1) |
-| `retry.base_delay`, `.max_delay` | 1 s, 60 s | retry n waits base_delay * 2**(n-1), capped, raised to retry-after |
+| `retry` | 3 retries, 1 s doubling up to 60 s | how failed model attempts are retried (`RetryPolicy`) |
 | `restart_limit` | 3 | a task cut off this many times in a row is not run again |
-| `progress.persist_within` | 0.1 s | partial text is committed at most this often (0 = every delta) |
-| `progress.output_interval` | 0.1 s | tool output is committed at most this often (0 = every call) |
-| `stream.deferred` | False | ask the model for a background job instead of a stream |
-| `stream.stream_silence` | None | seconds without a stream event before the attempt times out |
+| `progress` | 0.1 s / 0.1 s | partial text / tool output committed at most this often (0 = every delta) |
+| `stream` | streamed, no silence limit | `deferred`: background jobs instead; `stream_silence` s: a timeout |
 | `client_tool_timeout` | 300 s | how long a client tool may take, from its stored start |
-| `compaction.threshold` | 0.8 | compact before a request whose context passes this share of the window |
-| `compaction.keep_last` | 4 | entries kept verbatim after a compaction |
-| `system_prompt` | "You are a helpful assistant." | |
+| `compaction` | on, 0.8, keep 4 | compact before a request past that share of the window, keep the last 4 |
+| `system_prompt` | "You are a helpful assistant." | the first section of the instructions |
 | `when_busy` | "queue" | default for inputs submitted while a run is active |
 | `max_tool_rounds` | 50 | tool rounds one run may make; the next ends it `unanswered{tool_round_limit}` |
 | `check_integrity` | True | check the file for damage in the background (from a second after resume), and report it |
-| `approval_timeout` | None | seconds a tool call waits for a person's decision before it is denied (None: no limit) |
+| `prepare_timeout` | 60 s | one instruction section's time (event loop's); then `unanswered{prepare_failed}` |
+| `output_retries` | 2 | invalid structured answers sent back to the model; then `unanswered{output_invalid}` |
+| `usage_limits` / `conversation_usage_limits` | None | per run / per conversation (`UsageLimits`) |
+| `approval_timeout` | None | seconds a tool call waits for a person's decision, then denied (None: no limit) |
 """
 
 from __future__ import annotations
@@ -90,6 +88,32 @@ class Compaction:
 
 
 @frozen
+class UsageLimits:
+    """Limits a run (`Settings.usage_limits`) or a conversation (`Settings.conversation_usage_limits`)
+    may not pass; None: no limit. They are checked before each request (and, for `tool_calls_limit`,
+    before a round of tool calls is handed out): a request that would pass one is not sent, and the
+    run ends `unanswered{usage_limit}` with a detail naming the limit and the figures.
+
+    "Would pass": `request_limit` counts the request about to be sent; `input_tokens_limit` and
+    `total_tokens_limit` count its input, estimated (4 characters a token) from the context and the
+    instructions; `output_tokens_limit` is passed once it is reached (an answer has at least one
+    token); `tool_calls_limit` counts the calls of the round about to run."""
+
+    request_limit: int | None = None
+    tool_calls_limit: int | None = None
+    input_tokens_limit: int | None = None
+    output_tokens_limit: int | None = None
+    total_tokens_limit: int | None = None
+
+    def __attrs_post_init__(self) -> None:
+        for name in ("request_limit", "tool_calls_limit", "input_tokens_limit", "output_tokens_limit",
+                     "total_tokens_limit"):
+            value = getattr(self, name)
+            if value is not None and value < 0:
+                raise ValueError(f"UsageLimits.{name} must be at least 0, not {value}")
+
+
+@frozen
 class Settings:
     """Everything a harness can be told, with its defaults (see the table in the module docstring).
 
@@ -111,6 +135,11 @@ class Settings:
     # Tool approval (issue 24): how long a call waits for a person's decision, from the commit
     # that made it wait (a durable deadline); None: no limit, it waits across any restarts.
     approval_timeout: float | None = None
+    # What agents are built with: instructions, structured output, usage limits.
+    prepare_timeout: float = 60.0
+    output_retries: int = 2
+    usage_limits: UsageLimits | None = None
+    conversation_usage_limits: UsageLimits | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.restart_limit < 1:
@@ -121,5 +150,9 @@ class Settings:
             raise ValueError(f"retry.max_retries must be >= 0, not {self.retry.max_retries}")
         if self.approval_timeout is not None and not self.approval_timeout > 0:
             raise ValueError(f"approval_timeout must be positive (or None), not {self.approval_timeout!r}")
+        if self.output_retries < 0:
+            raise ValueError(f"output_retries must be >= 0, not {self.output_retries}")
+        if self.prepare_timeout <= 0:
+            raise ValueError(f"prepare_timeout must be above 0, not {self.prepare_timeout}")
         if self.when_busy not in ("queue", "interrupt", "reject"):
             raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {self.when_busy!r}")

@@ -28,7 +28,7 @@ import threading
 from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
 from contextlib import ExitStack
 from types import TracebackType
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
@@ -36,10 +36,11 @@ from . import _open
 from .engine import conversation as _conversation, harness as _async
 from .engine.clock import Clock
 from .engine.harness import HarnessState, Wake
+from .engine.instructions import Instruction
 from .engine.reports import ReportCallback
 from .errors import HarnessClosed
 from .models.protocol import Model
-from .records import Live, StoredEntry, Submission, SubmissionStatus, Task
+from .records import Live, StoredEntry, Submission, SubmissionStatus, Task, UsageTotals
 from .settings import Settings, WhenBusy
 from .storage.protocol import Storage
 from .storage.sqlite.store import Synchronous
@@ -61,15 +62,18 @@ def open_harness(
     report: ReportCallback | None = None,
     synchronous: Synchronous = "EXTERNAL",
     backend: Backend = "trio",
+    deps: Any = None,
+    instructions: Iterable[Instruction] = (),
+    output: Any = None,
 ) -> Harness:
     """A blocking harness on `storage`: use as `with`. The arguments are those of
     `durable.open_harness`, and `backend` chooses the event loop the harness runs on. Opening
     (at `with`) raises what opening the async harness raises (`SessionLocked`, `SchemaTooNew`,
-    `NotASession`...)."""
+    `NotASession`...). Instruction sections stay async functions (they run on the event loop)."""
 
     def make() -> _async.Harness:
         return _open.open_harness(storage, model=model, tools=tools, settings=settings, clock=clock, report=report,
-                                  synchronous=synchronous)
+                                  synchronous=synchronous, deps=deps, instructions=instructions, output=output)
 
     return Harness(make, backend)
 
@@ -195,6 +199,10 @@ class Harness:
         """Whether work is active, and when the next durable timer fires."""
         return self._run(self.harness.wake)
 
+    def usage(self) -> UsageTotals:
+        """What every conversation of this session used so far (see `durable.Harness.usage`)."""
+        return self._run(self.harness.usage)
+
     def submit_tool_result(self, call_id: str, content: str, *, is_error: bool = False) -> None:
         """Answer a client tool call (`ToolResultRejected` for an unknown or answered call)."""
 
@@ -230,12 +238,14 @@ class Conversation:
         self._conv = conversation
         self.id = conversation.id
 
-    def submit(self, text: str, *, when_busy: WhenBusy | None = None, id: str | None = None) -> SubmissionHandle:
+    def submit(self, text: str, *, when_busy: WhenBusy | None = None, id: str | None = None,
+               output: Any = None) -> SubmissionHandle:
         """Commit a user input (durable when this returns) and start or queue its run; see
-        `durable.Conversation.submit` for `when_busy` and `id` (a retry-safe, caller-chosen id)."""
+        `durable.Conversation.submit` for `when_busy`, `id` (a retry-safe, caller-chosen id) and
+        `output` (the type of a structured answer)."""
 
         async def submit() -> _conversation.SubmissionHandle:
-            return await self._conv.submit(text, when_busy=when_busy, id=id)
+            return await self._conv.submit(text, when_busy=when_busy, id=id, output=output)
 
         return SubmissionHandle(self._h, self._h._call(submit))
 
@@ -250,6 +260,10 @@ class Conversation:
     def live(self) -> Live:
         """The live document as committed."""
         return self._h._run(self._conv.live)
+
+    def usage(self) -> UsageTotals:
+        """What this conversation used so far, as committed (see `durable.Conversation.usage`)."""
+        return self._h._run(self._conv.usage)
 
     def follow(self) -> Generator[Live, None, None]:
         """Every committed change of the live document, in commit order, as an iterator that blocks
@@ -316,10 +330,17 @@ class SubmissionHandle:
         `Unanswered(reason, detail)`."""
         return self._h._call(self._handle.wait)
 
-    def answer(self) -> str:
-        """Block until the submission settles and return the answer's text; raises
-        `SubmissionUnanswered` (with `reason` and `detail`) when its run ended without one."""
-        return self._h._call(self._handle.answer)
+    @overload
+    def answer(self) -> str: ...
+
+    @overload
+    def answer(self, output: type[T]) -> T: ...
+
+    def answer(self, output: Any = None) -> Any:
+        """Block until the submission settles and return the answer's text, or given the type it
+        was submitted with, the answer as that type; raises `SubmissionUnanswered` (with `reason`
+        and `detail`) when its run ended without one."""
+        return self._h._call(self._handle.answer, output)
 
 
 __all__ = ["Backend", "Conversation", "Harness", "SubmissionHandle", "open_harness"]

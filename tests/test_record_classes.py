@@ -127,7 +127,8 @@ def test_records_read_as_they_always_did():  # the texts attrs wrote before
                   parent_id=3)
     assert repr(task) == (
         "Task(id=7, conversation_id='root', kind='generation', input=GenerationInput(submission_ids=('s-1',)), "
-        "state=Running(), checkpoint=Request(attempt=1, options={'t': 0.5}, rounds=0), restarts=0, parent_id=3, "
+        "state=Running(), checkpoint=Request(attempt=1, options={'t': 0.5}, rounds=0, "
+        "notes=RunNotes(instructions=None, output_retries=0)), restarts=0, parent_id=3, "
         "stop=None, created_at=0.0, updated_at=0.0)"
     )
     assert repr(durable.Terminal(durable.Failed(durable.ErrorInfo("boom", durable.ErrorDetail("model_error"))))) == (
@@ -135,7 +136,7 @@ def test_records_read_as_they_always_did():  # the texts attrs wrote before
     )
     assert repr(durable.Live()) == (
         "Live(run=None, generation=None, tools=(), approvals=(), run_failure=None, compaction_failure=None, "
-        "compactions=0)"
+        "compactions=0, usage=UsageTotals(models=(), tool_calls=0, tool_seconds=0.0))"
     )
     assert repr(durable.Settings().retry) == (
         "RetryPolicy(enabled=True, max_retries=3, base_delay=1.0, max_delay=60.0)"

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import codec, records as r
+from .._frozen import evolve
 from ..storage.sqlite.reader import SessionReader, owner_of
 from .inspect_data import _task
 from .inspect_view import _entry_kind, _entry_text, _live_text
@@ -71,7 +72,7 @@ class Follower:
             for cid, doc in reader.live_documents().items():
                 data = codec.to_data(doc)
                 if self.live.get(cid) != data:
-                    if self.started or doc != r.EMPTY_LIVE:
+                    if self.started or evolve(doc, usage=r.EMPTY_USAGE) != r.EMPTY_LIVE:  # not idle
                         self.echo(f"{cid} live: {_live_text(data)}")
                     self.live[cid] = data
             # Live tasks, and the newest ended ones: enough to see each task that was live end.

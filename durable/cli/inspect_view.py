@@ -53,6 +53,8 @@ def print_session(data: dict[str, Any]) -> None:
         live = data["live"].get(conv["id"])
         if live is not None:
             console.print(Text("live document: ", style="bold") + Text(_live_text(live)))
+            if live.get("usage"):
+                console.print(Text("usage: ", style="bold") + Text(_usage_text(live["usage"])))
 
     console.print()
     console.print(Text(f"Submissions ({len(data['submissions'])} shown)", style="bold underline"))
@@ -100,6 +102,20 @@ def print_session(data: dict[str, Any]) -> None:
         table.add_row(str(t["id"]), t["kind"] or "", Text(state, style=style), t["phase"] or "",
                       str(t["attempt"] or ""), Text(str(t["restarts"]), style="yellow" if t["restarts"] else ""), about)
     console.print(table)
+
+
+def _usage_text(usage: dict[str, Any]) -> str:
+    """A conversation's usage totals (`Live.usage`, as stored): per model, then its tools."""
+    parts = []
+    for m in usage.get("models") or ():
+        details = [f"{m[k]:,} {name}" for k, name in (("reasoning_tokens", "reasoning"),
+                                                     ("cache_read_tokens", "cache read"),
+                                                     ("cache_write_tokens", "cache write")) if m.get(k)]
+        parts.append(f"{m.get('model')}: {m.get('requests', 0)} request(s), {m.get('input_tokens', 0):,} input / "
+                     f"{m.get('output_tokens', 0):,} output tokens" + (f" ({', '.join(details)})" if details else ""))
+    if usage.get("tool_calls"):
+        parts.append(f"{usage['tool_calls']} tool call(s), {usage.get('tool_seconds', 0.0):.1f} s of tool runtime")
+    return "; ".join(parts)
 
 
 def _now() -> float:

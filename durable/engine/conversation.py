@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
-from typing import Protocol
+from typing import Any, Protocol, TypeVar, overload
 
-from ..errors import ConversationBusy, InvalidInput, UnknownSubmission
+from ..errors import ConversationBusy, InvalidInput, ToolDefinitionError, UnknownSubmission
 from ..inputs import answer_text, check_submission_id, check_text
-from ..records import Live, Queued, StoredEntry, Submission, SubmissionStatus
+from ..records import Answered, Live, Queued, StoredEntry, Submission, SubmissionStatus, UsageTotals
 from ..settings import Settings, WhenBusy
 from ..storage.protocol import Storage
+from ..tools.schema import output_schema as schema_of, output_value
 from .clock import Clock
 from .kinds import RunService
 from .runtime import Runtime
 from .session import Session
+
+T = TypeVar("T")
 
 
 class Host(Protocol):
@@ -25,6 +28,7 @@ class Host(Protocol):
     settings: Settings
     clock: Clock
     runs: RunService
+    output: dict[str, Any] | None
 
     @property
     def session(self) -> Session: ...
@@ -46,35 +50,48 @@ class Conversation:
         self._h = harness
         self.id = conversation_id
 
-    async def submit(self, text: str, *, when_busy: WhenBusy | None = None, id: str | None = None) -> SubmissionHandle:
+    async def submit(self, text: str, *, when_busy: WhenBusy | None = None, id: str | None = None,
+                     output: Any = None) -> SubmissionHandle:
         """Commit a user input (durable when this returns) and start or queue its run.
 
         `when_busy` (default `settings.when_busy`) says what to do while a run is active:
         "queue" answers it after the run, "interrupt" stops the run now, "reject" raises
         `ConversationBusy`. `id` (chosen by the caller) makes the call safe to retry: an input of
         that id already committed, in this process or an earlier one, is returned as it is (no
-        second input, whatever `when_busy` says); the same id with another text or in another
-        conversation is `InvalidInput` naming the id."""
+        second input, whatever `when_busy` says); the same id with another text, in another
+        conversation or with another output schema is `InvalidInput` naming the id.
+
+        `output` (default: the harness's `output`): a type the answer must be (an attrs class, a
+        dataclass, a TypedDict, primitives, lists, unions...): its JSON schema is stored with the
+        input, the model is asked for it natively, and an answer that does not match goes back
+        to the model with the errors (`settings.output_retries` times, then the run ends
+        `unanswered{output_invalid}`); `await handle.answer(T)` returns a `T`. A type that cannot
+        be a JSON schema is `InvalidInput`, before anything is written."""
         h = self._h
         h._check_open()
         check_text(text, self.id)
+        schema = output_schema(output) if output is not None else h.output
         policy = when_busy or h.settings.when_busy
         if policy not in ("queue", "interrupt", "reject"):
             raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {policy!r}")
         if id is None:
             return await self._place(Submission(f"sub_{uuid.uuid4().hex[:16]}", self.id, text,
-                                                created_at=h.clock.now()), policy)
+                                                created_at=h.clock.now(), output=schema), policy)
         check_submission_id(id)
         await h.resume()
         # One placing per id at a time in this process: a second caller waits, then finds the first.
         async with h.session.placing(id):
             known = h.session.submissions.get(id) or await h.storage.get_submission(id)
             if known is None:
-                return await self._place(Submission(id, self.id, text, created_at=h.clock.now()), policy)
+                return await self._place(Submission(id, self.id, text, created_at=h.clock.now(), output=schema),
+                                         policy)
         if (known.conversation_id, known.text) != (self.id, text):
             raise InvalidInput(f"Submission id {id!r} in {h.storage.location} is taken by another input (in "
                                f"conversation {known.conversation_id!r}, text {_preview(known.text)}); the input "
                                f"was not accepted")
+        if known.output != schema:
+            raise InvalidInput(f"Submission id {id!r} in {h.storage.location} is taken by an input with another "
+                               f"output schema; the input was not accepted")
         return SubmissionHandle(h, id)
 
     async def _place(self, sub: Submission, policy: WhenBusy) -> SubmissionHandle:
@@ -114,6 +131,12 @@ class Conversation:
         """The live document as committed."""
         return self._h.session.conversation(self.id).committed_live
 
+    def usage(self) -> UsageTotals:
+        """What this conversation used so far, as committed: requests and tokens per model, tool
+        calls and tool runtime (see `durable.UsageTotals`). Kept as running totals in the live
+        document: reading them reads no history."""
+        return self._h.session.conversation(self.id).committed_live.usage
+
     def follow(self) -> AsyncIterator[Live]:
         """Every committed change of the live document, in commit order (ends at close)."""
         return self._h.session.follow(self.id)
@@ -124,6 +147,14 @@ class Conversation:
 
     def submission(self, submission_id: str) -> SubmissionHandle:
         return SubmissionHandle(self._h, submission_id)
+
+
+def output_schema(output: Any) -> dict[str, Any]:
+    """The JSON schema of answers of type `output` (`InvalidInput` when it cannot be one)."""
+    try:
+        return schema_of(output)
+    except ToolDefinitionError as exc:
+        raise InvalidInput(f"{exc}; it cannot be asked for as structured output") from None
 
 
 def _preview(text: str) -> str:
@@ -157,10 +188,26 @@ class SubmissionHandle:
         h._raise_if_broken()
         return (settled or await self.get()).status
 
-    async def answer(self) -> str:
-        """Wait until the submission settles and return the answer's text; raises
-        `SubmissionUnanswered` (with the `reason` and `detail`) when its run ended without one."""
-        return answer_text(await self.wait(), self.id, self._h.storage.location)
+    @overload
+    async def answer(self) -> str: ...
+
+    @overload
+    async def answer(self, output: type[T]) -> T: ...
+
+    async def answer(self, output: Any = None) -> Any:
+        """Wait until the submission settles and return the answer's text or, given the type it
+        was submitted with (`output`), the answer as that type. Raises `SubmissionUnanswered`
+        (with the `reason` and `detail`) when its run ended without one, and `InvalidInput` when
+        a type is given for an input that was not submitted with one."""
+        status = await self.wait()
+        text = answer_text(status, self.id, self._h.storage.location)
+        if output is None:
+            return text
+        assert isinstance(status, Answered)
+        if status.output is None and (await self.get()).output is None:
+            raise InvalidInput(f"Submission {self.id} was not submitted with an output type; its answer is text "
+                               f"(call answer() without one)")
+        return output_value(status.output, output)
 
 
 __all__ = ["Conversation", "Host", "SubmissionHandle"]

@@ -32,12 +32,14 @@ from ..errors import (
 from ..inputs import check_conversation_id
 from ..models.protocol import Model
 from ..records import (
+    EMPTY_USAGE,
     Pending,
     Running,
     Sleeping,
     Submission,
     Task,
     TaskInput,
+    UsageTotals,
     Waiting,
 )
 from ..settings import Settings
@@ -45,7 +47,8 @@ from ..storage.protocol import InboxDecision, Storage
 from ..tools import DepsT, Tool, ToolRegistry
 from . import inbox, ownership, recovery
 from .clock import Clock, SystemClock
-from .conversation import Conversation
+from .conversation import Conversation, output_schema
+from .instructions import Instruction, checked_instructions
 from .kinds import RunService, TaskKind
 from .progress import ProgressFlusher
 from .reports import ErrorReport, ReportCallback, Reporter
@@ -90,7 +93,10 @@ class Wake:
 class Harness(Generic[DepsT]):
     """See the module docstring. Prefer `durable.open_harness(...)`, which wires the task kinds.
     `deps` (typed: `Harness[MyDeps]`) is handed to tools (`ToolContext.deps`) and instruction
-    sections, never stored."""
+    sections (`PrepareContext.deps`), never stored. `instructions`: the sections after
+    `settings.system_prompt` (see `durable.engine.instructions`). `output`: the type every input
+    is answered as unless its `submit` gives one (structured output; its JSON schema, `output`
+    here, is stored with each input)."""
 
     def __init__(
         self,
@@ -104,9 +110,13 @@ class Harness(Generic[DepsT]):
         clock: Clock | None = None,
         report: ReportCallback | None = None,
         deps: DepsT = None,  # type: ignore[assignment]  # None for a harness without dependencies
+        instructions: Iterable[Instruction] = (),
+        output: Any = None,
     ) -> None:
         self.storage = storage
         self.deps: DepsT = deps
+        self.instructions = checked_instructions(instructions)
+        self.output: dict[str, Any] | None = None if output is None else output_schema(output)
         self.model = model
         self.kinds: dict[str, TaskKind] = {}
         for kind in kinds:
@@ -158,7 +168,8 @@ class Harness(Generic[DepsT]):
         await self._tg.__aenter__()
         progress = ProgressFlusher()
         self._rt = Runtime(self._session, model=self.model, tools=self.tools, settings=self.settings,
-                           clock=self.clock, report=self.report, progress=progress, deps=self.deps)
+                           clock=self.clock, report=self.report, progress=progress, deps=self.deps,
+                           instructions=self.instructions)
         self._scheduler = Scheduler(self._rt, self.kinds, self.report, self._tg, self._break)
         self._tg.start_soon(ownership.watch, self.storage, self._break)  # a lost lease breaks the harness
         self._tg.start_soon(progress.run)  # streams' progress flushes, on one schedule
@@ -335,6 +346,12 @@ class Harness(Generic[DepsT]):
         """Tasks by kind and/or state tag ("pending", "running", "sleeping", "waiting", "terminal")."""
         self._check_open()
         return await self.storage.find_tasks(kind=kind, state=state, conversation_id=conversation_id)
+
+    def usage(self) -> UsageTotals:
+        """What every conversation of this session used so far, as committed (the sum of their
+        `Conversation.usage()`): read from the live documents the harness holds, never from history."""
+        self._check_open()
+        return sum((c.committed_live.usage for c in self.session.convs.values()), EMPTY_USAGE)
 
     def wake(self) -> Wake:
         """Whether work is active, and when the next durable timer fires."""

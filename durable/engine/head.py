@@ -119,20 +119,23 @@ class Change:
         self.tasks[task.id] = task
         return task
 
-    def put_task(self, task: Task, *, progress: bool | None = None) -> Task:
+    def put_task(self, task: Task, *, progress: bool | None = None, stamp: bool = True) -> Task:
         """Write a live task. The move must be in its kind's transition table
         (`IllegalTransition` otherwise). A changed checkpoint is durable progress and clears
-        `restarts`; `progress=False` says it is not (streamed output, a written-back state)."""
+        `restarts`; `progress=False` says it is not (streamed output, a written-back state).
+        `updated_at` becomes now, unless `stamp=False` (crash handling: the charge of an open keeps
+        the last time the task committed before its process died, the interrupt)."""
         old = self.tasks.get(task.id) or self.head.tasks.get(task.id)
         if old is None:
             raise IllegalTransition(f"Task {task.id} ({task.kind}) is not live in this session; it cannot change")
         self.head.transitions(task).check(old, task, task.kind)
         if progress is None:
             progress = old.checkpoint != task.checkpoint
+        at = self.head.now() if stamp else task.updated_at
         if progress and task.restarts:
-            task = evolve(task, restarts=0, updated_at=self.head.now())
+            task = evolve(task, restarts=0, updated_at=at)
         else:
-            task = evolve(task, updated_at=self.head.now())
+            task = evolve(task, updated_at=at)
         self.tasks[task.id] = task
         return task
 

@@ -6,7 +6,8 @@ restart-limit decision is made here; no other module reads `settings.restart_lim
 - `charge_interrupted` is the open commit: every task still `running` in the file was cut off,
   so it becomes `pending` with `restarts + 1`, all in one commit. `sleeping` and `waiting` tasks
   were not running and are never charged. A charged task is `pending`, so a later open does not
-  charge it again; `restarts` goes back to 0 only when the task commits durable progress.
+  charge it again; `restarts` goes back to 0 only when the task commits durable progress. The
+  charge keeps the task's `updated_at`: the last time it committed, when it was cut off.
 - `recover` runs when a runner starts a task with `restarts > 0`, before its kind sees it. At
   the limit, once `running` is committed (so a crash in the ending counts too), it asks the kind
   for its visible ending (`end_at_limit`, told whether that ending was cut off before: `past`;
@@ -39,7 +40,7 @@ async def charge_interrupted(session: Session) -> list[Task]:
     for task in session.tasks.values():
         if isinstance(task.state, Running):
             charged.append(change.put_task(evolve(task, state=Pending(), restarts=task.restarts + 1),
-                                           progress=False))
+                                           progress=False, stamp=False))
     if change:
         await session.commit(change)
     return charged
@@ -54,7 +55,7 @@ async def recover(rt: Runtime, kind: TaskKind, task: Task) -> Task | None:
     if n >= limit:
         # The ending is charged like any work: should it be cut off too, the next open counts
         # past the limit (and a generation then drops the partial it could not convert).
-        task = await rt.mark_running(task)
+        task = await rt.mark_running(task, stamp=False)
     if task.stop is not None:
         if n >= limit:
             detail = ABORT_HANDLER_AT_LIMIT.format(task_id=task.id, kind=task.kind, times=times(n))

@@ -10,7 +10,7 @@ session, the store or the harness.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
@@ -26,6 +26,7 @@ from . import ownership
 from .clock import Clock
 from .context import Context
 from .head import Change
+from .instructions import Instruction
 from .progress import ProgressFlusher
 from .reports import ErrorReport, Reporter
 from .session import Session
@@ -45,9 +46,11 @@ class Runtime:
     """See the module docstring. One per harness, made when the harness opens."""
 
     def __init__(self, session: Session, *, model: Model, tools: ToolRegistry, settings: Settings,
-                 clock: Clock, report: Reporter, progress: ProgressFlusher, deps: Any = None) -> None:
+                 clock: Clock, report: Reporter, progress: ProgressFlusher, deps: Any = None,
+                 instructions: Sequence[Instruction] = ()) -> None:
         self._session = session
         self.deps = deps  # the host's dependencies, handed to tools and instruction sections, never stored
+        self.instructions = instructions  # the sections after settings.system_prompt (see .instructions)
         self.model = model
         self.tools = tools
         self.settings = settings
@@ -136,14 +139,14 @@ class Runtime:
                 if not task.terminal:
                     self._runners.spawn(task.id)
 
-    async def mark_running(self, task: Task, *, barrier: bool = False) -> Task:
+    async def mark_running(self, task: Task, *, barrier: bool = False, stamp: bool = True) -> Task:
         """Commit `running` (if it is not) before work whose interruption must be charged; a
         lazy commit unless `barrier` (the work has an effect outside the process that a power
-        cut must not hide: an unsafe tool)."""
+        cut must not hide: an unsafe tool). `stamp=False` keeps `updated_at` (see `Change.put_task`)."""
         if isinstance(task.state, Running):
             return task
         change = self.change(barrier=barrier)
-        task = change.put_task(evolve(task, state=Running()), progress=False)
+        task = change.put_task(evolve(task, state=Running()), progress=False, stamp=stamp)
         await self.commit(change)
         return task
 

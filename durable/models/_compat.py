@@ -40,8 +40,11 @@ def chat_usage(usage: Any) -> Usage:
     OpenAI sends usage only when asked (`stream_options`), in one last chunk with empty
     `choices`. Without `include_usage` a server may send none; llama.cpp and Ollama put it in the
     chunk that carries the `finish_reason`. The caller reads it from whichever chunk has it (the
-    last one wins); none is `Usage(0, 0)`."""
-    return Usage(_count(get_field(usage, "prompt_tokens")), _count(get_field(usage, "completion_tokens")))
+    last one wins); none is `Usage(0, 0)`. OpenAI's `prompt_tokens_details.cached_tokens` and
+    `completion_tokens_details.reasoning_tokens` are the cache reads and the reasoning part."""
+    return Usage(_count(get_field(usage, "prompt_tokens")), _count(get_field(usage, "completion_tokens")),
+                 reasoning_tokens=_count(get_field(get_field(usage, "completion_tokens_details"), "reasoning_tokens")),
+                 cache_read_tokens=_count(get_field(get_field(usage, "prompt_tokens_details"), "cached_tokens")))
 
 
 def rejects_stream_options(error: ModelError) -> bool:

@@ -14,6 +14,8 @@ back to protocol events. Invariants:
   `durable.models` is imported.
 - Consecutive user-side entries (tool results, user text, a summary) become one user message,
   tool results first as the API requires after a `tool_use` turn.
+- Structured output (`request.output`) is a `final_result` tool the model must call (the only
+  choice without other tools); its input, streamed as text, is the answer (`_answered`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from ..records import (
 from ._sdk import SUMMARY_PREFIX, SDKModel, api_key_from, get_field, import_sdk, scrubbed
 from .errors import END, classify_status, close_quietly
 from .protocol import (
+    OUTPUT_TOOL,
     DeferredHandle,
     FetchResult,
     FinalMessage,
@@ -132,15 +135,18 @@ _INPUT_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_inpu
 
 
 def _usage(usage: Any, seen: dict[str, int] | None = None) -> Usage:
-    """Total input (uncached, cache writes and cache reads) and output tokens. The counts are
-    cumulative: with `seen`, each field the provider reports replaces the one seen before and a
-    field it leaves out (a `message_delta` often does) keeps its earlier value."""
+    """Total input (uncached, cache writes and cache reads: the last two also as
+    `cache_write_tokens` and `cache_read_tokens`) and output tokens. The counts are cumulative:
+    with `seen`, each field the provider reports replaces the one seen before and a field it
+    leaves out (a `message_delta` often does) keeps its earlier value."""
     seen = {} if seen is None else seen
     for name in (*_INPUT_FIELDS, "output_tokens"):
         value = get_field(usage, name)
         if value is not None:
             seen[name] = value
-    return Usage(sum(seen.get(f, 0) for f in _INPUT_FIELDS), seen.get("output_tokens", 0))
+    return Usage(sum(seen.get(f, 0) for f in _INPUT_FIELDS), seen.get("output_tokens", 0),
+                 cache_read_tokens=seen.get("cache_read_input_tokens", 0),
+                 cache_write_tokens=seen.get("cache_creation_input_tokens", 0))
 
 
 def _final(text: str, stop_reason: str | None, calls: tuple[ToolCall, ...], usage: Usage) -> FinalMessage:
@@ -151,17 +157,32 @@ def _final(text: str, stop_reason: str | None, calls: tuple[ToolCall, ...], usag
     return FinalMessage(text, stop, calls, usage)
 
 
+def _answered(final: FinalMessage, answer: str | None) -> FinalMessage:
+    """A message that called the `final_result` tool is the structured answer: its input's JSON
+    as the text, stop reason `stop` (`length` when cut short); other calls in it are dropped and
+    text before it is not part of the answer."""
+    if answer is None:
+        return final
+    stop = final.stop_reason if final.stop_reason in ("length", "error") else "stop"
+    return FinalMessage(answer, stop, (), final.usage, final.error)
+
+
 def _message_final(message: Any) -> FinalMessage:
     """The final message of a complete (batch) Message."""
     text: list[str] = []
     calls: list[ToolCall] = []
+    answer: str | None = None
     for block in get_field(message, "content") or []:
         if get_field(block, "type") == "text":
             text.append(get_field(block, "text") or "")
         elif get_field(block, "type") == "tool_use":
             arguments = json.dumps(get_field(block, "input") or {})
-            calls.append(ToolCall(get_field(block, "id"), get_field(block, "name"), arguments))
-    return _final("".join(text), get_field(message, "stop_reason"), tuple(calls), _usage(get_field(message, "usage")))
+            if get_field(block, "name") == OUTPUT_TOOL:
+                answer = arguments
+            else:
+                calls.append(ToolCall(get_field(block, "id"), get_field(block, "name"), arguments))
+    final = _final("".join(text), get_field(message, "stop_reason"), tuple(calls), _usage(get_field(message, "usage")))
+    return _answered(final, answer)
 
 
 # --------------------------------------------------------------------------- the model
@@ -222,6 +243,11 @@ class AnthropicModel(SDKModel):
                 {"name": t.name, "description": t.description, "input_schema": t.parameters}
                 for t in request.tools
             ]
+        if request.output is not None:  # structured output: a tool whose input is the answer
+            params["tools"] = [*params.get("tools", ()), {
+                "name": OUTPUT_TOOL, "description": "Give the final answer, matching this schema.",
+                "input_schema": request.output}]
+            params["tool_choice"] = {"type": "any"} if request.tools else {"type": "tool", "name": OUTPUT_TOOL}
         temperature = o.get("temperature", self.temperature)
         if temperature is not None:
             params["temperature"] = temperature
@@ -251,6 +277,7 @@ class AnthropicModel(SDKModel):
         usage = Usage()
         counts: dict[str, int] = {}  # the cumulative usage fields reported so far
         stop_reason: str | None = None
+        answer: str | None = None  # the input of the `final_result` tool: a structured answer
         try:
             while (event := await guard.next(stream)) is not END:
                 kind = get_field(event, "type")
@@ -269,10 +296,17 @@ class AnthropicModel(SDKModel):
                         text.append(get_field(delta, "text"))
                         yield TextDelta(get_field(delta, "text"))
                     elif get_field(delta, "type") == "input_json_delta" and get_field(event, "index") in tools:
-                        tools[get_field(event, "index")]["json"].append(get_field(delta, "partial_json") or "")
+                        tool = tools[get_field(event, "index")]
+                        piece = get_field(delta, "partial_json") or ""
+                        tool["json"].append(piece)
+                        if piece and request.output is not None and tool["name"] == OUTPUT_TOOL:
+                            yield TextDelta(piece)  # the structured answer, streamed as text
                 elif kind == "content_block_stop" and get_field(event, "index") in tools:
                     tool = tools.pop(get_field(event, "index"))
                     arguments = "".join(tool["json"]) or json.dumps(tool["input"] or {})
+                    if tool["name"] == OUTPUT_TOOL and request.output is not None:
+                        answer = arguments
+                        continue
                     calls.append(ToolCall(tool["id"], tool["name"], arguments))
                     yield ToolCallEvent(calls[-1])
                 elif kind == "message_delta":
@@ -284,7 +318,7 @@ class AnthropicModel(SDKModel):
             raise ModelError("The Anthropic stream ended before the response was complete",
                              kind="connection", provider=PROVIDER)
         yield UsageEvent(usage)
-        yield _final("".join(text), stop_reason, tuple(calls), usage)
+        yield _answered(_final("".join(text), stop_reason, tuple(calls), usage), answer)
 
     # ------------------------------------------------------------------ deferred (message batches)
 

@@ -12,6 +12,8 @@ back to protocol events. Invariants:
 - The `openai` package is imported when a model is constructed, never when `durable` or
   `durable.models` is imported.
 - Entries are sent as given: the harness decides which entries are in `request.messages`.
+- Structured output (`request.output`) is asked for as a `json_schema` format (Responses
+  `text.format`, Chat `response_format`), not strict; the answer's text is its JSON.
 - Chat Completions streams from local OpenAI-compatible servers (Ollama, llama.cpp, vLLM, LM
   Studio) give the same events as OpenAI's: `durable.models._compat` lists their differences
   (stream_options, usage, tool-call fragments, finish reasons, background jobs) and reads them.
@@ -39,6 +41,7 @@ from ._compat import DoneWatch, ToolCallAssembler, chat_stop, chat_usage, reject
 from ._sdk import SUMMARY_PREFIX, SDKModel, api_key_from, get_field, import_sdk, scrubbed
 from .errors import END, classify_status, close_quietly
 from .protocol import (
+    OUTPUT_TOOL,
     DeferredHandle,
     FetchResult,
     FinalMessage,
@@ -145,8 +148,7 @@ def _response_message(response: Any, streamed_text: str | None = None) -> FinalM
         elif kind == "function_call":
             calls.append(ToolCall(get_field(item, "call_id") or get_field(item, "id") or f"call_{len(calls)}",
                                   get_field(item, "name") or "", _arguments(get_field(item, "arguments"))))
-    usage = get_field(response, "usage")
-    total = Usage(get_field(usage, "input_tokens") or 0, get_field(usage, "output_tokens") or 0) if usage else Usage()
+    total = responses_usage(get_field(response, "usage"))
     text = streamed_text if streamed_text else "".join(text_parts)
     if get_field(response, "status") == "incomplete":
         reason = get_field(get_field(response, "incomplete_details"), "reason")
@@ -155,6 +157,17 @@ def _response_message(response: Any, streamed_text: str | None = None) -> FinalM
                                 error="OpenAI stopped the response: content filter")
         return FinalMessage(text, "length", tuple(calls), total)
     return FinalMessage(text, "tool_use" if calls else "stop", tuple(calls), total)
+
+
+def responses_usage(usage: Any) -> Usage:
+    """A Responses API `usage`: input tokens (of which `input_tokens_details.cached_tokens` came
+    from the prompt cache) and output tokens (of which `output_tokens_details.reasoning_tokens`
+    were reasoning); a missing field is 0."""
+    if not usage:
+        return Usage()
+    return Usage(get_field(usage, "input_tokens") or 0, get_field(usage, "output_tokens") or 0,
+                 reasoning_tokens=get_field(get_field(usage, "output_tokens_details"), "reasoning_tokens") or 0,
+                 cache_read_tokens=get_field(get_field(usage, "input_tokens_details"), "cached_tokens") or 0)
 
 
 def _failed(response: Any, secrets: tuple[str, ...]) -> ModelError:
@@ -248,6 +261,9 @@ class OpenAIModel(SDKModel):
             params["max_output_tokens"] = max_tokens
         if temperature is not None:
             params["temperature"] = temperature
+        if request.output is not None:  # structured output: the answer's text is its JSON
+            params["text"] = {"format": {"type": "json_schema", "name": OUTPUT_TOOL, "schema": request.output,
+                                         "strict": False}}
         return params
 
     # ------------------------------------------------------------------ streaming
@@ -318,6 +334,9 @@ class OpenAIModel(SDKModel):
             params["max_tokens"] = max_tokens
         if temperature is not None:
             params["temperature"] = temperature
+        if request.output is not None:
+            params["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": OUTPUT_TOOL, "schema": request.output, "strict": False}}
         try:
             stream = await guard.call(lambda: self._client.chat.completions.create(**params))
         except ModelError as error:

@@ -59,7 +59,11 @@ class ModelRequest:
     summary: a read-only sequence (a tuple, or the harness's view of its context, which is
     equal to the tuple of the same entries), to be iterated or indexed, never changed. `key` is
     unique per attempt and stable across restarts: providers send it as request metadata so a
-    deferred job can be found again."""
+    deferred job can be found again. `output`: the JSON schema (of type object) the answer must
+    match, None for a text answer; a provider with a structured mode asks for it there (OpenAI
+    `json_schema`, Anthropic a forced `final_result` tool) and gives the answer's JSON as the
+    final message's text with stop reason `stop`; one without may ignore it (the harness checks
+    the text either way)."""
 
     system: str
     messages: Sequence[Entry]
@@ -67,6 +71,12 @@ class ModelRequest:
     options: dict[str, Any] = field(factory=dict)
     attempt: int = 1
     key: str = ""
+    output: dict[str, Any] | None = None
+
+
+OUTPUT_TOOL = "final_result"
+"""The name of the tool through which a provider without a JSON mode (Anthropic) gives a
+structured answer: reserved when `ModelRequest.output` is set."""
 
 
 @frozen

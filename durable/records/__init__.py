@@ -1,10 +1,11 @@
 """The durable records of a session: plain, frozen values, the ground floor of the library.
 
 Everything the harness commits is built from these: tasks (`tasks`), conversation entries
-(`entries`), submissions (`submissions`), the live document (`live`) and the reason vocabularies
-(`reasons`). They carry no behaviour beyond small derived properties; a change is a new value.
-The only place that knows their JSON shape is `durable.codec`. The task kinds add their own
-input and checkpoint records (`durable.tasks`), registered with the codec by the kind.
+(`entries`), submissions (`submissions`), the live document (`live`), usage totals (`usage`) and
+the reason vocabularies (`reasons`). They carry no behaviour beyond small derived properties; a
+change is a new value. The only place that knows their JSON shape is `durable.codec`. The task
+kinds add their own input and checkpoint records (`durable.tasks`), registered with the codec by
+the kind.
 """
 
 from __future__ import annotations
@@ -56,9 +57,11 @@ from .tasks import (
     Terminal,
     Waiting,
 )
+from .usage import EMPTY_USAGE, ModelUsage, UsageTotals
 
 __all__ = [
     "EMPTY_LIVE",
+    "EMPTY_USAGE",
     "Aborted",
     "Answered",
     "ApprovalSlot",
@@ -79,6 +82,7 @@ __all__ = [
     "GenerationLive",
     "Live",
     "ModelStopReason",
+    "ModelUsage",
     "Outcome",
     "PartialMessage",
     "Pending",
@@ -104,6 +108,7 @@ __all__ = [
     "Unanswered",
     "UnansweredReason",
     "Usage",
+    "UsageTotals",
     "UserEntry",
     "Waiting",
 ]

@@ -8,19 +8,31 @@ from __future__ import annotations
 
 from typing import Literal, Union
 
-from .._frozen import frozen
+from attrs import field
+
+from .._frozen import OMITTED_WHEN_DEFAULT, frozen
 from .reasons import StopReason
 
 
 @frozen
 class Usage:
-    """Tokens a model call used, as the provider reported them (0 when it did not). `a + b` adds them up."""
+    """Tokens a model call used, as the provider reported them (0 when it did not). `a + b` adds them up.
+
+    `input_tokens` counts every token of the prompt, cached or not; `cache_read_tokens` (read
+    from the provider's prompt cache) and `cache_write_tokens` (written to it) are parts of it.
+    `output_tokens` counts every token of the answer; `reasoning_tokens` (a reasoning model's
+    hidden thinking) are part of it. The three parts are stored only when not 0."""
 
     input_tokens: int = 0
     output_tokens: int = 0
+    reasoning_tokens: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
+    cache_read_tokens: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
+    cache_write_tokens: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
+                     self.reasoning_tokens + other.reasoning_tokens, self.cache_read_tokens + other.cache_read_tokens,
+                     self.cache_write_tokens + other.cache_write_tokens)
 
 
 @frozen

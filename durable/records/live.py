@@ -2,24 +2,30 @@
 
 The active run and its inputs, the partial message of the current attempt, a pending retry or
 deferred job, the tool slots of the current round, the tool calls waiting for a person's decision
-(`approvals`), and how the last run or compaction failed.
+(`approvals`), how the last run or compaction failed, and the conversation's usage totals.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from .._frozen import frozen
+from attrs import field
+
+from .._frozen import OMITTED_WHEN_DEFAULT, frozen
 from .entries import ToolCall, Usage
 from .reasons import UnansweredReason
+from .usage import EMPTY_USAGE, UsageTotals
 
 
 @frozen
 class Run:
-    """The run a conversation is busy with: its generation task and the submissions it answers."""
+    """The run a conversation is busy with: its generation task and the submissions it answers.
+    `usage`: what the run used so far, kept only while a per-run limit is set
+    (`Settings.usage_limits`; None otherwise)."""
 
     task_id: int
     inputs: tuple[str, ...]
+    usage: UsageTotals | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen
@@ -112,7 +118,8 @@ class CompactionFailure:
 
 @frozen
 class Live:
-    """What a UI renders for one conversation; only committed values ever appear here."""
+    """What a UI renders for one conversation; only committed values ever appear here. `usage`:
+    the conversation's usage so far (`Conversation.usage()`), committed with what changed it."""
 
     run: Run | None = None
     generation: GenerationLive | None = None
@@ -121,6 +128,7 @@ class Live:
     run_failure: RunFailure | None = None
     compaction_failure: CompactionFailure | None = None
     compactions: int = 0
+    usage: UsageTotals = field(default=EMPTY_USAGE, metadata=OMITTED_WHEN_DEFAULT)
 
     @property
     def busy(self) -> bool:

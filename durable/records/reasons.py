@@ -13,11 +13,15 @@ StopReason = Literal[ModelStopReason, "aborted"]
 """How a stored assistant entry ended: what a model may return, or "aborted" for a partial kept
 after an interruption."""
 UnansweredReason = Literal["model_error", "interrupted", "restart_limit", "aborted", "faulted", "tool_round_limit",
-                           "storage_error"]
-"""Why a run ended without an answer (`Unanswered.reason`, `RunFailure.reason`)."""
+                           "storage_error",
+                           "prepare_failed", "output_invalid", "usage_limit"]
+"""Why a run ended without an answer (`Unanswered.reason`, `RunFailure.reason`). The last three:
+an instruction section raised or timed out (`prepare_failed`), the answer never matched the
+requested output schema (`output_invalid`), a usage limit would be passed (`usage_limit`)."""
 FailureReason = Literal["exception", "model_error", "interrupted", "restart_limit", "timeout", "tool_round_limit",
                         "storage_error",
-                        # tool approval (issue 24): a person denied the call, or no decision came in time
+                        "prepare_failed", "output_invalid", "usage_limit",
+                        # tool approval: a person denied the call, or no decision came in time
                         "denied"]
 """Why a task failed or faulted (`ErrorDetail.reason`)."""
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Any, Union
 
-from .._frozen import frozen
+from attrs import field
+
+from .._frozen import OMITTED_WHEN_DEFAULT, frozen
 from .reasons import UnansweredReason
 
 
@@ -17,10 +19,13 @@ class Queued:
 
 @frozen
 class Answered:
-    """The run that took this input ended with an answer (`done`)."""
+    """The run that took this input ended with an answer (`done`): its `text` and the `seq` of
+    its assistant entry. `output`: for an input submitted with an output type, the answer as
+    the validated JSON value (`SubmissionHandle.answer(T)` converts it to a `T`)."""
 
     text: str = ""
     seq: int | None = None
+    output: Any = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen
@@ -41,7 +46,9 @@ class Submission:
     """An input the host submitted to a conversation, and what became of it (`status`).
 
     `seq` is the seq of its user entry once a run took it; `task_id` the run (generation task)
-    that took it. `settled` is true once it is answered or unanswered: it settles exactly once."""
+    that took it. `settled` is true once it is answered or unanswered: it settles exactly once.
+    `output`: the JSON schema its answer must match (structured output), None for a text answer;
+    stored with the input, so a later process enforces the same one."""
 
     id: str
     conversation_id: str
@@ -50,6 +57,7 @@ class Submission:
     status: SubmissionStatus = Queued()
     task_id: int | None = None
     created_at: float = 0.0
+    output: dict[str, Any] | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
 
     @property
     def settled(self) -> bool:

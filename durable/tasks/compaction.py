@@ -41,6 +41,7 @@ from ..records import (
 )
 from ..texts import times_in_a_row
 from ..tokens import entry_tokens
+from . import usage
 
 if TYPE_CHECKING:
     from ..engine.context import Context
@@ -171,10 +172,11 @@ class CompactionKind(TaskKind):
         try:
             final = await self._ask(rt, request)
         except ModelError as exc:
-            await self._fail(rt, task, f"Compaction failed: {exc.message}", "model_error")
+            await self._fail(rt, task, f"Compaction failed: {exc.message}", "model_error", requests=1)
             return None
         change = rt.change()
         change.append(cid, CompactionEntry(final.text, cut, final.usage))
+        usage.count(rt, change, cid, requests=1, tokens=final.usage)
         change.put_task(evolve(task, state=Terminal(Done({"first_kept_seq": cut}))))
         change.edit_live(cid, compactions=max(0, change.live(cid).compactions - 1), compaction_failure=None)
         await rt.commit(change)
@@ -189,10 +191,11 @@ class CompactionKind(TaskKind):
                     return event
         raise ModelError("The summary stream ended without a final message", kind="connection")
 
-    async def _fail(self, rt: Runtime, task: Task, message: str, reason: FailureReason) -> None:
+    async def _fail(self, rt: Runtime, task: Task, message: str, reason: FailureReason, requests: int = 0) -> None:
         cid = task.conversation_id
         assert isinstance(task.input, CompactionInput)
         change = rt.change()
+        usage.count(rt, change, cid, requests=requests)
         ended = Terminal(Failed(ErrorInfo(message, ErrorDetail(reason))))
         change.put_task(evolve(task, state=ended), progress=False)
         failure = CompactionFailure(task.id, task.input.trigger, message)

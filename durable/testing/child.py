@@ -97,7 +97,8 @@ async def run(args: argparse.Namespace) -> int:
 
     store = CrashableStorage(SQLiteStorage(args.path, synchronous=args.synchronous), on_commit=on_commit,
                              record=False)
-    harness = open_harness(store, model=model, tools=tools, settings=settings, clock=clock)
+    harness = open_harness(store, model=model, tools=tools, settings=settings, clock=clock,
+                           instructions=world.instructions, output=world.output, deps=world.deps)
     async with harness:
         event("open")
         driver = Driver(harness, clock, world, stuck_after=args.stuck_after)

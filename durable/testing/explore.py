@@ -56,7 +56,8 @@ class World:
     the same); `answer(call)`: the host's answer to a client tool call while settling (None: let
     it time out); `decide(slot)`: the host's decision on a call waiting for approval while
     settling (`Approve(...)`, `Deny(...)`, None: leave it waiting); `findable_jobs`: whether the
-    faux provider can find a deferred job by its key (the model protocol's optional `find`)."""
+    faux provider can find a deferred job by its key (the model protocol's `find`);
+    `instructions`, `output` and `deps`: what `open_harness` is given (the same in every lifetime)."""
 
     model: Any
     tools: Sequence[Any] = ()
@@ -65,6 +66,9 @@ class World:
     answer: Callable[[ToolCall], str | None] | None = default_answer
     findable_jobs: bool = True
     decide: Decide | None = default_decision
+    instructions: Sequence[Any] = ()
+    output: Any = None
+    deps: Any = None
 
 
 @frozen
@@ -114,9 +118,10 @@ class Driver:
         self.settled: Settled | None = None
         self.on_submit: Callable[[str], None] | None = None
 
-    async def submit(self, text: str, *, conversation: str = "root", when_busy: str | None = None) -> Any:
+    async def submit(self, text: str, *, conversation: str = "root", when_busy: str | None = None,
+                     output: Any = None) -> Any:
         """Submit an input; once this returns it is acknowledged (it must survive any crash)."""
-        handle = await self.harness.conversation(conversation).submit(text, when_busy=when_busy)
+        handle = await self.harness.conversation(conversation).submit(text, when_busy=when_busy, output=output)
         self.acknowledged.append(handle.id)
         if self.on_submit is not None:
             self.on_submit(handle.id)
@@ -350,7 +355,8 @@ async def replay(
         crashable = CrashableStorage(inner, crash_before=before, crash_after=after)
         harness = open_harness(crashable, model=model, tools=tools,
                                settings=first_settings if i == 0 else again_settings, clock=clock,
-                               report=reports.append)
+                               report=reports.append, instructions=world.instructions, output=world.output,
+                               deps=world.deps)
         driver = Driver(harness, clock, world, stuck_after=stuck_after)
         driver.acknowledged = acknowledged
 

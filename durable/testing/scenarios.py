@@ -1,9 +1,8 @@
 """Ready-made scenarios: durable's own crash tests, and examples to copy for your agent.
 
-Each is a `Scenario` for `explore` (in-process crashes) and for `kill_test` (process kills):
-the clock is handed to `setup`, never assumed to be a `FakeClock`, so the same scenario runs on
-the `ScaledClock` of a child process. Progress is committed on every delta
-(`persist_within=0`), so every partial is its own commit boundary.
+Each is a `Scenario` for `explore` (in-process crashes) and for `kill_test` (process kills): the
+clock is handed to `setup`, never assumed a `FakeClock`, so a scenario runs on a child process's
+`ScaledClock`. Every delta is committed (`persist_within=0`): each partial is a commit boundary.
 
 | name | what it does |
 |---|---|
@@ -18,6 +17,9 @@ the `ScaledClock` of a child process. Progress is committed on every delta
 | `approved_tool`, `denied_tool` | calls wait for approval (always, or by a check): approved, one edited; denied |
 | `approval_timeout` | nobody decides: the call is denied at `approval_timeout` |
 | `tool_timeout`, `tool_retry` | a safe and an unsafe tool run past their `timeout`; a tool asks to be called again |
+| `dynamic_instructions` | a section run in `prepare`; a failed attempt and a tool round reuse its text |
+| `structured_output_retry` | an answer that does not match the output schema, sent back; the next one does |
+| `usage_limit` | a run that would pass its request limit after two tool rounds ends `usage_limit` |
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import attrs
 from ..errors import RetryTool
 from ..models.faux import call, error, reply
 from ..records import ApprovalSlot, Replay
-from ..settings import Compaction, Progress, RetryPolicy, Settings, StreamSettings
+from ..settings import Compaction, Progress, RetryPolicy, Settings, StreamSettings, UsageLimits
 from ..tools import define_tool
 from .explore import Driver, Scenario, World
 from .quiesce import Approve, Deny
@@ -326,7 +328,66 @@ async def _drive_retry_tool(d: Driver) -> None:
 tool_retry = Scenario("tool_retry", _retry_tool_world, _drive_retry_tool)
 
 
+async def _day_section(ctx: Any) -> str:
+    """A dynamic instruction section: what the run is about, read from its context."""
+    return f"Today's plan is for: {', '.join(ctx.inputs)}."
+
+
+def _instructions_world(clock: Any) -> World:
+    def busy_first(request: Any) -> Any:
+        if request.attempt == 1:
+            return error("Overloaded", kind="overloaded", status_code=529, partial="Let")
+        return reply("Let me look.", tool_calls=[call("lookup", {"q": "calendar"})])
+
+    model = by_input({"Plan my day": [busy_first, reply("Meetings at 10 and 3.")]}, token_size=8)
+    return World(model, tools=[lookup_tool()], settings=base_settings(), instructions=["Be brief.", _day_section])
+
+
+async def _drive_instructions(d: Driver) -> None:
+    await d.submit("Plan my day")
+
+
+dynamic_instructions = Scenario("dynamic_instructions", _instructions_world, _drive_instructions)
+
+
+@attrs.frozen
+class Forecast:
+    """The answer of `structured_output_retry`."""
+
+    city: str
+    celsius: int
+
+
+def _structured_world(clock: Any) -> World:
+    def corrected(request: Any) -> Any:  # the turn that follows the problems sent back
+        return reply('{"city": "Paris", "celsius": 18}')
+
+    model = by_input({"Weather in Paris?": [reply("Sunny, 18 C")]}, default=corrected, token_size=8)
+    return World(model, settings=base_settings())
+
+
+async def _drive_structured(d: Driver) -> None:
+    await d.submit("Weather in Paris?", output=Forecast)
+
+
+structured_output_retry = Scenario("structured_output_retry", _structured_world, _drive_structured)
+
+
+def _limit_world(clock: Any) -> World:
+    model = by_input({"Walk": [reply("", tool_calls=[call("lookup", {"q": "1"})]),
+                               reply("", tool_calls=[call("lookup", {"q": "2"})])]})
+    return World(model, tools=[lookup_tool()], settings=base_settings(usage_limits=UsageLimits(request_limit=2)))
+
+
+async def _drive_limit(d: Driver) -> None:
+    await d.submit("Walk")
+
+
+usage_limit = Scenario("usage_limit", _limit_world, _drive_limit)
+
+
 REQUIRED = (streamed_answer, tool_round, retry_after_provider_error, deferred_answer, abort_in_tool_round, compaction)
 TOOL_OPTIONS = (approved_tool, denied_tool, approval_timeout, tool_timeout, tool_retry)
-ALL = (*REQUIRED, client_tool, queued_inputs, abort_in_backoff, *TOOL_OPTIONS)
+AGENT_LOOP = (dynamic_instructions, structured_output_retry, usage_limit)
+ALL = (*REQUIRED, client_tool, queued_inputs, abort_in_backoff, *TOOL_OPTIONS, *AGENT_LOOP)
 BY_NAME = {s.name: s for s in ALL}

@@ -7,6 +7,7 @@ act on (the JSON path and the failed keyword); the run continues."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 from typing import Any
@@ -54,6 +55,36 @@ def parse_arguments(tool: Tool, raw: str) -> Any:
     except Exception as exc:  # noqa: BLE001 - a class's own check (e.g. __post_init__) refused a value
         raise ToolArgumentError(f"Tool {tool.name}: the arguments cannot be converted: {_conversion_error(exc)}") \
             from None
+
+
+def check_value(schema: dict[str, Any], text: str) -> tuple[Any, list[str]]:
+    """A JSON text checked against a JSON schema (Draft 2020-12, formats asserted, as tools'
+    arguments are): `(value, [])`, or `(None, problems)`, at most five sentences the model can act
+    on (`$.age: 'x' is not of type 'integer' (keyword: type)`). Structured output's check."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        return None, [f"the answer is nested too deeply (at most {MAX_DEPTH} levels of objects and arrays)"]
+    except ValueError as exc:
+        return None, [f"the answer is not valid JSON ({exc})"]
+    if _depth_exceeds(value, MAX_DEPTH):
+        return None, [f"the answer is nested too deeply (at most {MAX_DEPTH} levels of objects and arrays)"]
+    errors = sorted(_validator(json.dumps(schema, sort_keys=True)).iter_errors(value),
+                    key=lambda e: (e.json_path, str(e.validator)))
+    if not errors:
+        return value, []
+    problems = [_problem(e) for e in errors[:_MAX_PROBLEMS]]
+    if len(errors) > _MAX_PROBLEMS:
+        problems.append(f"and {len(errors) - _MAX_PROBLEMS} more")
+    return None, problems
+
+
+@functools.lru_cache(maxsize=64)
+def _validator(schema_text: str) -> Any:
+    """The validator of a schema (by its canonical text: a run checks each answer with it)."""
+    jsonschema = importlib.import_module("jsonschema")
+    validator = jsonschema.Draft202012Validator
+    return validator(json.loads(schema_text), format_checker=validator.FORMAT_CHECKER)
 
 
 def _too_deep(tool: Tool) -> ToolArgumentError:
@@ -157,4 +188,4 @@ def _check_refs(tool_name: str, schema: dict[str, Any]) -> None:
 
 
 
-__all__ = ["MAX_DEPTH", "ArgumentError", "compile_schema", "parse_arguments"]
+__all__ = ["MAX_DEPTH", "ArgumentError", "check_value", "compile_schema", "parse_arguments"]

@@ -5,7 +5,9 @@ Each argument arrives converted to its annotation (attrs classes, dataclasses an
 instances or dicts, enums as members, tuples and sets as such); parameters annotated `ToolApi` /
 `ToolContext` are not in the schema and are passed in by type. A result that is not a string is
 turned back into JSON (attrs and dataclass instances as objects, enums as their values). A hint
-that cannot be a schema raises `ToolDefinitionError` naming the tool and the parameter."""
+that cannot be a schema raises `ToolDefinitionError` naming the tool and the parameter. The same
+conversions give structured output its schema and its typed answer (`output_schema`,
+`output_value`)."""
 
 from __future__ import annotations
 
@@ -163,7 +165,7 @@ def _schema(hint: Any, tool_name: str, where: str, seen: tuple[type, ...]) -> di
     attrs classes and dataclasses (inlined; recursive classes are refused)."""
 
     def refuse(why: str) -> ToolDefinitionError:
-        return ToolDefinitionError(f"Tool {tool_name}: {where}: {why}")
+        return ToolDefinitionError(f"Tool {tool_name}: {where}: {why}" if tool_name else f"{where}: {why}")
 
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
@@ -223,7 +225,8 @@ def _class_schema(cls: type, tool_name: str, where: str, seen: tuple[type, ...])
     try:
         hints = _class_hints(cls)
     except Exception as exc:  # noqa: BLE001 - NameError, TypeError...: any unresolvable annotation
-        raise ToolDefinitionError(f"Tool {tool_name}: {where}: the annotations of {cls.__qualname__} cannot be "
+        raise ToolDefinitionError(f"{f'Tool {tool_name}: ' if tool_name else ''}{where}: the annotations of "
+                                  f"{cls.__qualname__} cannot be "
                                   f"resolved ({type(exc).__name__}: {exc})") from None
     fields: list[tuple[str, Any, bool]] = []  # name, annotation, required
     if typing.is_typeddict(cls):
@@ -252,6 +255,32 @@ def _class_schema(cls: type, tool_name: str, where: str, seen: tuple[type, ...])
     if doc and not generated:
         schema = {"description": inspect.cleandoc(doc), **schema}
     return schema
+
+
+def output_schema(hint: Any) -> dict[str, Any]:
+    """The JSON schema of an answer of type `hint` (structured output): the schema a tool
+    parameter of that type gets, always of type object (what providers' structured modes take):
+    any other is wrapped as the object's one property `response` (`{"response": 3}` for an
+    `int`). Raises `ToolDefinitionError` naming what cannot be a schema."""
+    schema = _schema(hint, "", f"The output type {_type_name(hint)}", ())
+    if schema.get("type") == "object":
+        return schema
+    return {"type": "object", "properties": {_WRAPPED: schema}, "required": [_WRAPPED], "additionalProperties": False}
+
+
+def output_value(value: Any, hint: Any) -> Any:
+    """A validated answer's JSON `value` (of `output_schema(hint)`) as an instance of `hint`, as a
+    tool's arguments are converted (a wrapped answer unwrapped)."""
+    if _schema(hint, "", "", ()).get("type") != "object" and isinstance(value, dict) and _WRAPPED in value:
+        value = value[_WRAPPED]
+    return _structure(value, hint)
+
+
+_WRAPPED = "response"
+
+
+def _type_name(hint: Any) -> str:
+    return hint.__qualname__ if isinstance(hint, type) else repr(hint)
 
 
 # --------------------------------------------------------------------------- typed values
@@ -338,4 +367,4 @@ def _unstructure(value: Any) -> Any:
     return value
 
 
-__all__ = ["TypedCall", "typed_call"]
+__all__ = ["TypedCall", "output_schema", "output_value", "typed_call"]

@@ -65,7 +65,7 @@ def test_quickstart_opens_submits_waits_and_closes(tmp_path):
     db = tmp_path / "quick.sqlite"
     done = run_example("quickstart.py", str(db), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "Answered(text='Hello! This answer is committed to the session file as it streams.', seq=2)" in done.stdout
+    assert "Answered(text='Hello! This answer is committed to the session file as it streams.', seq=2, output=None)" in done.stdout
     assert "answer: Hello! This answer is committed to the session file as it streams.\n" in done.stdout
     assert transcript(inspect_json(db)) == ["user", "assistant:stop"]
     again = run_example("quickstart.py", str(db), cwd=tmp_path)
@@ -83,11 +83,11 @@ def test_sync_quickstart_does_the_same_without_async_and_leaves_no_thread(tmp_pa
     db = tmp_path / "quick.sqlite"
     done = run_example("sync_quickstart.py", str(db), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "Answered(text='Hello! This answer is committed to the session file as it streams.', seq=2)" in done.stdout
+    assert "Answered(text='Hello! This answer is committed to the session file as it streams.', seq=2, output=None)" in done.stdout
     assert "answer: Hello! This answer is committed to the session file as it streams.\n" in done.stdout
     again = run_example("sync_quickstart.py", str(db), cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert "seq=4)" in again.stdout
+    assert "seq=4, output=None)" in again.stdout
     assert transcript(inspect_json(db)) == ["user", "assistant:stop"] * 2
 
 
@@ -109,7 +109,7 @@ def test_the_readme_embedding_snippets_run_as_scripts_async_and_sync(tmp_path):
         done = subprocess.run([sys.executable, str(script)], cwd=cwd, env=clean_env(), capture_output=True,
                               text=True, timeout=60)
         assert done.returncode == 0, done.stderr
-        expected = ["Answered(text='It is 42.', seq=4)", "It is 42."] if i == 0 else ["It is 42."]
+        expected = ["Answered(text='It is 42.', seq=4, output=None)", "It is 42."] if i == 0 else ["It is 42."]
         assert done.stdout.splitlines() == expected
         assert transcript(inspect_json(cwd / "agent.sqlite")) == [
             "user", "assistant:tool_use", "tool_result", "assistant:stop"]

@@ -74,8 +74,12 @@ def test_export_json_is_every_entry_submission_and_the_live_document(small_sessi
             ],
             "submissions": [{"id": sid, "conversation_id": "root", "text": "What is café?", "status": "done",
                              "reason": None, "detail": None, "task_id": 1, "seq": 1, "created_at": T0}],
-            "live": {"run": None, "generation": None, "tools": [], "approvals": [], "run_failure": None,
-                     "compaction_failure": None, "compactions": 0},
+            "live": {"run": None, "generation": None, "tools": [], "approvals": [], "run_failure": None, "compaction_failure": None,
+                     "compactions": 0,
+                     # The tool ran in no time on the fake clock: no tool_seconds.
+                     "usage": {"models": [{"model": "faux", "requests": 2, "input_tokens": 20,
+                                           "output_tokens": u2["output_tokens"] + u4["output_tokens"]}],
+                               "tool_calls": 1}},
         }],
     }
 

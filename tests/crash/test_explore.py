@@ -29,6 +29,10 @@ def _cases():
     timeout_limit1 = scenarios.tool_timeout.variant("tool_timeout_restart_limit_1",
                                                     settings=lambda st: _evolve(st, restart_limit=1))
     yield pytest.param(timeout_limit1, id=timeout_limit1.name)
+    # A death in prepare (the instructions assembled) at the limit: the run ends, nothing is sent.
+    prepare_limit1 = scenarios.dynamic_instructions.variant("dynamic_instructions_restart_limit_1",
+                                                            settings=lambda st: _evolve(st, restart_limit=1))
+    yield pytest.param(prepare_limit1, id=prepare_limit1.name)
 
 
 def _evolve(value, **changes):

@@ -37,3 +37,11 @@ def test_a_child_can_be_a_fresh_interpreter_running_python_m_durable_testing_chi
     print(f"\n{report.summary()}")
     assert report.kills >= 3
     report.assert_ok()
+
+
+@pytest.mark.parametrize("name", ["dynamic_instructions", "structured_output_retry", "usage_limit"])
+def test_killing_the_agent_process_keeps_every_invariant_with_instructions_structured_output_and_limits(name):
+    report = kill_test(name, kills=max(5, KILLS // 3), seed=SEED)
+    print(f"\n{report.summary()}")
+    assert report.kills >= max(5, KILLS // 3)
+    report.assert_ok()

@@ -1,9 +1,11 @@
 """A stateful exploration: hypothesis draws sequences of host actions (submit an input with a
-drawn model script to one of two conversations, abort, compact, answer a client tool, approve or
-deny the calls waiting for approval, advance the clock, reopen and settle), and every action is
-one process lifetime that ends in a clean close, a crash once the harness is idle, or a crash
-just before or after one of its commits. The invariants are checked after every step, and at the
-end after a last lifetime settles everything.
+drawn model script to one of two conversations, possibly asking for structured output, abort,
+compact, answer a client tool, approve or deny the calls waiting for approval, advance the clock,
+reopen and settle), and every action is one process lifetime that ends in a clean close, a crash
+once the harness is idle, or a crash just before or after one of its commits. The harness is
+drawn with or without instructions (static, or a section that works on the clock: a crash may
+land in prepare) and usage limits. The invariants are checked after every step, and at the end
+after a last lifetime settles everything.
 
 Bounded in CI (25 examples of up to 10 steps, derandomized); run it long with
 `DURABLE_STATEFUL_EXAMPLES=2000` (then hypothesis explores with fresh randomness)."""
@@ -14,11 +16,13 @@ import os
 import shutil
 import tempfile
 
+import attrs
 import trio
 from hypothesis import HealthCheck, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
 import durable
+from durable import records as r
 from durable.models import faux
 from durable.storage import SQLiteStorage
 from durable.tasks.tool import Approval
@@ -70,6 +74,7 @@ STEPS = st.one_of(
     st.tuples(st.just("flaky")),
     st.tuples(st.just("error_stop")),
     st.tuples(st.just("auth")),
+    st.tuples(st.just("json")),
 )
 CONVERSATIONS = st.sampled_from(["root", "side"])
 ENDINGS = st.one_of(
@@ -92,7 +97,21 @@ def faux_step(step):
                             if req.attempt == 1 else faux.reply("Recovered."))
     if kind == "error_stop":
         return faux.error_stop("The model refused", partial="No")
+    if kind == "json":
+        return faux.reply('{"answer": "yes"}')
     return faux.error("Invalid API key", kind="auth", status_code=401)
+
+
+@attrs.frozen
+class Structured:
+    answer: str
+
+
+def after_correction(request):
+    """What the model says after an answer was sent back (the turn of the correction): the JSON
+    on the first correction, prose again on a later one."""
+    corrections = sum(1 for m in request.messages if isinstance(m, r.UserEntry) and m.submission_id is None)
+    return faux.reply('{"answer": "fixed"}' if corrections == 1 else "Still prose.")
 
 
 class HarnessLifetimes(RuleBasedStateMachine):
@@ -113,12 +132,17 @@ class HarnessLifetimes(RuleBasedStateMachine):
         self.log: list[str] = []
         self.settings = durable.Settings()
         self.deferred = False
+        self.instructions = "none"
 
     @initialize(deferred=st.booleans(), restart_limit=st.sampled_from([1, 2, 3]),
                 max_retries=st.sampled_from([0, 1, 3]), when_busy=st.sampled_from(["queue", "interrupt"]),
-                approval_timeout=st.sampled_from([None, 30.0]))
-    def configure(self, deferred, restart_limit, max_retries, when_busy, approval_timeout):
+                approval_timeout=st.sampled_from([None, 30.0]),
+                instructions=st.sampled_from(["none", "static", "dynamic"]), output_retries=st.sampled_from([0, 1, 2]),
+                limits=st.sampled_from([None, "run", "conversation"]))
+    def configure(self, deferred, restart_limit, max_retries, when_busy, approval_timeout, instructions,
+                  output_retries, limits):
         self.deferred = deferred
+        self.instructions = instructions
         self.settings = durable.Settings(
             retry=durable.RetryPolicy(max_retries=max_retries, base_delay=1.0, max_delay=4.0),
             restart_limit=restart_limit,
@@ -128,9 +152,13 @@ class HarnessLifetimes(RuleBasedStateMachine):
             client_tool_timeout=60.0,
             when_busy=when_busy,
             approval_timeout=approval_timeout,
+            output_retries=output_retries,
+            usage_limits=durable.UsageLimits(request_limit=3) if limits == "run" else None,
+            conversation_usage_limits=durable.UsageLimits(total_tokens_limit=400) if limits == "conversation" else None,
         )
         self.log.append(f"configure(deferred={deferred}, restart_limit={restart_limit}, max_retries={max_retries}, "
-                        f"when_busy={when_busy}, approval_timeout={approval_timeout})")
+                        f"when_busy={when_busy}, approval_timeout={approval_timeout}, instructions={instructions}, "
+                        f"output_retries={output_retries}, limits={limits})")
 
     # ------------------------------------------------------------------ one lifetime
 
@@ -140,8 +168,8 @@ class HarnessLifetimes(RuleBasedStateMachine):
 
         async def run():
             clock = FakeClock(self.now)
-            model = by_input(self.answers, deferred=self.deferred, polls=2, poll_after=1.0, token_size=8,
-                             keep_requests=None)  # record: the invariants check every request
+            model = by_input(self.answers, default=after_correction, deferred=self.deferred, polls=2, poll_after=1.0,
+                             token_size=8, keep_requests=None)  # record: the invariants check every request
             model = self.ledger.model(model)
             tools = self.executions.wrap_all([
                 lookup_tool(), charge_tool(), slow_tool("slow", clock, replay="safe", seconds=30.0),
@@ -151,7 +179,13 @@ class HarnessLifetimes(RuleBasedStateMachine):
                 weather_tool()])
             kw = {ending[0]: ending[1]} if ending[0] in ("crash_after", "crash_before") else {}
             store = CrashableStorage(SQLiteStorage(self.path, synchronous="NORMAL"), **kw)
-            harness = durable.open_harness(store, model=model, tools=tools, settings=self.settings, clock=clock)
+            async def section(ctx):  # works on the clock: a crash may land while it runs, in prepare
+                await clock.sleep_until(clock.now() + 2.0, f"section:{ctx.task_id}")
+                return f"The run of task {ctx.task_id} answers: {', '.join(ctx.inputs)}."
+
+            instructions = {"none": [], "static": ["Be brief."], "dynamic": ["Be brief.", section]}[self.instructions]
+            harness = durable.open_harness(store, model=model, tools=tools, settings=self.settings, clock=clock,
+                                           instructions=instructions)
 
             async def body():
                 await action(harness, clock)
@@ -184,25 +218,26 @@ class HarnessLifetimes(RuleBasedStateMachine):
 
     # ------------------------------------------------------------------ rules
 
-    @rule(script=st.lists(STEPS, min_size=1, max_size=3), conversation=CONVERSATIONS, ending=ENDINGS)
-    def submit(self, script, conversation, ending):
-        self.submit_script(script, conversation, ending)
+    @rule(script=st.lists(STEPS, min_size=1, max_size=3), conversation=CONVERSATIONS, ending=ENDINGS,
+          structured=st.booleans())
+    def submit(self, script, conversation, ending, structured):
+        self.submit_script(script, conversation, ending, structured)
 
     # The tool options get a rule of their own, so that a run of a few steps meets them too.
     @rule(tools=st.lists(st.sampled_from(["pay", "timed", "weather"]), min_size=1, max_size=2),
           then=st.sampled_from(["reply", "tools"]), conversation=CONVERSATIONS, ending=ENDINGS)
     def submit_with_tool_options(self, tools, then, conversation, ending):
         script = [("tools", tools), ("tools", tools) if then == "tools" else ("reply", "Sure.")]
-        self.submit_script(script, conversation, ending)
+        self.submit_script(script, conversation, ending, False)
 
-    def submit_script(self, script, conversation, ending):
+    def submit_script(self, script, conversation, ending, structured):
         self.inputs += 1
         text = f"input {self.inputs}"
         self.answers[text] = [faux_step(s) for s in script]
-        self.log.append(f"  script of {text!r} in {conversation!r}: {script}")
+        self.log.append(f"  script of {text!r} in {conversation!r}{' (structured)' if structured else ''}: {script}")
 
         async def submit_input(h, clock):
-            handle = await h.conversation(conversation).submit(text)
+            handle = await h.conversation(conversation).submit(text, output=Structured if structured else None)
             self.acknowledged.append(handle.id)
 
         self.lifetime(submit_input, ending)

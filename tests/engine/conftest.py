@@ -29,11 +29,12 @@ class Host:
 
     @asynccontextmanager
     async def open(self, model: Any, *, tools: Any = (), settings: Any = None, crash_after: int | None = None,
-                   crash_before: int | None = None, clock: Any = None):
+                   crash_before: int | None = None, clock: Any = None, **options: Any):
+        """A harness on the file; `options` go to `open_harness` (deps, instructions, output)."""
         store = CrashableStorage(SQLiteStorage(self.path), crash_after=crash_after, crash_before=crash_before)
         self.storage = store
         h = durable.open_harness(store, model=model, tools=tools, settings=settings,
-                                 clock=clock or self.clock, report=self.reports.append)
+                                 clock=clock or self.clock, report=self.reports.append, **options)
         try:
             async with h:
                 yield h
@@ -80,3 +81,11 @@ def settings(**kw: Any) -> durable.Settings:
     retry = kw.pop("retry", durable.RetryPolicy(base_delay=1.0))
     progress = kw.pop("progress", durable.Progress(persist_within=0, output_interval=0))
     return durable.Settings(retry=retry, progress=progress, **kw)
+
+
+def used(requests: int = 0, input_tokens: int = 0, output_tokens: int = 0, *, model: str = "faux",
+         tool_calls: int = 0, tool_seconds: float = 0.0) -> r.UsageTotals:
+    """Usage totals of one model (the faux model by default)."""
+    models = (r.ModelUsage(model, requests, input_tokens, output_tokens),) if requests or input_tokens or output_tokens \
+        else ()
+    return r.UsageTotals(models, tool_calls, tool_seconds)

@@ -16,7 +16,7 @@ from durable.models import FauxModel, faux
 from durable.tasks.generation.records import AttemptFailure, Request, Retry
 from durable.testing import crash
 
-from .conftest import partial_is, settings, until_live
+from .conftest import partial_is, settings, until_live, used
 
 pytestmark = pytest.mark.anyio
 
@@ -47,10 +47,11 @@ async def test_a_crash_while_the_model_streams_is_charged_once_and_attempt_2_ans
         assert h.root.live() == r.Live(
             run=r.Run(1, (sid,)),
             generation=r.GenerationLive(1, retry=r.RetryLive(1, until, HOST_STOPPED_1, "interrupted")),
+            usage=used(1),  # the request of attempt 1, counted with the commit before it was sent
         )
         host.clock.advance(1.0)
         assert await h.root.submission(sid).wait() == r.Answered("Hello world", 3)
-        assert h.root.live() == r.Live()
+        assert h.root.live() == r.Live(usage=used(2, 10, 3))
     assert await host.transcript() == ["user", "assistant:aborted", "assistant:stop"]
     entries = await host.entries()
     assert entries[1] == r.AssistantEntry("Hello wor", "aborted", usage=entries[1].usage, error=HOST_STOPPED_1, attempt=1, interrupted=True)
@@ -166,7 +167,9 @@ async def test_a_crash_right_after_the_input_commit_at_restart_limit_1_ends_the_
         assert await sub_wait(h, sid) == r.Unanswered("restart_limit", detail)
         task = await h.task(1)
         assert task.state == r.Terminal(r.Failed(r.ErrorInfo(detail, r.ErrorDetail("restart_limit"))))
-        assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sid,), "restart_limit", detail, "hi"))
+        # The request was counted by the input's commit, the barrier before it would be sent.
+        assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sid,), "restart_limit", detail, "hi"),
+                                       usage=used(1))
     assert model.calls == 0
     assert await host.transcript() == ["user"]
     assert host.reports == [
@@ -267,7 +270,8 @@ async def test_a_non_retryable_provider_error_ends_the_run_with_model_error(host
     async with host.open(model, settings=settings()) as h:
         sub = await h.root.submit("hi")
         assert await sub.wait() == r.Unanswered("model_error", "Invalid API key")
-        assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sub.id,), "model_error", "Invalid API key", "hi"))
+        assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sub.id,), "model_error", "Invalid API key", "hi"),
+                                       usage=used(1))
     assert model.calls == 1
 
 

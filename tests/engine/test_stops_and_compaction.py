@@ -12,7 +12,7 @@ from durable.models.faux import HangingCancel
 from durable.tasks.cancel import CancelInput
 from durable.testing import crash
 
-from .conftest import partial_is, settings, until_live
+from .conftest import partial_is, settings, until_live, used
 
 pytestmark = pytest.mark.anyio
 
@@ -36,7 +36,8 @@ async def test_abort_while_streaming_keeps_the_partial_and_ends_the_run_aborted(
         await h.root.abort()
         assert await sub.wait() == r.Unanswered("aborted", "The run was aborted")
         assert (await h.task(1)).state == r.Terminal(r.Aborted())
-        assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sub.id,), "aborted", "The run was aborted", "story"))
+        assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sub.id,), "aborted", "The run was aborted", "story"),
+                                       usage=used(1))
     assert await host.transcript() == ["user", "assistant:aborted"]
 
 
@@ -90,7 +91,8 @@ async def test_an_abort_handler_cut_off_restart_limit_times_faults_the_run_at_on
     async with host.open(model, settings=st) as h:
         assert await h.root.submission(sub.id).wait() == r.Unanswered("aborted", detail)
         assert (await h.task(1)).state == r.Terminal(r.Faulted(r.ErrorInfo(detail, r.ErrorDetail("restart_limit"))))
-        assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sub.id,), "aborted", detail, "think"))
+        assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sub.id,), "aborted", detail, "think"),
+                                       usage=used(1))  # the deferred job, counted with its intent
         cancel = await h.wait_for_task(2)  # the owed cancel, recorded by the ending commit
         assert (cancel.kind, cancel.input, cancel.state) == (
             "cancel", CancelInput(r.DeferredJob("g1-s1-a1", "faux-job-1"), 1, "faux"),
@@ -243,7 +245,8 @@ async def test_a_hanging_compaction_cut_off_at_restart_limit_1_fails_and_leaves_
     async with host.open(FauxModel([]), settings=st) as h:
         task = await h.wait_for_task(tid)
         assert task.state == r.Terminal(r.Failed(r.ErrorInfo(message, r.ErrorDetail("restart_limit"))))
-        assert h.root.live() == r.Live(compaction_failure=r.CompactionFailure(tid, "manual", message))
+        assert h.root.live() == r.Live(compaction_failure=r.CompactionFailure(tid, "manual", message),
+                                       usage=used(3, 30, 3))  # the three turns; the summary never answered
     assert "compaction" not in await host.transcript()
     assert host.reports == [durable.TaskInterrupted(durable.TaskRef(tid, "compaction", "root"), "restart_limit", 1, message)]
 
@@ -267,7 +270,9 @@ async def test_the_public_api_works_on_asyncio_and_trio(tmp_path, anyio_backend)
         async for live in h.root.follow():
             snapshots.append(live)
             break
-        assert snapshots == [r.Live()]
+        [live] = snapshots
+        assert live == r.Live(usage=used(2, 20, 4, tool_calls=1, tool_seconds=live.usage.tool_seconds))
+        assert 0 < live.usage.tool_seconds < 5  # on the system clock
     async with durable.open_harness(path, model=FauxModel([])) as h:
         assert await h.root.submission(sub.id).wait() == r.Answered("It is 42.", 4)
         assert [e.entry.__class__.__name__ for e in await h.root.entries()] == [

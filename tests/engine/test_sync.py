@@ -21,6 +21,8 @@ from durable.models import FauxModel, faux
 from durable.storage.sqlite.reader import SessionReader
 from durable.tasks.generation.records import Request
 
+from .conftest import used
+
 HOST_STOPPED_1 = "The host stopped while the model was answering, on attempt 1"
 FAST = durable.Settings(retry=durable.RetryPolicy(base_delay=0.01),
                         progress=durable.Progress(persist_within=0, output_interval=0))
@@ -60,7 +62,8 @@ def test_submit_wait_answer_entries_and_a_later_process_reading_the_answer(path,
         assert [t.kind for t in h.tasks(kind="generation", state="terminal")] == ["generation", "generation"]
         assert h.wait_for_task(1).state == r.Terminal(r.Done({"seq": 2}))
         assert h.wake() == durable.Wake(False, None)
-        assert h.root.live() == r.Live()
+        assert h.root.live() == r.Live(usage=used(2, 20, 5))
+        assert h.root.usage() == h.usage() == used(2, 20, 5)
     assert h.harness.state is durable.HarnessState.CLOSED
     with durable.sync.open_harness(path, model=FauxModel(), backend=backend) as h:
         assert h.root.submission(sub.id).get().status == r.Answered("Hello world", 2)
@@ -161,7 +164,7 @@ def test_follow_is_an_iterator_of_committed_live_documents_that_ends_at_close(pa
         h.root.submit("count").wait()
     follower.join(timeout=30)
     assert not follower.is_alive()  # the iterator ended when the harness closed
-    assert seen[0] == r.Live() and seen[-1] == r.Live()
+    assert seen[0] == r.Live() and seen[-1] == r.Live(usage=used(1, 10, 4))
     partials = [live.generation.message.text for live in seen if live.generation is not None]
     assert partials[-1] == "One two three" and partials == sorted(partials, key=len)
 
@@ -311,7 +314,7 @@ def test_a_sync_program_killed_mid_stream_resumes_on_reopen_with_the_interrupted
         task = h.task(1)
         assert task is not None and (task.state, task.restarts, task.checkpoint) == (r.Pending(), 1, Request(1))
         assert h.root.submission(sid).wait() == r.Answered("Hello world", 3)
-        assert h.root.live() == r.Live()
+        assert h.root.live() == r.Live(usage=used(2, 10, 3))  # the request the kill cut off, and attempt 2
     entries = stored_entries(path)
     assert entries[0] == r.UserEntry("hi", sid)
     assert entries[1] == r.AssistantEntry("Hello wor", "aborted", usage=entries[1].usage,  # type: ignore[union-attr]

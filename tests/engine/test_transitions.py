@@ -94,8 +94,10 @@ async def test_every_move_made_in_every_scenario_is_in_its_table_and_the_tables_
     # prepares again (tests/providers/test_harness_integration.py); a deferred answer that calls
     # tools, and its next round prepared (a deferred job or a compaction comes first) rather than
     # requested in the round's last commit (below); a cut-off fetch is charged and polls the same
-    # job again (test_tools_crash.py).
+    # job again (test_tools_crash.py); a deferred answer that does not match its output schema
+    # prepares a new job (test_structured_output.py).
     elsewhere = {
+        ("generation", ("running", "poll"), ("running", "prepare")),
         ("generation", ("running", "request"), ("running", "prepare")),
         ("generation", ("running", "poll"), ("waiting", "tools")),
         ("generation", ("waiting", "tools"), ("running", "prepare")),

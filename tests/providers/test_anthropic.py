@@ -34,7 +34,8 @@ from .conftest import (
 )
 
 CALL = ToolCall("toolu_1", "get_weather", '{"city": "Paris"}')
-STARTED = UsageEvent(Usage(25, 1))  # what message_start reports in `message_events`
+STARTED = UsageEvent(Usage(25, 1, cache_read_tokens=5))  # what message_start reports in `message_events`
+TOTAL = Usage(25, 11, cache_read_tokens=5)  # the 5 cached tokens are part of the 25 input tokens
 
 
 def model(server, **options) -> AnthropicModel:
@@ -89,8 +90,8 @@ async def test_a_message_stream_yields_deltas_complete_tool_calls_usage_and_one_
         TextDelta("Let me "),
         TextDelta("check."),
         ToolCallEvent(CALL),
-        UsageEvent(Usage(25, 11)),
-        FinalMessage("Let me check.", "tool_use", (CALL,), Usage(25, 11)),
+        UsageEvent(TOTAL),
+        FinalMessage("Let me check.", "tool_use", (CALL,), TOTAL),
     ]
     [sent] = server.requests
     assert sent.headers["authorization"] == f"Bearer {ANTHROPIC_KEY}"
@@ -120,7 +121,7 @@ async def test_every_kind_of_entry_is_sent_as_anthropic_messages(server):
         options={"model": "claude-other", "max_tokens": 300, "temperature": 0.5},
     )
     events = await collect(model(server).stream(request))
-    assert events[-1] == FinalMessage("Sunny.", "stop", (), Usage(25, 11))
+    assert events[-1] == FinalMessage("Sunny.", "stop", (), TOTAL)
     assert server.requests[0].body == {
         "model": "claude-other",
         "max_tokens": 300,
@@ -157,10 +158,10 @@ async def test_stop_reasons_map_to_the_protocol(server):
     server.script("POST", "/v1/messages", message_events(["Trunc"], stop="max_tokens"),
                   message_events([], stop="refusal"), message_events(["Done."], stop="stop_sequence"))
     m = model(server)
-    assert (await collect(m.stream(HELLO)))[-1] == FinalMessage("Trunc", "length", (), Usage(25, 11))
-    assert (await collect(m.stream(HELLO)))[-1] == FinalMessage("", "error", (), Usage(25, 11),
+    assert (await collect(m.stream(HELLO)))[-1] == FinalMessage("Trunc", "length", (), TOTAL)
+    assert (await collect(m.stream(HELLO)))[-1] == FinalMessage("", "error", (), TOTAL,
                                                                 error="Anthropic refused to answer")
-    assert (await collect(m.stream(HELLO)))[-1] == FinalMessage("Done.", "stop", (), Usage(25, 11))
+    assert (await collect(m.stream(HELLO)))[-1] == FinalMessage("Done.", "stop", (), TOTAL)
 
 
 @pytest.mark.anyio
@@ -169,8 +170,8 @@ async def test_a_tool_without_arguments_gets_its_start_input(server):
     server.script("POST", "/v1/messages", message_events([], [no_args], stop="tool_use"))
     events = await collect(model(server).stream(HELLO))
     expected = ToolCall("toolu_9", "now", "{}")
-    assert events == [STARTED, ToolCallEvent(expected), UsageEvent(Usage(25, 11)),
-                      FinalMessage("", "tool_use", (expected,), Usage(25, 11))]
+    assert events == [STARTED, ToolCallEvent(expected), UsageEvent(TOTAL),
+                      FinalMessage("", "tool_use", (expected,), TOTAL)]
 
 
 @pytest.mark.anyio

@@ -40,10 +40,15 @@ pytestmark = pytest.mark.anyio
 
 APIS = ["responses", "chat", "anthropic"]
 PATH = {"responses": "/v1/responses", "chat": "/v1/chat/completions", "anthropic": "/v1/messages"}
-USAGE = {"responses": r.Usage(12, 7), "chat": r.Usage(20, 9), "anthropic": r.Usage(25, 11)}
+USAGE = {"responses": r.Usage(12, 7), "chat": r.Usage(20, 9), "anthropic": r.Usage(25, 11, cache_read_tokens=5)}
 NAME = {"responses": "openai:gpt-test", "chat": "openai:llama", "anthropic": "anthropic:claude-test"}
 KEY = {"responses": OPENAI_KEY, "chat": OPENAI_KEY, "anthropic": ANTHROPIC_KEY}
 ROOT_GEN = TaskRef(1, "generation", "root")
+
+
+def used(api: str, requests: int, *answers: r.Usage) -> r.UsageTotals:
+    """The usage totals of `requests` sent to `api`'s model and the `answers`' tokens."""
+    return r.UsageTotals().add(NAME[api], requests=requests, tokens=sum(answers, r.Usage()))
 FETCH_STOPPED_1 = "The host stopped while the deferred answer was fetched, on attempt 1"
 CALL = r.ToolCall("call_1", "get_weather", '{"city": "Paris"}')
 WEATHER_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
@@ -185,7 +190,7 @@ async def test_a_streamed_answer_through_the_harness(server, host, api):
         assert (live.generation.attempt, live.generation.message.text) == (1, "Hello ")  # streamed, committed
         reply.resume.set()
         assert await sub.wait() == r.Answered("Hello there!", 2)
-        assert h.root.live() == r.Live()
+        assert h.root.live() == r.Live(usage=used(api, 1, USAGE[api]))
         assert (await h.task(1)).state == r.Terminal(r.Done({"seq": 2}))
     assert await host.transcript() == ["user", "assistant:stop"]
     assert await host.entries() == [r.UserEntry("Hello", sub.id),
@@ -326,7 +331,7 @@ async def test_an_overloaded_error_inside_an_anthropic_stream_keeps_the_partial_
         host.clock.advance(1.0)
         assert await sub.wait() == r.Answered("Hello.", 3)
     assert await host.transcript() == ["user", "assistant:error", "assistant:stop"]
-    assert (await host.entries())[1] == r.AssistantEntry("Hel", "error", (), r.Usage(25, 1), message, 1)
+    assert (await host.entries())[1] == r.AssistantEntry("Hel", "error", (), r.Usage(25, 1, cache_read_tokens=5), message, 1)
     # the failed partial stays in the conversation but is not sent again
     assert server.requests[1].body["messages"] == [user("anthropic", "Hello")]
 
@@ -348,7 +353,8 @@ async def test_a_401_ends_the_run_unanswered_without_a_retry_and_the_key_is_nowh
     async with host.open(model(server, api)) as h:
         sub = await h.root.submit("Hello")
         assert await sub.wait() == r.Unanswered("model_error", message)
-        assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sub.id,), "model_error", message, "Hello"))
+        assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sub.id,), "model_error", message, "Hello"),
+                                       usage=used(api, 1))
         assert (await h.task(1)).state == r.Terminal(r.Failed(r.ErrorInfo(message, r.ErrorDetail("model_error"))))
         assert host.clock.timers == {}
     assert routes(server) == [("POST", PATH[api])]  # exactly one request: not retried
@@ -417,7 +423,8 @@ async def test_a_context_overflow_compacts_and_the_same_attempt_answers(server, 
         [compaction] = await h.tasks(kind="compaction")
         assert (compaction.id, compaction.input, compaction.state) == (
             3, CompactionInput("overflow"), r.Terminal(r.Done({"first_kept_seq": 2})))
-        assert h.root.live() == r.Live()
+        # Requests: the first answer, the one that overflowed, the summary and the one sent again.
+        assert h.root.live() == r.Live(usage=used(api, 4, USAGE[api], USAGE[api], USAGE[api]))
     assert await host.transcript() == ["user", "assistant:stop", "user", "compaction", "assistant:stop"]
     entries = await host.entries()
     assert entries[3] == r.CompactionEntry("We talked.", 2, USAGE[api])
@@ -482,7 +489,7 @@ async def test_a_silent_stream_times_out_and_attempt_2_answers(server, host, api
         host.clock.advance(1.0)
         assert await sub.wait() == r.Answered("Hello.", 3)
     assert await host.transcript() == ["user", "assistant:error", "assistant:stop"]
-    partial_usage = r.Usage(25, 1) if api == "anthropic" else r.Usage()
+    partial_usage = r.Usage(25, 1, cache_read_tokens=5) if api == "anthropic" else r.Usage()
     assert (await host.entries())[1:] == [r.AssistantEntry("Hel", "error", (), partial_usage, message, 1),
                                           r.AssistantEntry("Hello.", "stop", (), USAGE[api], None, 2)]
     assert routes(server) == [("POST", PATH[api])] * 2
@@ -628,7 +635,7 @@ async def test_without_retries_a_crash_during_a_poll_ends_the_run_and_cancels_th
     async with host.open(jobs.model(), settings=st) as h:
         assert await h.root.submission(sid).wait() == r.Unanswered("interrupted", FETCH_STOPPED_1)
         assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sid,), "interrupted", FETCH_STOPPED_1,
-                                                                "Think hard"))
+                                                                "Think hard"), usage=used(api, 1))
         assert (await h.task(1)).state == r.Terminal(r.Failed(r.ErrorInfo(FETCH_STOPPED_1,
                                                                           r.ErrorDetail("interrupted"))))
         # The run ended at once; its job's cancel is owed, and carried out as task 2.

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from durable import codec, records as r
+from durable._frozen import OMITTED_WHEN_DEFAULT, frozen
 from durable.records import entries, live as live_records
 from durable.tasks.generation.records import Request, ToolRound
 from durable.tasks.tool import ToolInput
@@ -143,3 +144,32 @@ def test_the_records_a_commit_writes_have_a_text_function(cls):
     the shape of its generated hooks would leave every record to the old way without a test
     failing on the texts."""
     assert codec._ENCODERS.encoder_for(cls) is not None
+
+
+@frozen
+class _Sparse:
+    """A record with fields written only when they differ from their default."""
+
+    kept: int = 0
+    count: int = attrs.field(default=0, metadata=OMITTED_WHEN_DEFAULT)
+    note: str | None = attrs.field(default=None, metadata=OMITTED_WHEN_DEFAULT)
+
+
+@frozen
+class _HoldsSparse:
+    first: _Sparse = _Sparse()
+    second: _Sparse = attrs.field(default=_Sparse(), metadata=OMITTED_WHEN_DEFAULT)
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (_Sparse(), '{"kept":0}'),
+    (_Sparse(1, 2, "x"), '{"kept":1,"count":2,"note":"x"}'),
+    (_Sparse(0, 0, "y"), '{"kept":0,"note":"y"}'),
+    (_HoldsSparse(), '{"first":{"kept":0}}'),
+    (_HoldsSparse(_Sparse(1), _Sparse(2, 3)), '{"first":{"kept":1},"second":{"kept":2,"count":3}}'),
+])
+def test_a_field_omitted_when_default_is_written_only_when_it_differs_and_read_back_as_its_default(value, text):
+    assert codec.dumps(value) == text == old_text(value)
+    assert codec.loads(text, type(value)) == value
+    fast = codec._ENCODERS.encoder_for(type(value))
+    assert fast is not None and fast(value) == text  # the fast way, with the conditional keys (never falling back)

@@ -21,3 +21,4 @@ async def mistakes(h: durable.Harness, status: durable.SubmissionStatus) -> None
         print(status.text + 1)  # error: the answer's text is a str
     reason: durable.UnansweredReason = "timeout"  # error: not a reason a run ends unanswered
     print(reason, (await h.root.submission("s").answer()).missing)  # error: answer() is a str
+    print((await h.root.submission("s").answer(int)).upper())  # error: answer(int) is an int

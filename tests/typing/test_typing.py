@@ -30,7 +30,7 @@ def marked_lines(path: Path) -> list[int]:
 
 
 def test_misuse_marks_the_mistakes_it_makes():
-    assert len(marked_lines(MISUSE)) == 9
+    assert len(marked_lines(MISUSE)) == 10
     assert marked_lines(USER_SCRIPT) == []
 
 
@@ -69,7 +69,7 @@ def test_the_user_script_runs(tmp_path):
                           timeout=120)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[-9:] == [
+    assert lines[-11:] == [
         "answered at entry 4: Sunny.",
         "Sunny.",
         "2: assistant (tool_use) ",
@@ -79,5 +79,7 @@ def test_the_user_script_runs(tmp_path):
         "answered at entry 8: Sunny.",
         "Sunny.",
         "busy: False",
+        "Paris: 18 C",
+        "requests: 1 (1)",
     ]
-    assert all(line.startswith("live: attempt 1 ") for line in lines[:-9])
+    assert all(line.startswith("live: attempt 1 ") for line in lines[:-11])

@@ -104,11 +104,41 @@ def run_sync(path: Path) -> list[str]:
     return lines
 
 
+@attrs.frozen
+class Profile:
+    name: str
+
+
+@attrs.frozen
+class Forecast:
+    city: str
+    celsius: int
+
+
+async def who(ctx: durable.PrepareContext[Profile]) -> str:
+    """A dynamic instruction section: typed by the harness's deps."""
+    return f"The user is {ctx.deps.name}; it is {ctx.now:.0f} on the clock."
+
+
+async def run_features(path: Path) -> list[str]:
+    model = FauxModel([faux.reply('{"city": "Paris", "celsius": 18}')])
+    limits = durable.UsageLimits(request_limit=5, total_tokens_limit=10_000)
+    async with durable.open_harness(path, model=model, settings=attrs.evolve(settings(), usage_limits=limits),
+                                    deps=Profile("Ada"), instructions=["Be brief.", who]) as h:
+        sub = await h.conversation("typed").submit("Weather?", output=Forecast)
+        forecast: Forecast = await sub.answer(Forecast)
+        usage: durable.UsageTotals = h.conversation("typed").usage()
+        per_model: durable.ModelUsage = usage.model(model.name)
+        return [f"{forecast.city}: {forecast.celsius} C", f"requests: {usage.requests} ({per_model.requests})"]
+
+
 def main(folder: Path) -> None:
     try:
         for line in anyio.run(run_async, folder / "typed.sqlite", backend="trio"):
             print(line)
         for line in run_sync(folder / "typed.sqlite"):
+            print(line)
+        for line in anyio.run(run_features, folder / "typed.sqlite", backend="trio"):
             print(line)
     except durable.DurableError as exc:
         print(f"durable: {exc}", file=sys.stderr)

@@ -28,7 +28,8 @@ from ...records import (
     StopReason,
     Task,
 )
-from .records import AttemptFailure, Retry, attempt_of, job_of, rounds_of
+from .. import usage
+from .records import AttemptFailure, Retry, attempt_of, job_of, notes_of, rounds_of
 from .runs import end_run
 
 if TYPE_CHECKING:
@@ -44,12 +45,16 @@ def model_failure(rt: Runtime, message: str, kind: str = "unknown") -> AttemptFa
     return AttemptFailure(message, kind, rt.provider)
 
 
-def keep_partial(change: Change, task: Task, stop_reason: StopReason, error: str | None,
+def keep_partial(rt: Runtime, change: Change, task: Task, stop_reason: StopReason, error: str | None,
                  partial: PartialMessage | None = None, *, interrupted: bool = False) -> None:
-    """Append the partial answer (the one given, else the committed one) as an entry."""
+    """Append the partial answer (the one given, else the committed one) as an entry; its
+    usage is counted even when it has nothing to keep."""
     gen = change.live(task.conversation_id).generation
     message = partial if partial is not None else (gen.message if gen else None)
-    if message is None or not (message.text or message.usage.output_tokens):
+    if message is None:
+        return
+    usage.count(rt, change, task.conversation_id, tokens=message.usage)  # an answer cut off is charged too
+    if not (message.text or message.usage.output_tokens):
         return
     entry = AssistantEntry(message.text, stop_reason, (), message.usage, error, attempt_of(task.checkpoint),
                            interrupted=interrupted)
@@ -73,12 +78,12 @@ async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *,
     # A backoff is a lazy commit: nothing outside waits for it, and the next attempt's request
     # (or poll) is a barrier that puts it on disk first. Ending the run settles it: a barrier.
     change = rt.change(barrier=not retry)
-    keep_partial(change, task, stop_reason, err.message, partial, interrupted=interrupted)
+    keep_partial(rt, change, task, stop_reason, err.message, partial, interrupted=interrupted)
     if retry:
         until = rt.now() + policy.delay(attempt, retry_after)
         task = change.put_task(evolve(task, state=Sleeping(until),
                                       checkpoint=Retry(attempt, until, err, job_of(task.checkpoint),
-                                                       rounds_of(task.checkpoint))))
+                                                       rounds_of(task.checkpoint), notes_of(task.checkpoint))))
         backoff = RetryLive(attempt, until, err.message, err.kind, err.provider, err.status_code)
         change.edit_live(task.conversation_id, generation=GenerationLive(attempt, retry=backoff))
         await rt.commit(change)

@@ -56,7 +56,7 @@ async def submit_job(rt: Runtime, task: Task, request: ModelRequest) -> Task | N
     change = rt.change()
     task = change.put_task(evolve(task, state=Sleeping(poll_at),
                                   checkpoint=Poll(phase.attempt, DeferredJob(phase.job.key, handle.id), poll_at,
-                                                  phase.rounds)))
+                                                  phase.rounds, phase.notes)))
     change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt, deferred=DeferredLive(poll_at)))
     await rt.commit(change)
     return task

@@ -5,39 +5,34 @@ Its checkpoint moves through phases, each move one commit; a test holds this tex
 
     prepare -> poll | request
     request -> prepare | retry | tools
-    poll -> retry | tools
+    poll -> prepare | retry | tools
     retry -> poll | prepare
     tools -> prepare | request
 
 A run starts `running` in `request`, committed with its inputs (in `prepare` for a deferred
-model); its runner first checks the context (back to `prepare` when it must be compacted).
-`prepare` commits `request` (or `poll`) before anything is sent; `request` streams, the partial
-committed coalesced into the live document (not a checkpoint: streaming does not clear
-`restarts`). The final message ends the run, starts a tool round, or fails the attempt. After a
-crash (recovery decides, this kind supplies what follows), below the limit an interrupted
-request or fetch is a failed attempt, other phases run again; at the limit the run ends
-`unanswered{restart_limit}`, keeping the partial only at exactly the limit. A host stop keeps
-the partial, answers every tool call and ends the run; no ending waits on the provider.
+model, dynamic instructions or usage limits). `prepare` assembles dynamic instructions, checks
+usage limits and compaction, and commits `request` (or `poll`) before anything is sent; `request`
+streams, the partial committed coalesced into live (streaming does not clear `restarts`). The
+final message ends the run (if it matches the output schema: else it goes back), starts a tool
+round, or fails the attempt. After a crash (recovery decides, this kind supplies what follows),
+below the limit an interrupted request or fetch is a failed attempt, other phases run again; at
+the limit the run ends `unanswered{restart_limit}`, keeping the partial only at exactly the
+limit. A host stop keeps the partial, answers every tool call and ends the run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import aclosing
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..._frozen import evolve
 from ...engine import tracing
+from ...engine.instructions import dynamic
 from ...engine.kinds import Resumed, TaskKind
 from ...engine.transitions import END, Transitions, phase_of
 from ...models.protocol import (
     FinalMessage,
     ModelError,
     ModelRequest,
-    TextDelta,
-    ToolCallEvent,
-    UsageEvent,
-    check_final,
 )
 from ...records import (
     Aborted,
@@ -57,22 +52,20 @@ from ...records import (
     Sleeping,
     StoredEntry,
     Task,
-    ToolCall,
     ToolResultEntry,
     UnansweredReason,
-    Usage,
     Waiting,
 )
 from ...texts import times_in_a_row
-from ...tokens import in_context
-from .. import tool
-from . import deferred, runs
+from .. import tool, usage
+from . import deferred, output, prepare, request, runs, stream
 from .attempts import attempt_failed, failure_of, keep_partial, model_failure
 from .records import (
     CALL_ABORTED,
     CALL_AT_LIMIT,
     CALL_INTERRUPTED,
     CALL_NOT_RUN,
+    CALL_NOT_RUN_LIMIT,
     GENERATION_AT_LIMIT,
     HOST_STOPPED_FETCH,
     HOST_STOPPED_STREAM,
@@ -90,6 +83,7 @@ from .records import (
     Retry,
     ToolRound,
     attempt_of,
+    notes_of,
     rounds_of,
 )
 
@@ -116,7 +110,8 @@ class GenerationKind(TaskKind):
             "running/request": ["pending/request", "running/prepare", "sleeping/retry", "waiting/tools", END],
             "pending/poll": ["running/poll"],
             "sleeping/poll": ["running/poll"],
-            "running/poll": ["pending/poll", "sleeping/poll", "sleeping/retry", "waiting/tools", END],
+            "running/poll": ["pending/poll", "sleeping/poll", "sleeping/retry", "waiting/tools", "running/prepare",
+                             END],
             "sleeping/retry": ["running/retry", "running/prepare", "running/poll"],
             "pending/retry": ["running/retry"],
             "running/retry": ["pending/retry", END],
@@ -134,42 +129,45 @@ class GenerationKind(TaskKind):
 
     # ------------------------------------------------------------------ phases
 
-    async def _build_request(self, rt: Runtime, task: Task, attempt: int,
-                             pending: Sequence[StoredEntry] = ()) -> ModelRequest:
-        """The request of `attempt`: the conversation's context, and `pending`, entries of the
-        change being built that will be committed with the request's checkpoint."""
-        cid = task.conversation_id
-        context = await rt.context(cid)
-        comp = rt.compaction(cid)
-        # A view of the context as it is now (it only grows), not a copy of it per request.
-        messages = context.messages(len(context), (comp.entry,) if comp is not None else (),
-                                    tuple(e.entry for e in pending if in_context(e.entry)))
-        settings = rt.settings
-        last_seq = max([rt.last_seq(cid), *(e.seq for e in pending)])
-        key = f"g{task.id}-s{last_seq}-a{attempt}"
-        return ModelRequest(settings.system_prompt, messages, rt.tools.specs, dict(settings.model_options), attempt,
-                            key)
-
     async def _prepare(self, rt: Runtime, task: Task) -> Task | None:
+        """Build the request: the instructions (a run with dynamic sections assembles them, once:
+        a later `prepare` of the run finds them in its notes), a compaction if the context needs
+        one; then commit `request` (or a deferred job's intent) with them, the barrier before it
+        is sent."""
         task = await rt.mark_running(task)
         phase = task.checkpoint
         assert isinstance(phase, Prepare)
+        notes = phase.notes
+        if notes.instructions is None and dynamic(rt.instructions):
+            try:
+                notes = evolve(notes, instructions=await prepare.assemble(rt, task))
+            except prepare.PrepareFailed as exc:
+                await self._end(rt, task, "prepare_failed", exc.detail)
+                return None
         if self.compaction is not None:
             await self.compaction.compact_if_needed(rt, task.conversation_id)
-        request = await self._build_request(rt, task, phase.attempt)
+        sent = await request.build(rt, task, phase.attempt, notes=notes)
+        if request.limited(rt):
+            tokens = await request.estimate(rt, task.conversation_id, sent.system)
+            passed = request.limit_passed(rt, rt.live(task.conversation_id), tokens)
+            if passed is not None:
+                await self._end(rt, task, "usage_limit", passed)
+                return None
         change = rt.change()
         if rt.settings.stream.deferred and rt.model.deferred:
             now = rt.now()
-            task = change.put_task(evolve(task, checkpoint=Poll(phase.attempt, DeferredJob(request.key), now,
-                                                                phase.rounds)))
+            task = change.put_task(evolve(task, checkpoint=Poll(phase.attempt, DeferredJob(sent.key), now,
+                                                                phase.rounds, notes)))
             change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt, deferred=DeferredLive(now)))
+            usage.count(rt, change, task.conversation_id, requests=1)
             await rt.commit(change)
-            return await deferred.submit_job(rt, task, request)
-        task = change.put_task(evolve(task, checkpoint=Request(phase.attempt, dict(request.options),
-                                                               phase.rounds)))
+            return await deferred.submit_job(rt, task, sent)
+        task = change.put_task(evolve(task, checkpoint=Request(phase.attempt, dict(sent.options), phase.rounds,
+                                                               notes)))
         change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt))
+        usage.count(rt, change, task.conversation_id, requests=1)
         await rt.commit(change)
-        return await self._stream(rt, task, request)
+        return await self._stream(rt, task, sent)
 
     async def _request(self, rt: Runtime, task: Task) -> Task | None:
         """A run's first request, committed with its inputs (`runs.begin_run`): sent, unless the
@@ -181,85 +179,23 @@ class GenerationKind(TaskKind):
         if isinstance(task.state, Running):  # fresh: a task cut off by a crash went through recovery
             if self.compaction is not None and await self.compaction.needed(rt, task.conversation_id):
                 change = rt.change(barrier=False)
-                task = change.put_task(evolve(task, checkpoint=Prepare(phase.attempt, phase.rounds)),
+                task = change.put_task(evolve(task, checkpoint=Prepare(phase.attempt, phase.rounds, phase.notes)),
                                        progress=False)
                 change.edit_live(task.conversation_id, generation=None)
                 await rt.commit(change)
                 return task
-            return await self._stream(rt, task, await self._build_request(rt, task, phase.attempt))
+            return await self._stream(rt, task, await request.build(rt, task, phase.attempt))
         change = rt.change()
-        keep_partial(change, task, "aborted", None)
+        keep_partial(rt, change, task, "aborted", None)
         task = change.put_task(evolve(task, state=Running()), progress=False)
         change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt))
+        usage.count(rt, change, task.conversation_id, requests=1)  # sent again
         await rt.commit(change)
-        return await self._stream(rt, task, await self._build_request(rt, task, phase.attempt))
+        return await self._stream(rt, task, await request.build(rt, task, phase.attempt))
 
     @tracing.attempt
-    async def _stream(self, rt: Runtime, task: Task, request: ModelRequest) -> Task | None:
-        phase = task.checkpoint
-        assert isinstance(phase, Request)
-        cid = task.conversation_id
-        text: list[str] = []
-        calls: list[ToolCall] = []
-        usage: Usage | None = None
-
-        async def flush() -> None:
-            change = rt.change(barrier=False)  # a partial answer: nothing outside waits for it
-            gen = change.live(cid).generation or GenerationLive(phase.attempt)
-            message = PartialMessage("".join(text), tuple(calls), usage or gen.message.usage)
-            change.edit_live(cid, generation=evolve(gen, message=message))
-            await rt.commit(change)
-
-        silence = rt.settings.stream.stream_silence
-        provider = rt.provider
-        final: FinalMessage | None = None
-        failure: ModelError | None = None
-        # No request is sent on behalf of an owner that may have lost its lease.
-        await rt.before_external_work(f"The model request of task {task.id}")
-        # Leaving the progress stream waits for a flush in flight; the final commit below carries the rest.
-        async with rt.progress.stream(rt.settings.progress.persist_within, flush) as progress:
-            try:
-                async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
-                    while True:
-                        try:
-                            if silence:
-                                with rt.fail_after(silence):
-                                    event = await stream.__anext__()
-                            else:
-                                event = await stream.__anext__()
-                        except StopAsyncIteration:
-                            break
-                        except TimeoutError as exc:
-                            message = (f"The model stream was silent for {silence:g} s" if silence
-                                       else f"The model request timed out ({exc or type(exc).__name__})")
-                            raise ModelError(message, kind="timeout", provider=provider) from None
-                        except ConnectionError as exc:
-                            raise ModelError(f"The connection to the model failed: {exc}", kind="connection",
-                                             provider=provider) from None
-                        if isinstance(event, TextDelta):
-                            text.append(event.text)
-                            await progress.update()
-                        elif isinstance(event, ToolCallEvent):
-                            calls.append(event.call)
-                        elif isinstance(event, UsageEvent):
-                            usage = event.usage
-                        else:
-                            final = check_final(event, provider)
-                            break
-            except ModelError as exc:
-                failure = exc
-        if failure is None and final is None:
-            failure = ModelError("The model stream ended without a final message", kind="connection",
-                                 provider=provider)
-        if failure is not None:
-            if failure.kind == "context_overflow" and self.compaction is not None:
-                return await self._overflow(rt, task, failure)
-            partial = PartialMessage("".join(text), (), usage or Usage())
-            return await attempt_failed(rt, task, failure_of(failure), final_reason="model_error",
-                                        retry_after=failure.retry_after, partial=partial, raw=failure,
-                                        retryable=failure.retryable)
-        assert final is not None
-        return await self._final(rt, task, final, phase.attempt)
+    async def _stream(self, rt: Runtime, task: Task, sent: ModelRequest) -> Task | None:
+        return await stream.answer(rt, task, sent, self._final, self._overflow if self.compaction is not None else None)
 
     async def _overflow(self, rt: Runtime, task: Task, failure: ModelError) -> Task | None:
         """A context overflow compacts, then the same attempt is prepared again (no charge)."""
@@ -268,8 +204,8 @@ class GenerationKind(TaskKind):
             return await attempt_failed(rt, task, failure_of(failure), final_reason="model_error", raw=failure,
                                         retryable=False)
         change = rt.change()
-        prepare = Prepare(attempt_of(task.checkpoint), rounds_of(task.checkpoint))
-        task = change.put_task(evolve(task, state=Running(), checkpoint=prepare), progress=False)
+        again = Prepare(attempt_of(task.checkpoint), rounds_of(task.checkpoint), notes_of(task.checkpoint))
+        task = change.put_task(evolve(task, state=Running(), checkpoint=again), progress=False)
         await rt.commit(change)
         return task
 
@@ -281,28 +217,71 @@ class GenerationKind(TaskKind):
         change = rt.change()
         entry = AssistantEntry(final.text, final.stop_reason, tuple(final.tool_calls), final.usage, None, attempt)
         seq = change.append(task.conversation_id, entry)
+        usage.count(rt, change, task.conversation_id, tokens=final.usage)
+        schema = output.schema_of(rt, task) if final.stop_reason != "tool_use" else None
         if final.stop_reason == "tool_use":
             rounds = rounds_of(task.checkpoint) + 1
-            if rounds <= rt.settings.max_tool_rounds:
+            calls = len(final.tool_calls)
+            passed = (request.limit_passed(rt, change.live(task.conversation_id), calls=calls)
+                      if request.limited(rt) else None)
+            if rounds <= rt.settings.max_tool_rounds and passed is None:
                 ids, client = tool.start_calls(rt, change, task, final.tool_calls)
                 # A barrier only when a client tool is handed to the host: safe tools may run
                 # again and an unsafe one commits its own barrier (`running`) before it executes.
                 change.barrier = client
-                task = change.put_task(evolve(task, state=Waiting(on=tuple(ids)),
-                                              checkpoint=ToolRound(seq, tuple(final.tool_calls), tuple(ids), rounds)))
+                task = change.put_task(evolve(task, state=Waiting(on=tuple(ids)), checkpoint=ToolRound(
+                    seq, tuple(final.tool_calls), tuple(ids), rounds, notes_of(task.checkpoint))))
                 await rt.commit(change)
                 return task  # the `tools` phase waits on the tool tasks
-            detail = TOOL_ROUND_LIMIT.format(limit=rt.settings.max_tool_rounds)
+            reason: Literal["tool_round_limit", "usage_limit"] = "usage_limit"
+            text, detail = CALL_NOT_RUN_LIMIT, passed or ""
+            if rounds > rt.settings.max_tool_rounds:
+                reason, text, detail = "tool_round_limit", CALL_NOT_RUN, TOOL_ROUND_LIMIT.format(
+                    limit=rt.settings.max_tool_rounds)
             for call in final.tool_calls:  # every call still gets exactly one result
                 change.append(task.conversation_id, ToolResultEntry(
-                    call.id, call.name, CALL_NOT_RUN, True, (Diagnostic("error", "tool_round_limit", detail),)))
-            runs.end_run(rt, change, task, Failed(ErrorInfo(detail, ErrorDetail("tool_round_limit"))),
-                         reason="tool_round_limit", detail=detail)
+                    call.id, call.name, text, True, (Diagnostic("error", reason, detail),)))
+            runs.end_run(rt, change, task, Failed(ErrorInfo(detail, ErrorDetail(reason))), reason=reason,
+                         detail=detail)
             await rt.commit(change)
             return None
-        runs.end_run(rt, change, task, Done({"seq": seq}), answer=(seq, entry))
+        value = None
+        if schema is not None:
+            value, problems = output.check(schema, final.text)
+            if problems:
+                return await self._invalid(rt, change, task, StoredEntry(task.conversation_id, seq, entry), problems)
+        runs.end_run(rt, change, task, Done({"seq": seq}), answer=(seq, entry), output=value)
         await rt.commit(change)
         return None
+
+    async def _invalid(self, rt: Runtime, change: Change, task: Task, answer: StoredEntry,
+                       problems: list[str]) -> Task | None:
+        """An answer that does not match the output schema (in `change`): sent back to the model
+        with the problems, or, after `settings.output_retries` times, the run ends."""
+        notes = notes_of(task.checkpoint)
+        if notes.output_retries >= rt.settings.output_retries:
+            detail = output.given_up(notes.output_retries, problems)
+            runs.end_run(rt, change, task, Failed(ErrorInfo(detail, ErrorDetail("output_invalid"))),
+                         reason="output_invalid", detail=detail)
+            await rt.commit(change)
+            return None
+        cid = task.conversation_id
+        correction = output.correction(problems)
+        pending = [answer, StoredEntry(cid, change.append(cid, correction), correction)]
+        task = await request.next_request(rt, change, task, rounds_of(task.checkpoint),
+                                          evolve(notes, output_retries=notes.output_retries + 1), pending,
+                                          self.compaction)
+        await rt.commit(change)
+        if isinstance(task.checkpoint, Request):
+            return await self._stream(rt, task, await request.build(rt, task, 1))
+        return task
+
+    async def _end(self, rt: Runtime, task: Task, reason: Literal["prepare_failed", "output_invalid", "usage_limit"],
+                   detail: str) -> None:
+        """End the run `unanswered{reason}` (its task failed with that reason), in one commit."""
+        change = rt.change()
+        runs.end_run(rt, change, task, Failed(ErrorInfo(detail, ErrorDetail(reason))), reason=reason, detail=detail)
+        await rt.commit(change)
 
     async def _tool_round(self, rt: Runtime, task: Task) -> Task | None:
         """Once every tool task of the round ended: the results in call order and, in the same
@@ -319,7 +298,7 @@ class GenerationKind(TaskKind):
             current = await self.close_round(rt, change, current)
             await rt.commit(change)
         if isinstance(current.checkpoint, Request):
-            return await self._stream(rt, current, await self._build_request(rt, current, current.checkpoint.attempt))
+            return await self._stream(rt, current, await request.build(rt, current, current.checkpoint.attempt))
         return current
 
     async def close_round(self, rt: Runtime, change: Change, task: Task) -> Task:
@@ -331,17 +310,9 @@ class GenerationKind(TaskKind):
         ending commit then carries the close: one commit less per round."""
         phase = task.checkpoint
         assert isinstance(phase, ToolRound)
-        cid = task.conversation_id
         results = await runs.answer_calls(rt, change, task, NO_RESULT, "no_result")
-        deferred_model = rt.settings.stream.deferred and rt.model.deferred
-        if deferred_model or (self.compaction is not None and await self.compaction.may_compact(rt, cid, results)):
-            task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(1, phase.round)))
-        else:
-            task = change.put_task(evolve(task, state=Running(),
-                                          checkpoint=Request(1, dict(rt.settings.model_options), phase.round)))
-            change.barrier = True
-        change.edit_live(cid, tools=(), generation=GenerationLive(1))
-        return task
+        change.edit_live(task.conversation_id, tools=())
+        return await request.next_request(rt, change, task, phase.round, phase.notes, results, self.compaction)
 
     async def _retry(self, rt: Runtime, task: Task) -> Task | None:
         phase = task.checkpoint
@@ -356,16 +327,17 @@ class GenerationKind(TaskKind):
         if job is not None:
             now = rt.now()
             task = change.put_task(evolve(task, state=Running(), checkpoint=Poll(attempt, job, now,
-                                                                                 phase.rounds)))
+                                                                                 phase.rounds, phase.notes)))
             change.edit_live(task.conversation_id, generation=GenerationLive(attempt, deferred=DeferredLive(now)))
         else:
-            task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(attempt, phase.rounds)))
+            task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(attempt, phase.rounds,
+                                                                                    phase.notes)))
             change.edit_live(task.conversation_id, generation=GenerationLive(attempt))
         await rt.commit(change)
         return task
 
     async def _poll(self, rt: Runtime, task: Task) -> Task | None:
-        return await deferred.poll(rt, task, self._build_request, self._final)
+        return await deferred.poll(rt, task, request.build, self._final)
 
     # ------------------------------------------------------------------ crash handling
 
@@ -384,7 +356,7 @@ class GenerationKind(TaskKind):
         detail = GENERATION_AT_LIMIT.format(times=times_in_a_row(restarts), phase=phase_of(task))
         change = rt.change()
         if not past:  # past the limit, converting the partial may be what keeps failing
-            keep_partial(change, task, "aborted", detail)
+            keep_partial(rt, change, task, "aborted", detail)
         await runs.close_calls(rt, change, task, CALL_AT_LIMIT, "restart_limit")
         runs.end_run(rt, change, task, Failed(ErrorInfo(detail, ErrorDetail("restart_limit"))),
                      reason="restart_limit", detail=detail)
@@ -399,7 +371,7 @@ class GenerationKind(TaskKind):
         task = await rt.mark_running(task)  # a crash from here on is charged to the handler
         change = rt.change()
         text, detail = (CALL_INTERRUPTED, RUN_INTERRUPTED) if reason == "interrupted" else (CALL_ABORTED, RUN_ABORTED)
-        keep_partial(change, task, "aborted", detail)
+        keep_partial(rt, change, task, "aborted", detail)
         await runs.close_calls(rt, change, task, text, reason)
         runs.end_run(rt, change, task, Aborted(), reason=reason, detail=detail)
         await rt.commit(change)

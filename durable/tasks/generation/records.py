@@ -7,7 +7,7 @@ from typing import Any, Union
 
 from attrs import field
 
-from ..._frozen import frozen
+from ..._frozen import OMITTED_WHEN_DEFAULT, frozen
 from ...records import Checkpoint, DeferredJob, TaskInput, ToolCall
 
 KIND = "generation"
@@ -24,6 +24,13 @@ CALL_AT_LIMIT = "The tool call was not answered: the run ended at the restart li
 NO_RESULT = "The tool did not report a result"
 TOOL_ROUND_LIMIT = "The run was ended after {limit} tool rounds (settings.max_tool_rounds)"
 CALL_NOT_RUN = "The tool call was not run: the run reached its cap of tool rounds"
+OUTPUT_CORRECTION = ("Your answer does not match the required JSON schema: {problems}. Answer again with only "
+                     "the JSON.")
+OUTPUT_INVALID = "The answer did not match the output schema after {times} (settings.output_retries): {problems}"
+LIMIT_PASSED = "{scope} would pass its {name} (settings.{setting} = {limit}): {figures}"
+CALL_NOT_RUN_LIMIT = "The tool call was not run: the run ended at a usage limit"
+SECTION_FAILED = "Instruction section {name} failed: {error}"
+SECTION_TIMED_OUT = "Instruction section {name} did not finish within {seconds:g} s (settings.prepare_timeout)"
 
 
 @frozen
@@ -43,8 +50,22 @@ class AttemptFailure:
     status_code: int | None = None
 
 
+@frozen
+class RunNotes:
+    """What a run carries from phase to phase (every phase holds it as `notes`, stored only when
+    not empty): `instructions`, the text its `prepare` assembled from dynamic sections (None: a
+    static run, whose instructions are rebuilt from the settings for each request), sent by
+    every attempt and tool round of the run; `output_retries`, the answers sent back to the model
+    for not matching the run's output schema."""
+
+    instructions: str | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
+    output_retries: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
+
+
+NO_NOTES = RunNotes()
+
 # Every phase but `tools` carries `rounds`: the tool rounds its run has made so far (bounded by
-# `settings.max_tool_rounds`).
+# `settings.max_tool_rounds`); every phase carries the run's `notes`.
 
 
 @frozen
@@ -53,6 +74,7 @@ class Prepare(Checkpoint):
 
     attempt: int = 1
     rounds: int = 0
+    notes: RunNotes = field(default=NO_NOTES, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen
@@ -63,6 +85,7 @@ class Request(Checkpoint):
     attempt: int
     options: dict[str, Any] = field(factory=dict)
     rounds: int = 0
+    notes: RunNotes = field(default=NO_NOTES, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen
@@ -74,6 +97,7 @@ class Poll(Checkpoint):
     job: DeferredJob
     poll_at: float
     rounds: int = 0
+    notes: RunNotes = field(default=NO_NOTES, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen
@@ -86,6 +110,7 @@ class Retry(Checkpoint):
     error: AttemptFailure
     job: DeferredJob | None = None
     rounds: int = 0
+    notes: RunNotes = field(default=NO_NOTES, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen
@@ -96,6 +121,7 @@ class ToolRound(Checkpoint):
     calls: tuple[ToolCall, ...]
     pending: tuple[int, ...]
     round: int = 1
+    notes: RunNotes = field(default=NO_NOTES, metadata=OMITTED_WHEN_DEFAULT)
 
 
 Phase = Union[Prepare, Request, Poll, Retry, ToolRound]
@@ -116,6 +142,11 @@ def rounds_of(checkpoint: Checkpoint | None) -> int:
     return checkpoint.rounds if isinstance(checkpoint, (Prepare, Request, Poll, Retry)) else 0
 
 
+def notes_of(checkpoint: Checkpoint | None) -> RunNotes:
+    """The run notes a generation's checkpoint carries."""
+    return checkpoint.notes if isinstance(checkpoint, (Prepare, Request, Poll, Retry, ToolRound)) else NO_NOTES
+
+
 def job_of(checkpoint: Checkpoint | None) -> DeferredJob | None:
     """The deferred job a generation's checkpoint holds, if any."""
     return checkpoint.job if isinstance(checkpoint, (Poll, Retry)) else None
@@ -126,14 +157,21 @@ __all__ = [
     "CALL_AT_LIMIT",
     "CALL_INTERRUPTED",
     "CALL_NOT_RUN",
+    "CALL_NOT_RUN_LIMIT",
     "GENERATION_AT_LIMIT",
     "HOST_STOPPED_FETCH",
     "HOST_STOPPED_STREAM",
     "KIND",
+    "LIMIT_PASSED",
+    "NO_NOTES",
     "NO_RESULT",
+    "OUTPUT_CORRECTION",
+    "OUTPUT_INVALID",
     "PHASE_TAGS",
     "RUN_ABORTED",
     "RUN_INTERRUPTED",
+    "SECTION_FAILED",
+    "SECTION_TIMED_OUT",
     "TOOL_ROUND_LIMIT",
     "AttemptFailure",
     "GenerationInput",
@@ -142,8 +180,10 @@ __all__ = [
     "Prepare",
     "Request",
     "Retry",
+    "RunNotes",
     "ToolRound",
     "attempt_of",
     "job_of",
+    "notes_of",
     "rounds_of",
 ]

@@ -11,10 +11,13 @@ unfinished round exactly one result when a run ends early (abort, interrupt, res
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import itertools
+from typing import TYPE_CHECKING, Any
 
 from ..._frozen import evolve
+from ...engine.instructions import dynamic
 from ...records import (
+    EMPTY_USAGE,
     Answered,
     AssistantEntry,
     Done,
@@ -31,7 +34,8 @@ from ...records import (
     UnansweredReason,
     UserEntry,
 )
-from .. import cancel, tool
+from .. import cancel, tool, usage
+from . import request
 from .records import KIND, GenerationInput, Prepare, Request, ToolRound, job_of
 
 if TYPE_CHECKING:
@@ -41,28 +45,36 @@ if TYPE_CHECKING:
 
 def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Submission]) -> Task:
     """In `change`: the inputs placed and the run's generation task, created `running` in its
-    first request (`prepare` for a deferred model, whose job is submitted from there): the commit
-    that acknowledges the inputs is also the barrier before the request is sent, one commit less
-    per turn. Its runner starts right after this commit and first checks whether a compaction
-    must come before the request (then it moves back to `prepare`)."""
+    first request (`prepare` for a deferred model, whose job is submitted from there, when an
+    instruction section is code, which runs there, and when a usage limit is set, which is checked
+    there before the request): the commit that acknowledges the inputs is also
+    the barrier before the request is sent, one commit less per turn. Its runner starts right
+    after this commit and first checks whether a compaction must come before the request (then
+    it moves back to `prepare`)."""
     ids = tuple(s.id for s in subs)
     deferred_model = rt.settings.stream.deferred and rt.model.deferred
-    first: Prepare | Request = Prepare(1) if deferred_model else Request(1, dict(rt.settings.model_options))
+    prepared = deferred_model or dynamic(rt.instructions) or request.limited(rt)
+    first: Prepare | Request = Prepare(1) if prepared else Request(1, dict(rt.settings.model_options))
     task = rt.new_task(change, conversation_id=conversation_id, kind=KIND,
                        input=GenerationInput(ids), checkpoint=first, state=Running())
     for sub in subs:
         seq = change.append(conversation_id, UserEntry(sub.text, sub.id))
         change.put_submission(evolve(sub, seq=seq, task_id=task.id))
-    generation = None if deferred_model else GenerationLive(1)
-    change.edit_live(conversation_id, run=Run(task.id, ids), generation=generation, tools=(), run_failure=None)
+    generation = None if prepared else GenerationLive(1)
+    run = Run(task.id, ids, EMPTY_USAGE if rt.settings.usage_limits is not None else None)
+    change.edit_live(conversation_id, run=run, generation=generation, tools=(), run_failure=None)
+    if isinstance(first, Request):
+        usage.count(rt, change, conversation_id, requests=1)
     return task
 
 
 def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason: UnansweredReason | None = None,
-            detail: str = "", answer: tuple[int, AssistantEntry] | None = None) -> None:
+            detail: str = "", answer: tuple[int, AssistantEntry] | None = None, output: Any = None) -> None:
     """Settle the run of generation `task`: `reason` None means answered (done), by `answer` (the
-    final assistant entry and its seq, which the inputs' `Answered` status carries). A deferred
-    job still open is cancelled afterwards, as work of its own recorded in this change."""
+    final assistant entry and its seq, which the inputs' `Answered` status carries, with `output`,
+    a structured answer's JSON value). A deferred job still open is cancelled afterwards, as work
+    of its own recorded in this change. The next run takes the inputs queued meanwhile that share
+    the first one's output schema (a run answers with one schema)."""
     cid = task.conversation_id
     assert isinstance(task.input, GenerationInput)
     job = job_of(task.checkpoint)
@@ -71,7 +83,7 @@ def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason
     if reason is not None:
         status: Answered | Unanswered = Unanswered(reason, detail)
     else:
-        status = Answered() if answer is None else Answered(answer[1].text, answer[0])
+        status = Answered() if answer is None else Answered(answer[1].text, answer[0], output)
     first = None
     for sid in task.input.submission_ids:
         sub = rt.submission(sid)
@@ -83,7 +95,8 @@ def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason
     change.edit_live(cid, run=None, generation=None, tools=(), run_failure=failure)
     queued = rt.queued(cid)
     if queued:
-        begin_run(rt, change, cid, queued)
+        same = list(itertools.takewhile(lambda s: s.output == queued[0].output, queued))
+        begin_run(rt, change, cid, same)
 
 
 async def close_calls(rt: Runtime, change: Change, task: Task, text: str, code: str) -> list[int]:
@@ -108,6 +121,7 @@ async def answer_calls(rt: Runtime, change: Change, task: Task, text: str, code:
     phase = task.checkpoint
     assert isinstance(phase, ToolRound), f"task {task.id} has no tool round"
     appended = []
+    children = []
     for call, tid in zip(phase.calls, phase.pending, strict=True):
         child = change.written(tid) or rt.task(tid) or await rt.ended_child(tid)
         result, ended_here = tool.close_call(change, child, call, text, code)
@@ -115,6 +129,11 @@ async def answer_calls(rt: Runtime, change: Change, task: Task, text: str, code:
             ended.append(tid)
         seq = change.append(task.conversation_id, result)
         appended.append(StoredEntry(task.conversation_id, seq, result))
+        closed = change.written(tid) or child
+        if closed is not None:
+            children.append(closed)
+    usage.count(rt, change, task.conversation_id, tool_calls=len(phase.calls),
+                tool_seconds=usage.tool_runtime(children))
     return appended
 
 

@@ -102,13 +102,13 @@ class ToolKind(TaskKind):
         deadline = deadline_of(task)
         if deadline is not None and inp.timeout is not None and rt.now() >= deadline:
             msg = TOOL_TIMEOUT.format(tool=inp.call.name, seconds=inp.timeout)  # not run again: it is too late
-            await self._fail(rt, task, msg, "timeout")
+            await self._fail(rt, task, msg, "timeout", ended_at=task.updated_at)
             return Resumed(None, "not_rerun", msg)
         return Resumed(task, "interrupted", TOOL_RUNS_AGAIN.format(tool=inp.call.name))
 
     async def end_at_limit(self, rt: Runtime, task: Task, restarts: int, past: bool) -> str:
         msg = TOOL_AT_LIMIT.format(tool=input_of(task).call.name, times=times_in_a_row(restarts))
-        await self._fail(rt, task, msg, "restart_limit")
+        await self._fail(rt, task, msg, "restart_limit", ended_at=task.updated_at)
         return msg
 
     async def _end_cut_off(self, rt: Runtime, task: Task) -> str:
@@ -117,10 +117,10 @@ class ToolKind(TaskKind):
         deadline, inp = deadline_of(task), input_of(task)
         if deadline is not None and inp.timeout is not None and rt.now() >= deadline:
             msg = TOOL_TIMEOUT_UNSAFE.format(tool=inp.call.name, seconds=inp.timeout)
-            await self._fail(rt, task, msg, "timeout")
+            await self._fail(rt, task, msg, "timeout", ended_at=task.updated_at)
         else:
             msg = TOOL_MAY_HAVE_RUN.format(tool=inp.call.name)
-            await self._fail(rt, task, msg, "interrupted")
+            await self._fail(rt, task, msg, "interrupted", ended_at=task.updated_at)
         return msg
 
     async def _run(self, rt: Runtime, task: Task) -> Task | None:
@@ -170,7 +170,15 @@ class ToolKind(TaskKind):
         tool's runtime are measured from. Not progress: `restarts` is not cleared."""
         progress = progress_of(task)
         if progress.started_at is not None:
-            return await rt.mark_running(task, barrier=True)
+            if isinstance(task.state, Running):
+                return task
+            # Run again after a crash or a clean close cut it off: from its last commit (the
+            # interrupt; a charge keeps `updated_at`) to now it did not run.
+            progress = evolve(progress, paused=progress.paused + max(0.0, rt.now() - task.updated_at))
+            change = rt.change()
+            task = change.put_task(evolve(task, state=Running(), checkpoint=progress), progress=False)
+            await rt.commit(change)
+            return task
         change = rt.change()
         task = change.put_task(evolve(task, state=Running(), checkpoint=evolve(progress, started_at=rt.now())),
                                progress=False)
@@ -323,13 +331,13 @@ class ToolKind(TaskKind):
         return evolve(task, state=Pending())
 
     async def _fail(self, rt: Runtime, task: Task, msg: str, reason: FailureReason, *, code: str | None = None,
-                    retry: bool = True, inbox: str | None = None) -> None:
+                    retry: bool = True, inbox: str | None = None, ended_at: float | None = None) -> None:
         """End the call with the error result `msg` (diagnostic `code`, default `reason`): failed."""
         await self._finish(rt, task, error_result(task, msg, code or reason),
-                           Failed(ErrorInfo(msg, ErrorDetail(reason))), retry=retry, inbox=inbox)
+                           Failed(ErrorInfo(msg, ErrorDetail(reason))), retry=retry, inbox=inbox, ended_at=ended_at)
 
     async def _finish(self, rt: Runtime, task: Task, result: ToolResultEntry, outcome: Outcome, *,
-                      retry: bool = True, inbox: str | None = None) -> None:
+                      retry: bool = True, inbox: str | None = None, ended_at: float | None = None) -> None:
         """Commit the task's ending with `result`. Task code's endings are lazy commits (a result
         lost to a power cut is redone as after a crash), except that the last tool of a round to
         end carries the round's close, and with it the next request, in the same commit (a
@@ -340,7 +348,8 @@ class ToolKind(TaskKind):
         if rounds is not None and parent is not None and rounds.closable(rt, parent, task.id):
             parent = await _siblings_written(rt, rounds.round_of(parent), parent, task.id)
         change = rt.change(barrier=not retry)
-        progress = evolve(progress_of(task), result=result, ended_at=rt.now())
+        # `ended_at`: when the call ended, if not now (a call cut off: the interrupt).
+        progress = evolve(progress_of(task), result=result, ended_at=rt.now() if ended_at is None else ended_at)
         ended = change.put_task(evolve(task, state=Terminal(outcome), checkpoint=progress))
         edit_slot(change, task.conversation_id, task.id, output=progress.output,
                   status="error" if result.is_error else "done")

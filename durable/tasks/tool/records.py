@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..._frozen import evolve, frozen
+from attrs import field
+
+from ..._frozen import OMITTED_WHEN_DEFAULT, evolve, frozen
 from ...records import ApprovalSlot, Checkpoint, Diagnostic, Replay, Task, TaskInput, ToolCall, ToolResultEntry
 
 if TYPE_CHECKING:
@@ -72,8 +74,11 @@ class ToolProgress(Checkpoint):
     result: ToolResultEntry | None = None
     started: bool = False  # an unsafe tool's execute was cut off by a clean close
     started_at: float | None = None  # when `execute` first started (clock seconds), kept across restarts
-    ended_at: float | None = None  # when the call got its result
+    ended_at: float | None = None  # when the call got its result (cut off by a crash: when it was cut off)
     arguments: str | None = None
+    # Seconds the call spent cut off before it ran again (from its last commit to its restart):
+    # not runtime. Stored only when not 0.
+    paused: float = field(default=0.0, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen

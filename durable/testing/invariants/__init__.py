@@ -8,12 +8,13 @@ the file alone shows is always checked; what needs a witness from outside the fi
 executions, the deferred jobs, the model's requests) is checked when the witness is given.
 
 `check_commit_history(batches)` checks what only the sequence of commits shows (the explorer
-records it): a submission is settled by exactly one commit, and an interrupted attempt is charged
-by at most one.
+records it): a submission is settled by exactly one commit, an interrupted attempt is charged by
+at most one, and a run's committed instructions never change.
 
 Where each part lives: reading a session into a `SessionImage` in `image`, the checks of what the
 file alone shows in `file_checks`, those that need a witness in `witnesses`, the commit history in
-`history`, and `describe_session` in `describe`; all are re-exported here.
+`history`, those of instructions, structured output and usage in `features`, and
+`describe_session` in `describe`; all are re-exported here.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 from ...settings import Settings
 from .describe import describe_session
+from .features import check_outputs, check_requests_sent, check_usage
 from .file_checks import (
     Bounds,
     check_attempts,
@@ -79,7 +81,12 @@ def check_invariants(
     5. `jobs` (a `FauxJobLedger` or its path): no attempt key was submitted twice, and no job is
        left open at the provider once its run ended (or its task moved on without it);
     3. `requests` (the `requests` of a faux model): no request was sent for an attempt past
-       `max_retries + 1`.
+       `max_retries + 1`; a run whose instructions are committed sent exactly them; each
+       conversation's usage counts at least the distinct requests its runs sent.
+
+    What agents are built with (`features`): a structured answer matches its input's schema and
+    no run sent back more answers than `output_retries`; a conversation's usage counts at least
+    the tokens of every answer in it.
 
     `settings` gives the retry policy and restart limit in force (a sequence when successive
     harnesses used different ones: the most permissive bound applies). `acknowledged` lists
@@ -98,12 +105,15 @@ def check_invariants(
     out += check_attempts(image, runs, bounds)
     out += check_tasks(image, clean_close=clean_close, quiescent=quiescent)
     out += check_live(image)
+    out += check_outputs(image, runs, bounds)
+    out += check_usage(image)
     if executions is not None:
         out += check_executions(image, executions, bounds)
     if jobs is not None:
         out += check_jobs(image, jobs)
     if requests is not None:
         out += check_requests(requests, bounds)
+        out += check_requests_sent(image, requests)
     return out
 
 

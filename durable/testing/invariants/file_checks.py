@@ -39,10 +39,12 @@ from .image import SessionImage, live_generations, state_name
 
 @attrs.frozen
 class Bounds:
-    """The most permissive bounds of the settings in force: attempts per turn, restart limit."""
+    """The most permissive bounds of the settings in force: attempts per turn, restart limit,
+    answers sent back for not matching their output schema."""
 
     max_attempt: int
     restart_limit: int
+    output_retries: int = 2
 
     @classmethod
     def of(cls, settings: Any) -> Bounds:
@@ -53,7 +55,7 @@ class Bounds:
         else:
             items = [settings]
         attempts = [(s.retry.max_retries + 1) if s.retry.enabled else 1 for s in items]
-        return cls(max(attempts), max(s.restart_limit for s in items))
+        return cls(max(attempts), max(s.restart_limit for s in items), max(s.output_retries for s in items))
 
 
 # ------------------------------------------------------------------ 1. submissions

@@ -1,5 +1,6 @@
 """What only the sequence of commits shows (the explorer records it): a submission is settled by
-exactly one commit, and an interrupted attempt is charged by at most one."""
+exactly one commit, an interrupted attempt is charged by at most one, and a run's committed
+instructions never change (`features.check_instruction_history`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from ... import codec
 from ...records import Failed, Task
 from ...tasks.generation.records import Retry, ToolRound
+from .features import check_instruction_history
 
 
 def check_commit_history(batches: Iterable[Any]) -> list[str]:
@@ -47,7 +49,7 @@ def check_commit_history(batches: Iterable[Any]) -> list[str]:
         if n > 1:
             out.append(f"Attempt {attempt} of turn {turn + 1} of task {task_id} was charged as interrupted by "
                        f"{n} commits")
-    return out
+    return out + check_instruction_history(batches)
 
 
 __all__ = ["check_commit_history"]

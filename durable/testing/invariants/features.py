@@ -1,0 +1,108 @@
+"""The invariants of what agents are built with, on the file and its witnesses: instructions,
+structured output and usage. Each check returns its violations, one sentence each.
+
+- instructions: every request of a run whose instructions were committed sent exactly them (the
+  model's requests witness it), and once committed they never change within the run (the commit
+  history witnesses it);
+- structured output: an answered input of an output schema holds a value that matches it and is
+  its answer's text; no run sent back more answers than `output_retries` allows;
+- usage: a conversation's totals count at least every answer in it, and every distinct request
+  the model saw for it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ...records import Answered, AssistantEntry, CompactionEntry, StoredEntry, Task, Usage, UserEntry
+from ...tasks.generation.records import notes_of
+from ...texts import times
+from ...tools.arguments import check_value
+from .file_checks import Bounds
+from .image import SessionImage
+
+_KEY = re.compile(r"^g(\d+)-")
+
+
+def check_outputs(image: SessionImage, runs: dict[int, list[StoredEntry]], bounds: Bounds) -> list[str]:
+    out = []
+    for sub in image.submissions.values():
+        if sub.output is None or not isinstance(sub.status, Answered):
+            continue
+        value, problems = check_value(sub.output, sub.status.text)
+        if problems:
+            out.append(f"Submission {sub.id} is answered with text that does not match its output schema: "
+                       f"{'; '.join(problems)}")
+        elif value != sub.status.output:
+            out.append(f"Submission {sub.id} holds an output that is not its answer's JSON")
+    for task in image.tasks.values():
+        if task.kind == "generation" and notes_of(task.checkpoint).output_retries > bounds.output_retries:
+            out.append(f"Task {task.id} (generation) sent {notes_of(task.checkpoint).output_retries} answers back, "
+                       f"past output_retries = {bounds.output_retries}")
+    for task_id, entries in runs.items():
+        sent_back = sum(1 for e in entries if isinstance(e.entry, UserEntry) and e.entry.submission_id is None)
+        if sent_back > bounds.output_retries:
+            out.append(f"The run of task {task_id} holds {sent_back} answers sent back to the model, past "
+                       f"output_retries = {bounds.output_retries}")
+    return out
+
+
+def check_usage(image: SessionImage) -> list[str]:
+    out = []
+    for cid, entries in image.entries.items():
+        answers = sum((e.entry.usage for e in entries if isinstance(e.entry, (AssistantEntry, CompactionEntry))),
+                      Usage())
+        totals = image.live[cid].usage if cid in image.live else None
+        counted = (totals.input_tokens, totals.output_tokens) if totals is not None else (0, 0)
+        if counted[0] < answers.input_tokens or counted[1] < answers.output_tokens:
+            out.append(f"The usage of conversation {cid!r} counts {counted[0]} input / {counted[1]} output tokens, "
+                       f"fewer than its answers hold ({answers.input_tokens} / {answers.output_tokens})")
+    return out
+
+
+def check_requests_sent(image: SessionImage, requests: Sequence[Any]) -> list[str]:
+    """What the model's requests witness: each sent a run's committed instructions, and each
+    conversation counts at least the distinct requests its runs sent."""
+    out = []
+    keys: dict[str, set[str]] = defaultdict(set)
+    for request in requests:
+        match = _KEY.match(request.key)
+        task = image.tasks.get(int(match.group(1))) if match else None
+        if task is None:
+            continue
+        keys[task.conversation_id].add(request.key)
+        text = notes_of(task.checkpoint).instructions
+        if text is not None and request.system != text:
+            out.append(f"Request {request.key} of task {task.id} was sent with other instructions than the run "
+                       f"committed")
+    for cid, sent in sorted(keys.items()):
+        counted = image.live[cid].usage.requests if cid in image.live else 0
+        if counted < len(sent):
+            out.append(f"Conversation {cid!r} counts {counted} request(s), but the model saw {len(sent)} of its runs")
+    return out
+
+
+def check_instruction_history(batches: Iterable[Any]) -> list[str]:
+    """Once a run's instructions are committed, no later commit of the run changes them."""
+    out = []
+    committed: dict[int, str] = {}
+    changed: Counter[int] = Counter()
+    for batch in batches:
+        for task in {t.id: t for t in batch.tasks}.values():
+            if not isinstance(task, Task) or task.kind != "generation":
+                continue
+            text = notes_of(task.checkpoint).instructions
+            known = committed.get(task.id)
+            if known is not None and text != known:
+                changed[task.id] += 1
+            if text is not None and known is None:
+                committed[task.id] = text
+    out += [f"The instructions of the run of task {tid} changed after they were committed ({times(n)})"
+            for tid, n in sorted(changed.items())]
+    return out
+
+
+__all__ = ["check_instruction_history", "check_outputs", "check_requests_sent", "check_usage"]
