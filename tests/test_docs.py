@@ -68,6 +68,7 @@ def test_the_spec_ships_as_docs_spec_md_and_headings_give_github_anchors():
         "1": "Concepts", "2": "Commit rules", "3": "The generation task", "4": "Close, crash and reopen",
         "5": "Faults other than crashes", "6": "Invariants a crash test checks after every reopen",
         "7": "Beyond one machine",
+        "8": "What agents are built with (each as crash-safe as the rest)",
     }
     assert docs_build.slug("4. Close, crash and reopen") == "4-close-crash-and-reopen"
     assert docs_build.check_sources() == []

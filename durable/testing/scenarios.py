@@ -8,17 +8,15 @@ clock is handed to `setup`, never assumed a `FakeClock`, so a scenario runs on a
 |---|---|
 | `streamed_answer` | one input, an answer streamed in five deltas |
 | `tool_round` | one safe and one unsafe tool, both streaming output, then the answer |
-| `retry_after_provider_error` | attempt 1 fails (529, after a partial), attempt 2 answers |
+| `retry_after_provider_error` | attempt 1 fails (529, after a partial), attempt 2 answers (`abort_in_backoff`: abort) |
 | `deferred_answer` | the answer comes from a deferred job, polled twice |
 | `abort_in_tool_round` | the host aborts while a safe and an unsafe tool run |
-| `abort_in_backoff` | attempt 1 fails (529); the host aborts while the retry waits |
 | `compaction` | three turns, then `compact()` |
 | `client_tool`, `queued_inputs` | a tool the host answers; a second input queued behind the first run |
-| `approved_tool`, `denied_tool` | calls wait for approval (always, or by a check): approved, one edited; denied |
-| `approval_timeout` | nobody decides: the call is denied at `approval_timeout` |
+| `approved_tool`, `denied_tool`, `approval_timeout` | calls wait for approval: approved, denied, undecided |
 | `tool_timeout`, `tool_retry` | a safe and an unsafe tool run past their `timeout`; a tool asks to be called again |
 | `dynamic_instructions` | a section run in `prepare`; a failed attempt and a tool round reuse its text |
-| `structured_output_retry` | an answer that does not match the output schema, sent back; the next one does |
+| `structured_output_retry` | an answer off the output schema is sent back; the next one matches |
 | `usage_limit` | a run that would pass its request limit after two tool rounds ends `usage_limit` |
 """
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import attrs
+
 import pytest
 
 import durable
@@ -69,7 +71,7 @@ async def test_an_approved_call_runs_once_with_the_edited_arguments_after_the_de
         approved = await h.task(2)  # committed before the tool runs
         assert approved.checkpoint is not None and approved.checkpoint.arguments == '{"to": "bob", "amount": 50}'
         assert await sub.wait() == r.Answered("Sent 50 to bob.", 4)
-        assert h.root.live() == r.Live()
+        assert attrs.evolve(h.root.live(), usage=r.EMPTY_USAGE) == r.Live()  # settled, the usage aside
     assert executions == [{"to": "bob", "amount": 50}]
     assert model.requests[1].messages[-1] == r.ToolResultEntry("c1", "transfer", "sent 50 to bob")
     assert await host.transcript() == ["user", "assistant:tool_use", "tool_result", "assistant:stop"]
@@ -99,7 +101,7 @@ async def test_a_denial_reaches_the_model_and_the_run_continues(host):
         assert message == "The user denied tool transfer: too much money"
         task = await h.task(2)
         assert task.state == r.Terminal(r.Failed(r.ErrorInfo(message, r.ErrorDetail("denied"))))
-        assert h.root.live() == r.Live()
+        assert attrs.evolve(h.root.live(), usage=r.EMPTY_USAGE) == r.Live()  # settled, the usage aside
     assert executions == []
     assert model.requests[1].messages[-1] == r.ToolResultEntry(
         "c1", "transfer", message, True, (r.Diagnostic("error", "denied", message),))
@@ -130,12 +132,12 @@ async def test_an_abort_or_an_interrupt_answers_a_pending_approval_and_clears_it
             await h.root.abort()
             status = await sub.wait()
             assert status == r.Unanswered("aborted", "The run was aborted")
-            assert h.root.live() == r.Live(run_failure=r.RunFailure(1, (sub.id,), "aborted", "The run was aborted",
+            assert attrs.evolve(h.root.live(), usage=r.EMPTY_USAGE) == r.Live(run_failure=r.RunFailure(1, (sub.id,), "aborted", "The run was aborted",
                                                                     "pay bob"))
         else:
             second = await h.root.submit("never mind", when_busy="interrupt")
             assert await second.wait() == r.Answered("Something else.", 5)
-            assert h.root.live() == r.Live()
+            assert attrs.evolve(h.root.live(), usage=r.EMPTY_USAGE) == r.Live()  # settled, the usage aside
         task = await h.task(2)
         assert task.state == r.Terminal(r.Aborted())
         with pytest.raises(durable.ApprovalRejected) as late:
