@@ -147,16 +147,17 @@ MIGRATIONS: dict[int, list[str]] = {
     ],
     # Decisions on tool calls waiting for approval (durable.remote approve/deny), in the inbox:
     # a row with a `decision` (conversation_id and text '') is consumed by the commit applying it.
+    # Also the records of SQLite's version 5 (no table changes for them).
     6: ["ALTER TABLE durable.inbox ADD COLUMN IF NOT EXISTS decision text"],
 }
 PG_SCHEMA_VERSION = max(MIGRATIONS)
 DECISIONS = ("SELECT id, decision, created_at FROM durable.inbox WHERE space = %s AND decision IS NOT NULL "
              "ORDER BY ord LIMIT %s")  # a space's decisions from durable.remote, oldest first
-# The SQLite schema version these migrations were last checked against (its 4: an index only, no
-# records changed). When durable.storage.sqlite.schema gains a version that changes records, add a
+# The SQLite schema version these migrations were last checked against (its 5: records only,
+# covered by version 6). When durable.storage.sqlite.schema gains a version that changes records, add a
 # PostgreSQL migration for it too (an empty one if no table changes), then update this number: a
 # test (tests/storage/test_pg_schema.py) fails until whoever bumps the SQLite version has decided.
-SQLITE_VERSION_SEEN = 4
+SQLITE_VERSION_SEEN = 5
 
 
 def _version(conn: Any) -> int:

@@ -21,7 +21,7 @@ counted (a row of an older file that did not decode when migrated; decoded when 
 from __future__ import annotations
 
 APPLICATION_ID = 0x44524231  # "DRB1"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -71,4 +71,11 @@ MIGRATIONS: dict[int, list[str]] = {
         "DROP INDEX IF EXISTS tasks_kind_state",
         "CREATE INDEX IF NOT EXISTS tasks_kind ON tasks (kind)",
     ],
+    # Version 5 changes records, not tables: the open task-kind registry (kinds' own inputs and
+    # checkpoints), tool approval (`Approval`, `ToolProgress.arguments`/`started_at`/`ended_at`/
+    # `paused`, `ToolInput.timeout`, `Live.approvals`), the run's notes (instructions, output
+    # retries), structured output (`Submission.output`, `Answered.output`) and usage totals. Older
+    # versions of durable refuse such a file cleanly (`SchemaTooNew`); version-4 files load as they
+    # are (every new field has a default).
+    5: [],
 }
