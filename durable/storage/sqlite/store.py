@@ -185,6 +185,10 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
     def _writer_exit(self) -> None:
         self._close_connection()
 
+    def _write_group(self, group: list[Job]) -> None:
+        super()._write_group(group)  # every caller of the group is told before the WAL is bounded
+        self._writes.bound_wal()
+
     def _run_call(self, job: Job) -> None:
         try:
             fn, conn = job.fn, self._writes.conn
