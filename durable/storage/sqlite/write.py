@@ -78,6 +78,18 @@ def translate(exc: Exception, what: str, path: str) -> StorageError:
     return CommitFailed(f"{what} {path} failed and was rolled back ({exc})", location=path)
 
 
+def read_error(exc: sqlite3.Error, table: str, path: str) -> StorageError:
+    """The error a caller gets for a read of `table` that failed: never `CommitFailed` (nothing
+    was being written). A read fails for damage as a rule (a malformed page, text that is not
+    UTF-8, a damaged schema): `CorruptSession` naming the file and the table; an I/O error or a
+    lack of memory, which may pass, is a plain `StorageError`."""
+    code = getattr(exc, "sqlite_errorname", "")
+    if code.startswith(("SQLITE_IOERR", "SQLITE_NOMEM", "SQLITE_FULL")):
+        return StorageError(f"A read of the {table} table of session file {path} failed ({exc})", location=path)
+    return CorruptSession(f"Session file {path} is damaged: its {table} table cannot be read ({exc})",
+                          location=path)
+
+
 # Refused for what a batch holds: a constraint, or a value the driver cannot bind.
 _REFUSALS = (sqlite3.IntegrityError, ValueError, TypeError, OverflowError)
 
