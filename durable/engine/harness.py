@@ -242,8 +242,9 @@ class Harness(Generic[DepsT]):
             await self.check_integrity()
 
     async def check_integrity(self) -> list[str]:
-        """Check the store for damage (SQLite's `quick_check`, beside the commits, never holding
-        them up) and return the problems; once per harness (later calls wait for that check).
+        """Check the store for damage (SQLite's `integrity_check`, indexes included, in slices
+        beside the commits, never holding them up) and return the problems; once per harness
+        (later calls wait for that check).
         Damage is reported (`ErrorReport`, logged on `durable.storage`) rather than silently
         used: runs that meet it end `unanswered{storage_error}`, others go on. A resumed harness
         starts this by itself a second after it resumed, unless `settings.check_integrity` is

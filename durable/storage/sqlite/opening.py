@@ -20,6 +20,9 @@ from .reader import connect_read_only, read_schema
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 
 _HEADER = b"SQLite format 3\x00"
+WAL_LIMIT = 1 << 20
+"""Bytes of WAL after which a barrier is followed by a checkpoint, and to which the WAL file is cut
+back when it starts again (`PRAGMA journal_size_limit`; see `durable.storage.sqlite.write`)."""
 
 
 def acquire(path: str, lock: FileLock) -> os.stat_result:
@@ -71,6 +74,7 @@ def connect(path: str, lock: FileLock, st: os.stat_result, synchronous: str) -> 
         if mode.lower() != "wal":
             raise StorageError(f"Session file {path} cannot use WAL journaling (got {mode})", location=path)
         conn.execute(f"PRAGMA synchronous = {commit_level(synchronous, True)}")
+        conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")  # see durable.storage.sqlite.write
         lock.check()  # SQLite opened the path: it must still name the file locked above
         migrate(conn, path)
     except BaseException:

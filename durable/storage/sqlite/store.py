@@ -40,7 +40,7 @@ from . import files, opening
 from .context import read_context
 from .lock import FileLock
 from .reader import connect_read_only
-from .write import SQLiteWrites, translate
+from .write import SQLiteWrites, read_error, translate
 
 T = TypeVar("T")
 Synchronous = Literal["EXTERNAL", "FULL", "NORMAL"]
@@ -88,8 +88,8 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         await self._submit(Job(None, batch))
 
     async def get_task(self, task_id: int) -> Task | None:
-        row = await self._call(
-            lambda c: c.execute("SELECT body FROM tasks WHERE id = ?", (task_id,)).fetchone())
+        row = await self._read("tasks", lambda c: c.execute(
+            "SELECT body FROM tasks WHERE id = ?", (task_id,)).fetchone())
         return None if row is None else rows.task(row[0], task_id, self.path)
 
     async def find_tasks(
@@ -104,29 +104,29 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         sql, args = rows.find_tasks_query("tasks", "?", kind=kind, state=state, conversation_id=conversation_id,
                                            parent_id=parent_id, limit=limit, live_test="live = 1",
                                            live_index="tasks_live")
-        found = await self._call(lambda c: c.execute(sql, args).fetchall())
+        found = await self._read("tasks", lambda c: c.execute(sql, args).fetchall())
         return [rows.task(body, tid, self.path) for tid, body in found]
 
     async def get_entries(
         self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[StoredEntry]:
         hi = to_seq if to_seq is not None else (1 << 63) - 1
-        found = await self._call(lambda c: c.execute(
+        found = await self._read("entries", lambda c: c.execute(
             "SELECT seq, body FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
             (conversation_id, from_seq, hi)).fetchall())
         return [rows.entry(conversation_id, seq, body, self.path) for seq, body in found]
 
     async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
-        return await self._call(lambda c: read_context(c, conversation_id, from_seq, to_seq))
+        return await self._read("entries", lambda c: read_context(c, conversation_id, from_seq, to_seq))
 
     async def get_submission(self, submission_id: str) -> Submission | None:
-        row = await self._call(
-            lambda c: c.execute("SELECT body FROM submissions WHERE id = ?", (submission_id,)).fetchone())
+        row = await self._read("submissions", lambda c: c.execute(
+            "SELECT body FROM submissions WHERE id = ?", (submission_id,)).fetchone())
         return None if row is None else rows.submission(row[0], submission_id, self.path)
 
     async def get_live(self, conversation_id: str) -> Live | None:
-        row = await self._call(
-            lambda c: c.execute("SELECT body FROM documents WHERE conversation_id = ?", (conversation_id,)).fetchone())
+        row = await self._read("documents", lambda c: c.execute(
+            "SELECT body FROM documents WHERE conversation_id = ?", (conversation_id,)).fetchone())
         return None if row is None else rows.live(row[0], conversation_id, self.path)
 
     async def close(self) -> None:
@@ -136,19 +136,26 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         await self._stop()
 
     async def check_integrity(self) -> list[str]:
-        """`PRAGMA quick_check` on a read-only connection of its own, in a thread of its own, so
-        commits go on meanwhile (a check of a large file takes seconds). The thread is joined
-        before this returns; cancelling interrupts the check first. Problems are returned, one
-        line each, naming nothing: the caller names the file."""
+        """SQLite's `integrity_check` in slices (`integrity_slices`: each table of the file with
+        its indexes, one read transaction each, so the WAL can be checkpointed between them), on
+        a read-only connection of its own, in a thread of its own, so commits go on meanwhile (a
+        check of a large file takes seconds). Unlike `quick_check` it finds an index that lacks
+        a row or holds a wrong one. The thread is joined before this returns; cancelling
+        interrupts the check first. Problems are returned, one line each, naming nothing: the
+        caller names the file."""
         call = thread_safe_caller()
         done = anyio.Event()
         found: list[str] = []
         conn = connect_read_only(self.path)
+        cancelled = threading.Event()
 
         def work() -> None:
             try:
                 _background_priority()
-                found.extend(str(row[0]) for row in conn.execute("PRAGMA quick_check(20)").fetchall())
+                for slice_sql in integrity_slices(conn):
+                    if cancelled.is_set() or len(found) >= _MAX_PROBLEMS:
+                        break
+                    found.extend(line for row in conn.execute(slice_sql).fetchall() if (line := str(row[0])) != "ok")
             except sqlite3.Error as exc:
                 found.append(f"{type(exc).__name__}: {exc}")
             finally:
@@ -161,17 +168,32 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
             await done.wait()
         finally:
             if not done.is_set():
+                cancelled.set()
                 try:
                     conn.interrupt()  # cancelled: the check stops at its next step
                 except sqlite3.ProgrammingError:
                     pass  # it had just finished and closed its connection
             thread.join()
-        problems = [line for line in found if line != "ok"]
+        problems = found[:_MAX_PROBLEMS]
         if problems:
             # A file replaced under the owner (another process's session now at the path) is not
             # damage of this session: LockLost, which the harness learns at its next commit too.
             self._writes.lock.check()
         return problems
+
+    async def _read(self, table: str, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """`fn(connection)` on the writer thread, a read of `table`: an SQLite error it raises is
+        the store's error for a read (`write.read_error`: damage is `CorruptSession` naming the
+        file and the table, never `CommitFailed`)."""
+        path = self.path
+
+        def read(conn: sqlite3.Connection) -> T:
+            try:
+                return fn(conn)
+            except sqlite3.Error as exc:
+                raise read_error(exc, table, path) from exc
+
+        return await self._call(read)
 
     async def call_in_writer(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn(connection)` on the writer thread (for tests and fault injection)."""
@@ -184,6 +206,10 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
 
     def _writer_exit(self) -> None:
         self._close_connection()
+
+    def _write_group(self, group: list[Job]) -> None:
+        super()._write_group(group)  # every caller of the group is told before the WAL is bounded
+        self._writes.bound_wal()
 
     def _run_call(self, job: Job) -> None:
         try:
@@ -234,6 +260,23 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
             except sqlite3.Error:
                 pass
             self._writes.lock.release()
+
+
+_MAX_PROBLEMS = 20  # problems a check reports at most (the first ones found)
+
+
+def integrity_slices(conn: sqlite3.Connection) -> list[str]:
+    """The statements of a sliced `integrity_check`: the schema table (with the freelist), then
+    each table with its indexes, largest last. Together they check what the whole-file check
+    does, except for pages that belong to no table (a leak that damages nothing read)."""
+    tables = [name for (name,) in conn.execute(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    tables.sort(key=lambda name: name == "entries")  # the largest, as a rule
+    return [f"PRAGMA integrity_check({_quoted(name)})" for name in ["sqlite_schema", *tables]]
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _background_priority() -> None:

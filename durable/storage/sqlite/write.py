@@ -6,10 +6,17 @@ A transaction is `BEGIN IMMEDIATE ... COMMIT`, fenced by checking that the store
 file (`FileLock.check`: `LockLost` otherwise), at the `synchronous` level its batches ask for
 (`opening.commit_level`: under external synchrony FULL for a barrier, NORMAL otherwise). A
 transaction that failed with an I/O error also has its frames dropped from the WAL.
+
+The WAL is kept small (`SQLiteWrites.bound_wal`): after a group written as a barrier, once the WAL
+file passes `WAL_LIMIT`, a passive checkpoint copies it into the database (its frames are already
+on disk: the checkpoint adds one fsync of the database), and the next transaction starts it again
+from its beginning, truncated to `WAL_LIMIT` (`PRAGMA journal_size_limit`). Lazy commits alone are
+bounded by SQLite's own checkpoint every 1,000 pages (~4 MB), truncated the same way.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable
 from typing import Any
@@ -17,7 +24,7 @@ from typing import Any
 from ...errors import CommitFailed, CorruptSession, DiskFull, SessionReadOnly, StorageClosed, StorageError
 from ..rows import EncodedBatch
 from .lock import FileLock
-from .opening import commit_level, rollback
+from .opening import WAL_LIMIT, commit_level, rollback
 
 _TASKS = ("INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id, body) VALUES (?,?,?,?,?,?,?) "
           "ON CONFLICT (id) DO UPDATE SET state = excluded.state, live = excluded.live, body = excluded.body")
@@ -71,6 +78,18 @@ def translate(exc: Exception, what: str, path: str) -> StorageError:
     return CommitFailed(f"{what} {path} failed and was rolled back ({exc})", location=path)
 
 
+def read_error(exc: sqlite3.Error, table: str, path: str) -> StorageError:
+    """The error a caller gets for a read of `table` that failed: never `CommitFailed` (nothing
+    was being written). A read fails for damage as a rule (a malformed page, text that is not
+    UTF-8, a damaged schema): `CorruptSession` naming the file and the table; an I/O error or a
+    lack of memory, which may pass, is a plain `StorageError`."""
+    code = getattr(exc, "sqlite_errorname", "")
+    if code.startswith(("SQLITE_IOERR", "SQLITE_NOMEM", "SQLITE_FULL")):
+        return StorageError(f"A read of the {table} table of session file {path} failed ({exc})", location=path)
+    return CorruptSession(f"Session file {path} is damaged: its {table} table cannot be read ({exc})",
+                          location=path)
+
+
 # Refused for what a batch holds: a constraint, or a value the driver cannot bind.
 _REFUSALS = (sqlite3.IntegrityError, ValueError, TypeError, OverflowError)
 
@@ -89,6 +108,8 @@ class SQLiteWrites:
         self.level = ""  # the connection's `synchronous` level now (set per transaction)
         self.commits = 0
         self.barriers = 0
+        self.checkpoints = 0  # passive checkpoints made by `bound_wal`
+        self._wal_due = False  # a barrier was written with the WAL past `WAL_LIMIT`
 
     def opened(self, path: str, lock: FileLock, conn: sqlite3.Connection) -> None:
         """The store owns the file at `path` (resolved) by `lock` and opened it on `conn`, at the
@@ -145,6 +166,22 @@ class SQLiteWrites:
         self.commits += 1
         if self.level == "FULL":
             self.barriers += 1
+            self._wal_due = _wal_size(self.path) > WAL_LIMIT
+
+    def bound_wal(self) -> None:
+        """After a group of commits: a passive checkpoint when a barrier left the WAL past
+        `WAL_LIMIT` (see the module docstring). It never waits for readers (what a reader still
+        uses is copied by a later one) and never fails a commit: an error is left to the next
+        checkpoint (a full disk: the next commit says so)."""
+        conn = self.conn
+        if not self._wal_due or conn is None:
+            return
+        self._wal_due = False
+        try:
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            self.checkpoints += 1
+        except sqlite3.Error:
+            pass
 
     def rollback(self, failure: BaseException) -> None:
         conn = self.conn
@@ -170,3 +207,10 @@ class SQLiteWrites:
         if conn is None:
             raise StorageClosed(f"Session file {self.path} is not open", location=self.path)
         return conn
+
+
+def _wal_size(path: str) -> int:
+    try:
+        return os.stat(path + "-wal").st_size
+    except OSError:
+        return 0
