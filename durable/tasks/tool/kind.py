@@ -400,9 +400,10 @@ class ToolKind(TaskKind):
         if isinstance(task.checkpoint, Approval) and not task.terminal and not isinstance(task.state, Waiting):
             return [f"Task {task.id} (tool) asks for a decision but is {type(task.state).__name__.lower()}, not "
                     f"waiting"]
-        # Judged by when the ending was committed (`updated_at`): a call found past its deadline
-        # after a crash counts its runtime to the interrupt (`ended_at`), but ended at the deadline.
-        outcome, start, ended = task.outcome, progress_of(task).started_at, task.updated_at
+        # Judged by when the ending was committed (`updated_at`) when that is later than `ended_at`:
+        # a call found past its deadline after a crash counts its runtime to the interrupt.
+        progress = progress_of(task)
+        outcome, start, ended = task.outcome, progress.started_at, max(progress.ended_at or 0.0, task.updated_at)
         if (isinstance(outcome, Failed) and outcome.error.detail.reason == "timeout" and not inp.client
                 and inp.timeout is not None and start is not None and ended - start < inp.timeout):
             return [f"Task {task.id} (tool) timed out {ended - start:g} s after its start, before its timeout of "
