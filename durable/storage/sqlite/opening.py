@@ -14,7 +14,7 @@ from ...records import Entry
 from ...tokens import stored_tokens
 from .. import rows
 from ..protocol import ConversationState, Opened
-from . import files
+from . import files, mark
 from .lock import FileLock
 from .reader import connect_read_only, read_schema
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
@@ -61,8 +61,8 @@ def connect(path: str, lock: FileLock, st: os.stat_result, synchronous: str) -> 
         adopting = check_header(fd, path) != APPLICATION_ID
     # Checked (not yet created) first: a refused file gets nothing written beside it.
     files.prepare_journals(path, st, create=False)
-    if st.st_size > 0:
-        check_foreign_or_newer(path)
+    stored = check_foreign_or_newer(path) if st.st_size > 0 else None
+    mark.check(path, created=lock.created, stored=stored)
     if adopting:  # a file that becomes a session now: its owner's only, whoever made it
         files.narrow_to_owner(fd)
         st = os.fstat(fd)
@@ -97,8 +97,10 @@ def open_error(exc: sqlite3.DatabaseError, path: str) -> StorageError:
     return CorruptSession(f"Session file {path} is damaged and cannot be opened ({exc})", location=path)
 
 
-def check_foreign_or_newer(path: str) -> None:
+def check_foreign_or_newer(path: str) -> tuple[str, int] | bool:
     """Read-only look at an existing file: refuse (without writing) a foreign or newer one.
+    Returns its commit mark's side (`counted`): False for an empty SQLite file (it becomes a
+    session), True for a session of a schema without it.
 
     Read through `reader.connect_read_only` while this store holds the lock (no writer can
     run): without a non-empty WAL the file is read `immutable`, creating no -wal/-shm files
@@ -106,9 +108,26 @@ def check_foreign_or_newer(path: str) -> None:
     switch to WAL (the connection made next rolls it back)."""
     ro = connect_read_only(path, writer_may_run=False)
     try:
-        read_schema(ro, path, empty_ok=True)  # an empty SQLite file becomes a session
+        if read_schema(ro, path, empty_ok=True) is None:  # an empty SQLite file becomes a session
+            return False
+        return counted(ro, path) or True
+    except sqlite3.DatabaseError as exc:
+        raise CorruptSession(f"Session file {path} is damaged and cannot be read ({exc})", location=path) from exc
     finally:
         ro.close()
+
+
+def counted(conn: sqlite3.Connection, path: str) -> tuple[str, int] | None:
+    """The file's (session id, barrier commits) (see `durable.storage.sqlite.mark`); None for a
+    file of a schema older than 5 (not migrated yet)."""
+    found = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('session', 'barriers')").fetchall())
+    if "session" not in found or "barriers" not in found:
+        return None
+    try:
+        return str(found["session"]), int(found["barriers"])
+    except ValueError:
+        raise CorruptSession(f"Session file {path} is damaged: its barrier count {found['barriers']!r} is not a "
+                             f"number", location=path) from None
 
 
 def migrate(conn: sqlite3.Connection, path: str) -> None:

@@ -15,13 +15,15 @@ query the engine or the CLI makes, keyed where possible on columns that do not c
 row is first written. `entries.tokens` (version 3) is each entry's estimated tokens in a model
 context (`durable.tokens.stored_tokens`: -1 for an entry never sent again), written with the
 entry, so that opening a long conversation selects its context without decoding it; NULL: not
-counted (a row of an older file that did not decode when migrated; decoded when read).
+counted (a row of an older file that did not decode when migrated; decoded when read). The `meta`
+rows `session` and `barriers` (version 5) are the file's side of its commit mark
+(`durable.storage.sqlite.mark`).
 """
 
 from __future__ import annotations
 
 APPLICATION_ID = 0x44524231  # "DRB1"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -70,5 +72,11 @@ MIGRATIONS: dict[int, list[str]] = {
     4: [
         "DROP INDEX IF EXISTS tasks_kind_state",
         "CREATE INDEX IF NOT EXISTS tasks_kind ON tasks (kind)",
+    ],
+    # Version 5: the commit mark (`durable.storage.sqlite.mark`): the file's random session id and
+    # the number of barrier commits it holds, each barrier counting itself.
+    5: [
+        "INSERT OR IGNORE INTO meta (key, value) VALUES ('session', lower(hex(randomblob(16))))",
+        "INSERT OR IGNORE INTO meta (key, value) VALUES ('barriers', '0')",
     ],
 }

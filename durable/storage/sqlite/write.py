@@ -24,13 +24,15 @@ from typing import Any
 from ...errors import CommitFailed, CorruptSession, DiskFull, SessionReadOnly, StorageClosed, StorageError
 from ..rows import EncodedBatch
 from .lock import FileLock
-from .opening import WAL_LIMIT, commit_level, rollback
+from .mark import CommitMark
+from .opening import WAL_LIMIT, commit_level, counted, rollback
 
 _TASKS = ("INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id, body) VALUES (?,?,?,?,?,?,?) "
           "ON CONFLICT (id) DO UPDATE SET state = excluded.state, live = excluded.live, body = excluded.body")
 _ENTRIES = "INSERT INTO entries (conversation_id, seq, kind, body, tokens) VALUES (?,?,?,?,?)"
 _SUBMISSIONS = ("INSERT INTO submissions (id, conversation_id, status, body) VALUES (?,?,?,?) "
                 "ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body")
+_COUNT = "UPDATE meta SET value = ? WHERE key = 'barriers'"
 _DOCUMENTS = ("INSERT INTO documents (conversation_id, body) VALUES (?,?) "
               "ON CONFLICT (conversation_id) DO UPDATE SET body = excluded.body")
 
@@ -109,11 +111,15 @@ class SQLiteWrites:
         self.commits = 0
         self.barriers = 0
         self.checkpoints = 0  # passive checkpoints made by `bound_wal`
+        self.mark: CommitMark | None = None  # the commit mark (`durable.storage.sqlite.mark`), while open
+        self._counted = 0  # barrier commits the file holds (its `meta.barriers`)
         self._wal_due = False  # a barrier was written with the WAL past `WAL_LIMIT`
 
     def opened(self, path: str, lock: FileLock, conn: sqlite3.Connection) -> None:
         """The store owns the file at `path` (resolved) by `lock` and opened it on `conn`, at the
-        level of a barrier."""
+        level of a barrier; its commit mark is opened and brought up to the file's count."""
+        session, self._counted = counted(conn, path) or ("", 0)
+        self.mark = CommitMark(path, session, self._counted)
         self.path = self.location = path
         self.lock = lock
         self.conn = conn
@@ -122,6 +128,9 @@ class SQLiteWrites:
     def closed(self) -> sqlite3.Connection | None:
         """The store is closing: the connection to close, if any (nothing is written after)."""
         conn, self.conn = self.conn, None
+        if self.mark is not None:
+            self.mark.close()
+            self.mark = None
         return conn
 
     def refusal(self) -> StorageError | None:
@@ -162,10 +171,17 @@ class SQLiteWrites:
         self._conn().execute("RELEASE SAVEPOINT batch")
 
     def commit(self) -> None:
-        self._conn().execute("COMMIT")
+        conn = self._conn()
+        full = self.level == "FULL"
+        if full:  # a barrier counts itself (`durable.storage.sqlite.mark`)
+            conn.execute(_COUNT, (str(self._counted + 1),))
+        conn.execute("COMMIT")
         self.commits += 1
-        if self.level == "FULL":
+        if full:
             self.barriers += 1
+            self._counted += 1
+            if self.mark is not None:
+                self.mark.record(self._counted)  # after the fsync: the file holds at least this
             self._wal_due = _wal_size(self.path) > WAL_LIMIT
 
     def bound_wal(self) -> None:
