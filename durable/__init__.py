@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from .errors import (
     BackgroundJobsUnsupported as BackgroundJobsUnsupported,
     CommitFailed as CommitFailed,
+    CommitRefused as CommitRefused,
     ConversationBusy as ConversationBusy,
     CorruptSession as CorruptSession,
     DiskFull as DiskFull,
@@ -189,6 +190,7 @@ __all__ = [
     "Clock",
     "CodecError",
     "CommitFailed",
+    "CommitRefused",
     "Compaction",
     "CompactionEntry",
     "CompactionFailure",

@@ -4,7 +4,7 @@ sentences that name the file, task, conversation or tool concerned.
     DurableError
     +-- StorageError               the session file or space: names it (`location`)
     |   +-- SessionLocked, LockLost, SessionReadOnly, UnsafeSessionFile, NotASession,
-    |   |   SchemaTooNew, CorruptSession, StorageClosed, CommitFailed (+-- DiskFull)
+    |   |   SchemaTooNew, CorruptSession, StorageClosed, CommitFailed (+-- DiskFull, CommitRefused)
     |   +-- ServerUnavailable (+-- CommitOutcomeUnknown)  PostgreSQL: names the server and space
     +-- HarnessError               the host API: HarnessClosed, ConversationBusy, UnknownTask,
     |   UnknownTaskKind, UnknownSubmission, SubmissionUnanswered, ToolResultRejected, IllegalTransition,
@@ -111,6 +111,11 @@ class CommitFailed(StorageError):
 
 class DiskFull(CommitFailed):
     """A commit was rolled back because the disk (or the file's size limit) is full."""
+
+
+class CommitRefused(CommitFailed):
+    """A commit was refused for what it holds (a value that cannot be stored, a constraint it
+    breaks): trying it again cannot help, and it takes no other commit with it."""
 
 
 class StorageClosed(StorageError):

@@ -19,7 +19,7 @@ import durable.records
 
 PUBLIC = [
     "Aborted", "Answered", "AssistantEntry", "BackgroundJobsUnsupported", "CancelInput", "Change", "Checkpoint",
-    "Clock", "CodecError", "CommitFailed", "Compaction", "CompactionEntry", "CompactionFailure", "CompactionInput",
+    "Clock", "CodecError", "CommitFailed", "CommitRefused", "Compaction", "CompactionEntry", "CompactionFailure", "CompactionInput",
     "Conversation", "ConversationBusy", "CorruptSession", "DeferredLive", "Diagnostic", "DiskFull", "Done",
     "DurableError", "Entry", "ErrorDetail", "ErrorInfo", "ErrorReport", "Failed", "FailureReason", "FakeClock",
     "FaultReason", "Faulted", "GenerationInput", "GenerationLive", "Harness", "HarnessClosed", "HarnessError",

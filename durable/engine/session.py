@@ -7,8 +7,14 @@ one transaction. Observers (live snapshots, `follow()`, waiters on submissions a
 ever see what is committed, never the head.
 
 A refused commit is either raised (the host API: the head is put back to what the store holds)
-or tried again, rebased on the head (task code: what the task did stays in memory, so an unsafe
-tool that ran is never run again because its result could not be written).
+or tried again (task code: what the task did stays in memory, so an unsafe tool that ran is never
+run again because its result could not be written). The file holds a prefix of the commit order
+also under refusals: a change refused for a passing cause (a full disk, an I/O error) holds back
+every later one until it lands or gives up (the store refuses the later ones already queued; the
+line sends none past it), and is sent again as it was, in its place, once every change before it
+finished; one refused for what it holds (`CommitRefused`) is raised at once and holds back
+nothing. A change that gives up lets the later ones go on as built; the head is put back for
+what it touched.
 
 Invariant: a task's `restarts` counter is cleared by any commit that changes its checkpoint
 (durable progress), and by nothing else.
@@ -24,7 +30,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
 from ..codec import CodecError
-from ..errors import CommitFailed, DiskFull, StorageClosed, StorageError
+from ..errors import CommitFailed, CommitRefused, DiskFull, StorageClosed, StorageError
 from ..records import EMPTY_LIVE, CompactionEntry, Live, StoredEntry, Submission
 from ..storage import rows as _rows
 from ..storage.protocol import Batch, Opened, Storage
@@ -54,6 +60,9 @@ class Session(Head):
         self._settled: dict[str, _Settling] = {}
         self._followers: list[tuple[str, MemoryObjectSendStream[Live]]] = []
         self._placing: dict[str, tuple[anyio.Lock, int]] = {}  # submission id -> its lock, and its users
+        # Changes refused for a passing cause and not finished yet, by number: set when they finish.
+        self._refused: dict[int, anyio.Event] = {}
+        self._moved = anyio.Event()  # set (and replaced) whenever `_published` moves on
 
     @asynccontextmanager
     async def placing(self, submission_id: str) -> AsyncIterator[None]:
@@ -103,14 +112,18 @@ class Session(Head):
         """Apply `change` to the head and make it durable. If cancelled after this call started,
         the commit still completes (the store shields it); observers see it either way.
 
-        If the store refuses the commit (disk full, I/O error), nothing of it is on disk. Without
-        `retry` (the host API), the head is put back to what the store holds for everything the
-        change touched and the error is raised. With `retry` (task code), a transient refusal is
-        reported through `retry(error)` and the commit is tried again after a backoff, rebased on
-        the head (what the task did stays in memory: an unsafe tool that ran is never run again
-        because its result could not be written); cancelling the wait gives up, as without
-        `retry`. A refusal that is not transient (a value that can never be stored, a lost lock,
-        a closed or damaged store) is raised at once."""
+        If the store refuses the commit, nothing of it is on disk. Without `retry` (the host
+        API), the head is put back to what the store holds for everything the change touched and
+        the error is raised. With `retry` (task code), a transient refusal is reported through
+        `retry(error)` and the same batch is sent again after a backoff (what the task did stays
+        in memory: an unsafe tool that ran is never run again because its result could not be
+        written); cancelling the wait gives up, as without `retry`. A refusal that is not
+        transient (`CommitRefused`, a lost lock, a closed or damaged store) is raised at once.
+
+        The file only ever holds a prefix of the commit order, refusals included (see the
+        module docstring): a change sent after one that was refused for a passing cause waits
+        until that one lands or gives up, and a refused one is sent again in its place, once
+        every change before it has finished."""
         for task in change.tasks.values():
             change.batch.tasks.append(task)
         change.batch.live.update(change.lives)
@@ -129,6 +142,10 @@ class Session(Head):
         refused = False  # the store refused this change at least once: nothing of it is on disk
         attempts = 0
         try:
+            if self._refused:  # shielded: once issued, a change reaches the store
+                with anyio.CancelScope(shield=True):
+                    await self._behind_refused(number)
+            batch.first_in_line = self._published == number - 1
             while True:
                 try:
                     await self.storage.commit(batch)
@@ -138,10 +155,13 @@ class Session(Head):
                     attempts += 1
                     if retry is None or not _transient(exc, attempts):
                         raise
+                    self._refused.setdefault(number, anyio.Event())
                     retry(exc)
                     await anyio.sleep(delay)  # cancelling this wait gives the commit up
                     delay = min(delay * 2, 5.0)
-                    batch = self._rebased(change)
+                    await self._finished_before(number)  # then it is sent again in its place
+                    batch = Batch(batch.tasks, batch.entries, batch.submissions, batch.live, batch.barrier,
+                                  first_in_line=True)
         except BaseException as exc:
             if refused and not isinstance(exc, StorageClosed):
                 # Put the head back first: until then the marks of what this change ended or
@@ -149,31 +169,30 @@ class Session(Head):
                 # that never reached the store.
                 with anyio.CancelScope(shield=True):
                     await self._resync(change)
-            self._durable[number] = (change, False)
-            self._publish()
+            self._finish(number, change, False)
             raise
-        change.batch = batch
-        self._durable[number] = (change, True)
+        self._finish(number, change, True)
+
+    def _finish(self, number: int, change: Change, held: bool) -> None:
+        self._durable[number] = (change, held)
+        refused = self._refused.pop(number, None)
+        if refused is not None:
+            refused.set()
         self._publish()
 
-    def _rebased(self, change: Change) -> Batch:
-        """The batch to try again for a refused change: its entries, and the head's newest values
-        of the tasks, submissions and live documents it wrote (later commits may have changed
-        them since, and must not be undone by writing the old values). A task or submission
-        that a later change ended is left to that change."""
-        batch = Batch(barrier=change.barrier)
-        batch.entries.extend(change.batch.entries)
-        for task in change.batch.tasks:
-            head = self.tasks.get(task.id)
-            if head is not None or task.terminal:
-                batch.tasks.append(head or task)
-        for sub in change.batch.submissions:
-            head_sub = self.submissions.get(sub.id)
-            if head_sub is not None or sub.settled:
-                batch.submissions.append(head_sub or sub)
-        for cid in change.batch.live:
-            batch.live[cid] = self.conversation(cid).live
-        return batch
+    async def _behind_refused(self, number: int) -> None:
+        """Wait until no change issued before `number` stands refused (being tried again): the
+        store must never write a later change before it."""
+        while True:
+            earlier = [event for n, event in self._refused.items() if n < number]
+            if not earlier:
+                return
+            await earlier[0].wait()
+
+    async def _finished_before(self, number: int) -> None:
+        """Wait until every change issued before `number` has finished (landed or given up)."""
+        while self._published < number - 1:
+            await self._moved.wait()
 
     async def _resync(self, change: Change) -> None:
         """Put the head back to the store's values for what a refused change touched. Entry seqs
@@ -239,7 +258,9 @@ class Session(Head):
             self.conversation(cid).live = live
 
     def _publish(self) -> None:
+        moved = False
         while self._published + 1 in self._durable:
+            moved = True
             self._published += 1
             change, held = self._durable.pop(self._published)
             for task in change.batch.tasks:
@@ -270,6 +291,10 @@ class Session(Head):
                             stream.send_nowait(live)
                         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                             self._followers.remove((follow_cid, stream))
+        if moved:  # wake those waiting for the changes before theirs to finish
+            self._moved.set()
+            self._moved = anyio.Event()
+
 
     # ------------------------------------------------------------------ observing
 
@@ -346,10 +371,12 @@ IO_ERROR_ATTEMPTS = 8  # a refusal other than a full disk is tried this often (~
 
 
 def _transient(exc: StorageError, attempts: int) -> bool:
-    """A refusal that may pass, as opposed to one that never will (a value that cannot be
-    stored, a lost lock, a read-only, closed or damaged store). A full disk is waited out for as
-    long as it lasts; another I/O error only `IO_ERROR_ATTEMPTS` times, so a permanent one that
-    looks transient still ends visibly."""
+    """A refusal that may pass, as opposed to one that never will (`CommitRefused`: a value that
+    cannot be stored; a lost lock, a read-only, closed or damaged store). A full disk is waited
+    out for as long as it lasts; another I/O error only `IO_ERROR_ATTEMPTS` times, so a
+    permanent one that looks transient still ends visibly."""
     if isinstance(exc, DiskFull):
         return True
-    return isinstance(exc, CommitFailed) and not isinstance(exc.__cause__, CodecError) and attempts < IO_ERROR_ATTEMPTS
+    return (isinstance(exc, CommitFailed) and not isinstance(exc, CommitRefused)
+            and not isinstance(exc.__cause__, CodecError) and attempts < IO_ERROR_ATTEMPTS)
+

@@ -14,7 +14,7 @@ import os
 import anyio
 
 from .. import codec
-from ..errors import CommitFailed, SessionLocked, StorageClosed
+from ..errors import CommitRefused, SessionLocked, StorageClosed
 from ..records import Live, StoredEntry, Submission, Task
 from ..tokens import NOT_SENT
 from . import rows
@@ -67,11 +67,11 @@ class MemoryStorage:
         try:
             enc = encode_batch(batch)
         except codec.CodecError as exc:
-            raise CommitFailed(f"A commit to {self.location} was refused: {exc}", location=self.location) from exc
+            raise CommitRefused(f"A commit to {self.location} was refused: {exc}", location=self.location) from exc
         seen: set[tuple[str, int]] = set()  # a seq twice in one batch is refused too, as in SQLite
         for cid, seq, *_ in enc.entries:
             if seq in self._entries.get(cid, {}) or (cid, seq) in seen:
-                raise CommitFailed(
+                raise CommitRefused(
                     f"A commit to {self.location} was refused and rolled back: UNIQUE constraint failed: "
                     f"entries.conversation_id, entries.seq",
                     location=self.location,

@@ -17,7 +17,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ...errors import CommitFailed, CommitOutcomeUnknown, DiskFull, LockLost, ServerUnavailable, StorageError
+from ...errors import (
+    CommitFailed,
+    CommitOutcomeUnknown,
+    CommitRefused,
+    DiskFull,
+    LockLost,
+    ServerUnavailable,
+    StorageError,
+)
 from ..rows import EncodedBatch
 from . import driver
 from .driver import Link
@@ -136,12 +144,12 @@ class PostgresWrites:
         text = " ".join(str(failure).split())
         if state == "23505":
             diag: Any = getattr(failure, "diag", None)
-            return CommitFailed(f"A commit to {loc} was refused and rolled back: UNIQUE constraint "
-                                f"{diag.constraint_name} violated ({diag.message_detail or text})", location=loc)
+            return CommitRefused(f"A commit to {loc} was refused and rolled back: UNIQUE constraint "
+                                 f"{diag.constraint_name} violated ({diag.message_detail or text})", location=loc)
         if state == "53100":
             return DiskFull(f"A commit to {loc} was rolled back: the server's disk is full ({text})", location=loc)
         if _refused_for_its_rows(failure):
-            return CommitFailed(f"A commit to {loc} was refused and rolled back: {text}", location=loc)
+            return CommitRefused(f"A commit to {loc} was refused and rolled back: {text}", location=loc)
         return CommitFailed(f"A commit to {loc} failed and was rolled back ({text})", location=loc)
 
     def settle(self, attempt: Callable[[], None]) -> None:

@@ -21,7 +21,15 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from ...errors import CommitFailed, CorruptSession, DiskFull, SessionReadOnly, StorageClosed, StorageError
+from ...errors import (
+    CommitFailed,
+    CommitRefused,
+    CorruptSession,
+    DiskFull,
+    SessionReadOnly,
+    StorageClosed,
+    StorageError,
+)
 from ..rows import EncodedBatch
 from .lock import FileLock
 from .mark import CommitMark
@@ -65,7 +73,7 @@ def translate(exc: Exception, what: str, path: str) -> StorageError:
     """The error a caller gets for a statement that failed: `what` ("A commit to", "A read
     from") the file at `path`, and why."""
     if not isinstance(exc, sqlite3.Error):  # a value the driver cannot bind (int > 64 bits)
-        return CommitFailed(f"{what} {path} was refused and rolled back: {exc}", location=path)
+        return CommitRefused(f"{what} {path} was refused and rolled back: {exc}", location=path)
     code = getattr(exc, "sqlite_errorname", "")
     if code.startswith("SQLITE_FULL") or "full" in str(exc).lower():
         return DiskFull(f"{what} {path} was rolled back: the disk or the file's size limit is full ({exc})",
@@ -76,7 +84,7 @@ def translate(exc: Exception, what: str, path: str) -> StorageError:
     if code.startswith("SQLITE_CORRUPT") or code.startswith("SQLITE_NOTADB"):
         return CorruptSession(f"Session file {path} is damaged ({exc})", location=path)
     if isinstance(exc, sqlite3.IntegrityError):
-        return CommitFailed(f"{what} {path} was refused and rolled back: {exc}", location=path)
+        return CommitRefused(f"{what} {path} was refused and rolled back: {exc}", location=path)
     return CommitFailed(f"{what} {path} failed and was rolled back ({exc})", location=path)
 
 
