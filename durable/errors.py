@@ -110,7 +110,10 @@ class CommitFailed(StorageError):
 
 
 class DiskFull(CommitFailed):
-    """A commit was rolled back because the disk (or the file's size limit) is full."""
+    """A commit was rolled back because the disk (or the file's size limit) is full. The message
+    says how much space is left. A harness waits a full disk out for `disk_full_patience`
+    seconds, then stops with this error (nothing acknowledged is lost: open the session again
+    once space is back)."""
 
 
 class CommitRefused(CommitFailed):

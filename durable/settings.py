@@ -7,8 +7,7 @@
 | `retry.base_delay` | 1.0 s | delay before retry n is base_delay * 2**(n-1) ... |
 | `retry.max_delay` | 60.0 s | ... capped here, raised to the provider's retry-after |
 | `restart_limit` | 3 | a task cut off this many times in a row is not run again |
-| `progress.persist_within` | 0.1 s | partial text is committed at most this often (0 = every delta) |
-| `progress.output_interval` | 0.1 s | tool output is committed at most this often (0 = every call) |
+| `progress.persist_within`, `.output_interval` | 0.1 s | partial text, tool output committed this often at most |
 | `stream.deferred` | False | ask the model for a background job instead of a stream |
 | `stream.stream_silence` | None | seconds without a stream event before the attempt times out |
 | `client_tool_timeout` | 300 s | how long a client tool may take, from its stored start |
@@ -18,6 +17,7 @@
 | `when_busy` | "queue" | default for inputs submitted while a run is active |
 | `max_tool_rounds` | 50 | tool rounds one run may make; the next ends it `unanswered{tool_round_limit}` |
 | `check_integrity` | True | check the file for damage in the background (from a second after resume), and report it |
+| `disk_full_patience` | 60 s | how long a full disk is waited out (commits tried again) before the harness stops |
 """
 
 from __future__ import annotations
@@ -107,6 +107,7 @@ class Settings:
     when_busy: WhenBusy = "queue"
     max_tool_rounds: int = 50
     check_integrity: bool = True
+    disk_full_patience: float = 60.0
     model_options: dict[str, Any] = field(factory=dict)
 
     def __attrs_post_init__(self) -> None:
@@ -116,5 +117,7 @@ class Settings:
             raise ValueError(f"max_tool_rounds must be at least 1, not {self.max_tool_rounds}")
         if self.retry.max_retries < 0:
             raise ValueError(f"retry.max_retries must be >= 0, not {self.retry.max_retries}")
+        if not self.disk_full_patience >= 0:
+            raise ValueError(f"disk_full_patience must be >= 0 seconds, not {self.disk_full_patience}")
         if self.when_busy not in ("queue", "interrupt", "reject"):
             raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {self.when_busy!r}")

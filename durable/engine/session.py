@@ -40,12 +40,16 @@ from .context import Context
 from .head import Change, Head
 from .transitions import Transitions
 
+Retry = Callable[[StorageError, float], None]
+"""How task code hears of a refusal its commit will try again: the error, and the seconds of
+`disk_full_patience` left (inf when the disk is not full)."""
+
 
 class Session(Head):
     """The commit line of one session over its store (see the module docstring)."""
 
     def __init__(self, storage: Storage, opened: Opened, now: Callable[[], float],
-                 tables: Mapping[str, Transitions]) -> None:
+                 tables: Mapping[str, Transitions], *, disk_full_patience: float = 60.0) -> None:
         super().__init__(opened, now, tables)
         self.storage = storage
         self.commit_count = 0
@@ -60,9 +64,11 @@ class Session(Head):
         self._settled: dict[str, _Settling] = {}
         self._followers: list[tuple[str, MemoryObjectSendStream[Live]]] = []
         self._placing: dict[str, tuple[anyio.Lock, int]] = {}  # submission id -> its lock, and its users
+        self.disk_full_patience = disk_full_patience
         # Changes refused for a passing cause and not finished yet, by number: set when they finish.
         self._refused: dict[int, anyio.Event] = {}
         self._moved = anyio.Event()  # set (and replaced) whenever `_published` moves on
+        self._stop = anyio.Event()  # `stop_retrying()`: commits are no longer tried again
 
     @asynccontextmanager
     async def placing(self, submission_id: str) -> AsyncIterator[None]:
@@ -108,17 +114,19 @@ class Session(Head):
     # ------------------------------------------------------------------ the commit line
 
     @tracing.commit
-    async def commit(self, change: Change, *, retry: Callable[[StorageError], None] | None = None) -> None:
+    async def commit(self, change: Change, *, retry: Retry | None = None) -> None:
         """Apply `change` to the head and make it durable. If cancelled after this call started,
         the commit still completes (the store shields it); observers see it either way.
 
         If the store refuses the commit, nothing of it is on disk. Without `retry` (the host
         API), the head is put back to what the store holds for everything the change touched and
         the error is raised. With `retry` (task code), a transient refusal is reported through
-        `retry(error)` and the same batch is sent again after a backoff (what the task did stays
-        in memory: an unsafe tool that ran is never run again because its result could not be
-        written); cancelling the wait gives up, as without `retry`. A refusal that is not
-        transient (`CommitRefused`, a lost lock, a closed or damaged store) is raised at once.
+        `retry(error, patience_left)` and the same batch is sent again after a backoff (what the
+        task did stays in memory: an unsafe tool that ran is never run again because its result
+        could not be written); cancelling the wait, `stop_retrying()`, or a full disk that lasts
+        `disk_full_patience` seconds (`DiskFull` then says so) gives up, as without `retry`. A
+        refusal that is not transient (`CommitRefused`, a lost lock, a closed or damaged store)
+        is raised at once.
 
         The file only ever holds a prefix of the commit order, refusals included (see the
         module docstring): a change sent after one that was refused for a passing cause waits
@@ -141,6 +149,7 @@ class Session(Head):
         delay = 0.05
         refused = False  # the store refused this change at least once: nothing of it is on disk
         attempts = 0
+        full_since: float | None = None
         try:
             if self._refused:  # shielded: once issued, a change reaches the store
                 with anyio.CancelScope(shield=True):
@@ -153,11 +162,21 @@ class Session(Head):
                 except StorageError as exc:
                     refused = True
                     attempts += 1
-                    if retry is None or not _transient(exc, attempts):
+                    if retry is None or not _transient(exc, attempts) or self._stop.is_set():
                         raise
                     self._refused.setdefault(number, anyio.Event())
-                    retry(exc)
-                    await anyio.sleep(delay)  # cancelling this wait gives the commit up
+                    left = math.inf
+                    if isinstance(exc, DiskFull):
+                        now = anyio.current_time()
+                        full_since = now if full_since is None else full_since
+                        left = self.disk_full_patience - (now - full_since)
+                        if left <= 0:
+                            raise _gave_up(exc, now - full_since) from exc
+                    retry(exc, left)
+                    with anyio.move_on_after(min(delay, left)):  # cancelling this wait gives the commit up
+                        await self._stop.wait()
+                    if self._stop.is_set():
+                        raise
                     delay = min(delay * 2, 5.0)
                     await self._finished_before(number)  # then it is sent again in its place
                     batch = Batch(batch.tasks, batch.entries, batch.submissions, batch.live, batch.barrier,
@@ -172,6 +191,11 @@ class Session(Head):
             self._finish(number, change, False)
             raise
         self._finish(number, change, True)
+
+    def stop_retrying(self) -> None:
+        """Give up every commit being tried again, and any later one at its first refusal (a
+        close, or a harness that stops): each raises the refusal it last met."""
+        self._stop.set()
 
     def _finish(self, number: int, change: Change, held: bool) -> None:
         self._durable[number] = (change, held)
@@ -373,10 +397,16 @@ IO_ERROR_ATTEMPTS = 8  # a refusal other than a full disk is tried this often (~
 def _transient(exc: StorageError, attempts: int) -> bool:
     """A refusal that may pass, as opposed to one that never will (`CommitRefused`: a value that
     cannot be stored; a lost lock, a read-only, closed or damaged store). A full disk is waited
-    out for as long as it lasts; another I/O error only `IO_ERROR_ATTEMPTS` times, so a
-    permanent one that looks transient still ends visibly."""
+    out for `disk_full_patience` seconds (see `Session.commit`); another I/O error only
+    `IO_ERROR_ATTEMPTS` times, so a permanent one that looks transient still ends visibly."""
     if isinstance(exc, DiskFull):
         return True
     return (isinstance(exc, CommitFailed) and not isinstance(exc, CommitRefused)
             and not isinstance(exc.__cause__, CodecError) and attempts < IO_ERROR_ATTEMPTS)
 
+
+def _gave_up(exc: DiskFull, waited: float) -> DiskFull:
+    """The error a commit gives up with once the disk stayed full for its patience."""
+    return DiskFull(f"{exc}. The disk stayed full for {waited:.0f} s (disk_full_patience): durable stops starting "
+                    f"work; nothing acknowledged is lost: free some space and open the session again",
+                    location=exc.location)

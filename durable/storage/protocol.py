@@ -78,10 +78,13 @@ class ConversationState:
 
 @frozen
 class Opened:
+    """What `Storage.open` found; `warnings`: sentences for the host (little space left)."""
+
     conversations: dict[str, ConversationState]
     live_tasks: list[Task]
     unsettled: list[Submission]
     next_task_id: int
+    warnings: tuple[str, ...] = ()
 
 
 class Storage(Protocol):

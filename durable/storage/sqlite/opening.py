@@ -14,7 +14,7 @@ from ...records import Entry
 from ...tokens import stored_tokens
 from .. import rows
 from ..protocol import ConversationState, Opened
-from . import files, mark
+from . import files, mark, space
 from .lock import FileLock
 from .reader import connect_read_only, read_schema
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
@@ -195,7 +195,8 @@ def read_opened(conn: sqlite3.Connection, path: str) -> Opened:
         # or the ORDER BY would make the planner scan every submission ever made.
         "SELECT id, body FROM submissions INDEXED BY submissions_open WHERE status = 'queued' ORDER BY rowid")]
     max_id = conn.execute("SELECT MAX(id) FROM tasks").fetchone()[0] or 0
-    return Opened(conversations, live_tasks, unsettled, max_id + 1)
+    low = space.low_space(path)
+    return Opened(conversations, live_tasks, unsettled, max_id + 1, () if low is None else (low,))
 
 
 def rollback(conn: sqlite3.Connection) -> None:

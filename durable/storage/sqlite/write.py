@@ -31,6 +31,7 @@ from ...errors import (
     StorageError,
 )
 from ..rows import EncodedBatch
+from . import space
 from .lock import FileLock
 from .mark import CommitMark
 from .opening import WAL_LIMIT, commit_level, counted, rollback
@@ -61,23 +62,34 @@ def apply_rows(conn: Any, rows: EncodedBatch) -> None:
 def drop_failed_frames(conn: Any) -> None:
     """After an I/O error (a failed fsync) a refused commit's frames can stay in the WAL with a
     valid commit record, and WAL recovery after a process death would bring the refused commit
-    back. Checkpointing and truncating the WAL removes them. Best effort: when the disk still
-    fails, the next commit fails too and says so."""
+    back; after a full disk, the WAL file holds the space the refused commit took. Checkpointing
+    and truncating the WAL removes them and gives the space back, when the database can take the
+    WAL's pages. A reader holding an older snapshot is waited for 100 ms at most. Best effort:
+    when the disk still fails, the next commit fails too and says so."""
     try:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        conn.execute("PRAGMA busy_timeout = 100")
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
     except sqlite3.Error:
         pass
 
 
-def translate(exc: Exception, what: str, path: str) -> StorageError:
+def translate(exc: Exception, what: str, path: str, *, exhausted: bool | None = None) -> StorageError:
     """The error a caller gets for a statement that failed: `what` ("A commit to", "A read
-    from") the file at `path`, and why."""
+    from") the file at `path`, and why. `exhausted`: whether the file could hardly grow when the
+    statement failed (None: look now; `space.exhausted`)."""
     if not isinstance(exc, sqlite3.Error):  # a value the driver cannot bind (int > 64 bits)
         return CommitRefused(f"{what} {path} was refused and rolled back: {exc}", location=path)
     code = getattr(exc, "sqlite_errorname", "")
-    if code.startswith("SQLITE_FULL") or "full" in str(exc).lower():
-        return DiskFull(f"{what} {path} was rolled back: the disk or the file's size limit is full ({exc})",
-                        location=path)
+    # A file at the process's size limit is an I/O error to SQLite (EFBIG after a short write).
+    if code.startswith("SQLITE_IOERR") and exhausted is None:
+        exhausted = space.exhausted(path)
+    if code.startswith("SQLITE_FULL") or "full" in str(exc).lower() or (code.startswith("SQLITE_IOERR") and exhausted):
+        return DiskFull(f"{what} {path} was rolled back: the disk or the file's size limit is full ({exc}; "
+                        f"{space.left(path)[1]})", location=path)
     if code.startswith("SQLITE_READONLY"):
         return SessionReadOnly(f"{what} {path} was refused: the file or its folder is read-only "
                                f"for this process ({exc})", location=path)
@@ -121,6 +133,7 @@ class SQLiteWrites:
         self.checkpoints = 0  # passive checkpoints made by `bound_wal`
         self.mark: CommitMark | None = None  # the commit mark (`durable.storage.sqlite.mark`), while open
         self._counted = 0  # barrier commits the file holds (its `meta.barriers`)
+        self._exhausted: bool | None = None  # whether the file could hardly grow when the last commit failed
         self._wal_due = False  # a barrier was written with the WAL past `WAL_LIMIT`
 
     def opened(self, path: str, lock: FileLock, conn: sqlite3.Connection) -> None:
@@ -212,7 +225,8 @@ class SQLiteWrites:
         if conn is None:
             return
         rollback(conn)
-        if getattr(failure, "sqlite_errorname", "").startswith("SQLITE_IOERR"):
+        if getattr(failure, "sqlite_errorname", "").startswith(("SQLITE_IOERR", "SQLITE_FULL")):
+            self._exhausted = space.exhausted(self.path)  # as it failed: dropping frames may make room
             drop_failed_frames(conn)
 
     def refused(self, failure: Exception) -> bool:
@@ -221,7 +235,8 @@ class SQLiteWrites:
         return isinstance(failure, _REFUSALS) and self.conn is not None and self.conn.in_transaction
 
     def translate(self, failure: Exception) -> StorageError:
-        return translate(failure, "A commit to", self.path)
+        exhausted, self._exhausted = self._exhausted, None
+        return translate(failure, "A commit to", self.path, exhausted=exhausted)
 
     def settle(self, attempt: Callable[[], None]) -> None:
         attempt()  # a local file: a transaction's outcome is always known
