@@ -104,15 +104,20 @@ def merged(batches: Sequence[EncodedBatch]) -> EncodedBatch:
     """The rows of `batches` as one, as if written one after another: the last write of a task,
     submission or live document wins, in the place of its first write (a submission keeps the
     order it was first committed in); entries are kept as they are (a seq written twice is
-    refused). A barrier if one of them is."""
+    refused); a row's long texts are those of its last write. A barrier if one of them is."""
     if len(batches) == 1:
         return batches[0]
+    tasks = tuple({t.id: t for b in batches for t in b.tasks}.values())
+    live = tuple({d[0]: d for b in batches for d in b.live}.values())
+    texts = {owner: long for b in batches for owner, long in b.texts}
+    owners = [f"task:{t.id}" for t in tasks] + [f"live:{d[0]}" for d in live]  # as `encode_batch` orders them
     return EncodedBatch(
-        tuple({t.id: t for b in batches for t in b.tasks}.values()),
+        tasks,
         tuple(e for b in batches for e in b.entries),
         tuple({s[0]: s for b in batches for s in b.submissions}.values()),
-        tuple({d[0]: d for b in batches for d in b.live}.values()),
+        live,
         any(b.barrier for b in batches),
+        tuple((owner, texts[owner]) for owner in owners if owner in texts),
     )
 
 

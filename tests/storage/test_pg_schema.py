@@ -80,7 +80,10 @@ async def a_version_4_database(server: Any) -> str:
     with psycopg.connect(dsn) as conn:
         conn.execute("INSERT INTO durable.inbox (space, id, conversation_id, text, created_at) "
                      "VALUES ('s', 'r1', 'root', 'from afar', 1.5)")
-        conn.execute("DROP INDEX durable.tasks_kind")
+        conn.execute("DROP TABLE durable.texts")  # version 6
+        conn.execute("ALTER TABLE durable.tasks DROP COLUMN texts")
+        conn.execute("ALTER TABLE durable.documents DROP COLUMN texts")
+        conn.execute("DROP INDEX durable.tasks_kind")  # version 5
         conn.execute(next(s for s in MIGRATIONS[1] if "tasks_kind_state" in s))
         conn.execute("ALTER TABLE durable.tasks RESET (fillfactor)")
         conn.execute("UPDATE durable.meta SET value = '4' WHERE key = 'schema_version'")
@@ -96,7 +99,7 @@ def test_a_new_sqlite_schema_version_is_not_missed_by_the_postgresql_migrations(
 
 
 async def test_the_current_schema_indexes_no_task_state(postgres_server):
-    assert PG_SCHEMA_VERSION == 5
+    assert PG_SCHEMA_VERSION == 6
     indexes, options = schema_at(postgres_server, PG_SCHEMA_VERSION)
     on_tasks = {name: sql for name, sql in indexes if " ON durable.tasks " in sql}
     assert on_tasks == {
@@ -146,7 +149,7 @@ async def test_a_migration_that_fails_leaves_the_version_4_database_as_it_was(po
     store = PostgresStorage(dsn, "s")
     assert (await store.open()).live_tasks == [GEN, TOOL_WAITING, CHILD]
     await store.close()
-    assert (version_of(dsn), schema_of(dsn)) == (str(PG_SCHEMA_VERSION), schema_at(postgres_server, 5))
+    assert (version_of(dsn), schema_of(dsn)) == (str(PG_SCHEMA_VERSION), schema_at(postgres_server, PG_SCHEMA_VERSION))
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from ...records import Entry
 from ...tokens import stored_tokens
 from .. import rows
 from ..protocol import ConversationState, Opened
+from ..texts import HeldTexts
 from . import files, mark, space
 from .lock import FileLock
 from .reader import connect_read_only, read_schema
@@ -173,11 +174,12 @@ def _count_tokens(conn: sqlite3.Connection) -> None:
     conn.executemany("UPDATE entries SET tokens = ? WHERE conversation_id = ? AND seq = ?", counted)
 
 
-def read_opened(conn: sqlite3.Connection, path: str) -> Opened:
+def read_opened(conn: sqlite3.Connection, path: str, held: HeldTexts) -> Opened:
     """What a harness resumes from: each conversation's last seq, live document and last
-    compaction, the live tasks, the unsettled submissions and the next task id."""
+    compaction, the live tasks, the unsettled submissions and the next task id. `held`: the long
+    texts the file keeps apart (`durable.storage.texts`)."""
     conversations: dict[str, ConversationState] = {}
-    for cid, body in conn.execute("SELECT conversation_id, body FROM documents").fetchall():
+    for cid, body, texts in conn.execute("SELECT conversation_id, body, texts FROM documents").fetchall():
         last = conn.execute("SELECT MAX(seq) FROM entries WHERE conversation_id = ?", (cid,)).fetchone()[0] or 0
         # INDEXED BY: without statistics the planner walks the primary key backwards through
         # every entry after the last compaction (all of them when there is none).
@@ -187,9 +189,11 @@ def read_opened(conn: sqlite3.Connection, path: str) -> Opened:
             (cid,),
         ).fetchone()
         last_compaction = rows.entry(cid, comp[0], comp[1], path) if comp else None
-        conversations[cid] = ConversationState(last, rows.live(body, cid, path), last_compaction)
-    live_tasks = [rows.task(body, tid, path) for tid, body in conn.execute(
-        "SELECT id, body FROM tasks INDEXED BY tasks_live WHERE live = 1 ORDER BY id")]
+        live = rows.live(body, cid, path, held.texts(f"live:{cid}") if texts else None)
+        conversations[cid] = ConversationState(last, live, last_compaction)
+    live_tasks = [rows.task(body, tid, path, held.texts(f"task:{tid}") if texts else None)
+                  for tid, body, texts in conn.execute(
+                      "SELECT id, body, texts FROM tasks INDEXED BY tasks_live WHERE live = 1 ORDER BY id")]
     unsettled = [rows.submission(body, sid, path) for sid, body in conn.execute(
         # In the order they were first committed (as the memory store keeps them); INDEXED BY,
         # or the ORDER BY would make the planner scan every submission ever made.

@@ -23,7 +23,7 @@ rows `session` and `barriers` (version 5) are the file's side of its commit mark
 from __future__ import annotations
 
 APPLICATION_ID = 0x44524231  # "DRB1"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -78,5 +78,14 @@ MIGRATIONS: dict[int, list[str]] = {
     5: [
         "INSERT OR IGNORE INTO meta (key, value) VALUES ('session', lower(hex(randomblob(16))))",
         "INSERT OR IGNORE INTO meta (key, value) VALUES ('barriers', '0')",
+    ],
+    # Version 6: long texts of live rows kept apart, in pieces keyed by stream and number
+    # (`durable.storage.texts`): a streamed answer is written by what it gained, not whole at every
+    # commit. A row's `texts` column maps the fields blanked in its body to their streams. Older
+    # rows keep their texts inline (NULL).
+    6: [
+        "CREATE TABLE texts (id INTEGER PRIMARY KEY, body TEXT NOT NULL) STRICT",
+        "ALTER TABLE tasks ADD COLUMN texts TEXT",
+        "ALTER TABLE documents ADD COLUMN texts TEXT",
     ],
 }

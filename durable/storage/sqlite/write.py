@@ -30,25 +30,44 @@ from ...errors import (
     StorageClosed,
     StorageError,
 )
-from ..rows import EncodedBatch
+from ..rows import EncodedBatch, written_texts
+from ..texts import HeldTexts
 from . import space
 from .lock import FileLock
 from .mark import CommitMark
 from .opening import WAL_LIMIT, commit_level, counted, rollback
 
-_TASKS = ("INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id, body) VALUES (?,?,?,?,?,?,?) "
-          "ON CONFLICT (id) DO UPDATE SET state = excluded.state, live = excluded.live, body = excluded.body")
+_TASKS = ("INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id, body, texts) "
+          "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, live = excluded.live, "
+          "body = excluded.body, texts = excluded.texts")
 _ENTRIES = "INSERT INTO entries (conversation_id, seq, kind, body, tokens) VALUES (?,?,?,?,?)"
 _SUBMISSIONS = ("INSERT INTO submissions (id, conversation_id, status, body) VALUES (?,?,?,?) "
                 "ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body")
 _COUNT = "UPDATE meta SET value = ? WHERE key = 'barriers'"
-_DOCUMENTS = ("INSERT INTO documents (conversation_id, body) VALUES (?,?) "
-              "ON CONFLICT (conversation_id) DO UPDATE SET body = excluded.body")
+_DOCUMENTS = ("INSERT INTO documents (conversation_id, body, texts) VALUES (?,?,?) "
+              "ON CONFLICT (conversation_id) DO UPDATE SET body = excluded.body, texts = excluded.texts")
+_PUT = "INSERT INTO texts (id, body) VALUES (?,?) ON CONFLICT (id) DO UPDATE SET body = excluded.body"
+_DROP = "DELETE FROM texts WHERE id BETWEEN ? AND ?"
 
 
-def apply_rows(conn: Any, rows: EncodedBatch) -> None:
+def held_texts(conn: Any) -> HeldTexts:
+    """The long texts a session file keeps apart (`durable.storage.texts`), read whole: only live
+    rows have them."""
+    owners = [(f"live:{cid}", col) for cid, col in conn.execute(
+        "SELECT conversation_id, texts FROM documents WHERE texts IS NOT NULL")]
+    owners += [(f"task:{tid}", col) for tid, col in conn.execute(
+        "SELECT id, texts FROM tasks INDEXED BY tasks_live WHERE live = 1 AND texts IS NOT NULL")]
+    return HeldTexts.load(owners, conn.execute("SELECT id, body FROM texts ORDER BY id"))
+
+
+def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None) -> None:
     """Write `rows` in the open transaction of `conn` (a `sqlite3` connection, or an `apsw` one:
-    `durable.testing.powercut` writes the store's own SQL). A later upsert of a key wins."""
+    `durable.testing.powercut` writes the store's own SQL). A later upsert of a key wins. `held`:
+    the texts the file keeps apart, as of this transaction (None: read them now). A live document
+    whose row did not change is not written again."""
+    if held is None:
+        held = held_texts(conn)
+    rows, puts, drops = written_texts(rows, held)
     if rows.tasks:  # `EncodedTask` rows are the columns in order (`live`, a bool, binds as 0/1)
         conn.executemany(_TASKS, rows.tasks)
     if rows.entries:
@@ -57,6 +76,10 @@ def apply_rows(conn: Any, rows: EncodedBatch) -> None:
         conn.executemany(_SUBMISSIONS, rows.submissions)
     if rows.live:
         conn.executemany(_DOCUMENTS, rows.live)
+    if drops:
+        conn.executemany(_DROP, drops)
+    if puts:
+        conn.executemany(_PUT, puts)
 
 
 def drop_failed_frames(conn: Any) -> None:
@@ -133,18 +156,25 @@ class SQLiteWrites:
         self.checkpoints = 0  # passive checkpoints made by `bound_wal`
         self.mark: CommitMark | None = None  # the commit mark (`durable.storage.sqlite.mark`), while open
         self._counted = 0  # barrier commits the file holds (its `meta.barriers`)
+        self._session = ""  # the file's `meta.session`
         self._exhausted: bool | None = None  # whether the file could hardly grow when the last commit failed
         self._wal_due = False  # a barrier was written with the WAL past `WAL_LIMIT`
+        self.texts = HeldTexts()  # the long texts the file keeps apart (`durable.storage.texts`)
 
     def opened(self, path: str, lock: FileLock, conn: sqlite3.Connection) -> None:
         """The store owns the file at `path` (resolved) by `lock` and opened it on `conn`, at the
-        level of a barrier; its commit mark is opened and brought up to the file's count."""
-        session, self._counted = counted(conn, path) or ("", 0)
-        self.mark = CommitMark(path, session, self._counted)
+        level of a barrier; what the file keeps apart is loaded (`marked` opens its mark, once the
+        file was read whole: a refused open leaves nothing beside it)."""
         self.path = self.location = path
         self.lock = lock
-        self.conn = conn
+        self.conn = conn  # first: whatever fails below, the store's close closes it
         self.level = commit_level(self.synchronous, True)
+        self._session, self._counted = counted(conn, path) or ("", 0)
+        self.texts = held_texts(conn)
+
+    def marked(self) -> None:
+        """Open the commit mark and bring it up to the file's count."""
+        self.mark = CommitMark(self.path, self._session, self._counted)
 
     def closed(self) -> sqlite3.Connection | None:
         """The store is closing: the connection to close, if any (nothing is written after)."""
@@ -178,18 +208,22 @@ class SQLiteWrites:
             conn.execute(f"PRAGMA synchronous = {level}")
             self.level = level
         conn.execute("BEGIN IMMEDIATE")
+        self.texts.begin()
 
     def apply(self, rows: EncodedBatch) -> None:
-        apply_rows(self._conn(), rows)
+        apply_rows(self._conn(), rows, self.texts)
 
     def savepoint(self) -> None:
         self._conn().execute("SAVEPOINT batch")
+        self.texts.savepoint()
 
     def rollback_to_savepoint(self) -> None:
         self._conn().execute("ROLLBACK TO SAVEPOINT batch")
+        self.texts.rollback_to_savepoint()
 
     def release_savepoint(self) -> None:
         self._conn().execute("RELEASE SAVEPOINT batch")
+        self.texts.release_savepoint()
 
     def commit(self) -> None:
         conn = self._conn()
@@ -197,6 +231,7 @@ class SQLiteWrites:
         if full:  # a barrier counts itself (`durable.storage.sqlite.mark`)
             conn.execute(_COUNT, (str(self._counted + 1),))
         conn.execute("COMMIT")
+        self.texts.commit()
         self.commits += 1
         if full:
             self.barriers += 1
@@ -221,6 +256,7 @@ class SQLiteWrites:
             pass
 
     def rollback(self, failure: BaseException) -> None:
+        self.texts.rollback()
         conn = self.conn
         if conn is None:
             return
