@@ -67,7 +67,7 @@ class Session(Head):
         self.disk_full_patience = disk_full_patience
         # Changes refused for a passing cause and not finished yet, by number: set when they finish.
         self._refused: dict[int, anyio.Event] = {}
-        self._moved = anyio.Event()  # set (and replaced) whenever `_published` moves on
+        self._moved: anyio.Event | None = None  # set whenever `_published` moves on, while anyone waits
         self._stop = anyio.Event()  # `stop_retrying()`: commits are no longer tried again
 
     @asynccontextmanager
@@ -216,6 +216,8 @@ class Session(Head):
     async def _finished_before(self, number: int) -> None:
         """Wait until every change issued before `number` has finished (landed or given up)."""
         while self._published < number - 1:
+            if self._moved is None:
+                self._moved = anyio.Event()
             await self._moved.wait()
 
     async def _resync(self, change: Change) -> None:
@@ -315,9 +317,9 @@ class Session(Head):
                             stream.send_nowait(live)
                         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                             self._followers.remove((follow_cid, stream))
-        if moved:  # wake those waiting for the changes before theirs to finish
+        if moved and self._moved is not None:  # wake those waiting for the changes before theirs to finish
             self._moved.set()
-            self._moved = anyio.Event()
+            self._moved = None
 
 
     # ------------------------------------------------------------------ observing

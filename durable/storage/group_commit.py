@@ -107,17 +107,13 @@ def merged(batches: Sequence[EncodedBatch]) -> EncodedBatch:
     refused); a row's long texts are those of its last write. A barrier if one of them is."""
     if len(batches) == 1:
         return batches[0]
-    tasks = tuple({t.id: t for b in batches for t in b.tasks}.values())
-    live = tuple({d[0]: d for b in batches for d in b.live}.values())
-    texts = {owner: long for b in batches for owner, long in b.texts}
-    owners = [f"task:{t.id}" for t in tasks] + [f"live:{d[0]}" for d in live]  # as `encode_batch` orders them
     return EncodedBatch(
-        tasks,
+        tuple({t.id: t for b in batches for t in b.tasks}.values()),
         tuple(e for b in batches for e in b.entries),
         tuple({s[0]: s for b in batches for s in b.submissions}.values()),
-        live,
+        tuple({d[0]: d for b in batches for d in b.live}.values()),
         any(b.barrier for b in batches),
-        tuple((owner, texts[owner]) for owner in owners if owner in texts),
+        tuple({owner: long for b in batches for owner, long in b.texts}.items()),
     )
 
 

@@ -109,15 +109,20 @@ def written_texts(rows: EncodedBatch, held: texts_.HeldTexts) -> tuple[EncodedBa
     the pieces to write and the streams to drop."""
     puts: list[texts_.Put] = []
     drops: list[texts_.Drop] = []
-    columns: dict[str, str | None] = {}
+    columns: dict[str, str] = {}
     for owner, long in rows.texts:
-        new_puts, new_drops, columns[owner] = held.write(owner, long)
-        puts += new_puts
-        drops += new_drops
-    tasks = tuple([t._replace(texts=columns.get(f"task:{t.id}")) for t in rows.tasks])
+        if long or held.has(owner):
+            new_puts, new_drops, col = held.write(owner, long)
+            puts += new_puts
+            drops += new_drops
+            if col is not None:
+                columns[owner] = col
+    tasks = rows.tasks
+    if columns:
+        tasks = tuple([t._replace(texts=columns.get(f"task:{t.id}")) for t in tasks])
     live = []
     for cid, body, _ in rows.live:
-        col = columns.get(f"live:{cid}")
+        col = columns.get(f"live:{cid}") if columns else None
         if held.changed(cid, body, col):
             live.append((cid, body, col))
     return EncodedBatch(tasks, rows.entries, rows.submissions, tuple(live), rows.barrier), puts, drops

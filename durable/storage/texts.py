@@ -173,6 +173,10 @@ class HeldTexts:
         found.next = found._next = max(found.next, 1 + max(texts, default=0))
         return found
 
+    def has(self, owner: str) -> bool:
+        """Whether `owner` has texts kept apart, as of the transaction."""
+        return bool(self._new[owner] if owner in self._new else self.held.get(owner))
+
     def texts(self, owner: str) -> dict[str, str]:
         """The committed texts of `owner`, by field."""
         return {field: stream.text for field, stream in self.held.get(owner, {}).items()}

@@ -26,11 +26,10 @@ from .files import OPEN_FLAGS, check_ours, file_error
 
 SUFFIX = "-mark"
 _MAGIC = b"durable-mark 1"
-_COUNT_DIGITS = 20
 
 
 def _record(session: str, barriers: int) -> bytes:
-    body = b"%s %s %0*d" % (_MAGIC, session.encode(), _COUNT_DIGITS, barriers)
+    body = b"%s %s %020d" % (_MAGIC, session.encode(), barriers)
     return body + b" %08x\n" % zlib.crc32(body)
 
 
