@@ -14,6 +14,9 @@ ratios measured within each round.
     raw one-transaction-per-commit rate of (a). Target: >= 3x raw at 64. For context the table also
     shows raw sqlite3 with synchronous=OFF: what the same statements cost without any fsync, the
     ceiling that saving fsyncs (all group commit does) can approach.
+(d) With `--before REF`: (a) and (b) at 64 committers on the code of REF and on this code, each in
+    a child process of its own, taking turns within every round; the ratio now / before is the
+    median of the rounds' own ratios (what this code's changes cost or gain, on a noisy machine).
 (c) Open time of a file with 1,000,000 entries (and 100,000 terminal tasks, 10,000 settled
     submissions, 10 live tasks) against one with 1,000 entries (100 terminal tasks, 10 settled
     submissions, 10 live tasks). The big file is built with raw sqlite3 inserts of rows encoded
@@ -208,13 +211,49 @@ async def time_opens(paths: list[str], runs: int) -> list[tuple[float, float, in
 # ----------------------------------------------------------------------------- report
 
 
+def child(directory: str, sequential_n: int, concurrent_total: int) -> None:
+    """(d)'s child: (a) and (b) at 64 committers with whatever `durable` it imports; one JSON line."""
+    import json
+
+    seq = trio.run(store_sequential, fresh(directory, "child-seq.db"), sequential_n)
+    g64, txns = trio.run(store_concurrent, fresh(directory, "child-g64.db"), 64, concurrent_total)
+    print(json.dumps({"seq": seq, "g64": g64, "t64": txns}))
+
+
+def run_child(directory: str, sequential_n: int, concurrent_total: int, pythonpath: str | None) -> dict[str, float]:
+    import json
+    import subprocess
+
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    done = subprocess.run([sys.executable, __file__, "--child", directory, str(sequential_n), str(concurrent_total)],
+                          capture_output=True, text=True, env=env, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def export(ref: str) -> str:
+    import subprocess
+
+    folder = tempfile.mkdtemp(prefix="durable-bench-before-")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    archive = subprocess.run(["git", "archive", ref, "durable"], capture_output=True, check=True, cwd=root).stdout
+    subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
+    return folder
+
+
 def main() -> int:
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+        child(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dir", default=None, help="where the temporary files go (default: the system temp dir)")
     parser.add_argument("--quick", action="store_true", help="fewer commits and a 100,000-entry big file")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds of (a) and (b) (>= 5 for the "
                         "figures; fewer for a quick run)")
+    parser.add_argument("--before", default=None, help="(d): compare with the code of this git ref")
     args = parser.parse_args()
+    before = export(args.before) if args.before else None
     sequential_n = 1000 if args.quick else 3000
     concurrent_total = 2048 if args.quick else 6400
     big_entries = 100_000 if args.quick else 1_000_000
@@ -241,6 +280,11 @@ def main() -> int:
                 rate, txns = trio.run(store_concurrent, fresh(directory, f"group{committers}.db"), committers,
                                       concurrent_total)
                 m[f"g{committers}"], m[f"t{committers}"] = rate, txns
+            if before is not None:  # taking turns, the first one alternating between rounds
+                order = [("now", None), ("before", before)]
+                for which, pythonpath in (order if rnd % 2 == 0 else order[::-1]):
+                    got = run_child(directory, sequential_n, concurrent_total, pythonpath)
+                    m[f"{which}_seq"], m[f"{which}_g64"] = got["seq"], got["g64"]
             rounds.append(m)
             print(f"  round {rnd + 1}/{args.rounds}: raw {m['raw']:,.0f}, store {m['ours']:,.0f}, "
                   f"64 committers {m['g64']:,.0f} commits/s ({m['g64'] / m['raw']:.2f}x raw)", flush=True)
@@ -269,6 +313,14 @@ def main() -> int:
             txns = statistics.median(m[f"t{committers}"] for m in rounds)
             rows.append((f"    transactions for {batches} batches", f"{txns:.0f}", f"{batches / txns:.1f} per txn",
                          "", ""))
+
+        if before is not None:
+            for key, label in (("seq", "(a) sequential"), ("g64", "(b) 64 committers")):
+                ratios = [m[f"now_{key}"] / m[f"before_{key}"] for m in rounds]
+                med = statistics.median(ratios)
+                rows.append((f"(d) {label}, before {args.before}", f"{mm(f'before_{key}')} commits/s", "", "", ""))
+                rows.append((f"(d) {label}, now", f"{mm(f'now_{key}')} commits/s",
+                             f"{med:.2f}x before ({min(ratios):.2f}-{max(ratios):.2f})", ">= 0.9x", _met(med >= 0.9)))
 
         small, big = fresh(directory, "small.db"), fresh(directory, "big.db")
         build_history(small, 1_000, terminal_tasks=100, settled=10)

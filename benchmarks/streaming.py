@@ -1,21 +1,21 @@
-"""Benchmark: the CPU cost of persisting a streamed answer's partials.
+"""Benchmark: what persisting a streamed answer costs: bytes written to disk, and CPU.
 
-Run: `python benchmarks/streaming.py [--seconds 5] [--rate 1000]`.
-Not a test: it prints a table and whether the target (persisting partials at
-`progress.persist_within` = 100 ms costs < 5% of one core) is met, and writes
+Run: `python benchmarks/streaming.py [--rounds 3] [--before REF] [--seconds 5] [--rate 1000]`.
+Not a test: it prints tables and whether the targets are met, and writes
 `results/streaming.json` and its section of `results/results.md`.
 
-A FauxModel streams one answer of `rate x seconds` tokens (4 characters each) at `rate`
-tokens/s. Each case runs in a fresh process and measures its CPU time (user + system, all
-threads: `resource.getrusage`) over the stream's wall time:
-
-- baseline: the same faux stream consumed directly, no harness;
-- the harness with `persist_within` 0.1 s (the default) and 0 (every delta committed), on an
-  SQLite file with the default synchronous level (EXTERNAL): one submission, streamed, answered.
-
-The cost of persisting partials is the harness's CPU minus the baseline's, as a fraction of one
-core. The partial is committed into the live document as the whole text so far (what a UI
-needs to render it after a crash), so a commit's size grows with the answer.
+(a) Write amplification. A FauxModel streams one answer of 30 kB or 300 kB in deltas of 100
+    characters at 1,000 deltas/s (100 kB/s), into a harness on a fresh SQLite file (defaults:
+    WAL, external synchrony), at `progress.persist_within` 0, 0.02 and 0.1 s. Each case runs in a
+    fresh process and measures, from the submit to the harness's close (which checkpoints the
+    WAL into the file), the process's `write_bytes` (/proc/self/io: every page it dirtied, WAL and
+    database) over the answer's length, its CPU time (user + system, all threads) and the
+    commits. The same cases run on the code of `--before` (default: where this branch started:
+    partials rewritten whole at every flush) in the same run, interleaved: medians (min-max) of
+    `--rounds` rounds. Target: <= 3x the text at any `persist_within`; CPU no higher than before.
+(b) CPU cost of persisting partials: `--rate` tokens/s (4 characters each) for `--seconds` s, the
+    harness at `persist_within` 0.1 and 0, against the faux stream consumed directly.
+    Target: < 5% of one core at 0.1 s.
 """
 
 from __future__ import annotations
@@ -23,11 +23,15 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
 
-TOKEN = "tok "  # 4 characters, the faux model's token size
+TOKEN = "tok "  # 4 characters, the faux model's token size in (b)
+DELTA = 100  # characters a delta in (a)
+DELTAS_PER_SECOND = 1000
 
 
 def _usage() -> tuple[float, float]:
@@ -46,7 +50,42 @@ def _io_written() -> int | None:
     return None
 
 
-def child(mode: str, rate: float, seconds: float) -> None:
+def _answer(size: int) -> str:
+    line = "A long answer streams in, line after line, and every line is kept. "
+    return (line * (size // len(line) + 1))[:size]
+
+
+def amplification_child(size: int, persist_within: float) -> None:
+    import anyio
+
+    import durable
+    from durable.models import FauxModel, faux
+
+    text = _answer(size)
+
+    async def main() -> dict:
+        path = os.path.join(tempfile.mkdtemp(prefix="durable-bench-amp-"), "s.sqlite")
+        model = FauxModel([faux.reply("warm up"), faux.reply(text)], tokens_per_second=DELTAS_PER_SECOND,
+                          token_size=DELTA)
+        settings = durable.Settings(progress=durable.Progress(persist_within=persist_within), check_integrity=False)
+        h = durable.open_harness(path, model=model, settings=settings)
+        async with h:
+            await (await h.root.submit("warm up")).wait()
+            commits0, io0 = h.storage.commits, _io_written()
+            t0, c0 = _usage()
+            status = await (await h.root.submit("Stream a long answer")).wait()
+            t1, c1 = _usage()
+            commits = h.storage.commits - commits0
+        io1 = _io_written()  # after the close: its checkpoint of the WAL into the file counts
+        assert isinstance(status, durable.Answered) and len(status.text) == size, status
+        shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+        return {"wall": t1 - t0, "cpu": c1 - c0, "commits": commits,
+                "bytes": (io1 - io0) if io0 is not None and io1 is not None else None}
+
+    print(json.dumps(anyio.run(main)))
+
+
+def cpu_child(mode: str, rate: float, seconds: float) -> None:
     import anyio
 
     import durable
@@ -57,101 +96,148 @@ def child(mode: str, rate: float, seconds: float) -> None:
 
     async def baseline() -> dict:
         model = FauxModel([faux.reply(text)], tokens_per_second=rate, token_size=len(TOKEN))
-        request = ModelRequest("system", ())
         n = 0
         t0, c0 = _usage()
-        async for event in model.stream(request):
+        async for event in model.stream(ModelRequest("system", ())):
             n += type(event).__name__ == "TextDelta"
         t1, c1 = _usage()
         return {"wall": t1 - t0, "cpu": c1 - c0, "deltas": n}
 
     async def harness(persist_within: float) -> dict:
         path = os.path.join(tempfile.mkdtemp(prefix="durable-bench-stream-"), "s.sqlite")
-        model = FauxModel([faux.reply(text)], tokens_per_second=rate, token_size=len(TOKEN))
+        model = FauxModel([faux.reply("warm up"), faux.reply(text)], tokens_per_second=rate, token_size=len(TOKEN))
         settings = durable.Settings(progress=durable.Progress(persist_within=persist_within))
         async with durable.open_harness(path, model=model, settings=settings) as h:
-            # warm up the engine (codec hooks, statements) with a short turn, outside the measurement
-            model.script.insert(0, faux.reply("warm up"))
             await (await h.root.submit("warm up")).wait()
             commits0, io0 = h.storage.commits, _io_written()
             t0, c0 = _usage()
-            sub = await h.root.submit("Stream a long answer")
-            status = await sub.wait()
+            status = await (await h.root.submit("Stream a long answer")).wait()
             t1, c1 = _usage()
             commits, io1 = h.storage.commits - commits0, _io_written()
         assert isinstance(status, durable.Answered), status
+        shutil.rmtree(os.path.dirname(path), ignore_errors=True)
         return {"wall": t1 - t0, "cpu": c1 - c0, "deltas": tokens, "commits": commits,
-                "bytes_written": (io1 - io0) if io0 is not None and io1 is not None else None}
+                "bytes": (io1 - io0) if io0 is not None and io1 is not None else None}
 
-    import shutil
-
-    tempfile.tempdir = tempfile.mkdtemp(prefix="durable-bench-stream-")  # every file of this child goes here
-    try:
-        if mode == "baseline":
-            r = anyio.run(baseline)
-        else:
-            r = anyio.run(harness, float(mode))
-    finally:
-        shutil.rmtree(tempfile.tempdir, ignore_errors=True)
-    r["mode"] = mode
+    r = anyio.run(baseline) if mode == "baseline" else anyio.run(harness, float(mode))
     print(json.dumps(r))
+
+
+def _export(ref: str) -> str:
+    """The tree of `ref` in a temporary directory (its `durable` importable from there)."""
+    import _common as c
+
+    folder = tempfile.mkdtemp(prefix="durable-bench-before-")
+    archive = subprocess.run(["git", "archive", ref, "durable"], capture_output=True, check=True, cwd=c.ROOT).stdout
+    subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
+    return folder
+
+
+def _run(argv: list[str], pythonpath: str | None) -> dict:
+    import _common as c
+
+    env = c.child_env()
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    proc = subprocess.run([sys.executable, *argv], capture_output=True, text=True, env=env, cwd=str(c.ROOT),
+                          timeout=1800)
+    if proc.returncode != 0:
+        raise RuntimeError(f"child {argv} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
+    return json.loads([line for line in proc.stdout.splitlines() if line.startswith("{")][-1])
+
+
+def _mm(xs: list[float], fmt: str) -> str:
+    import statistics
+
+    return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
 
 
 def main(argv: list[str]) -> None:
     import argparse
+    import statistics
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import _common as c
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--before", default="198345f", help="the code to compare with (a git ref)")
+    p.add_argument("--sizes", default="30000,300000")
+    p.add_argument("--persist", default="0,0.02,0.1")
     p.add_argument("--seconds", type=float, default=5.0)
-    p.add_argument("--rate", type=float, default=1000.0, help="tokens per second")
+    p.add_argument("--rate", type=float, default=1000.0, help="tokens per second in (b)")
     args = p.parse_args(argv)
     me = os.path.abspath(__file__)
     print(f"streaming: {c.machine_line()}")
-    results = {}
-    for mode in ("baseline", "0.1", "0"):
-        print(f"  {mode} ...", flush=True)
-        results[mode] = c.run_child([me, "--child", mode, str(args.rate), str(args.seconds)])
-        r = results[mode]
-        print(f"    {r['deltas'] / r['wall']:.0f} tokens/s over {r['wall']:.2f} s, CPU {r['cpu']:.3f} s", flush=True)
-    base = results["baseline"]
-    base_frac = base["cpu"] / base["wall"]
-    body = []
+    before = _export(args.before)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    persists = [float(x) for x in args.persist.split(",")]
+    cases = [(code, size, pw) for size in sizes for pw in persists for code in ("before", "now")]
+    amp: dict[tuple[str, int, float], list[dict]] = {case: [] for case in cases}
+    try:
+        for rnd in range(args.rounds):
+            for code, size, pw in cases:
+                r = _run([me, "--amplification", str(size), str(pw)], before if code == "before" else None)
+                amp[(code, size, pw)].append(r)
+                print(f"  round {rnd + 1}: {code:6} {size // 1000:3d} kB at {pw:g} s: {r['bytes'] / size:6.1f}x "
+                      f"the text, {r['commits']} commits, CPU {r['cpu']:.3f} s", flush=True)
+    finally:
+        shutil.rmtree(before, ignore_errors=True)
+    body, rows_json, worst = [], [], 0.0
+    for size in sizes:
+        for pw in persists:
+            b, n = amp[("before", size, pw)], amp[("now", size, pw)]
+            ratio_b = [x["bytes"] / size for x in b]
+            ratio_n = [x["bytes"] / size for x in n]
+            worst = max(worst, statistics.median(ratio_n))
+            body.append([f"{size // 1000} kB", f"{pw:g} s", _mm(ratio_b, "{:.1f}x"), _mm(ratio_n, "{:.1f}x"),
+                         f"{statistics.median(x['bytes'] for x in n) / 1e6:.2f} MB",
+                         f"{statistics.median(x['commits'] for x in b):.0f} / {statistics.median(x['commits'] for x in n):.0f}",
+                         _mm([x["cpu"] for x in b], "{:.3f} s"), _mm([x["cpu"] for x in n], "{:.3f} s")])
+            rows_json.append({"size": size, "persist_within": pw, "before": b, "now": n})
+
+    print("  (b) CPU cost of persisting partials ...", flush=True)
+    cpu = {mode: _run([me, "--cpu", mode, str(args.rate), str(args.seconds)], None) for mode in ("baseline", "0.1", "0")}
+    base_frac = cpu["baseline"]["cpu"] / cpu["baseline"]["wall"]
+    cpu_rows = []
     for mode, label in (("baseline", "no harness (faux stream consumed directly)"),
-                        ("0.1", "harness, persist_within 0.1 s (default)"),
-                        ("0", "harness, persist_within 0 (every delta)")):
-        r = results[mode]
+                        ("0.1", "harness, persist_within 0.1 s (default)"), ("0", "harness, persist_within 0 (every delta)")):
+        r = cpu[mode]
         frac = r["cpu"] / r["wall"]
-        extra = "-" if mode == "baseline" else f"{100 * (frac - base_frac):.1f}%"
-        commits = r.get("commits")
-        body.append([label, f"{r['deltas'] / r['wall']:.0f}", f"{r['wall']:.2f} s", f"{r['cpu']:.3f} s",
-                     f"{100 * frac:.1f}%", extra, commits if commits is not None else "-",
-                     f"{r['bytes_written'] / 1e6:.1f} MB" if r.get("bytes_written") is not None else "-"])
-    r01 = results["0.1"]
-    extra01 = r01["cpu"] / r01["wall"] - base_frac
-    targets = [("persisting partials at persist_within 0.1 s < 5% of one core (harness - baseline)",
+        cpu_rows.append([label, f"{r['deltas'] / r['wall']:.0f}", f"{r['wall']:.2f} s", f"{r['cpu']:.3f} s",
+                         f"{100 * frac:.1f}%", "-" if mode == "baseline" else f"{100 * (frac - base_frac):.1f}%",
+                         r.get("commits", "-"), f"{r['bytes'] / 1e6:.1f} MB" if r.get("bytes") is not None else "-"])
+    extra01 = cpu["0.1"]["cpu"] / cpu["0.1"]["wall"] - base_frac
+    targets = [("bytes written <= 3x the text at every persist_within (worst median)", f"{worst:.1f}x", worst <= 3),
+               ("persisting partials at persist_within 0.1 s < 5% of one core (harness - baseline)",
                 f"{100 * extra01:.1f}%", extra01 < 0.05)]
     md = "\n".join([
+        f"### Streaming: bytes written for a streamed answer, before ({args.before}) and now\n",
+        c.table(["answer", "persist_within", "written / text, before", "written / text, now", "written now",
+                 "commits before / now", "CPU before", "CPU now"], body),
+        "",
+        f"Deltas of {DELTA} characters at {DELTAS_PER_SECOND:,}/s (100 kB/s); each case in a fresh process, "
+        f"medians (min-max) of {args.rounds} interleaved rounds; written = write_bytes of /proc/self/io from the "
+        "submit to the harness's close (WAL frames, and the close's checkpoint into the file); CPU from the submit to "
+        "the answer. Before: the live document held the whole partial, rewritten at every flush. Now: the partial "
+        "is kept apart in pieces and a flush rewrites its last piece (durable/storage/texts.py).",
+        "",
         f"### Streaming: CPU cost of persisting partials ({args.rate:.0f} tokens/s for {args.seconds:g} s)\n",
         c.table(["case", "tokens/s", "wall", "CPU (all threads)", "CPU / wall (one core = 100%)",
-                 "cost of persisting (minus baseline)", "commits", "written to disk"], body),
+                 "cost of persisting (minus baseline)", "commits", "written to disk"], cpu_rows),
         "",
         c.table(["target", "measured", "result"], [(a, b, c.verdict(ok)) for a, b, ok in targets]),
-        "",
-        "Each case in a fresh process; synchronous=EXTERNAL (partials are lazy commits); the faux model paces tokens with a 1 ms sleep each, so "
-        "its tokens/s is a little under the nominal rate. \"Written to disk\" is the process's write_bytes "
-        "(/proc/self/io: WAL frames and checkpoints). The live document holds the whole partial text, so "
-        "with persist_within 0 each commit rewrites the answer so far.",
     ])
     print()
     print(md)
-    c.save("streaming", {"rate": args.rate, "seconds": args.seconds, "results": results,
+    c.save("streaming", {"rounds": args.rounds, "before": args.before, "amplification": rows_json, "cpu": cpu,
                          "targets": [{"target": a, "measured": b, "met": ok} for a, b, ok in targets]}, md)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) >= 2 and sys.argv[1] == "--child":
-        child(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
+    if len(sys.argv) >= 2 and sys.argv[1] == "--amplification":
+        amplification_child(int(sys.argv[2]), float(sys.argv[3]))
+    elif len(sys.argv) >= 2 and sys.argv[1] == "--cpu":
+        cpu_child(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
     else:
         main(sys.argv[1:])

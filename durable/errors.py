@@ -4,7 +4,7 @@ sentences that name the file, task, conversation or tool concerned.
     DurableError
     +-- StorageError               the session file or space: names it (`location`)
     |   +-- SessionLocked, LockLost, SessionReadOnly, UnsafeSessionFile, NotASession,
-    |   |   SchemaTooNew, CorruptSession, StorageClosed, CommitFailed (+-- DiskFull)
+    |   |   SchemaTooNew, CorruptSession, StorageClosed, CommitFailed (+-- DiskFull, CommitRefused)
     |   +-- ServerUnavailable (+-- CommitOutcomeUnknown)  PostgreSQL: names the server and space
     +-- HarnessError               the host API: HarnessClosed, ConversationBusy, UnknownTask,
     |   UnknownTaskKind, UnknownSubmission, SubmissionUnanswered, ToolResultRejected, ApprovalRejected,
@@ -110,7 +110,15 @@ class CommitFailed(StorageError):
 
 
 class DiskFull(CommitFailed):
-    """A commit was rolled back because the disk (or the file's size limit) is full."""
+    """A commit was rolled back because the disk (or the file's size limit) is full. The message
+    says how much space is left. A harness waits a full disk out for `disk_full_patience`
+    seconds, then stops with this error (nothing acknowledged is lost: open the session again
+    once space is back)."""
+
+
+class CommitRefused(CommitFailed):
+    """A commit was refused for what it holds (a value that cannot be stored, a constraint it
+    breaks): trying it again cannot help, and it takes no other commit with it."""
 
 
 class StorageClosed(StorageError):

@@ -16,6 +16,7 @@
 | `output_retries` | 2 | invalid structured answers sent back to the model; then `unanswered{output_invalid}` |
 | `usage_limits` / `conversation_usage_limits` | None | per run / per conversation (`UsageLimits`) |
 | `approval_timeout` | None | seconds a tool call waits for a person's decision, then denied (None: no limit) |
+| `disk_full_patience` | 60 s | how long a full disk is waited out (commits tried again) before the harness stops |
 """
 
 from __future__ import annotations
@@ -131,6 +132,7 @@ class Settings:
     when_busy: WhenBusy = "queue"
     max_tool_rounds: int = 50
     check_integrity: bool = True
+    disk_full_patience: float = 60.0
     model_options: dict[str, Any] = field(factory=dict)
     # Tool approval (issue 24): how long a call waits for a person's decision, from the commit
     # that made it wait (a durable deadline); None: no limit, it waits across any restarts.
@@ -154,5 +156,7 @@ class Settings:
             raise ValueError(f"output_retries must be >= 0, not {self.output_retries}")
         if self.prepare_timeout <= 0:
             raise ValueError(f"prepare_timeout must be above 0, not {self.prepare_timeout}")
+        if not self.disk_full_patience >= 0:
+            raise ValueError(f"disk_full_patience must be >= 0 seconds, not {self.disk_full_patience}")
         if self.when_busy not in ("queue", "interrupt", "reject"):
             raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {self.when_busy!r}")

@@ -19,7 +19,8 @@ import durable.records
 
 PUBLIC = [
     "Aborted", "Answered", "ApprovalRejected", "ApprovalSlot", "AssistantEntry", "BackgroundJobsUnsupported",
-    "CancelInput", "Change", "Checkpoint", "Clock", "CodecError", "CommitFailed", "Compaction", "CompactionEntry",
+    "CancelInput", "Change", "Checkpoint", "Clock", "CodecError", "CommitFailed", "CommitRefused", "Compaction",
+    "CompactionEntry",
     "CompactionFailure", "CompactionInput", "Conversation", "ConversationBusy", "CorruptSession", "DeferredLive",
     "Diagnostic", "DiskFull", "Done", "DurableError", "Entry", "ErrorDetail", "ErrorInfo", "ErrorReport", "Failed",
     "FailureReason", "FakeClock", "FaultReason", "Faulted", "GenerationInput", "GenerationLive", "Harness",

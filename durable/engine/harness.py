@@ -23,6 +23,7 @@ from attrs import frozen
 
 from ..errors import (
     ApprovalRejected,
+    DiskFull,
     HarnessClosed,
     HarnessError,
     StorageError,
@@ -157,9 +158,12 @@ class Harness(Generic[DepsT]):
 
     async def __aenter__(self) -> Harness[DepsT]:
         opened = await self.storage.open()
+        for warning in opened.warnings:
+            self.report(ErrorReport(warning, topic="disk"))
         try:
             tables = {name: kind.transitions for name, kind in self.kinds.items()}
-            self._session = Session(self.storage, opened, self.clock.now, tables)
+            self._session = Session(self.storage, opened, self.clock.now, tables,
+                                    disk_full_patience=self.settings.disk_full_patience)
             await recovery.charge_interrupted(self._session)
         except BaseException:
             await self.storage.close()
@@ -199,8 +203,11 @@ class Harness(Generic[DepsT]):
         return suppressed
 
     async def resume(self) -> None:
-        """Start running every task that is not terminal. Idempotent."""
+        """Start running every task that is not terminal. Idempotent. Raises the store's error
+        once the harness stopped for it (a full disk that lasted, a lost file): every host call
+        that starts or waits for work resumes first."""
         self._check_open()
+        self._raise_if_broken()
         if self._state is HarnessState.RESUMED:
             return
         self._state = HarnessState.RESUMED
@@ -220,6 +227,7 @@ class Harness(Generic[DepsT]):
         session, scheduler = self.session, self._scheduler
         assert scheduler is not None
         with anyio.CancelScope(shield=True):
+            session.stop_retrying()  # a commit being tried again (a full disk) gives up now
             await scheduler.stop()
             change = session.change()
             for task in list(session.tasks.values()):
@@ -229,6 +237,13 @@ class Harness(Generic[DepsT]):
             try:
                 if change:
                     await session.commit(change)
+            except StorageError as exc:
+                if not isinstance(self._broken, DiskFull):
+                    raise
+                # Stopped for a full disk, which every wait has met: close returns, and the tasks
+                # stay as the file holds them (charged as cut off when the session is opened again).
+                self.report(ErrorReport(f"The harness on {self.storage.location} could not write its running tasks "
+                                        f"back on close: {exc}", raw=repr(exc), topic="storage"))
             finally:
                 session.close_followers()
                 await self.storage.close()
@@ -274,6 +289,7 @@ class Harness(Generic[DepsT]):
         if self._broken is not None:
             return
         self._broken = err
+        self.session.stop_retrying()
         if self._scheduler is not None:
             self._scheduler.cancel_all()
         self.session.release_waiters()

@@ -8,7 +8,7 @@ the `durable` logger (the library adds only a `NullHandler` on `durable`):
 |-------------------------------------------------------------|------------------------|---------|
 | `TaskInterrupted`: `interrupted`; `not_rerun`, `restart_limit` | `durable.recovery`   | INFO; WARNING |
 | `TaskFaulted`: `restart_limit`; `exception`                 | `durable.recovery`; `durable.task` | ERROR |
-| `ErrorReport`: topic `model`, `commit`; `storage`, `task`   | `durable.<topic>`      | WARNING; ERROR |
+| `ErrorReport`: topic `model`, `commit`, `disk`; `storage`, `task` | `durable.<topic>` | WARNING; ERROR |
 | a report callback that raised                               | `durable.reports`      | ERROR, with its traceback |
 
 Each record carries, as `extra`, `report`, `report_type`, `task_id`, `task_kind`,
@@ -39,8 +39,9 @@ FaultReason = Literal["restart_limit", "exception", "storage_error"]
 """Why the harness gave up on a task (`TaskFaulted.reason`)."""
 # What an `ErrorReport` is about: the model provider (a failed attempt, a job that cannot be
 # looked up or cancelled), a commit the store refused (retried), the store stopping for good
-# (lock lost, closed), or task code that raised.
-ErrorTopic = Literal["model", "commit", "storage", "task"]
+# (lock lost, closed, a full disk that lasted), task code that raised, or what a store warns of
+# when it opens (little space left on its disk).
+ErrorTopic = Literal["model", "commit", "storage", "task", "disk"]
 
 
 @frozen
@@ -102,7 +103,7 @@ Report = TaskInterrupted | TaskFaulted | ErrorReport
 ReportCallback = Callable[[Report], None]
 """The `report=` callback of `open_harness`: called synchronously, in commit order."""
 
-_TOPIC_LEVELS: dict[str, int] = {"model": logging.WARNING, "commit": logging.WARNING,
+_TOPIC_LEVELS: dict[str, int] = {"model": logging.WARNING, "commit": logging.WARNING, "disk": logging.WARNING,
                                  "storage": logging.ERROR, "task": logging.ERROR}
 
 

@@ -10,6 +10,7 @@ session, the store or the harness.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
@@ -128,10 +129,11 @@ class Runtime:
         `Session.commit`); if cancelled, the commit in flight completes and the retries stop.
         The host API commits without: the caller gets the refusal (its input was not accepted)."""
 
-        def refused(exc: StorageError) -> None:
+        def refused(exc: StorageError, patience: float) -> None:
             owners = ", ".join(f"task {t.id} ({t.kind})" for t in change.batch.tasks) or "A commit"
-            self.report(ErrorReport(f"{owners[0].upper()}{owners[1:]} could not commit and will try again: {exc}",
-                                    raw=repr(exc), topic="commit"))
+            until = "" if patience == math.inf else f"; tried again for {patience:.0f} s more while the disk stays full"
+            self.report(ErrorReport(f"{owners[0].upper()}{owners[1:]} could not commit and will try again: "
+                                    f"{exc}{until}", raw=repr(exc), topic="commit"))
 
         await self._session.commit(change, retry=refused if retry else None)
         if self._runners is not None:

@@ -10,8 +10,11 @@ Faults: an exception from task code faults that task alone (the kind writes its 
 says why). A refused commit never reaches here as a reason to run a task again: the runtime
 retries it while it may pass (see `Runtime.commit`). A store that refuses for good (damaged,
 read-only, an I/O error that persists) faults the task with reason `storage_error`, so its run
-ends visibly; if even that ending cannot be written, or the lock was lost, the harness is
-broken: its runners stop and every wait ends with the store's error.
+ends visibly; if even that ending cannot be written, or the lock was lost, or a full disk lasted
+past `disk_full_patience` (`DiskFull` reaches here only then: the runtime waits it out before),
+the harness is broken: its runners stop, nothing else is started (no request is sent, no tool
+runs) and every wait ends with the store's error. Nothing is written for a full disk: its tasks
+stay as the file holds them, and resume when the session is opened again with space.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import anyio
 import anyio.abc
 
 from ..codec import CodecError
-from ..errors import CommitFailed, HarnessError, LockLost, StorageClosed, StorageError
+from ..errors import CommitFailed, DiskFull, HarnessError, LockLost, StorageClosed, StorageError
 from ..records import ErrorDetail, ErrorInfo, Task
 from . import recovery, tracing
 from .kinds import TaskKind
@@ -117,10 +120,10 @@ class Scheduler:
             err = _storage_error(exc)
             if err is None or (isinstance(err, CommitFailed) and isinstance(err.__cause__, CodecError)):
                 await self._fault(task.id, exc, "exception")  # a bug in task code, or a value never storable
-            elif isinstance(err, (LockLost, StorageClosed)):
+            elif isinstance(err, (LockLost, StorageClosed, DiskFull)):
                 self.report(ErrorReport(f"Task {task.id} ({task.kind}) stopped: {err}", TaskRef.of(task), repr(err),
                                         topic="storage"))
-                if isinstance(err, LockLost):
+                if isinstance(err, (LockLost, DiskFull)):
                     self._on_broken(err)
             else:  # a store that refuses for good (damaged, read-only, an I/O error that persists)
                 await self._fault(task.id, exc, "storage_error", err)

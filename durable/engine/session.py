@@ -7,8 +7,14 @@ one transaction. Observers (live snapshots, `follow()`, waiters on submissions a
 ever see what is committed, never the head.
 
 A refused commit is either raised (the host API: the head is put back to what the store holds)
-or tried again, rebased on the head (task code: what the task did stays in memory, so an unsafe
-tool that ran is never run again because its result could not be written).
+or tried again (task code: what the task did stays in memory, so an unsafe tool that ran is never
+run again because its result could not be written). The file holds a prefix of the commit order
+also under refusals: a change refused for a passing cause (a full disk, an I/O error) holds back
+every later one until it lands or gives up (the store refuses the later ones already queued; the
+line sends none past it), and is sent again as it was, in its place, once every change before it
+finished; one refused for what it holds (`CommitRefused`) is raised at once and holds back
+nothing. A change that gives up lets the later ones go on as built; the head is put back for
+what it touched.
 
 Invariant: a task's `restarts` counter is cleared by any commit that changes its checkpoint
 (durable progress), and by nothing else.
@@ -24,7 +30,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
 from ..codec import CodecError
-from ..errors import CommitFailed, DiskFull, StorageClosed, StorageError
+from ..errors import CommitFailed, CommitRefused, DiskFull, StorageClosed, StorageError
 from ..records import EMPTY_LIVE, CompactionEntry, Live, StoredEntry, Submission
 from ..storage import rows as _rows
 from ..storage.protocol import Batch, Opened, Storage
@@ -34,12 +40,16 @@ from .context import Context
 from .head import Change, Head
 from .transitions import Transitions
 
+Retry = Callable[[StorageError, float], None]
+"""How task code hears of a refusal its commit will try again: the error, and the seconds of
+`disk_full_patience` left (inf when the disk is not full)."""
+
 
 class Session(Head):
     """The commit line of one session over its store (see the module docstring)."""
 
     def __init__(self, storage: Storage, opened: Opened, now: Callable[[], float],
-                 tables: Mapping[str, Transitions]) -> None:
+                 tables: Mapping[str, Transitions], *, disk_full_patience: float = 60.0) -> None:
         super().__init__(opened, now, tables)
         self.storage = storage
         self.commit_count = 0
@@ -54,6 +64,11 @@ class Session(Head):
         self._settled: dict[str, _Settling] = {}
         self._followers: list[tuple[str, MemoryObjectSendStream[Live]]] = []
         self._placing: dict[str, tuple[anyio.Lock, int]] = {}  # submission id -> its lock, and its users
+        self.disk_full_patience = disk_full_patience
+        # Changes refused for a passing cause and not finished yet, by number: set when they finish.
+        self._refused: dict[int, anyio.Event] = {}
+        self._moved: anyio.Event | None = None  # set whenever `_published` moves on, while anyone waits
+        self._stop = anyio.Event()  # `stop_retrying()`: commits are no longer tried again
 
     @asynccontextmanager
     async def placing(self, submission_id: str) -> AsyncIterator[None]:
@@ -99,18 +114,24 @@ class Session(Head):
     # ------------------------------------------------------------------ the commit line
 
     @tracing.commit
-    async def commit(self, change: Change, *, retry: Callable[[StorageError], None] | None = None) -> None:
+    async def commit(self, change: Change, *, retry: Retry | None = None) -> None:
         """Apply `change` to the head and make it durable. If cancelled after this call started,
         the commit still completes (the store shields it); observers see it either way.
 
-        If the store refuses the commit (disk full, I/O error), nothing of it is on disk. Without
-        `retry` (the host API), the head is put back to what the store holds for everything the
-        change touched and the error is raised. With `retry` (task code), a transient refusal is
-        reported through `retry(error)` and the commit is tried again after a backoff, rebased on
-        the head (what the task did stays in memory: an unsafe tool that ran is never run again
-        because its result could not be written); cancelling the wait gives up, as without
-        `retry`. A refusal that is not transient (a value that can never be stored, a lost lock,
-        a closed or damaged store) is raised at once."""
+        If the store refuses the commit, nothing of it is on disk. Without `retry` (the host
+        API), the head is put back to what the store holds for everything the change touched and
+        the error is raised. With `retry` (task code), a transient refusal is reported through
+        `retry(error, patience_left)` and the same batch is sent again after a backoff (what the
+        task did stays in memory: an unsafe tool that ran is never run again because its result
+        could not be written); cancelling the wait, `stop_retrying()`, or a full disk that lasts
+        `disk_full_patience` seconds (`DiskFull` then says so) gives up, as without `retry`. A
+        refusal that is not transient (`CommitRefused`, a lost lock, a closed or damaged store)
+        is raised at once.
+
+        The file only ever holds a prefix of the commit order, refusals included (see the
+        module docstring): a change sent after one that was refused for a passing cause waits
+        until that one lands or gives up, and a refused one is sent again in its place, once
+        every change before it has finished."""
         for task in change.tasks.values():
             change.batch.tasks.append(task)
         change.batch.live.update(change.lives)
@@ -128,7 +149,12 @@ class Session(Head):
         delay = 0.05
         refused = False  # the store refused this change at least once: nothing of it is on disk
         attempts = 0
+        full_since: float | None = None
         try:
+            if self._refused:  # shielded: once issued, a change reaches the store
+                with anyio.CancelScope(shield=True):
+                    await self._behind_refused(number)
+            batch.first_in_line = self._published == number - 1
             while True:
                 try:
                     await self.storage.commit(batch)
@@ -136,12 +162,25 @@ class Session(Head):
                 except StorageError as exc:
                     refused = True
                     attempts += 1
-                    if retry is None or not _transient(exc, attempts):
+                    if retry is None or not _transient(exc, attempts) or self._stop.is_set():
                         raise
-                    retry(exc)
-                    await anyio.sleep(delay)  # cancelling this wait gives the commit up
+                    self._refused.setdefault(number, anyio.Event())
+                    left = math.inf
+                    if isinstance(exc, DiskFull):
+                        now = anyio.current_time()
+                        full_since = now if full_since is None else full_since
+                        left = self.disk_full_patience - (now - full_since)
+                        if left <= 0:
+                            raise _gave_up(exc, now - full_since) from exc
+                    retry(exc, left)
+                    with anyio.move_on_after(min(delay, left)):  # cancelling this wait gives the commit up
+                        await self._stop.wait()
+                    if self._stop.is_set():
+                        raise
                     delay = min(delay * 2, 5.0)
-                    batch = self._rebased(change)
+                    await self._finished_before(number)  # then it is sent again in its place
+                    batch = Batch(batch.tasks, batch.entries, batch.submissions, batch.live, batch.barrier,
+                                  first_in_line=True)
         except BaseException as exc:
             if refused and not isinstance(exc, StorageClosed):
                 # Put the head back first: until then the marks of what this change ended or
@@ -149,32 +188,37 @@ class Session(Head):
                 # that never reached the store.
                 with anyio.CancelScope(shield=True):
                     await self._resync(change)
-            self._durable[number] = (change, False)
-            self._publish()
+            self._finish(number, change, False)
             raise
-        change.batch = batch
-        self._durable[number] = (change, True)
+        self._finish(number, change, True)
+
+    def stop_retrying(self) -> None:
+        """Give up every commit being tried again, and any later one at its first refusal (a
+        close, or a harness that stops): each raises the refusal it last met."""
+        self._stop.set()
+
+    def _finish(self, number: int, change: Change, held: bool) -> None:
+        self._durable[number] = (change, held)
+        refused = self._refused.pop(number, None)
+        if refused is not None:
+            refused.set()
         self._publish()
 
-    def _rebased(self, change: Change) -> Batch:
-        """The batch to try again for a refused change: its entries, and the head's newest values
-        of the tasks, submissions and live documents it wrote (later commits may have changed
-        them since, and must not be undone by writing the old values). A task or submission
-        that a later change ended is left to that change."""
-        batch = Batch(barrier=change.barrier)
-        batch.entries.extend(change.batch.entries)
-        batch.inbox.extend(change.batch.inbox)
-        for task in change.batch.tasks:
-            head = self.tasks.get(task.id)
-            if head is not None or task.terminal:
-                batch.tasks.append(head or task)
-        for sub in change.batch.submissions:
-            head_sub = self.submissions.get(sub.id)
-            if head_sub is not None or sub.settled:
-                batch.submissions.append(head_sub or sub)
-        for cid in change.batch.live:
-            batch.live[cid] = self.conversation(cid).live
-        return batch
+    async def _behind_refused(self, number: int) -> None:
+        """Wait until no change issued before `number` stands refused (being tried again): the
+        store must never write a later change before it."""
+        while True:
+            earlier = [event for n, event in self._refused.items() if n < number]
+            if not earlier:
+                return
+            await earlier[0].wait()
+
+    async def _finished_before(self, number: int) -> None:
+        """Wait until every change issued before `number` has finished (landed or given up)."""
+        while self._published < number - 1:
+            if self._moved is None:
+                self._moved = anyio.Event()
+            await self._moved.wait()
 
     async def _resync(self, change: Change) -> None:
         """Put the head back to the store's values for what a refused change touched. Entry seqs
@@ -240,7 +284,9 @@ class Session(Head):
             self.conversation(cid).live = live
 
     def _publish(self) -> None:
+        moved = False
         while self._published + 1 in self._durable:
+            moved = True
             self._published += 1
             change, held = self._durable.pop(self._published)
             for task in change.batch.tasks:
@@ -271,6 +317,10 @@ class Session(Head):
                             stream.send_nowait(live)
                         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                             self._followers.remove((follow_cid, stream))
+        if moved and self._moved is not None:  # wake those waiting for the changes before theirs to finish
+            self._moved.set()
+            self._moved = None
+
 
     # ------------------------------------------------------------------ observing
 
@@ -347,10 +397,18 @@ IO_ERROR_ATTEMPTS = 8  # a refusal other than a full disk is tried this often (~
 
 
 def _transient(exc: StorageError, attempts: int) -> bool:
-    """A refusal that may pass, as opposed to one that never will (a value that cannot be
-    stored, a lost lock, a read-only, closed or damaged store). A full disk is waited out for as
-    long as it lasts; another I/O error only `IO_ERROR_ATTEMPTS` times, so a permanent one that
-    looks transient still ends visibly."""
+    """A refusal that may pass, as opposed to one that never will (`CommitRefused`: a value that
+    cannot be stored; a lost lock, a read-only, closed or damaged store). A full disk is waited
+    out for `disk_full_patience` seconds (see `Session.commit`); another I/O error only
+    `IO_ERROR_ATTEMPTS` times, so a permanent one that looks transient still ends visibly."""
     if isinstance(exc, DiskFull):
         return True
-    return isinstance(exc, CommitFailed) and not isinstance(exc.__cause__, CodecError) and attempts < IO_ERROR_ATTEMPTS
+    return (isinstance(exc, CommitFailed) and not isinstance(exc, CommitRefused)
+            and not isinstance(exc.__cause__, CodecError) and attempts < IO_ERROR_ATTEMPTS)
+
+
+def _gave_up(exc: DiskFull, waited: float) -> DiskFull:
+    """The error a commit gives up with once the disk stayed full for its patience."""
+    return DiskFull(f"{exc}. The disk stayed full for {waited:.0f} s (disk_full_patience): durable stops starting "
+                    f"work; nothing acknowledged is lost: free some space and open the session again",
+                    location=exc.location)

@@ -8,15 +8,16 @@ constraint, a value the driver cannot send) is rolled back to its savepoint, and
 commit together. 3. If that transaction fails as a whole (a full disk, an I/O error), each batch
 in a transaction of its own. A group of one batch is written alone.
 
-What every caller is promised: its batch is applied whole or not at all, in the order the jobs
-were queued (a later write of a task, submission or live document wins), and it learns the
-outcome of exactly its own batch; a refused batch never takes another with it. A group holding a
-barrier is written as a barrier as a whole (durable when the callers are told); a group of lazy
-batches may be written lazily (a power cut may lose it until the next barrier); a batch written
-alone, at its own level. Every transaction is fenced: a store that lost ownership writes nothing.
-The primitives raise a `StorageError` for what concerns the store rather than the transaction
-(ownership lost: `LockLost`; the store closed; a commit whose outcome cannot be learnt): every
-caller of the group not yet told gets it, and nothing is tried again.
+Every caller's batch is applied whole or not at all, in queue order (a later write of a key
+wins), and it learns the outcome of exactly its own batch; one refused for what it holds
+(`CommitRefused`) never takes another with it. One that fails for a passing cause (a full disk,
+an I/O error) holds back every later batch not first in line (`Batch.first_in_line`): refused with
+the same error, untried, until one first in line comes, so the file never holds a later commit
+without an earlier one. A group holding a barrier is written as a barrier (durable when the
+callers are told); a group of lazy batches may be written lazily; a batch alone, at its own
+level. Every transaction is fenced: a store that lost ownership writes nothing. A `StorageError`
+from a primitive concerns the store, not the transaction (ownership lost, the store closed, a
+commit whose outcome cannot be learnt): every caller not yet told gets it; nothing is retried.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
-from ..errors import CommitFailed, StorageError
+from ..errors import CommitFailed, CommitRefused, StorageError
 from .rows import EncodedBatch
 from .writer import Job, WriterThread, finish_all
 
@@ -85,9 +86,10 @@ class Transactions(Protocol):
 
 class GroupCommitter(WriterThread[C]):
     """A store's writer thread whose groups of commit jobs are written by this policy on the
-    store's primitives (`_writes`)."""
+    store's primitives (`_writes`). `_held`: the refusal later batches are held back by."""
 
     _writes: Transactions
+    _held: StorageError | None = None
 
     @property
     def commits(self) -> int:
@@ -95,14 +97,14 @@ class GroupCommitter(WriterThread[C]):
         return self._writes.commits
 
     def _write_group(self, group: list[Job]) -> None:
-        commit_group(self._writes, group)
+        self._held = commit_group(self._writes, group, self._held)
 
 
 def merged(batches: Sequence[EncodedBatch]) -> EncodedBatch:
     """The rows of `batches` as one, as if written one after another: the last write of a task,
     submission or live document wins, in the place of its first write (a submission keeps the
     order it was first committed in); entries are kept as they are (a seq written twice is
-    refused). A barrier if one of them is."""
+    refused); a row's long texts are those of its last write. A barrier if one of them is."""
     if len(batches) == 1:
         return batches[0]
     return EncodedBatch(
@@ -112,18 +114,28 @@ def merged(batches: Sequence[EncodedBatch]) -> EncodedBatch:
         tuple({d[0]: d for b in batches for d in b.live}.values()),
         any(b.barrier for b in batches),
         tuple(x for b in batches for x in b.inbox),
+        tuple({owner: long for b in batches for owner, long in b.texts}.items()),
     )
 
 
-def commit_group(tx: Transactions, group: list[Job]) -> None:
+def commit_group(tx: Transactions, group: list[Job], held: StorageError | None = None) -> StorageError | None:
     """Write the commit jobs of `group` (see the module) and finish each exactly once with its
-    own outcome. Never raises: an unexpected error fails the jobs not yet told."""
+    own outcome. `held`: the refusal the batches are held back by (None: none); returns the one
+    after this group. Never raises: an unexpected error fails the jobs not yet told."""
     waiting = group  # the jobs not finished yet
     try:
         refusal = tx.refusal()
         if refusal is not None:
             _fail(group, refusal)
-            return
+            return held
+        if held is not None:
+            first = next((i for i, job in enumerate(group) if job.batch is not None and job.batch.first_in_line),
+                         len(group))
+            _fail(group[:first], _held_back(held, tx.location))
+            waiting = group = group[first:]
+            if not group:
+                return held
+            held = None
         jobs: list[Job] = []
         batches: list[EncodedBatch] = []
         for job in group:
@@ -139,12 +151,20 @@ def commit_group(tx: Transactions, group: list[Job]) -> None:
                     job.error = error
                 waiting = []
                 finish_all(jobs)
-                return
+                return None
         for i, (job, encoded) in enumerate(zip(jobs, batches, strict=True)):
             waiting = jobs[i:]
-            job.error = _write_alone(tx, encoded)
+            assert job.batch is not None
+            if held is not None and not job.batch.first_in_line:
+                job.error = _held_back(held, tx.location)
+            else:
+                held = None
+                job.error = _write_alone(tx, encoded)
+                if job.error is not None and not isinstance(job.error, CommitRefused):
+                    held = job.error
             job.finish()
         waiting = []
+        return held
     except StorageError as exc:
         _fail(waiting, exc)
     except BaseException as exc:  # noqa: BLE001 - a bug here must not leave callers waiting forever
@@ -152,6 +172,15 @@ def commit_group(tx: Transactions, group: list[Job]) -> None:
         error = CommitFailed(f"A commit to {tx.location} failed: {type(exc).__name__}: {exc}", location=tx.location)
         error.__cause__ = exc
         _fail(waiting, error)
+    return None
+
+
+def _held_back(refusal: StorageError, location: str) -> StorageError:
+    """The error of a batch held back behind one refused for a passing cause: of the same class
+    (a full disk stays `DiskFull`), saying why."""
+    kind = type(refusal) if isinstance(refusal, CommitFailed) else CommitFailed
+    return kind(f"A commit to {location} was held back behind an earlier one that failed ({refusal})",
+                location=location)
 
 
 def _write_together(tx: Transactions, batches: list[EncodedBatch]) -> list[StorageError | None] | None:

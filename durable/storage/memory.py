@@ -14,12 +14,13 @@ import os
 import anyio
 
 from .. import codec
-from ..errors import CommitFailed, SessionLocked, StorageClosed
+from ..errors import CommitRefused, SessionLocked, StorageClosed
 from ..records import Live, StoredEntry, Submission, Task
 from ..tokens import NOT_SENT
 from . import rows
 from .protocol import Batch, ConversationState, Opened, RawContext
-from .rows import StoredRows, encode_batch
+from .rows import StoredRows, encode_batch, written_texts
+from .texts import HeldTexts, stream_texts
 
 
 def _seqs(stored: dict[int, tuple[str, str, int]], lo: int, hi: int) -> list[int]:
@@ -39,10 +40,13 @@ class MemoryStorage:
         self.location = f"<memory:{name}>"
         self._open = False
         self.commits = 0
-        self._tasks: dict[int, tuple[str, str, str, bool, int | None, str]] = {}
+        self._tasks: dict[int, tuple[str, str, str, bool, int | None, str, str | None]] = {}
         self._entries: dict[str, dict[int, tuple[str, str, int]]] = {}  # kind, body, tokens
         self._subs: dict[str, tuple[str, str, str]] = {}
-        self._docs: dict[str, str] = {}
+        self._docs: dict[str, tuple[str, str | None]] = {}  # body, texts
+        # Long texts kept apart in pieces, as the SQL stores keep them (`durable.storage.texts`).
+        self._pieces: dict[int, str] = {}
+        self._held = HeldTexts()
 
     async def open(self) -> Opened:
         if self._open:
@@ -50,13 +54,13 @@ class MemoryStorage:
         self._open = True
         await anyio.lowlevel.checkpoint()
         conversations = {}
-        for cid, body in self._docs.items():
+        for cid in self._docs:
             stored = self._entries.get(cid, {})
             last = max(stored, default=0)
             comp = max((seq for seq, (kind, _, _) in stored.items() if kind == "compaction"), default=None)
             last_comp = rows.entry(cid, comp, stored[comp][1], self.location) if comp is not None else None
-            conversations[cid] = ConversationState(last, rows.live(body, cid, self.location), last_comp)
-        live = [rows.task(row[5], tid, self.location) for tid, row in sorted(self._tasks.items()) if row[3]]
+            conversations[cid] = ConversationState(last, self._live(cid), last_comp)
+        live = [self._task(tid) for tid, row in sorted(self._tasks.items()) if row[3]]
         unsettled = [
             rows.submission(b, sid, self.location) for sid, (_, status, b) in self._subs.items() if status == "queued"
         ]
@@ -67,33 +71,49 @@ class MemoryStorage:
         try:
             enc = encode_batch(batch)
         except codec.CodecError as exc:
-            raise CommitFailed(f"A commit to {self.location} was refused: {exc}", location=self.location) from exc
+            raise CommitRefused(f"A commit to {self.location} was refused: {exc}", location=self.location) from exc
         seen: set[tuple[str, int]] = set()  # a seq twice in one batch is refused too, as in SQLite
         for cid, seq, *_ in enc.entries:
             if seq in self._entries.get(cid, {}) or (cid, seq) in seen:
-                raise CommitFailed(
+                raise CommitRefused(
                     f"A commit to {self.location} was refused and rolled back: UNIQUE constraint failed: "
                     f"entries.conversation_id, entries.seq",
                     location=self.location,
                 )
             seen.add((cid, seq))
         # Applied before the first await, so concurrent commits land in the order they were made.
+        held = self._held
+        held.begin()
+        enc, puts, drops = written_texts(enc, held)
         for t in enc.tasks:
-            self._tasks[t.id] = (t.conversation_id, t.kind, t.state, t.live, t.parent_id, t.body)
+            self._tasks[t.id] = (t.conversation_id, t.kind, t.state, t.live, t.parent_id, t.body, t.texts)
         for cid, seq, kind, body, tokens in enc.entries:
             self._entries.setdefault(cid, {})[seq] = (kind, body, tokens)
         for sid, cid, status, body in enc.submissions:
             self._subs[sid] = (cid, status, body)
-        for cid, body in enc.live:
-            self._docs[cid] = body
+        for cid, body, texts in enc.live:
+            self._docs[cid] = (body, texts)
+        for lo, hi in drops:
+            for key in [k for k in self._pieces if lo <= k <= hi]:
+                del self._pieces[key]
+        self._pieces.update(puts)
+        held.commit()
         self.commits += 1
         with anyio.CancelScope(shield=True):
             await anyio.lowlevel.checkpoint()
 
     async def get_task(self, task_id: int) -> Task | None:
         self._check()
-        row = self._tasks.get(task_id)
-        return None if row is None else rows.task(row[5], task_id, self.location)
+        return self._task(task_id) if task_id in self._tasks else None
+
+    def _task(self, task_id: int) -> Task:
+        row = self._tasks[task_id]
+        return rows.task(row[5], task_id, self.location, self._held.texts(f"task:{task_id}") if row[6] else None)
+
+    def _live(self, conversation_id: str) -> Live:
+        body, texts = self._docs[conversation_id]
+        return rows.live(body, conversation_id, self.location,
+                         self._held.texts(f"live:{conversation_id}") if texts else None)
 
     async def find_tasks(
         self,
@@ -107,10 +127,10 @@ class MemoryStorage:
         self._check()
         out: list[Task] = []
         for tid in sorted(self._tasks):
-            cid, k, st, _, parent, body = self._tasks[tid]
+            cid, k, st, _, parent, _, _ = self._tasks[tid]
             if (kind is None or k == kind) and (state is None or st == state) and (
                 conversation_id is None or cid == conversation_id) and (parent_id is None or parent == parent_id):
-                out.append(rows.task(body, tid, self.location))
+                out.append(self._task(tid))
                 if limit is not None and len(out) >= limit:
                     break
         return out
@@ -137,8 +157,7 @@ class MemoryStorage:
 
     async def get_live(self, conversation_id: str) -> Live | None:
         self._check()
-        body = self._docs.get(conversation_id)
-        return None if body is None else rows.live(body, conversation_id, self.location)
+        return self._live(conversation_id) if conversation_id in self._docs else None
 
     async def check_integrity(self) -> list[str]:
         """A store in memory cannot be damaged: nothing to report."""
@@ -148,16 +167,17 @@ class MemoryStorage:
         self._open = False
 
     def stored_rows(self) -> StoredRows:
-        """A copy of every row as stored (index columns and JSON body), in the order the SQLite
-        store gives them; `durable.storage.rows.decode_rows` decodes them. Works open or closed
-        (a reader never owns the store)."""
+        """A copy of every row as stored (index columns and JSON body, long texts joined back),
+        in the order the SQLite store gives them; `durable.storage.rows.decode_rows` decodes them.
+        Works open or closed (a reader never owns the store)."""
+        streams = stream_texts(sorted(self._pieces.items()))
         return StoredRows(
-            [(tid, cid, kind, state, live, parent, body)
-             for tid, (cid, kind, state, live, parent, body) in sorted(self._tasks.items())],
+            [(tid, cid, kind, state, live, parent, rows.joined_body(body, "task", col, streams))
+             for tid, (cid, kind, state, live, parent, body, col) in sorted(self._tasks.items())],
             [(cid, seq, kind, body) for cid in sorted(self._entries)
              for seq, (kind, body, _) in sorted(self._entries[cid].items())],
             [(sid, cid, status, body) for sid, (cid, status, body) in self._subs.items()],
-            sorted(self._docs.items()),
+            [(cid, rows.joined_body(body, "live", col, streams)) for cid, (body, col) in sorted(self._docs.items())],
         )
 
     def _check(self) -> None:

@@ -50,7 +50,14 @@ class Batch:
     result is settled), so it must be on disk, with every commit before it, when `commit`
     returns. A batch with `barrier=False` (a *lazy* commit: a partial answer, a safe tool's
     result) is ordered and atomic like any other and survives a process kill, but a power cut
-    may lose it until the next barrier is written. A store may make every commit a barrier."""
+    may lose it until the next barrier is written. A store may make every commit a barrier.
+
+    `first_in_line` (True unless said otherwise): no batch its sender sent before this one is
+    still in flight. The commit line sends a change made while earlier ones are in flight with
+    False, since it is built on them. A store that refused a batch for a passing cause (a full
+    disk, an I/O error) holds back every later batch that is not first in line (refuses it with
+    the same error, untried) until one first in line comes (`durable.storage.group_commit`), so
+    the file never holds a later commit without an earlier one."""
 
     tasks: list[Task] = field(factory=list)
     entries: list[StoredEntry] = field(factory=list)
@@ -60,6 +67,7 @@ class Batch:
     # The ids of inbox rows this commit consumes (a decision from durable.remote: see `Inbox`): a
     # store with an inbox deletes them in the same transaction; the others have none to delete.
     inbox: list[str] = field(factory=list)
+    first_in_line: bool = True
 
     def __bool__(self) -> bool:
         return bool(self.tasks or self.entries or self.submissions or self.live or self.inbox)
@@ -74,10 +82,13 @@ class ConversationState:
 
 @frozen
 class Opened:
+    """What `Storage.open` found; `warnings`: sentences for the host (little space left)."""
+
     conversations: dict[str, ConversationState]
     live_tasks: list[Task]
     unsettled: list[Submission]
     next_task_id: int
+    warnings: tuple[str, ...] = ()
 
 
 class Storage(Protocol):

@@ -1,6 +1,7 @@
 """Rows as every store keeps them: a batch encoded once into the JSON text and index columns all
-backends store (`encode_batch`), rows decoded back into records with errors that name the row and
-the store, and the one `find_tasks` query both SQL stores build.
+backends store (`encode_batch`, long texts apart: `durable.storage.texts`), rows decoded back into
+records with errors that name the row and the store, and the one `find_tasks` query both SQL
+stores build.
 
 Shared so that every backend accepts, refuses and reads a value the same way. Imports the
 records, the codec and the errors only (never anyio: `durable inspect` reads through it).
@@ -8,7 +9,8 @@ records, the codec and the errors only (never anyio: `durable inspect` reads thr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from itertools import repeat
 from typing import Any, NamedTuple, TypeVar, cast
 
@@ -19,13 +21,15 @@ from .._frozen import define, frozen
 from ..errors import CorruptSession, UnknownTaskKind
 from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
 from ..tokens import stored_tokens
+from . import texts as texts_
 from .protocol import Batch, RawContext
 
 # --------------------------------------------------------------------------- encoding
 
 
 class EncodedTask(NamedTuple):
-    """A task's row; its fields are the `tasks` columns in order (a SQLite store binds it as it is)."""
+    """A task's row; its fields are the `tasks` columns in order (a SQLite store binds it as it is).
+    `texts`: the fields of its long texts, kept apart (`durable.storage.texts`), as a JSON list."""
 
     id: int
     conversation_id: str
@@ -34,6 +38,7 @@ class EncodedTask(NamedTuple):
     live: bool
     parent_id: int | None
     body: str
+    texts: str | None = None  # set by the store as it writes the row: its streams (`durable.storage.texts`)
 
 
 @frozen
@@ -43,9 +48,10 @@ class EncodedBatch:
     tasks: tuple[EncodedTask, ...]
     entries: tuple[tuple[str, int, str, str, int], ...]  # conversation_id, seq, kind, body, tokens
     submissions: tuple[tuple[str, str, str, str], ...]  # id, conversation_id, status, body
-    live: tuple[tuple[str, str], ...]  # conversation_id, body
+    live: tuple[tuple[str, str, str | None], ...]  # conversation_id, body, texts
     barrier: bool = True
     inbox: tuple[str, ...] = ()  # inbox rows consumed (see `Batch.inbox`)
+    texts: tuple[tuple[str, texts_.Texts], ...] = ()  # owner, its long texts: of every task and document written
 
 
 _INT64 = range(-(1 << 63), 1 << 63)
@@ -64,7 +70,8 @@ def _check_keys(batch: Batch) -> None:
 
 def encode_batch(batch: Batch) -> EncodedBatch:
     """Encode a batch; raises `codec.CodecError` (before anything is written) when a value
-    cannot be stored."""
+    cannot be stored. Long texts of live rows are blanked in their bodies and listed apart
+    (`EncodedBatch.texts`, with an empty entry for every other row written: its old ones go)."""
     _check_keys(batch)
     dumps, tag_of = codec.dumps, codec.tag_of
     tasks = batch.tasks
@@ -73,16 +80,68 @@ def encode_batch(batch: Batch) -> EncodedBatch:
     subs = batch.submissions
     if len(subs) > 1:
         subs = list({s.id: s for s in subs}.values())
+    texts: list[tuple[str, texts_.Texts]] = []
+    encoded_tasks = []
+    for t in tasks:
+        blank, long = texts_.split_task(t)
+        texts.append((f"task:{t.id}", long))
+        encoded_tasks.append(EncodedTask(t.id, t.conversation_id, t.kind, tag_of(t.state),
+                                         not isinstance(t.state, Terminal), t.parent_id, dumps(blank, Task)))
+    documents: list[tuple[str, str, str | None]] = []
+    for cid, doc in batch.live.items():
+        blank_doc, long = texts_.split_live(doc)
+        texts.append((f"live:{cid}", long))
+        documents.append((cid, dumps(blank_doc, Live), None))
     return EncodedBatch(
-        tuple([EncodedTask(t.id, t.conversation_id, t.kind, tag_of(t.state), not isinstance(t.state, Terminal),
-                           t.parent_id, dumps(t, Task)) for t in tasks]),
+        tuple(encoded_tasks),
         tuple([(e.conversation_id, e.seq, tag_of(e.entry), dumps(e.entry, Entry), stored_tokens(e.entry))
                for e in batch.entries]),
         tuple([(s.id, s.conversation_id, tag_of(s.status), dumps(s, Submission)) for s in subs]),
-        tuple([(cid, dumps(doc, Live)) for cid, doc in batch.live.items()]),
+        tuple(documents),
         batch.barrier,
         tuple(batch.inbox),
+        tuple(texts),
     )
+
+
+def written_texts(rows: EncodedBatch, held: texts_.HeldTexts) -> tuple[EncodedBatch, list[texts_.Put],
+                                                                       list[texts_.Drop]]:
+    """What a store writes of `rows` in its transaction, as of `held` (`durable.storage.texts`):
+    the rows with their `texts` columns set and the live documents that did not change left out,
+    the pieces to write and the streams to drop."""
+    puts: list[texts_.Put] = []
+    drops: list[texts_.Drop] = []
+    columns: dict[str, str] = {}
+    for owner, long in rows.texts:
+        if long or held.has(owner):
+            new_puts, new_drops, col = held.write(owner, long)
+            puts += new_puts
+            drops += new_drops
+            if col is not None:
+                columns[owner] = col
+    tasks = rows.tasks
+    if columns:
+        tasks = tuple([t._replace(texts=columns.get(f"task:{t.id}")) for t in tasks])
+    live = []
+    for cid, body, _ in rows.live:
+        col = columns.get(f"live:{cid}") if columns else None
+        if held.changed(cid, body, col):
+            live.append((cid, body, col))
+    return EncodedBatch(tasks, rows.entries, rows.submissions, tuple(live), rows.barrier), puts, drops
+
+
+def joined_body(body: str, kind: str, column: str | None, streams: Mapping[int, str]) -> str:
+    """A row's JSON body with its long texts (`column`: its `texts` column; `streams`: every
+    stream's text) joined back in, for readers that keep rows as JSON; a body that is not JSON
+    is left as it is (it is reported when decoded)."""
+    if not column:
+        return body
+    try:
+        decoded = json.loads(body)
+    except ValueError:
+        return body
+    joined = {field: streams.get(number, "") for field, number in texts_.streams_of(column).items()}
+    return json.dumps(texts_.join_json(decoded, kind, joined), ensure_ascii=False, separators=(",", ":"))
 
 
 # --------------------------------------------------------------------------- decoding
@@ -102,8 +161,10 @@ def _load(body: str, cls: type[T], what: str, location: str) -> T:
         raise CorruptSession(f"{what} in {location} cannot be read: {exc}", location=location) from exc
 
 
-def task(body: str, task_id: int, location: str) -> Task:
-    return _load(body, Task, f"Task {task_id}", location)
+def task(body: str, task_id: int, location: str, texts: Mapping[str, str] | None = None) -> Task:
+    """A task from its row; `texts`: its long texts kept apart, joined back."""
+    found = _load(body, Task, f"Task {task_id}", location)
+    return texts_.join_task(found, texts) if texts else found
 
 
 def entry(conversation_id: str, seq: int, body: str, location: str) -> StoredEntry:
@@ -141,15 +202,17 @@ def submission(body: str, submission_id: str, location: str) -> Submission:
     return _load(body, Submission, f"Submission {submission_id}", location)
 
 
-def live(body: str, conversation_id: str, location: str) -> Live:
-    return _load(body, Live, f"Live document of conversation {conversation_id!r}", location)
+def live(body: str, conversation_id: str, location: str, texts: Mapping[str, str] | None = None) -> Live:
+    """A live document from its row; `texts`: its long texts kept apart, joined back."""
+    found = _load(body, Live, f"Live document of conversation {conversation_id!r}", location)
+    return texts_.join_live(found, texts) if texts else found
 
 
 def find_tasks_query(table: str, mark: str, scope: tuple[tuple[str, str | int], ...] = (), *,
                      kind: str | None, state: str | None, conversation_id: str | None, parent_id: int | None,
                      limit: int | None, live_test: str | None = None,
                      live_index: str | None = None) -> tuple[str, list[str | int]]:
-    """`Storage.find_tasks` as SQL for a tasks table: the `id, body` of the tasks matching
+    """`Storage.find_tasks` as SQL for a tasks table: the `id, body, texts` of the tasks matching
     `scope` (columns every query of the store is limited to) and the filters that are set, in id
     order, at most `limit`; `mark` is the driver's parameter placeholder. Returns (sql, args).
 
@@ -170,7 +233,7 @@ def find_tasks_query(table: str, mark: str, scope: tuple[tuple[str, str | int], 
         if value is not None:
             where.append(f"{column} = {mark}")
             args.append(value)
-    sql = f"SELECT id, body FROM {source}" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id"
+    sql = f"SELECT id, body, texts FROM {source}" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id"
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
     return sql, args

@@ -24,7 +24,7 @@ import anyio
 import sniffio
 
 from ..codec import CodecError
-from ..errors import CommitFailed, StorageClosed
+from ..errors import CommitRefused, StorageClosed
 from .protocol import Batch
 from .rows import EncodedBatch, encode_batch
 
@@ -115,16 +115,16 @@ class Job:
 
     def encode(self, location: str) -> EncodedBatch | None:
         """A commit job's batch, encoded (on the writer thread); None when it cannot be: the job
-        is then finished, refused with `CommitFailed` naming `location`."""
+        is then finished, refused with `CommitRefused` naming `location`."""
         try:
             assert self.batch is not None, "only commit jobs are encoded"
             return encode_batch(self.batch)
         except CodecError as exc:
-            self.error = CommitFailed(f"A commit to {location} was refused: {exc}", location=location)
+            self.error = CommitRefused(f"A commit to {location} was refused: {exc}", location=location)
             self.error.__cause__ = exc
         except Exception as exc:  # noqa: BLE001 - not a batch of records at all
-            self.error = CommitFailed(f"A commit to {location} was refused: {type(exc).__name__}: {exc}",
-                                      location=location)
+            self.error = CommitRefused(f"A commit to {location} was refused: {type(exc).__name__}: {exc}",
+                                       location=location)
             self.error.__cause__ = exc
         self.finish()
         return None

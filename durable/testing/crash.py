@@ -189,15 +189,16 @@ class CrashableStorage:
 
 def crash(harness: Harness) -> None:
     """Crash `harness` now: its storage hangs and the harness is abandoned (no clean close).
-    Idempotent."""
+    Idempotent. Its runners are cancelled where they hang; the calls that still wait in a
+    shielded scope (a clean close's commit, a refused commit putting the head back) then fail
+    instead of hanging forever: nothing acts on them, and nothing more is written."""
     storage = harness.storage
-    closing = harness.state is HarnessState.CLOSING
     if isinstance(storage, CrashableStorage):
         storage.crash()
-        if closing:  # the close waits shielded on its commit: let it fail rather than hang forever
-            storage.unhang()
     if harness.state not in (HarnessState.CRASHED, HarnessState.NEW):
         harness.abandon()
+    if isinstance(storage, CrashableStorage):
+        storage.unhang()
 
 
 def abandon_on_crash(harness: Any) -> None:

@@ -81,9 +81,13 @@ def test_unknown_tags_are_still_refused_naming_the_tag():
 
 
 def _downgrade_to_version_2(path):
-    """The file as version 2 wrote it: no `tokens` column."""
+    """The file as version 2 wrote it: no `tokens` column (version 3), nor what came after it."""
     conn = sqlite3.connect(path)
     with conn:
+        conn.execute("DROP TABLE texts")  # version 7
+        conn.execute("ALTER TABLE tasks DROP COLUMN texts")
+        conn.execute("ALTER TABLE documents DROP COLUMN texts")
+        conn.execute("DELETE FROM meta WHERE key IN ('session', 'barriers')")  # version 6
         conn.execute("ALTER TABLE entries DROP COLUMN tokens")
         conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     conn.close()

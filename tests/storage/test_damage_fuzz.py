@@ -10,10 +10,12 @@ The cases (seeded by `DURABLE_FUZZ_SEED`, default 1; each case its own random ge
 - `span`: 8 to 256 random bytes at a random offset of any page;
 - `header`: page 1 (the SQLite header and the schema table) wholly, its 100-byte header only,
   or the rest of the page;
-- `wal`: the same session cut off while it was open (its `-wal` holding the last commits), with
-  the WAL header or one frame (its header or its page) damaged. SQLite ends a WAL at the first
-  frame that fails its checksum, so these open the last good state: "works" here means the
-  commits in and after the damaged frame are gone without a word (reported as such).
+- `wal`: the same session cut off while it was open (its `-wal` holding the last commits, its
+  commit mark beside it), with the WAL header or one frame (its header or its page) damaged.
+  SQLite ends a WAL at the first frame that fails its checksum, so the commits in and after the
+  damaged frame are gone; when a barrier commit is among them the commit mark refuses the open
+  (`durable.storage.sqlite.mark`), naming the file and how many acknowledged commits are missing;
+  "works" here means only lazy commits after the last barrier were lost (reported as such).
 
 Outcomes: `works` (answered, integrity ok), `refused` (a `DurableError` naming the file, when
 opening, submitting or waiting), `unanswered` (the wait ended `Unanswered` with a detail naming
@@ -95,10 +97,10 @@ async def _build(base: Path, walbase: Path) -> None:
             assert isinstance(await (await h.root.submit(f"question {i}: {_words(rng, 20)}")).wait(), r.Answered)
         # Cut off while open: the file and its -wal as a kill would leave them (not checkpointed).
         snapshot = walbase.with_name("wal-snapshot.sqlite")
-        shutil.copy(walbase, snapshot)
-        shutil.copy(f"{walbase}-wal", f"{snapshot}-wal")
-    os.replace(snapshot, walbase)
-    os.replace(f"{snapshot}-wal", f"{walbase}-wal")
+        for suffix in ("", "-wal", "-mark"):
+            shutil.copy(f"{walbase}{suffix}", f"{snapshot}{suffix}")
+    for suffix in ("", "-wal", "-mark"):
+        os.replace(f"{snapshot}{suffix}", f"{walbase}{suffix}")
     assert os.path.getsize(f"{walbase}-wal") > 32
 
 
@@ -135,6 +137,7 @@ def _damage(case: str, healthy: tuple[Path, Path], folder: Path) -> tuple[Path, 
     shutil.copy(source, path)
     if kind == "wal":
         shutil.copy(f"{source}-wal", f"{path}-wal")
+        shutil.copy(f"{source}-mark", f"{path}-mark")
     size = _page_size(source)
     pages = os.path.getsize(source) // size
     if kind == "page":
@@ -269,7 +272,10 @@ def test_one_damaged_page_opens_cleanly_or_is_a_clear_error_within_a_bound(healt
     lost = [int(d.split("; ")[2].split()[0]) for c, _, o, d, _ in results if c.startswith("wal-") and o == "works"]
     if lost:
         print(f"  the WAL cases that work kept {min(lost)} to {max(lost)} of the 20 earlier inputs: SQLite ends a "
-              "WAL at its first bad frame, so the commits from there on are gone without a word")
+              "WAL at its first bad frame; what was lost from there on had no barrier")
+    walled = [c for c, _, o, d, _ in results if c.startswith("wal-") and o == "refused"]
+    if walled:
+        print(f"  {len(walled)} WAL cases refused by the commit mark: acknowledged commits were missing")
     for kind in KINDS:
         mine = Counter(o for c, _, o, _, _ in results if c.startswith(kind + "-"))
         if mine:

@@ -3,18 +3,22 @@ PostgreSQL, each with commits queued behind a held writer thread so that they fo
 on a scripted backend whose primitives record what the policy asks of them.
 
 What every caller is promised: its batch lands whole or not at all, in queue order (the last write
-of a key wins), and it learns the outcome of exactly its own batch; a refused batch never takes
-another with it; a store-level failure (the fence) reaches every caller of the group."""
+of a key wins), and it learns the outcome of exactly its own batch; a batch refused for what it
+holds never takes another with it; one that fails for a passing cause holds back every later one
+until a batch first in line comes (the file never holds a later commit without an earlier one); a
+store-level failure (the fence) reaches every caller of the group."""
 
 from __future__ import annotations
 
 import os
 import uuid
+
+import attrs
 from typing import Any
 
 import pytest
 
-from durable.errors import CommitFailed, LockLost, StorageError
+from durable.errors import CommitFailed, CommitRefused, LockLost, StorageError
 from durable.records import Live, Running
 from durable.storage import Batch, PostgresStorage, SQLiteStorage
 from durable.storage.group_commit import GroupCommitter, merged
@@ -66,7 +70,7 @@ async def test_a_refused_batch_in_a_group_fails_alone_and_the_others_commit_in_o
         Batch(tasks=[task(3)], entries=[user(1)], live={"root": busy(3)}),  # seq 1 is taken: refused
         Batch(tasks=[task(4)], entries=[user(3)], live={"side": busy(4)}),
     ])
-    assert [type(o).__name__ for o in outcome] == ["NoneType", "CommitFailed", "NoneType"]
+    assert [type(o).__name__ for o in outcome] == ["NoneType", "CommitRefused", "NoneType"]
     assert str(outcome[1]).startswith(f"A commit to {sql_store.location} was refused and rolled back: UNIQUE")
     assert sql_store.commits - before == 1
     assert [t.id for t in await sql_store.find_tasks()] == [2, 4]  # nothing of the refused batch
@@ -109,8 +113,8 @@ async def test_several_writes_of_one_key_in_a_group_the_last_wins_in_the_place_o
 # ----------------------------------------------------------------------------- the policy itself
 
 
-def batch(*task_ids: int, barrier: bool = True) -> Batch:
-    return Batch(tasks=[task(i) for i in task_ids], barrier=barrier)
+def batch(*task_ids: int, barrier: bool = True, first_in_line: bool = True) -> Batch:
+    return Batch(tasks=[task(i) for i in task_ids], barrier=barrier, first_in_line=first_in_line)
 
 
 class Refused(Exception):
@@ -123,12 +127,15 @@ class Broken(Exception):
 
 class ScriptedTransactions:
     """Primitives that write nothing and record every call; rows holding a task id in `refuse`
-    are refused, and a primitive named in `broken` fails (`Broken`, or the exception given)."""
+    are refused, rows holding one in `fail` fail the transaction as a whole (`Broken`: a full
+    disk as it were), and a primitive named in `broken` fails (`Broken`, or the exception given)."""
 
     location = "scripted"
 
-    def __init__(self, refuse: set[int] = frozenset(), broken: dict[str, BaseException] | None = None) -> None:
+    def __init__(self, refuse: set[int] = frozenset(), broken: dict[str, BaseException] | None = None,
+                 fail: set[int] = frozenset()) -> None:
         self.refuse = refuse
+        self.fail = fail
         self.broken = broken or {}
         self.calls: list[str] = []
         self.commits = 0
@@ -140,6 +147,8 @@ class ScriptedTransactions:
             raise self.broken[name]
         if self.refuse.intersection(ids):
             raise Refused(f"task {sorted(self.refuse.intersection(ids))[0]} refused")
+        if self.fail.intersection(ids):
+            raise Broken(f"no space for task {sorted(self.fail.intersection(ids))[0]}")
 
     def refusal(self) -> StorageError | None:
         return None
@@ -174,7 +183,9 @@ class ScriptedTransactions:
     def translate(self, failure: Exception) -> StorageError:
         if "translate" in self.broken:
             raise self.broken["translate"]
-        return CommitFailed(f"refused: {failure}", location=self.location)
+        if isinstance(failure, Refused):
+            return CommitRefused(f"refused: {failure}", location=self.location)
+        return CommitFailed(f"failed: {failure}", location=self.location)
 
     def settle(self, attempt: Any) -> None:
         attempt()
@@ -227,13 +238,13 @@ async def test_a_group_is_written_as_one_transaction_of_its_merged_rows():
 async def test_a_group_of_lazy_batches_is_written_lazily_and_one_barrier_makes_it_a_barrier():
     tx = ScriptedTransactions(refuse={2})
     assert await run_group(tx, [batch(1, barrier=False), batch(2, barrier=False)]) == [
-        None, "CommitFailed: refused: task 2 refused"]
+        None, "CommitRefused: refused: task 2 refused"]
     assert tx.calls[:3] == ["write lazily(1,2)", "rollback", "begin lazily"]
 
 
 async def test_a_refused_batch_is_rolled_back_to_its_savepoint_and_the_others_commit_together():
     tx = ScriptedTransactions(refuse={2})
-    assert await run_group(tx, [batch(1), batch(2), batch(3)]) == [None, "CommitFailed: refused: task 2 refused",
+    assert await run_group(tx, [batch(1), batch(2), batch(3)]) == [None, "CommitRefused: refused: task 2 refused",
                                                                     None]
     assert tx.calls == [
         "write(1,2,3)", "rollback",
@@ -249,7 +260,7 @@ async def test_a_refused_batch_is_rolled_back_to_its_savepoint_and_the_others_co
 async def test_when_the_savepoint_transaction_fails_as_a_whole_each_batch_is_written_alone():
     tx = ScriptedTransactions(refuse={2}, broken={"commit": Broken("disk full")})
     assert await run_group(tx, [batch(1), batch(2, barrier=False), batch(3)]) == [
-        None, "CommitFailed: refused: task 2 refused", None]
+        None, "CommitRefused: refused: task 2 refused", None]
     assert tx.calls[tx.calls.index("commit"):] == [
         "commit", "rollback",
         "write(1)", "write lazily(2)", "rollback", "write(3)",  # each at its own level
@@ -259,8 +270,37 @@ async def test_when_the_savepoint_transaction_fails_as_a_whole_each_batch_is_wri
 
 async def test_a_batch_alone_is_one_transaction_and_its_refusal_is_its_callers_error():
     tx = ScriptedTransactions(refuse={1})
-    assert await run_group(tx, [batch(1)]) == ["CommitFailed: refused: task 1 refused"]
+    assert await run_group(tx, [batch(1)]) == ["CommitRefused: refused: task 1 refused"]
     assert tx.calls == ["write(1)", "rollback", "write(99)"]
+
+
+async def test_a_batch_that_fails_for_a_passing_cause_holds_back_every_later_one_until_one_first_in_line():
+    tx = ScriptedTransactions(fail={1})
+    store = ScriptedStore(tx)
+    store._start_writer()
+    try:
+        # Sent by a commit line while the ones before them were in flight: not first in line.
+        outcome = await commit_as_one_group(store, [batch(1), batch(2, first_in_line=False),
+                                                    batch(3, first_in_line=False)])
+        later = []
+        for b in (batch(4, first_in_line=False), batch(5), batch(6, first_in_line=False)):
+            try:
+                await store.commit(b)
+                later.append(None)
+            except StorageError as exc:
+                later.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        await store._stop_writer(lambda: None)
+    held = "CommitFailed: A commit to scripted was held back behind an earlier one that failed (failed: no space for task 1)"
+    assert [None if o is None else f"{type(o).__name__}: {o}" for o in outcome] == [
+        "CommitFailed: failed: no space for task 1", held, held]
+    assert later == [held, None, None]  # 4 held back too; 5 comes first in line: written, and the hold ends
+    assert tx.calls == [
+        "write(1,2,3)", "rollback",
+        "begin", "savepoint", "apply(1)", "rollback",  # fails as a whole, not for what batch 1 holds
+        "write(1)", "rollback",  # alone: it fails; 2 and 3 are never tried
+        "write(5)", "write(6)",
+    ]
 
 
 async def test_a_store_level_failure_reaches_every_caller_of_the_group_and_nothing_is_tried_again():
@@ -288,4 +328,6 @@ def test_merged_rows_keep_every_entry_and_the_last_write_of_a_key_in_the_place_o
     ])
     whole = encode_batch(Batch(tasks=[task(1, state=Running()), task(2)], entries=[user(1), user(1)],
                                submissions=[a2, b], live={"root": Live()}))
-    assert rows == whole  # a barrier, as one of them is; a seq twice is kept (the store refuses it)
+    # A barrier, as one of them is; a seq twice is kept (the store refuses it); each row's long texts
+    # (none here) are those of its last write.
+    assert attrs.evolve(rows, texts=()) == attrs.evolve(whole, texts=()) and dict(rows.texts) == dict(whole.texts)

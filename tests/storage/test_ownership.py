@@ -26,6 +26,7 @@ import pytest
 import durable
 from durable.cli.inspect_data import read_session
 from durable.errors import (
+    CorruptSession,
     LockLost,
     NotASession,
     SessionLocked,
@@ -480,7 +481,7 @@ async def test_a_session_in_a_read_only_folder_is_reported_read_only_not_damaged
         f"Session file {path} cannot be opened for writing: its folder {shared_dir} is read-only (permission denied), "
         f"and durable keeps its journal (session.db-wal) beside the file"))
     assert "damaged" not in message
-    assert sorted(os.listdir(shared_dir)) == ["session.db"]
+    assert sorted(os.listdir(shared_dir)) == ["session.db", "session.db-mark"]
     assert digest(path) == before and integrity(path) == "ok"
 
 
@@ -549,7 +550,7 @@ async def test_a_session_on_a_read_only_file_system_is_reported_read_only_even_t
     with pytest.raises(SessionReadOnly) as refused:
         await SQLiteStorage(new).open()
     assert str(refused.value) == f"Session file {new} cannot be created: its folder {ro} is read-only (read-only file system)"
-    assert digest(path) == before and sorted(os.listdir(src)) == ["session.db"]
+    assert digest(path) == before and sorted(os.listdir(src)) == ["session.db", "session.db-mark"]
 
 
 # ----------------------------------------------------------------------------- item 10a: an orphan write-ahead log
@@ -584,7 +585,14 @@ async def test_a_write_ahead_log_left_beside_a_deleted_database_is_reported_and_
         if database == "empty":
             assert os.path.getsize(path) == 0
     os.rename(wal, wal + ".saved")
-    async with durable.open_harness(path, model=FauxModel([])) as h:  # once moved away, a new session
+    mark = path + "-mark"  # the session's commit mark still says it had acknowledged commits
+    with pytest.raises(CorruptSession) as refused:
+        async with durable.open_harness(path, model=FauxModel([])):
+            pass
+    assert str(refused.value).startswith(f"Session file {path} is empty, but 2 acknowledged commits were recorded "
+                                         f"for it in {mark}: it was truncated or replaced.")
+    os.rename(mark, mark + ".saved")
+    async with durable.open_harness(path, model=FauxModel([])) as h:  # once both moved away, a new session
         assert await h.root.entries() == []
 
 

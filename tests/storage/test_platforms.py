@@ -155,7 +155,7 @@ async def test_a_harness_runs_on_the_windows_lock_path(tmp_path, windows):
             async with durable.open_harness(path, model=FauxModel()):
                 pass
     assert windows.held == {}
-    assert sorted(os.listdir(tmp_path)) == ["session.sqlite", "session.sqlite.lock"]
+    assert sorted(os.listdir(tmp_path)) == ["session.sqlite", "session.sqlite-mark", "session.sqlite.lock"]
 
 
 class Broken:

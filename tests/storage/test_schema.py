@@ -60,7 +60,11 @@ async def a_version_3_file(path: str) -> None:
     await store.close()
     conn = sqlite3.connect(path)
     with conn:
-        conn.execute("DROP INDEX tasks_kind")
+        conn.execute("DROP TABLE texts")  # version 6
+        conn.execute("ALTER TABLE tasks DROP COLUMN texts")
+        conn.execute("ALTER TABLE documents DROP COLUMN texts")
+        conn.execute("DELETE FROM meta WHERE key IN ('session', 'barriers')")  # version 5
+        conn.execute("DROP INDEX tasks_kind")  # version 4
         conn.execute(next(s for s in MIGRATIONS[1] if "tasks_kind_state" in s))
         conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
     assert schema_of(conn) == schema_at(3)
@@ -78,7 +82,7 @@ def version_and_schema(path: str) -> tuple[int | None, list[tuple[str, str, str]
 
 
 async def test_the_current_schema_has_no_index_on_a_task_state():
-    assert SCHEMA_VERSION == 5
+    assert SCHEMA_VERSION == 7
     indexes = {name: sql for kind, name, sql in schema_at(SCHEMA_VERSION) if kind == "index"}
     assert "tasks_kind_state" not in indexes and indexes["tasks_kind"] == "CREATE INDEX tasks_kind ON tasks (kind)"
     assert not [name for name, sql in indexes.items() if "state" in sql.split(" WHERE ")[0]]

@@ -115,7 +115,8 @@ async def test_a_path_with_uri_characters_opens_and_reopens(tmp_path):
         await store.commit(Batch(entries=[user(1)], live={"root": Live()}))
     async with opened(path) as store:  # the second open reads the existing file through a URI
         assert await store.get_entries("root") == [user(1)]
-    assert sorted(os.listdir(tmp_path)) == [os.path.basename(path)]  # no lock file: the lock is on the file
+    # No lock file (the lock is on the file); its commit mark (durable.storage.sqlite.mark) stays.
+    assert sorted(os.listdir(tmp_path)) == [os.path.basename(path), os.path.basename(path) + "-mark"]
 
 
 # ----------------------------------------------------------------------------- ownership

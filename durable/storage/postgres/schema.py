@@ -31,6 +31,7 @@ from ...tokens import stored_tokens
 from .. import rows
 from ..protocol import ConversationState, Opened
 from ..rows import StoredRows
+from ..texts import HeldTexts, stream_texts
 
 _MIGRATION_LOCK = 0x44524231  # pg_advisory_xact_lock key ("DRB1")
 TASKS_FILLFACTOR = 80  # version 5; see the migration
@@ -149,15 +150,28 @@ MIGRATIONS: dict[int, list[str]] = {
     # a row with a `decision` (conversation_id and text '') is consumed by the commit applying it.
     # Also the records of SQLite's version 5 (no table changes for them).
     6: ["ALTER TABLE durable.inbox ADD COLUMN IF NOT EXISTS decision text"],
+    # Long texts of live rows kept apart, in pieces (durable.storage.texts; SQLite's 7). SQLite's 6
+    # (the commit mark) has nothing here: a server's log is not a file beside the session.
+    7: [
+        """CREATE TABLE durable.texts (
+            space text NOT NULL,
+            id bigint NOT NULL,
+            body text NOT NULL,
+            PRIMARY KEY (space, id)
+        )""",
+        "ALTER TABLE durable.tasks ADD COLUMN texts text",
+        "ALTER TABLE durable.documents ADD COLUMN texts text",
+    ],
 }
 PG_SCHEMA_VERSION = max(MIGRATIONS)
 DECISIONS = ("SELECT id, decision, created_at FROM durable.inbox WHERE space = %s AND decision IS NOT NULL "
              "ORDER BY ord LIMIT %s")  # a space's decisions from durable.remote, oldest first
-# The SQLite schema version these migrations were last checked against (its 5: records only,
-# covered by version 6). When durable.storage.sqlite.schema gains a version that changes records, add a
-# PostgreSQL migration for it too (an empty one if no table changes), then update this number: a
-# test (tests/storage/test_pg_schema.py) fails until whoever bumps the SQLite version has decided.
-SQLITE_VERSION_SEEN = 5
+# The SQLite schema version these migrations were last checked against (its 7: long texts
+# apart, PostgreSQL's 7; its 6, the commit mark, needs nothing here). When
+# durable.storage.sqlite.schema gains a version that changes records, add a PostgreSQL migration
+# for it too (an empty one if no table changes), then update this number: a test
+# (tests/storage/test_pg_schema.py) fails until whoever bumps the SQLite version has decided.
+SQLITE_VERSION_SEEN = 7
 
 
 def _version(conn: Any) -> int:
@@ -211,13 +225,20 @@ def _count_tokens(conn: Any) -> None:
                         counted)
 
 
-def read_opened(conn: Any, space: str, location: str) -> Opened:
+def read_opened(conn: Any, space: str, location: str) -> tuple[Opened, HeldTexts]:
     """What a harness resumes from: each conversation's last seq, live document and last
-    compaction, the live tasks, the unsettled submissions and the next task id. One snapshot."""
+    compaction, the live tasks, the unsettled submissions and the next task id; and the long
+    texts the space keeps apart (`durable.storage.texts`). One snapshot."""
     with conn.transaction():
         conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        owners = [(f"live:{cid}", col) for cid, col in conn.execute(
+            "SELECT conversation_id, texts FROM durable.documents WHERE space = %s AND texts IS NOT NULL", (space,))]
+        owners += [(f"task:{tid}", col) for tid, col in conn.execute(
+            "SELECT id, texts FROM durable.tasks WHERE space = %s AND live AND texts IS NOT NULL", (space,))]
+        held = HeldTexts.load(owners, conn.execute("SELECT id, body FROM durable.texts WHERE space = %s ORDER BY id",
+                                                   (space,)))
         found = conn.execute(
-            """SELECT d.conversation_id, d.body,
+            """SELECT d.conversation_id, d.body, d.texts,
                       (SELECT max(seq) FROM durable.entries e
                         WHERE e.space = d.space AND e.conversation_id = d.conversation_id),
                       c.seq, c.body
@@ -229,28 +250,38 @@ def read_opened(conn: Any, space: str, location: str) -> Opened:
                 WHERE d.space = %s
                 ORDER BY d.conversation_id""", (space,)).fetchall()
         conversations: dict[str, ConversationState] = {}
-        for cid, body, last, comp_seq, comp_body in found:
+        for cid, body, texts, last, comp_seq, comp_body in found:
             comp = rows.entry(cid, comp_seq, comp_body, location) if comp_seq is not None else None
-            conversations[cid] = ConversationState(last or 0, rows.live(body, cid, location), comp)
-        live_tasks = [rows.task(body, tid, location) for tid, body in conn.execute(
-            "SELECT id, body FROM durable.tasks WHERE space = %s AND live ORDER BY id", (space,))]
+            live = rows.live(body, cid, location, held.texts(f"live:{cid}") if texts else None)
+            conversations[cid] = ConversationState(last or 0, live, comp)
+        live_tasks = [rows.task(body, tid, location, held.texts(f"task:{tid}") if texts else None)
+                      for tid, body, texts in conn.execute(
+                          "SELECT id, body, texts FROM durable.tasks WHERE space = %s AND live ORDER BY id", (space,))]
         unsettled = [rows.submission(body, sid, location) for sid, body in conn.execute(
             "SELECT id, body FROM durable.submissions WHERE space = %s AND status = 'queued' ORDER BY ord",
             (space,))]
         max_id = conn.execute("SELECT max(id) FROM durable.tasks WHERE space = %s", (space,)).fetchone()[0] or 0
-    return Opened(conversations, live_tasks, unsettled, max_id + 1)
+    return Opened(conversations, live_tasks, unsettled, max_id + 1), held
 
 
 def read_rows(conn: Any, space: str) -> StoredRows:
-    """Every row of `space` as stored, one snapshot, in the order `rows.decode_rows` expects."""
+    """Every row of `space` as stored, one snapshot, in the order `rows.decode_rows` expects; long
+    texts kept apart joined back into their bodies (a database of a version before 6 has none)."""
     with conn.transaction():
         conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        tasks = conn.execute("SELECT id, conversation_id, kind, state, live, parent_id, body FROM durable.tasks "
-                             "WHERE space = %s ORDER BY id", (space,)).fetchall()
+        apart = conn.execute("SELECT to_regclass('durable.texts') IS NOT NULL").fetchone()[0]
+        streams = stream_texts(conn.execute("SELECT id, body FROM durable.texts WHERE space = %s ORDER BY id",
+                                            (space,))) if apart else {}
+        col = "texts" if apart else "NULL"
+        tasks = [(tid, cid, kind, state, live, parent, rows.joined_body(body, "task", col, streams))
+                 for tid, cid, kind, state, live, parent, body, col in conn.execute(
+                     f"SELECT id, conversation_id, kind, state, live, parent_id, body, {col} FROM durable.tasks "
+                     "WHERE space = %s ORDER BY id", (space,))]
         entries = conn.execute("SELECT conversation_id, seq, kind, body FROM durable.entries WHERE space = %s "
                                "ORDER BY conversation_id COLLATE \"C\", seq", (space,)).fetchall()
         subs = conn.execute("SELECT id, conversation_id, status, body FROM durable.submissions WHERE space = %s "
                             "ORDER BY ord", (space,)).fetchall()
-        docs = conn.execute("SELECT conversation_id, body FROM durable.documents WHERE space = %s "
-                            "ORDER BY conversation_id COLLATE \"C\"", (space,)).fetchall()
+        docs = [(cid, rows.joined_body(body, "live", col, streams)) for cid, body, col in conn.execute(
+            f"SELECT conversation_id, body, {col} FROM durable.documents WHERE space = %s "
+            "ORDER BY conversation_id COLLATE \"C\"", (space,))]
     return StoredRows(tasks, entries, subs, docs)

@@ -158,8 +158,8 @@ class PostgresStorage(GroupCommitter[Any]):
         await self._submit(Job(None, batch))
 
     async def get_task(self, task_id: int) -> Task | None:
-        body = await self._body("tasks", "id", task_id)
-        return None if body is None else rows.task(body, task_id, self.location)
+        found = await self._body("tasks", "id", task_id, f"task:{task_id}")
+        return None if found is None else rows.task(found[0], task_id, self.location, found[1])
 
     async def find_tasks(
         self,
@@ -173,8 +173,16 @@ class PostgresStorage(GroupCommitter[Any]):
         sql, args = rows.find_tasks_query("durable.tasks", "%s", (("space", self.space),), kind=kind, state=state,
                                            conversation_id=conversation_id, parent_id=parent_id, limit=limit,
                                            live_test="live")
-        found = await self._select((kind, state, conversation_id, parent_id), sql, args)
-        return [rows.task(body, tid, self.location) for tid, body in found]
+        if not driver.storable(kind, state, conversation_id, parent_id):
+            return []
+
+        def fetch(c: Any) -> list[tuple[int, str, dict[str, str] | None]]:
+            held = self._writes.texts
+            return [(tid, body, held.texts(f"task:{tid}") if texts else None)
+                    for tid, body, texts in c.execute(sql, args).fetchall()]
+
+        found = await self._call(fetch)
+        return [rows.task(body, tid, self.location, texts) for tid, body, texts in found]
 
     async def get_entries(
         self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None
@@ -194,12 +202,12 @@ class PostgresStorage(GroupCommitter[Any]):
         return rows.raw_context([r[0] for r in found], [r[1] for r in found], [r[2] for r in found])
 
     async def get_submission(self, submission_id: str) -> Submission | None:
-        body = await self._body("submissions", "id", submission_id)
-        return None if body is None else rows.submission(body, submission_id, self.location)
+        found = await self._body("submissions", "id", submission_id)
+        return None if found is None else rows.submission(found[0], submission_id, self.location)
 
     async def get_live(self, conversation_id: str) -> Live | None:
-        body = await self._body("documents", "conversation_id", conversation_id)
-        return None if body is None else rows.live(body, conversation_id, self.location)
+        found = await self._body("documents", "conversation_id", conversation_id, f"live:{conversation_id}")
+        return None if found is None else rows.live(found[0], conversation_id, self.location, found[1])
 
     # ------------------------------------------------------------------ inbox (durable.remote)
 
@@ -300,12 +308,22 @@ class PostgresStorage(GroupCommitter[Any]):
             return []
         return await self._call(lambda c: c.execute(sql, args).fetchall())
 
-    async def _body(self, table: str, column: str, key: str | int) -> str | None:
-        """The body of this space's row of `durable.<table>` whose `column` is `key`, else None."""
-        found = await self._select((key,), f"SELECT body FROM durable.{table} WHERE space = %s AND {column} = %s",
-                                   (self.space, key))
-        body: str | None = found[0][0] if found else None
-        return body
+    async def _body(self, table: str, column: str, key: str | int,
+                    owner: str | None = None) -> tuple[str, dict[str, str] | None] | None:
+        """The body of this space's row of `durable.<table>` whose `column` is `key`, else None;
+        with `owner`, and its long texts kept apart (None: inline), from what the store holds."""
+        if not driver.storable(key):
+            return None
+        texts = "texts" if owner is not None else "NULL"
+        sql = f"SELECT body, {texts} FROM durable.{table} WHERE space = %s AND {column} = %s"
+
+        def fetch(c: Any) -> tuple[str, dict[str, str] | None] | None:
+            row = c.execute(sql, (self.space, key)).fetchone()
+            if row is None:
+                return None
+            return row[0], (self._writes.texts.texts(owner) if owner is not None and row[1] else None)
+
+        return await self._call(fetch)
 
     async def _stop(self, *, release: bool) -> None:
         await self._stop_writer(lambda: self._close_connection(release=release))
@@ -378,7 +396,8 @@ class PostgresStorage(GroupCommitter[Any]):
             self.holding = True
             self._retry_at = -math.inf
             try:
-                return schema.read_opened(conn, self.space, self.location)
+                opened, self._writes.texts = schema.read_opened(conn, self.space, self.location)
+                return opened
             except BaseException:
                 lease.release(conn, self._lease)
                 raise

@@ -17,8 +17,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ...errors import CommitFailed, CommitOutcomeUnknown, DiskFull, LockLost, ServerUnavailable, StorageError
-from ..rows import EncodedBatch
+from ...errors import (
+    CommitFailed,
+    CommitOutcomeUnknown,
+    CommitRefused,
+    DiskFull,
+    LockLost,
+    ServerUnavailable,
+    StorageError,
+)
+from ..rows import EncodedBatch, written_texts
+from ..texts import HeldTexts
 from . import driver
 from .driver import Link
 from .lease import Lease, lost as why_lost, lost_error, resolve
@@ -38,12 +47,13 @@ _FENCE = "f AS MATERIALIZED (SELECT durable.fence(%(space)s, %(epoch)s, %(second
 _FENCED = "f AS (SELECT 1::bigint AS n)"
 _INSERTS = {
     "t": """t AS (
-    INSERT INTO durable.tasks (space, id, conversation_id, kind, state, live, parent_id, body)
+    INSERT INTO durable.tasks (space, id, conversation_id, kind, state, live, parent_id, body, texts)
     SELECT %(space)s, u.* FROM unnest(%(t_id)s::bigint[], %(t_cid)s::text[], %(t_kind)s::text[],
                                       %(t_state)s::text[], %(t_live)s::boolean[], %(t_parent)s::bigint[],
-                                      %(t_body)s::text[]) AS u
+                                      %(t_body)s::text[], %(t_texts)s::text[]) AS u
     WHERE (SELECT n FROM f) > 0
-    ON CONFLICT (space, id) DO UPDATE SET state = excluded.state, live = excluded.live, body = excluded.body)""",
+    ON CONFLICT (space, id) DO UPDATE SET state = excluded.state, live = excluded.live, body = excluded.body,
+                                          texts = excluded.texts)""",
     "e": """e AS (
     INSERT INTO durable.entries (space, conversation_id, seq, kind, body, tokens)
     SELECT %(space)s, u.* FROM unnest(%(e_cid)s::text[], %(e_seq)s::bigint[], %(e_kind)s::text[],
@@ -60,23 +70,34 @@ _INSERTS = {
 i AS (  -- an inbox row (durable.remote) is gone in the commit that places it as a submission
     DELETE FROM durable.inbox WHERE space = %(space)s AND id = ANY(%(s_id)s::text[]) AND (SELECT n FROM f) > 0)""",
     "d": """d AS (
-    INSERT INTO durable.documents (space, conversation_id, body)
-    SELECT %(space)s, u.* FROM unnest(%(d_cid)s::text[], %(d_body)s::text[]) AS u
+    INSERT INTO durable.documents (space, conversation_id, body, texts)
+    SELECT %(space)s, u.* FROM unnest(%(d_cid)s::text[], %(d_body)s::text[], %(d_texts)s::text[]) AS u
     WHERE (SELECT n FROM f) > 0
-    ON CONFLICT (space, conversation_id) DO UPDATE SET body = excluded.body)""",
+    ON CONFLICT (space, conversation_id) DO UPDATE SET body = excluded.body, texts = excluded.texts)""",
+    # Long texts kept apart (durable.storage.texts): streams dropped, pieces upserted (never of a
+    # dropped stream: one statement touches a row once).
+    "p": """p AS (
+    DELETE FROM durable.texts AS pc USING unnest(%(p_lo)s::bigint[], %(p_hi)s::bigint[]) AS u(lo, hi)
+    WHERE pc.space = %(space)s AND pc.id BETWEEN u.lo AND u.hi AND (SELECT n FROM f) > 0)""",
+    "q": """q AS (
+    INSERT INTO durable.texts (space, id, body)
+    SELECT %(space)s, u.* FROM unnest(%(q_id)s::bigint[], %(q_body)s::text[]) AS u
+    WHERE (SELECT n FROM f) > 0
+    ON CONFLICT (space, id) DO UPDATE SET body = excluded.body)""",
     "x": """x AS (  -- inbox rows the commit consumes (a decision from durable.remote, applied or refused)
     DELETE FROM durable.inbox WHERE space = %(space)s AND id = ANY(%(x_id)s::text[]) AND (SELECT n FROM f) > 0)""",
 }
 _STATEMENTS: dict[tuple[bool, ...], str] = {}
 
 
-def _statement(fence: bool, shape: tuple[bool, bool, bool, bool, bool]) -> str:
-    """The statement that writes the tables that have rows (`shape`), beginning with the fence or
-    inside a fenced transaction (one of 64, made once each)."""
+def _statement(fence: bool, shape: tuple[bool, ...]) -> str:
+    """The statement that writes the tables that have rows (`shape`: tasks, entries,
+    submissions, documents, inbox rows consumed, pieces dropped, pieces written), beginning with
+    the fence or inside a fenced transaction (one of 256, made once each)."""
     key = (fence, *shape)
     sql = _STATEMENTS.get(key)
     if sql is None:
-        parts = [_FENCE if fence else _FENCED, *(_INSERTS[k] for k, has in zip("tesdx", shape, strict=True) if has)]
+        parts = [_FENCE if fence else _FENCED, *(_INSERTS[k] for k, has in zip("tesdxpq", shape, strict=True) if has)]
         sql = _STATEMENTS[key] = "WITH " + ",\n".join(parts) + "\nSELECT n FROM f"
     return sql
 
@@ -95,34 +116,43 @@ class PostgresWrites:
         self.unknown: CommitOutcomeUnknown | None = None  # set: this store commits nothing more
         self.fault: Callable[[str, Any], None] | None = None
         self.commits = 0
+        self.texts = HeldTexts()  # the long texts the space keeps apart (durable.storage.texts)
 
     def refusal(self) -> StorageError | None:
         return self.unknown or self.lease.lost
 
     def write(self, rows: EncodedBatch) -> None:
+        self.texts.begin()
         self._execute(True, rows, lazy=not rows.barrier)
+        self.texts.commit()
 
     def begin(self, barrier: bool) -> None:
         conn = self.link.conn
         conn.execute("BEGIN")
         conn.execute(f"WITH {_FENCE} SELECT n FROM f", self._fence(lazy=not barrier))
+        self.texts.begin()
 
     def apply(self, rows: EncodedBatch) -> None:
         self._execute(False, rows, lazy=False)
 
     def savepoint(self) -> None:
         self.link.conn.execute("SAVEPOINT batch")
+        self.texts.savepoint()
 
     def rollback_to_savepoint(self) -> None:
         self.link.conn.execute("ROLLBACK TO SAVEPOINT batch")
+        self.texts.rollback_to_savepoint()
 
     def release_savepoint(self) -> None:
         self.link.conn.execute("RELEASE SAVEPOINT batch")
+        self.texts.release_savepoint()
 
     def commit(self) -> None:
         self.link.conn.execute("COMMIT")
+        self.texts.commit()
 
     def rollback(self, failure: BaseException) -> None:
+        self.texts.rollback()
         if self.link.conn is not None:
             driver.rollback(self.link.conn)
 
@@ -138,12 +168,12 @@ class PostgresWrites:
         text = " ".join(str(failure).split())
         if state == "23505":
             diag: Any = getattr(failure, "diag", None)
-            return CommitFailed(f"A commit to {loc} was refused and rolled back: UNIQUE constraint "
-                                f"{diag.constraint_name} violated ({diag.message_detail or text})", location=loc)
+            return CommitRefused(f"A commit to {loc} was refused and rolled back: UNIQUE constraint "
+                                 f"{diag.constraint_name} violated ({diag.message_detail or text})", location=loc)
         if state == "53100":
             return DiskFull(f"A commit to {loc} was rolled back: the server's disk is full ({text})", location=loc)
         if _refused_for_its_rows(failure):
-            return CommitFailed(f"A commit to {loc} was refused and rolled back: {text}", location=loc)
+            return CommitRefused(f"A commit to {loc} was refused and rolled back: {text}", location=loc)
         return CommitFailed(f"A commit to {loc} failed and was rolled back ({text})", location=loc)
 
     def settle(self, attempt: Callable[[], None]) -> None:
@@ -183,6 +213,7 @@ class PostgresWrites:
                     if lease.lost is not None:
                         raise lease.lost from None
                     continue
+                self.texts.commit()  # it landed: what it wrote of the texts is the space's now
             lease.commits = expected
             if lease.lost is None:
                 lease.renewed(sent)
@@ -192,13 +223,14 @@ class PostgresWrites:
                            f"{_ATTEMPTS} times before it landed", location=self.location)
 
     def _execute(self, fence: bool, rows: EncodedBatch, *, lazy: bool) -> None:
+        rows, puts, drops = written_texts(rows, self.texts)
         tasks, entries, subs, docs = rows.tasks, rows.entries, rows.submissions, rows.live
         params = self._fence(lazy)
         if tasks:
             params.update(t_id=[t.id for t in tasks], t_cid=[t.conversation_id for t in tasks],
                           t_kind=[t.kind for t in tasks], t_state=[t.state for t in tasks],
                           t_live=[t.live for t in tasks], t_parent=[t.parent_id for t in tasks],
-                          t_body=[t.body for t in tasks])
+                          t_body=[t.body for t in tasks], t_texts=[t.texts for t in tasks])
         if entries:
             params.update(e_cid=[e[0] for e in entries], e_seq=[e[1] for e in entries],
                           e_kind=[e[2] for e in entries], e_body=[e[3] for e in entries],
@@ -207,10 +239,14 @@ class PostgresWrites:
             params.update(s_id=[x[0] for x in subs], s_cid=[x[1] for x in subs], s_status=[x[2] for x in subs],
                           s_body=[x[3] for x in subs])
         if docs:
-            params.update(d_cid=[x[0] for x in docs], d_body=[x[1] for x in docs])
+            params.update(d_cid=[x[0] for x in docs], d_body=[x[1] for x in docs], d_texts=[x[2] for x in docs])
         if rows.inbox:
             params.update(x_id=list(rows.inbox))
-        shape = (bool(tasks), bool(entries), bool(subs), bool(docs), bool(rows.inbox))
+        if drops:
+            params.update(p_lo=[x[0] for x in drops], p_hi=[x[1] for x in drops])
+        if puts:
+            params.update(q_id=[x[0] for x in puts], q_body=[x[1] for x in puts])
+        shape = (bool(tasks), bool(entries), bool(subs), bool(docs), bool(rows.inbox), bool(drops), bool(puts))
         self.link.conn.execute(_statement(fence, shape), params, prepare=True)
 
     def _fence(self, lazy: bool) -> dict[str, Any]:

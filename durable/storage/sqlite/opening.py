@@ -14,15 +14,17 @@ from ...records import Entry
 from ...tokens import stored_tokens
 from .. import rows
 from ..protocol import ConversationState, Opened
-from . import files
+from ..texts import HeldTexts
+from . import files, mark, space
 from .lock import FileLock
 from .reader import connect_read_only, read_schema
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 
 _HEADER = b"SQLite format 3\x00"
-WAL_LIMIT = 1 << 20
+WAL_LIMIT = 2 << 20
 """Bytes of WAL after which a barrier is followed by a checkpoint, and to which the WAL file is cut
-back when it starts again (`PRAGMA journal_size_limit`; see `durable.storage.sqlite.write`)."""
+back when it starts again (`PRAGMA journal_size_limit`; see `durable.storage.sqlite.write`). 1 MB
+added ~9% fdatasyncs under 64 concurrent committers, 2 MB ~4% (benchmarks/README.md)."""
 
 
 def acquire(path: str, lock: FileLock) -> os.stat_result:
@@ -61,8 +63,8 @@ def connect(path: str, lock: FileLock, st: os.stat_result, synchronous: str) -> 
         adopting = check_header(fd, path) != APPLICATION_ID
     # Checked (not yet created) first: a refused file gets nothing written beside it.
     files.prepare_journals(path, st, create=False)
-    if st.st_size > 0:
-        check_foreign_or_newer(path)
+    stored = check_foreign_or_newer(path) if st.st_size > 0 else None
+    mark.check(path, created=lock.created, stored=stored)
     if adopting:  # a file that becomes a session now: its owner's only, whoever made it
         files.narrow_to_owner(fd)
         st = os.fstat(fd)
@@ -97,8 +99,10 @@ def open_error(exc: sqlite3.DatabaseError, path: str) -> StorageError:
     return CorruptSession(f"Session file {path} is damaged and cannot be opened ({exc})", location=path)
 
 
-def check_foreign_or_newer(path: str) -> None:
+def check_foreign_or_newer(path: str) -> tuple[str, int] | bool:
     """Read-only look at an existing file: refuse (without writing) a foreign or newer one.
+    Returns its commit mark's side (`counted`): False for an empty SQLite file (it becomes a
+    session), True for a session of a schema without it.
 
     Read through `reader.connect_read_only` while this store holds the lock (no writer can
     run): without a non-empty WAL the file is read `immutable`, creating no -wal/-shm files
@@ -106,9 +110,26 @@ def check_foreign_or_newer(path: str) -> None:
     switch to WAL (the connection made next rolls it back)."""
     ro = connect_read_only(path, writer_may_run=False)
     try:
-        read_schema(ro, path, empty_ok=True)  # an empty SQLite file becomes a session
+        if read_schema(ro, path, empty_ok=True) is None:  # an empty SQLite file becomes a session
+            return False
+        return counted(ro, path) or True
+    except sqlite3.DatabaseError as exc:
+        raise CorruptSession(f"Session file {path} is damaged and cannot be read ({exc})", location=path) from exc
     finally:
         ro.close()
+
+
+def counted(conn: sqlite3.Connection, path: str) -> tuple[str, int] | None:
+    """The file's (session id, barrier commits) (see `durable.storage.sqlite.mark`); None for a
+    file of a schema older than 5 (not migrated yet)."""
+    found = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('session', 'barriers')").fetchall())
+    if "session" not in found or "barriers" not in found:
+        return None
+    try:
+        return str(found["session"]), int(found["barriers"])
+    except ValueError:
+        raise CorruptSession(f"Session file {path} is damaged: its barrier count {found['barriers']!r} is not a "
+                             f"number", location=path) from None
 
 
 def migrate(conn: sqlite3.Connection, path: str) -> None:
@@ -154,11 +175,12 @@ def _count_tokens(conn: sqlite3.Connection) -> None:
     conn.executemany("UPDATE entries SET tokens = ? WHERE conversation_id = ? AND seq = ?", counted)
 
 
-def read_opened(conn: sqlite3.Connection, path: str) -> Opened:
+def read_opened(conn: sqlite3.Connection, path: str, held: HeldTexts) -> Opened:
     """What a harness resumes from: each conversation's last seq, live document and last
-    compaction, the live tasks, the unsettled submissions and the next task id."""
+    compaction, the live tasks, the unsettled submissions and the next task id. `held`: the long
+    texts the file keeps apart (`durable.storage.texts`)."""
     conversations: dict[str, ConversationState] = {}
-    for cid, body in conn.execute("SELECT conversation_id, body FROM documents").fetchall():
+    for cid, body, texts in conn.execute("SELECT conversation_id, body, texts FROM documents").fetchall():
         last = conn.execute("SELECT MAX(seq) FROM entries WHERE conversation_id = ?", (cid,)).fetchone()[0] or 0
         # INDEXED BY: without statistics the planner walks the primary key backwards through
         # every entry after the last compaction (all of them when there is none).
@@ -168,15 +190,18 @@ def read_opened(conn: sqlite3.Connection, path: str) -> Opened:
             (cid,),
         ).fetchone()
         last_compaction = rows.entry(cid, comp[0], comp[1], path) if comp else None
-        conversations[cid] = ConversationState(last, rows.live(body, cid, path), last_compaction)
-    live_tasks = [rows.task(body, tid, path) for tid, body in conn.execute(
-        "SELECT id, body FROM tasks INDEXED BY tasks_live WHERE live = 1 ORDER BY id")]
+        live = rows.live(body, cid, path, held.texts(f"live:{cid}") if texts else None)
+        conversations[cid] = ConversationState(last, live, last_compaction)
+    live_tasks = [rows.task(body, tid, path, held.texts(f"task:{tid}") if texts else None)
+                  for tid, body, texts in conn.execute(
+                      "SELECT id, body, texts FROM tasks INDEXED BY tasks_live WHERE live = 1 ORDER BY id")]
     unsettled = [rows.submission(body, sid, path) for sid, body in conn.execute(
         # In the order they were first committed (as the memory store keeps them); INDEXED BY,
         # or the ORDER BY would make the planner scan every submission ever made.
         "SELECT id, body FROM submissions INDEXED BY submissions_open WHERE status = 'queued' ORDER BY rowid")]
     max_id = conn.execute("SELECT MAX(id) FROM tasks").fetchone()[0] or 0
-    return Opened(conversations, live_tasks, unsettled, max_id + 1)
+    low = space.low_space(path)
+    return Opened(conversations, live_tasks, unsettled, max_id + 1, () if low is None else (low,))
 
 
 def rollback(conn: sqlite3.Connection) -> None:

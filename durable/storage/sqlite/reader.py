@@ -32,11 +32,12 @@ from ...errors import CorruptSession, NotASession, SchemaTooNew, StorageError
 from ...records import Live, StoredEntry, Submission, Task
 from .. import rows
 from ..rows import StoredRows
+from ..texts import bounds, join_pieces, stream_texts, streams_of
 from .lock import owner_pid
 from .schema import APPLICATION_ID, SCHEMA_VERSION
 
 SQLITE_HEADER = b"SQLite format 3\x00"
-TABLES = frozenset({"tasks", "entries", "submissions", "documents"})
+TABLES = frozenset({"tasks", "entries", "submissions", "documents", "texts"})
 
 
 
@@ -155,6 +156,7 @@ class SessionReader:
             raise
         assert version is not None  # empty_ok is False: an empty database was refused
         self.schema_version = version
+        self._texts = "texts" if version >= 7 else "NULL"  # long texts kept apart: schema 7
 
     def close(self) -> None:
         self._conn.close()
@@ -243,13 +245,16 @@ class SessionReader:
         if live is not None:
             where.append(f"live = {int(live)}")
         cond = " AND ".join(where) or "1"
+        t = self._texts
         if ended_last is None:
-            sql = f"SELECT id, body FROM tasks WHERE {cond} ORDER BY id"
+            sql = f"SELECT id, body, {t} FROM tasks WHERE {cond} ORDER BY id"
         else:
-            sql = (f"SELECT id, body FROM tasks WHERE {cond} AND live = 1 UNION SELECT id, body FROM "
-                   f"(SELECT id, body FROM tasks WHERE {cond} AND live = 0 ORDER BY id DESC LIMIT ?) ORDER BY 1")
+            sql = (f"SELECT id, body, {t} FROM tasks WHERE {cond} AND live = 1 UNION SELECT id, body, {t} FROM "
+                   f"(SELECT id, body, {t} FROM tasks WHERE {cond} AND live = 0 ORDER BY id DESC LIMIT ?) ORDER BY 1")
             args = [*args, *args, ended_last]
-        return [rows.task(body, tid, self.path) for tid, body in self._all(sql, tuple(args))]
+        with self._consistent():
+            return [rows.task(body, tid, self.path, self._texts_of(texts))
+                    for tid, body, texts in self._all(sql, tuple(args))]
 
     def submissions(self, *, conversation_id: str | None = None, settled_last: int | None = None) -> list[Submission]:
         """Submissions in the order they were first committed. `settled_last=N`: every queued
@@ -269,18 +274,43 @@ class SessionReader:
 
     def live_documents(self) -> dict[str, Live]:
         """The live document of every conversation, by conversation id."""
-        return {cid: rows.live(body, cid, self.path)
-                for cid, body in self._all("SELECT conversation_id, body FROM documents ORDER BY conversation_id")}
+        with self._consistent():
+            return {cid: rows.live(body, cid, self.path, self._texts_of(texts))
+                    for cid, body, texts in self._all(
+                        f"SELECT conversation_id, body, {self._texts} FROM documents ORDER BY conversation_id")}
 
     def rows(self) -> StoredRows:
-        """Every row as stored, undecoded (`decode_rows` decodes them, reporting bad ones)."""
-        return StoredRows(
-            [(tid, cid, kind, state, bool(live), parent, body) for tid, cid, kind, state, live, parent, body
-             in self._all("SELECT id, conversation_id, kind, state, live, parent_id, body FROM tasks ORDER BY id")],
-            self._all("SELECT conversation_id, seq, kind, body FROM entries ORDER BY conversation_id, seq"),
-            self._all("SELECT id, conversation_id, status, body FROM submissions ORDER BY rowid"),
-            self._all("SELECT conversation_id, body FROM documents ORDER BY conversation_id"),
-        )
+        """Every row as stored, undecoded (`decode_rows` decodes them, reporting bad ones), long
+        texts kept apart joined back into their bodies."""
+        t = self._texts
+        with self._consistent():
+            streams = stream_texts(self._all("SELECT id, body FROM texts ORDER BY id")) if t == "texts" else {}
+            return StoredRows(
+                [(tid, cid, kind, state, bool(live), parent, rows.joined_body(body, "task", col, streams))
+                 for tid, cid, kind, state, live, parent, body, col in self._all(
+                    f"SELECT id, conversation_id, kind, state, live, parent_id, body, {t} FROM tasks ORDER BY id")],
+                self._all("SELECT conversation_id, seq, kind, body FROM entries ORDER BY conversation_id, seq"),
+                self._all("SELECT id, conversation_id, status, body FROM submissions ORDER BY rowid"),
+                [(cid, rows.joined_body(body, "live", col, streams)) for cid, body, col in self._all(
+                    f"SELECT conversation_id, body, {t} FROM documents ORDER BY conversation_id")],
+            )
+
+    def _texts_of(self, column: str | None) -> dict[str, str] | None:
+        """The long texts of a row whose `texts` column is `column` (None: inline)."""
+        if not column:
+            return None
+        return {field: join_pieces(self._all("SELECT id, body FROM texts WHERE id BETWEEN ? AND ? ORDER BY id",
+                                             bounds(number)))
+                for field, number in streams_of(column).items()}
+
+    @contextmanager
+    def _consistent(self) -> Iterator[None]:
+        """The reads inside see one commit: a snapshot of their own unless one is open."""
+        if self._conn.in_transaction:
+            yield
+        else:
+            with self.snapshot():
+                yield
 
     # ------------------------------------------------------------------ plumbing
 

@@ -15,13 +15,15 @@ query the engine or the CLI makes, keyed where possible on columns that do not c
 row is first written. `entries.tokens` (version 3) is each entry's estimated tokens in a model
 context (`durable.tokens.stored_tokens`: -1 for an entry never sent again), written with the
 entry, so that opening a long conversation selects its context without decoding it; NULL: not
-counted (a row of an older file that did not decode when migrated; decoded when read).
+counted (a row of an older file that did not decode when migrated; decoded when read). The `meta`
+rows `session` and `barriers` (version 6) are the file's side of its commit mark
+(`durable.storage.sqlite.mark`).
 """
 
 from __future__ import annotations
 
 APPLICATION_ID = 0x44524231  # "DRB1"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 7
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -78,4 +80,19 @@ MIGRATIONS: dict[int, list[str]] = {
     # versions of durable refuse such a file cleanly (`SchemaTooNew`); version-4 files load as they
     # are (every new field has a default).
     5: [],
+    # Version 6: the commit mark (`durable.storage.sqlite.mark`): the file's random session id and
+    # the number of barrier commits it holds, each barrier counting itself.
+    6: [
+        "INSERT OR IGNORE INTO meta (key, value) VALUES ('session', lower(hex(randomblob(16))))",
+        "INSERT OR IGNORE INTO meta (key, value) VALUES ('barriers', '0')",
+    ],
+    # Version 7: long texts of live rows kept apart, in pieces keyed by stream and number
+    # (`durable.storage.texts`): a streamed answer is written by what it gained, not whole at every
+    # commit. A row's `texts` column maps the fields blanked in its body to their streams. Older
+    # rows keep their texts inline (NULL).
+    7: [
+        "CREATE TABLE texts (id INTEGER PRIMARY KEY, body TEXT NOT NULL) STRICT",
+        "ALTER TABLE tasks ADD COLUMN texts TEXT",
+        "ALTER TABLE documents ADD COLUMN texts TEXT",
+    ],
 }

@@ -88,9 +88,9 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         await self._submit(Job(None, batch))
 
     async def get_task(self, task_id: int) -> Task | None:
-        row = await self._read("tasks", lambda c: c.execute(
-            "SELECT body FROM tasks WHERE id = ?", (task_id,)).fetchone())
-        return None if row is None else rows.task(row[0], task_id, self.path)
+        row = await self._read("tasks", lambda c: self._joined(c.execute(
+            "SELECT body, texts FROM tasks WHERE id = ?", (task_id,)).fetchone(), f"task:{task_id}"))
+        return None if row is None else rows.task(row[0], task_id, self.path, row[1])
 
     async def find_tasks(
         self,
@@ -104,8 +104,13 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         sql, args = rows.find_tasks_query("tasks", "?", kind=kind, state=state, conversation_id=conversation_id,
                                            parent_id=parent_id, limit=limit, live_test="live = 1",
                                            live_index="tasks_live")
-        found = await self._read("tasks", lambda c: c.execute(sql, args).fetchall())
-        return [rows.task(body, tid, self.path) for tid, body in found]
+        def fetch(conn: sqlite3.Connection) -> list[tuple[int, str, dict[str, str] | None]]:
+            held = self._writes.texts
+            return [(tid, body, held.texts(f"task:{tid}") if texts else None)
+                    for tid, body, texts in conn.execute(sql, args)]
+
+        found = await self._read("tasks", fetch)
+        return [rows.task(body, tid, self.path, texts) for tid, body, texts in found]
 
     async def get_entries(
         self, conversation_id: str, from_seq: int = 1, to_seq: int | None = None
@@ -125,9 +130,10 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         return None if row is None else rows.submission(row[0], submission_id, self.path)
 
     async def get_live(self, conversation_id: str) -> Live | None:
-        row = await self._read("documents", lambda c: c.execute(
-            "SELECT body FROM documents WHERE conversation_id = ?", (conversation_id,)).fetchone())
-        return None if row is None else rows.live(row[0], conversation_id, self.path)
+        row = await self._read("documents", lambda c: self._joined(c.execute(
+            "SELECT body, texts FROM documents WHERE conversation_id = ?", (conversation_id,)).fetchone(),
+            f"live:{conversation_id}"))
+        return None if row is None else rows.live(row[0], conversation_id, self.path, row[1])
 
     async def close(self) -> None:
         if self._closed or self._thread is None:
@@ -180,6 +186,13 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
             # damage of this session: LockLost, which the harness learns at its next commit too.
             self._writes.lock.check()
         return problems
+
+    def _joined(self, row: tuple[str, str | None] | None, owner: str) -> tuple[str, dict[str, str] | None] | None:
+        """A row's (body, its long texts kept apart, from what the store holds; None: inline),
+        on the writer thread."""
+        if row is None:
+            return None
+        return row[0], (self._writes.texts.texts(owner) if row[1] else None)
 
     async def _read(self, table: str, fn: Callable[[sqlite3.Connection], T]) -> T:
         """`fn(connection)` on the writer thread, a read of `table`: an SQLite error it raises is
@@ -238,7 +251,9 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         try:
             conn = opening.connect(path, lock, st, self.synchronous)
             self._writes.opened(path, lock, conn)
-            return self._read_opened(conn)
+            opened = self._read_opened(conn)
+            self._writes.marked()
+            return opened
         except sqlite3.DatabaseError as exc:
             self._close_connection()
             lock.release()
@@ -250,7 +265,7 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
 
     def _read_opened(self, conn: sqlite3.Connection) -> Opened:
         """What a harness resumes from (see `opening.read_opened`)."""
-        return opening.read_opened(conn, self.path)
+        return opening.read_opened(conn, self.path, self._writes.texts)
 
     def _close_connection(self) -> None:
         conn = self._writes.closed()

@@ -21,23 +21,53 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from ...errors import CommitFailed, CorruptSession, DiskFull, SessionReadOnly, StorageClosed, StorageError
-from ..rows import EncodedBatch
+from ...errors import (
+    CommitFailed,
+    CommitRefused,
+    CorruptSession,
+    DiskFull,
+    SessionReadOnly,
+    StorageClosed,
+    StorageError,
+)
+from ..rows import EncodedBatch, written_texts
+from ..texts import HeldTexts
+from . import space
 from .lock import FileLock
-from .opening import WAL_LIMIT, commit_level, rollback
+from .mark import CommitMark
+from .opening import WAL_LIMIT, commit_level, counted, rollback
 
-_TASKS = ("INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id, body) VALUES (?,?,?,?,?,?,?) "
-          "ON CONFLICT (id) DO UPDATE SET state = excluded.state, live = excluded.live, body = excluded.body")
+_TASKS = ("INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id, body, texts) "
+          "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, live = excluded.live, "
+          "body = excluded.body, texts = excluded.texts")
 _ENTRIES = "INSERT INTO entries (conversation_id, seq, kind, body, tokens) VALUES (?,?,?,?,?)"
 _SUBMISSIONS = ("INSERT INTO submissions (id, conversation_id, status, body) VALUES (?,?,?,?) "
                 "ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body")
-_DOCUMENTS = ("INSERT INTO documents (conversation_id, body) VALUES (?,?) "
-              "ON CONFLICT (conversation_id) DO UPDATE SET body = excluded.body")
+_COUNT = "UPDATE meta SET value = ? WHERE key = 'barriers'"
+_DOCUMENTS = ("INSERT INTO documents (conversation_id, body, texts) VALUES (?,?,?) "
+              "ON CONFLICT (conversation_id) DO UPDATE SET body = excluded.body, texts = excluded.texts")
+_PUT = "INSERT INTO texts (id, body) VALUES (?,?) ON CONFLICT (id) DO UPDATE SET body = excluded.body"
+_DROP = "DELETE FROM texts WHERE id BETWEEN ? AND ?"
 
 
-def apply_rows(conn: Any, rows: EncodedBatch) -> None:
+def held_texts(conn: Any) -> HeldTexts:
+    """The long texts a session file keeps apart (`durable.storage.texts`), read whole: only live
+    rows have them."""
+    owners = [(f"live:{cid}", col) for cid, col in conn.execute(
+        "SELECT conversation_id, texts FROM documents WHERE texts IS NOT NULL")]
+    owners += [(f"task:{tid}", col) for tid, col in conn.execute(
+        "SELECT id, texts FROM tasks INDEXED BY tasks_live WHERE live = 1 AND texts IS NOT NULL")]
+    return HeldTexts.load(owners, conn.execute("SELECT id, body FROM texts ORDER BY id"))
+
+
+def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None) -> None:
     """Write `rows` in the open transaction of `conn` (a `sqlite3` connection, or an `apsw` one:
-    `durable.testing.powercut` writes the store's own SQL). A later upsert of a key wins."""
+    `durable.testing.powercut` writes the store's own SQL). A later upsert of a key wins. `held`:
+    the texts the file keeps apart, as of this transaction (None: read them now). A live document
+    whose row did not change is not written again."""
+    if held is None:
+        held = held_texts(conn)
+    rows, puts, drops = written_texts(rows, held)
     if rows.tasks:  # `EncodedTask` rows are the columns in order (`live`, a bool, binds as 0/1)
         conn.executemany(_TASKS, rows.tasks)
     if rows.entries:
@@ -46,35 +76,50 @@ def apply_rows(conn: Any, rows: EncodedBatch) -> None:
         conn.executemany(_SUBMISSIONS, rows.submissions)
     if rows.live:
         conn.executemany(_DOCUMENTS, rows.live)
+    if drops:
+        conn.executemany(_DROP, drops)
+    if puts:
+        conn.executemany(_PUT, puts)
 
 
 def drop_failed_frames(conn: Any) -> None:
     """After an I/O error (a failed fsync) a refused commit's frames can stay in the WAL with a
     valid commit record, and WAL recovery after a process death would bring the refused commit
-    back. Checkpointing and truncating the WAL removes them. Best effort: when the disk still
-    fails, the next commit fails too and says so."""
+    back; after a full disk, the WAL file holds the space the refused commit took. Checkpointing
+    and truncating the WAL removes them and gives the space back, when the database can take the
+    WAL's pages. A reader holding an older snapshot is waited for 100 ms at most. Best effort:
+    when the disk still fails, the next commit fails too and says so."""
     try:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        conn.execute("PRAGMA busy_timeout = 100")
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
     except sqlite3.Error:
         pass
 
 
-def translate(exc: Exception, what: str, path: str) -> StorageError:
+def translate(exc: Exception, what: str, path: str, *, exhausted: bool | None = None) -> StorageError:
     """The error a caller gets for a statement that failed: `what` ("A commit to", "A read
-    from") the file at `path`, and why."""
+    from") the file at `path`, and why. `exhausted`: whether the file could hardly grow when the
+    statement failed (None: look now; `space.exhausted`)."""
     if not isinstance(exc, sqlite3.Error):  # a value the driver cannot bind (int > 64 bits)
-        return CommitFailed(f"{what} {path} was refused and rolled back: {exc}", location=path)
+        return CommitRefused(f"{what} {path} was refused and rolled back: {exc}", location=path)
     code = getattr(exc, "sqlite_errorname", "")
-    if code.startswith("SQLITE_FULL") or "full" in str(exc).lower():
-        return DiskFull(f"{what} {path} was rolled back: the disk or the file's size limit is full ({exc})",
-                        location=path)
+    # A file at the process's size limit is an I/O error to SQLite (EFBIG after a short write).
+    if code.startswith("SQLITE_IOERR") and exhausted is None:
+        exhausted = space.exhausted(path)
+    if code.startswith("SQLITE_FULL") or "full" in str(exc).lower() or (code.startswith("SQLITE_IOERR") and exhausted):
+        return DiskFull(f"{what} {path} was rolled back: the disk or the file's size limit is full ({exc}; "
+                        f"{space.left(path)[1]})", location=path)
     if code.startswith("SQLITE_READONLY"):
         return SessionReadOnly(f"{what} {path} was refused: the file or its folder is read-only "
                                f"for this process ({exc})", location=path)
     if code.startswith("SQLITE_CORRUPT") or code.startswith("SQLITE_NOTADB"):
         return CorruptSession(f"Session file {path} is damaged ({exc})", location=path)
     if isinstance(exc, sqlite3.IntegrityError):
-        return CommitFailed(f"{what} {path} was refused and rolled back: {exc}", location=path)
+        return CommitRefused(f"{what} {path} was refused and rolled back: {exc}", location=path)
     return CommitFailed(f"{what} {path} failed and was rolled back ({exc})", location=path)
 
 
@@ -109,19 +154,34 @@ class SQLiteWrites:
         self.commits = 0
         self.barriers = 0
         self.checkpoints = 0  # passive checkpoints made by `bound_wal`
+        self.mark: CommitMark | None = None  # the commit mark (`durable.storage.sqlite.mark`), while open
+        self._counted = 0  # barrier commits the file holds (its `meta.barriers`)
+        self._session = ""  # the file's `meta.session`
+        self._exhausted: bool | None = None  # whether the file could hardly grow when the last commit failed
         self._wal_due = False  # a barrier was written with the WAL past `WAL_LIMIT`
+        self.texts = HeldTexts()  # the long texts the file keeps apart (`durable.storage.texts`)
 
     def opened(self, path: str, lock: FileLock, conn: sqlite3.Connection) -> None:
         """The store owns the file at `path` (resolved) by `lock` and opened it on `conn`, at the
-        level of a barrier."""
+        level of a barrier; what the file keeps apart is loaded (`marked` opens its mark, once the
+        file was read whole: a refused open leaves nothing beside it)."""
         self.path = self.location = path
         self.lock = lock
-        self.conn = conn
+        self.conn = conn  # first: whatever fails below, the store's close closes it
         self.level = commit_level(self.synchronous, True)
+        self._session, self._counted = counted(conn, path) or ("", 0)
+        self.texts = held_texts(conn)
+
+    def marked(self) -> None:
+        """Open the commit mark and bring it up to the file's count."""
+        self.mark = CommitMark(self.path, self._session, self._counted)
 
     def closed(self) -> sqlite3.Connection | None:
         """The store is closing: the connection to close, if any (nothing is written after)."""
         conn, self.conn = self.conn, None
+        if self.mark is not None:
+            self.mark.close()
+            self.mark = None
         return conn
 
     def refusal(self) -> StorageError | None:
@@ -148,24 +208,36 @@ class SQLiteWrites:
             conn.execute(f"PRAGMA synchronous = {level}")
             self.level = level
         conn.execute("BEGIN IMMEDIATE")
+        self.texts.begin()
 
     def apply(self, rows: EncodedBatch) -> None:
-        apply_rows(self._conn(), rows)
+        apply_rows(self._conn(), rows, self.texts)
 
     def savepoint(self) -> None:
         self._conn().execute("SAVEPOINT batch")
+        self.texts.savepoint()
 
     def rollback_to_savepoint(self) -> None:
         self._conn().execute("ROLLBACK TO SAVEPOINT batch")
+        self.texts.rollback_to_savepoint()
 
     def release_savepoint(self) -> None:
         self._conn().execute("RELEASE SAVEPOINT batch")
+        self.texts.release_savepoint()
 
     def commit(self) -> None:
-        self._conn().execute("COMMIT")
+        conn = self._conn()
+        full = self.level == "FULL"
+        if full:  # a barrier counts itself (`durable.storage.sqlite.mark`)
+            conn.execute(_COUNT, (str(self._counted + 1),))
+        conn.execute("COMMIT")
+        self.texts.commit()
         self.commits += 1
-        if self.level == "FULL":
+        if full:
             self.barriers += 1
+            self._counted += 1
+            if self.mark is not None:
+                self.mark.record(self._counted)  # after the fsync: the file holds at least this
             self._wal_due = _wal_size(self.path) > WAL_LIMIT
 
     def bound_wal(self) -> None:
@@ -184,11 +256,13 @@ class SQLiteWrites:
             pass
 
     def rollback(self, failure: BaseException) -> None:
+        self.texts.rollback()
         conn = self.conn
         if conn is None:
             return
         rollback(conn)
-        if getattr(failure, "sqlite_errorname", "").startswith("SQLITE_IOERR"):
+        if getattr(failure, "sqlite_errorname", "").startswith(("SQLITE_IOERR", "SQLITE_FULL")):
+            self._exhausted = space.exhausted(self.path)  # as it failed: dropping frames may make room
             drop_failed_frames(conn)
 
     def refused(self, failure: Exception) -> bool:
@@ -197,7 +271,8 @@ class SQLiteWrites:
         return isinstance(failure, _REFUSALS) and self.conn is not None and self.conn.in_transaction
 
     def translate(self, failure: Exception) -> StorageError:
-        return translate(failure, "A commit to", self.path)
+        exhausted, self._exhausted = self._exhausted, None
+        return translate(failure, "A commit to", self.path, exhausted=exhausted)
 
     def settle(self, attempt: Callable[[], None]) -> None:
         attempt()  # a local file: a transaction's outcome is always known

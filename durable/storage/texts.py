@@ -1,0 +1,243 @@
+"""Long texts kept apart from their rows, so that a text that grows is written by what it gained.
+
+A streamed answer is committed again and again as it grows (the partial in the live document, a
+tool's output in its checkpoint and its slot); written inline, every commit would rewrite all of
+it, quadratic in its length. Instead the long texts of a live row (at least `LONG` characters,
+in known places: `split_task`, `split_live`) are blanked in its JSON body and each kept as a
+*stream* of pieces in a `texts` table keyed by `stream << SHIFT | piece`; the row's `texts` column
+maps its fields to their streams (JSON). A store holds its streams in memory too (`HeldTexts`,
+loaded when it opens): a text that only grew is written as its last piece rewritten and new
+pieces after it (a page or so a commit, whatever the text's length; a new stream, numbered after
+every other, is appended at the end of the table), anything else as a new stream; a row written
+without a text drops its stream, and a live document whose row did not change is not written
+again. Reads join the pieces back. Only live rows keep texts apart: an ended task's are inline.
+
+Imports the records and attrs only (the codec encodes the blanked records).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from .._frozen import evolve
+from ..records import Live, Task
+
+LONG = 1024
+"""Characters from which a text is kept in pieces apart from its row."""
+PIECE = 3800
+"""Characters a piece holds at most: an ASCII piece fills most of one page of SQLite's table."""
+SHIFT = 20
+"""A piece's key is `stream << SHIFT | n`: up to 2**20 pieces a text."""
+
+Texts = dict[str, str]  # a row's long texts by field
+Put = tuple[int, str]  # the key of a piece, its text
+Drop = tuple[int, int]  # the first and last key of the pieces of a stream
+
+_STR_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _str_fields(cls: type) -> tuple[str, ...]:
+    found = _STR_FIELDS.get(cls)
+    if found is None:
+        found = _STR_FIELDS[cls] = tuple(f.name for f in attrs.fields(cls) if f.type in (str, "str"))
+    return found
+
+
+def split_task(task: Task) -> tuple[Task, Texts]:
+    """A live task with its checkpoint's long `str` fields blanked, and those texts."""
+    cp = task.checkpoint
+    if cp is None or task.terminal:
+        return task, {}
+    texts = {name: value for name in _str_fields(type(cp)) if len(value := getattr(cp, name)) >= LONG}
+    if not texts:
+        return task, {}
+    return evolve(task, checkpoint=evolve(cp, **dict.fromkeys(texts, ""))), texts
+
+
+def split_live(live: Live) -> tuple[Live, Texts]:
+    """A live document with its long partial answer and tool outputs blanked, and those texts."""
+    texts: Texts = {}
+    gen = live.generation
+    if gen is not None and len(gen.message.text) >= LONG:
+        texts["generation"] = gen.message.text
+        gen = evolve(gen, message=evolve(gen.message, text=""))
+    slots = live.tools
+    if any(len(s.output) >= LONG for s in slots):
+        texts.update((f"tool:{s.task_id}", s.output) for s in slots if len(s.output) >= LONG)
+        slots = tuple(evolve(s, output="") if len(s.output) >= LONG else s for s in slots)
+    if not texts:
+        return live, {}
+    return evolve(live, generation=gen, tools=slots), texts
+
+
+def join_task(task: Task, texts: Mapping[str, str]) -> Task:
+    cp = task.checkpoint
+    return task if cp is None or not texts else evolve(task, checkpoint=evolve(cp, **texts))
+
+
+def join_live(live: Live, texts: Mapping[str, str]) -> Live:
+    gen = live.generation
+    if "generation" in texts and gen is not None:
+        gen = evolve(gen, message=evolve(gen.message, text=texts["generation"]))
+    slots = tuple(evolve(s, output=texts[f"tool:{s.task_id}"]) if f"tool:{s.task_id}" in texts else s
+                  for s in live.tools)
+    return evolve(live, generation=gen, tools=slots)
+
+
+def join_json(body: Any, kind: str, texts: Mapping[str, str]) -> Any:
+    """The same as `join_task`/`join_live` on a decoded JSON object (`kind` "task" or "live"),
+    for readers that keep rows as JSON; a body without the places named is left as it is."""
+    if kind == "task":
+        cp = body.get("checkpoint") if isinstance(body, dict) else None
+        if isinstance(cp, dict):
+            cp.update((k, v) for k, v in texts.items() if k in cp)
+        return body
+    if isinstance(body, dict):
+        msg = (body.get("generation") or {}).get("message") if isinstance(body.get("generation"), dict) else None
+        if isinstance(msg, dict) and "generation" in texts:
+            msg["text"] = texts["generation"]
+        for slot in body.get("tools") or ():
+            if isinstance(slot, dict) and f"tool:{slot.get('task_id')}" in texts:
+                slot["output"] = texts[f"tool:{slot['task_id']}"]
+    return body
+
+
+def streams_of(column: str | None) -> dict[str, int]:
+    """A row's `texts` column: its fields kept apart, and their streams."""
+    return {str(k): int(v) for k, v in json.loads(column).items()} if column else {}
+
+
+def column(streams: Mapping[str, int]) -> str | None:
+    return json.dumps(dict(sorted(streams.items())), separators=(",", ":")) if streams else None
+
+
+def bounds(stream: int) -> Drop:
+    """The first and last key a stream's pieces may have."""
+    return stream << SHIFT, ((stream + 1) << SHIFT) - 1
+
+
+def stream_texts(pieces: Iterable[tuple[int, str]]) -> dict[int, str]:
+    """Every stream's text, from all the pieces (key, text) in key order."""
+    by_stream: dict[int, list[tuple[int, str]]] = {}
+    for key, body in pieces:
+        by_stream.setdefault(key >> SHIFT, []).append((key, body))
+    return {number: join_pieces(found) for number, found in by_stream.items()}
+
+
+def join_pieces(pieces: Iterable[tuple[int, str]]) -> str:
+    """A stream's text from its pieces (key, text) in key order; a piece missing (damage) ends it."""
+    parts = []
+    for n, (key, body) in enumerate(pieces):
+        if key & ((1 << SHIFT) - 1) != n:
+            break
+        parts.append(body)
+    return "".join(parts)
+
+
+class Stream:
+    """One text kept apart: its stream number, its text, and how many pieces it has."""
+
+    __slots__ = ("number", "pieces", "text")
+
+    def __init__(self, number: int, text: str) -> None:
+        self.number = number
+        self.text = text
+        self.pieces = max(1, -(-len(text) // PIECE))
+
+
+class HeldTexts:
+    """What a store holds of the long texts of its live rows (owner -> field -> `Stream`, owners
+    `task:<id>` and `live:<conversation>`), and the last row it wrote of each live document, as
+    committed; a transaction's writes are kept apart until `commit` (undone by `rollback`, or
+    back to a `savepoint`). Used on the store's writer thread only."""
+
+    def __init__(self, held: dict[str, dict[str, Stream]] | None = None) -> None:
+        self.held = held or {}
+        self.next = 1 + max((s.number for fields in self.held.values() for s in fields.values()), default=0)
+        self.bodies: dict[str, tuple[str, str | None]] = {}  # conversation -> (body, texts column)
+        self.begin()
+
+    @classmethod
+    def load(cls, rows: Iterable[tuple[str, str | None]], pieces: Iterable[tuple[int, str]]) -> HeldTexts:
+        """From the owners' `texts` columns (owner, column) and every piece (key, text) in key order."""
+        texts = stream_texts(pieces)
+        held: dict[str, dict[str, Stream]] = {}
+        for owner, col in rows:
+            for field, number in streams_of(col).items():
+                held.setdefault(owner, {})[field] = Stream(number, texts.get(number, ""))
+        found = cls(held)
+        found.next = found._next = max(found.next, 1 + max(texts, default=0))
+        return found
+
+    def has(self, owner: str) -> bool:
+        """Whether `owner` has texts kept apart, as of the transaction."""
+        return bool(self._new[owner] if owner in self._new else self.held.get(owner))
+
+    def texts(self, owner: str) -> dict[str, str]:
+        """The committed texts of `owner`, by field."""
+        return {field: stream.text for field, stream in self.held.get(owner, {}).items()}
+
+    def write(self, owner: str, texts: Texts) -> tuple[list[Put], list[Drop], str | None]:
+        """The pieces to write and the streams to drop so that `owner`'s texts become `texts`,
+        and the owner's `texts` column then."""
+        now = self._new[owner] if owner in self._new else self.held.get(owner, {})
+        if not now and not texts:
+            return [], [], None
+        puts: list[Put] = []
+        drops = [bounds(stream.number) for field, stream in now.items() if field not in texts]
+        after: dict[str, Stream] = {}
+        for field, text in texts.items():
+            old = now.get(field)
+            if old is not None and (text is old.text or (len(text) == len(old.text) and text == old.text)):
+                after[field] = old
+                continue
+            if old is not None and len(text) > len(old.text) and text.startswith(old.text):
+                first, number = old.pieces - 1, old.number  # the last piece again, and the ones after it
+            else:
+                if old is not None:
+                    drops.append(bounds(old.number))
+                first, number = 0, self._next
+                self._next += 1
+            stream = after[field] = Stream(number, text)
+            puts += [((number << SHIFT) | n, text[n * PIECE:(n + 1) * PIECE]) for n in range(first, stream.pieces)]
+        self._new[owner] = after
+        return puts, drops, column({field: stream.number for field, stream in after.items()})
+
+    def changed(self, conversation_id: str, body: str, texts: str | None) -> bool:
+        """Whether a live document's row differs from the one last written (and note it)."""
+        written = self._new_bodies.get(conversation_id) or self.bodies.get(conversation_id)
+        self._new_bodies[conversation_id] = (body, texts)
+        return written != (body, texts)
+
+    def begin(self) -> None:
+        self._new: dict[str, dict[str, Stream]] = {}
+        self._new_bodies: dict[str, tuple[str, str | None]] = {}
+        self._next = self.next
+        self._marks: list[tuple[dict[str, dict[str, Stream]], dict[str, tuple[str, str | None]], int]] = []
+
+    def savepoint(self) -> None:
+        self._marks.append((dict(self._new), dict(self._new_bodies), self._next))
+
+    def rollback_to_savepoint(self) -> None:
+        new, bodies, self._next = self._marks[-1]
+        self._new, self._new_bodies = dict(new), dict(bodies)
+
+    def release_savepoint(self) -> None:
+        self._marks.pop()
+
+    def commit(self) -> None:
+        for owner, fields in self._new.items():
+            if fields:
+                self.held[owner] = fields
+            else:
+                self.held.pop(owner, None)
+        self.bodies.update(self._new_bodies)
+        self.next = self._next
+        self.begin()
+
+    def rollback(self) -> None:
+        self.begin()

@@ -1,0 +1,124 @@
+"""A nearly full disk ends visibly, and the way out exists (issue 25, item 3): commits refused by a
+full disk are tried again for `disk_full_patience` seconds, reported as it goes; then the harness
+stops starting work, every wait ends with `DiskFull` naming the file and the space left, and
+`close()` returns; once space is back the session resumes and the invariants hold. An open with
+little room left is reported.
+
+Without root, a full disk is the process's file size limit (`RLIMIT_FSIZE`) in a child process
+(`disk_full_child.py`, on trio's MockClock: the default 60 s of patience pass in virtual time);
+as root, also a 2 MB tmpfs."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import durable
+from durable.models import FauxModel, faux
+from durable.testing import FakeClock, check_invariants
+from durable.testing.quiesce import settle
+
+pytestmark = pytest.mark.anyio
+
+CHILD = Path(__file__).with_name("disk_full_child.py")
+LIMIT = 256 * 1024  # below the answer's 300 kB: the answer can never be written under it
+ANSWER = "".join(f"line {i:05d} of a long answer\n" for i in range(11_500))[:300_000]
+
+
+@pytest.fixture
+def anyio_backend():
+    return "trio"
+
+
+def run_child(path: str) -> list[dict]:
+    done = subprocess.run([sys.executable, str(CHILD), path, str(LIMIT)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_a_full_disk_that_lasts_stops_the_harness_after_its_patience_and_the_session_resumes_with_space(tmp_path):
+    path = os.fspath(tmp_path / "session.sqlite")
+    events = run_child(path)
+    reports = [e for e in events if "report" in e]
+    limit = "the process's file size limit (RLIMIT_FSIZE) is 256.0 kB"
+    assert re.fullmatch(rf"Session file {re.escape(path)} has little room to grow \(.* free on the disk of "
+                        rf"{re.escape(str(tmp_path))}; {re.escape(limit)}, .* left\): when it fills, commits are "
+                        r"refused \(DiskFull\) and tried again for settings.disk_full_patience seconds, then the "
+                        r"harness stops", reports[0]["report"])
+    assert reports[0]["topic"] == "disk"
+    full = f"A commit to {path} was rolled back: the disk or the file's size limit is full (disk I/O error; "
+    refusals = [e for e in reports if e["topic"] == "commit"]
+    assert refusals and all(full in e["report"] and limit in e["report"] for e in refusals)
+    patience_left = [int(m) for e in refusals for m in re.findall(r"tried again for (\d+) s more", e["report"])]
+    assert patience_left == sorted(patience_left, reverse=True) and patience_left[0] == 60
+
+    (first,) = [e for e in events if e.get("outcome") in ("answered", "DiskFull")]
+    assert first["outcome"] == "DiskFull"
+    assert first["message"].startswith(full) and first["message"].endswith(
+        "). The disk stayed full for 60 s (disk_full_patience): durable stops starting work; nothing acknowledged is "
+        "lost: free some space and open the session again")
+    assert 60 <= first["at"] - refusals[0]["at"] < 61  # virtual time: the patience, and one last attempt
+    assert [e for e in events if "then" in e] == [{"then": "DiskFull", "same": True}]  # no new work either
+    (closed,) = [e for e in events if "closed" in e]
+    assert closed["at"] == first["at"] and closed["requests"] == 1  # close returned at once; nothing else sent
+
+    (again,) = [e for e in events if e.get("outcome") == "again"]
+    assert (again["status"], again["text_length"]) == ("Answered", 300_000)
+    assert events[-1] == {"violations": []}
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A folder on a 2 MB tmpfs (root only), and a way to give it more room."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("a small tmpfs needs root and mount(8)")
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", folder], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+
+    def grow() -> None:
+        subprocess.run(["mount", "-o", "remount,size=64m", folder], check=True)
+
+    try:
+        yield folder, grow
+    finally:
+        subprocess.run(["umount", folder], check=True)
+
+
+async def test_a_300_kb_answer_on_a_2_mb_disk_is_answered_or_ends_disk_full_and_resumes_once_space_is_back(
+        small_disk):
+    folder, grow = small_disk
+    path = os.fspath(folder / "session.sqlite")
+    model = FauxModel([faux.reply(ANSWER), faux.reply(ANSWER)], tokens_per_second=20_000, token_size=1000)
+    clock = FakeClock()
+    reports: list = []
+    settings = durable.Settings(progress=durable.Progress(persist_within=0.02), disk_full_patience=2.0,
+                                check_integrity=False, retry=durable.RetryPolicy(base_delay=1.0))
+    async with durable.open_harness(path, model=model, settings=settings, clock=clock, report=reports.append) as h:
+        assert [r.topic for r in reports] == ["disk"]  # 2 MB free: reported at open
+        assert reports[0].message.startswith(f"Session file {path} has little room to grow (")
+        sub = await h.root.submit("Write a long answer", id="long")
+        try:
+            outcome = await sub.wait()
+        except durable.DiskFull as exc:
+            outcome = exc
+    if isinstance(outcome, durable.DiskFull):  # ended visibly, and close() returned
+        assert str(outcome).startswith(f"A commit to {path} was rolled back: the disk or the file's size limit is "
+                                       f"full (")
+        assert "The disk stayed full for 2 s (disk_full_patience)" in str(outcome)
+    else:
+        assert outcome == durable.Answered(ANSWER, 2)
+    grow()
+    async with durable.open_harness(path, model=model, settings=settings, clock=clock) as h:
+        await settle(h, clock)
+        assert isinstance(await h.root.submission("long").wait(), durable.Answered)
+    assert check_invariants(path, acknowledged=["long"], clean_close=True) == []
