@@ -61,8 +61,8 @@ def messages_stream(text):
 
 def gemini_stream(text):
     usage = {"promptTokenCount": 5, "candidatesTokenCount": 2, "totalTokenCount": 7}
-    return sse([(None, {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}],
-                        "usageMetadata": usage})])
+    candidate = {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}
+    return sse([(None, {"candidates": [candidate], "usageMetadata": usage})])
 
 
 GEMINI = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"

@@ -48,7 +48,8 @@ def no_provider_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_PROFILE",
         "ANTHROPIC_CUSTOM_HEADERS", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL",
         "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_GENAI_API_VERSION",
-        "GOOGLE_GENAI_HTTP_CLIENT", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
+        "GOOGLE_GENAI_HTTP_CLIENT", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION",
+        "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
         "http_proxy", "https_proxy", "all_proxy",
     ):
         monkeypatch.delenv(name, raising=False)
