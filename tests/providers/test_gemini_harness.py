@@ -1,8 +1,8 @@
 """The real harness with `GeminiModel`, against the local 127.0.0.1 server speaking Gemini's REST
 wire format: a streamed answer (live partial, exact entries and usage), a tool loop (function
 call and response with their ids), a 429 retried after its `RetryInfo` delay, a rejected key
-ending the run without a retry, a crash mid-stream resent with the same body, and a key echoed
-in any form reaching neither the file, the reports, `inspect` nor `export` (docs/spec.md §3-§5)."""
+ending the run without a retry, and a crash mid-stream resent with the same body (docs/spec.md
+§3-§5). A key echoed in any form is checked end to end with the other providers in test_secrets."""
 
 from __future__ import annotations
 
@@ -19,10 +19,8 @@ from durable.models.gemini import GeminiModel
 from durable.testing import check_invariants, crash
 
 from .conftest import GEMINI_KEY, json_reply
-from .secret_forms import GATEWAY_KEY, survivors
 from .test_gemini import KEY_INVALID, PATH, RETRY_INFO, SYSTEM, error_body, gemini_stream, user_text
 from .test_harness_integration import Host, until_live
-from .test_secrets import E2E_FORMS, SPLIT, cli_views
 
 pytestmark = pytest.mark.anyio
 
@@ -38,8 +36,8 @@ def host(tmp_path: Path) -> Host:
     return Host(tmp_path / "session.sqlite")
 
 
-def model(server: Any, key: str = GEMINI_KEY) -> GeminiModel:
-    server.models.append(GeminiModel("gemini-test", api_key=key, base_url=server.url))
+def model(server: Any) -> GeminiModel:
+    server.models.append(GeminiModel("gemini-test", api_key=GEMINI_KEY, base_url=server.url))
     return server.models[-1]
 
 
@@ -146,37 +144,3 @@ async def test_a_crash_mid_stream_keeps_the_partial_aborted_and_resends_the_same
     first, second = server.requests
     assert second.body == first.body  # the partial is not sent back: the same request again
     assert check_invariants(host.path) == []
-
-
-@pytest.mark.parametrize("form", [*E2E_FORMS, SPLIT])
-async def test_a_key_in_any_form_reaches_no_report_detail_live_document_file_inspect_or_export(server, host, form):
-    key = GATEWAY_KEY
-    head = 9
-
-    def leaky(status: int, name: str) -> Any:
-        if form == SPLIT:  # the rest of the key in the field right after the message
-            body = {"error": {"code": status, "message": f"Invalid credentials {key[:head]}",
-                              "details": [{"metadata": {"key": key[head:]}}], "status": name}}
-        else:
-            body = error_body(status, name, f"Invalid credentials {E2E_FORMS[form](key)} (check the gateway)")
-        return json_reply(body, status)
-
-    server.script("POST", PATH, leaky(500, "INTERNAL"), leaky(401, "UNAUTHENTICATED"))
-    seen: list[Any] = []
-    async with host.open(model(server, key)) as h:
-        sub = await h.root.submit("Hello")
-        at = await host.clock.wait_for_timer("retry:1")
-        seen += [h.root.live(), host.file_bytes()]
-        host.clock.advance(at - host.clock.now())
-        outcome = await sub.wait()
-        assert isinstance(outcome, r.Unanswered) and outcome.reason == "model_error"
-        assert outcome.detail.startswith("Gemini rejected the credentials (HTTP 401): Invalid credentials ")
-        assert "***" in outcome.detail
-        seen += [outcome.detail, h.root.live(), await h.task(1), host.file_bytes()]
-    assert len(host.reports) == 2
-    seen += [[(report.message, report.raw) for report in host.reports], host.file_bytes(), *cli_views(host.path)]
-    for item in seen:
-        assert survivors(item, key) == [], f"{type(item).__name__} holds the key"
-        if form == SPLIT:
-            text = item.decode("utf-8", "replace") if isinstance(item, bytes) else repr(item)
-            assert key[:head] not in text, f"{type(item).__name__} holds the head of the key"
