@@ -91,8 +91,9 @@ class GeminiModel(SDKModel):
         options: dict[str, Any] = {"httpx_async_client": self._http, "api_version": api_version}
         if self.base_url:
             options["base_url"] = self.base_url
-        if request_timeout is not None:
-            options["timeout"] = int(request_timeout * 1000)  # milliseconds; the guard enforces it too
+        # Milliseconds, for each connect and read (as the OpenAI SDK's 600 s default); the guard
+        # bounds the whole attempt. Without it the SDK would ask httpx for no timeout at all.
+        options["timeout"] = int((request_timeout if request_timeout is not None else 600.0) * 1000)
         self._client = genai.Client(api_key=key, vertexai=False, http_options=options)
         self._sdk = genai
         self._fields = frozenset(genai.types.GenerateContentConfig.model_fields)

@@ -311,6 +311,14 @@ async def test_an_error_inside_the_stream_is_classified(server):
 
 
 @pytest.mark.anyio
+async def test_a_plain_text_error_body_is_classified_by_its_status(server):
+    server.script("POST", PATH, Reply(502, {"content-type": "text/html"}, b"<html>Bad Gateway</html>"))
+    _, error = await collect_until_error(model(server).stream(HELLO))
+    assert (error.kind, error.status_code, error.message) == (
+        "server", 502, "Gemini server error (HTTP 502): <html>Bad Gateway</html>")
+
+
+@pytest.mark.anyio
 async def test_the_api_key_never_appears_in_an_error(server):
     body = error_body(400, "INVALID_ARGUMENT", f"API key not valid: {GEMINI_KEY}", KEY_INVALID)
     server.script("POST", PATH, json_reply(body, 400))
