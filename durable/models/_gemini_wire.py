@@ -90,8 +90,21 @@ def _signed(part: dict[str, Any], signature: str | None) -> dict[str, Any]:
     return {**part, "thought_signature": value} if value else part
 
 
-def _model_content(entry: AssistantEntry) -> dict[str, Any] | None:
+UNSIGNED = base64.b64encode(b"skip_thought_signature_validator").decode("ascii")
+"""What Gemini 3 takes on a function call that has no signature of its own (a call another
+model made, or one stored without its signature): the documented value that skips validation."""
+_SIGNS_CALLS = re.compile(r"^(?:models/)?gemini-(?:[3-9]|[1-9][0-9])")
+
+
+def signs_calls(model: str) -> bool:
+    """Whether `model` is Gemini 3 or later, which refuses a tool loop whose calls lack signatures."""
+    return bool(_SIGNS_CALLS.match(model))
+
+
+def _model_content(entry: AssistantEntry, unsigned: str | None) -> dict[str, Any] | None:
     signatures = thought_signatures(entry)
+    if unsigned and entry.tool_calls and not any(c.id in signatures for c in entry.tool_calls):
+        signatures[entry.tool_calls[0].id] = unsigned  # Gemini signs the first call of a turn only
     parts: list[dict[str, Any]] = []
     if entry.text or "" in signatures:
         parts.append(_signed({"text": entry.text}, signatures.get("")))
@@ -101,9 +114,11 @@ def _model_content(entry: AssistantEntry) -> dict[str, Any] | None:
     return {"role": "model", "parts": parts} if parts else None  # Gemini refuses a content without parts
 
 
-def gemini_contents(messages: Sequence[Entry]) -> list[dict[str, Any]]:
+def gemini_contents(messages: Sequence[Entry], unsigned: str | None = None) -> list[dict[str, Any]]:
     """The `contents` of a `generateContent` request for a conversation. Consecutive user-side
-    entries are one user content, function responses first (they answer the model's calls)."""
+    entries are one user content, function responses first (they answer the model's calls).
+    `unsigned`: the signature put on the first call of a model turn none of whose calls has one
+    (`UNSIGNED` for Gemini 3 and later, see `signs_calls`)."""
     out: list[dict[str, Any]] = []
     responses: list[dict[str, Any]] = []
     texts: list[dict[str, Any]] = []
@@ -123,7 +138,7 @@ def gemini_contents(messages: Sequence[Entry]) -> list[dict[str, Any]]:
             answer = {"error": entry.content} if entry.is_error else {"output": entry.content}
             responses.append({"function_response": {"id": entry.call_id, "name": entry.tool_name,
                                                     "response": answer}})
-        elif isinstance(entry, AssistantEntry) and (content := _model_content(entry)) is not None:
+        elif isinstance(entry, AssistantEntry) and (content := _model_content(entry, unsigned)) is not None:
             flush_user()
             out.append(content)
     flush_user()

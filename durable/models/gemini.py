@@ -14,7 +14,8 @@ format itself is `durable.models._gemini_wire`). Invariants:
   under trio as under asyncio; the HTTP response of an attempt is closed when the attempt ends.
 - `google-genai` is imported when a model is constructed, never when `durable` is imported.
 - Thought summaries are never sent as answer text; thought signatures go back unchanged on the
-  parts they came with (`_gemini_wire.thought_signatures`).
+  parts they came with (`_gemini_wire.thought_signatures`); to Gemini 3 and later, a turn whose
+  calls have none gets the documented value that skips validation on its first call.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
-from ._gemini_wire import PROVIDER, Reply, gemini_contents, gemini_error
+from ._gemini_wire import PROVIDER, UNSIGNED, Reply, gemini_contents, gemini_error, signs_calls
 from ._sdk import SDKModel, api_key_from, import_sdk
 from .errors import END, close_quietly
 from .protocol import ModelError, ModelRequest, StreamEvent, TextDelta, ToolCallEvent, UsageEvent
@@ -149,7 +150,7 @@ class GeminiModel(SDKModel):
         is closed. The SDK sends the request at the first chunk asked for."""
         guard = self._guard()
         model = request.options.get("model") or self.model
-        contents = gemini_contents(request.messages)
+        contents = gemini_contents(request.messages, UNSIGNED if signs_calls(model) else None)
         config = self._config(request)
         stream = await guard.call(lambda: self._translated(lambda: self._client.aio.models.generate_content_stream(
             model=model, contents=contents, config=config)))

@@ -10,7 +10,7 @@ import json
 import attrs
 import pytest
 
-from durable.models._gemini_wire import Reply as GeminiReply
+from durable.models._gemini_wire import UNSIGNED, Reply as GeminiReply
 from durable.models.errors import MissingCredentials
 from durable.models.gemini import GeminiModel
 from durable.models.protocol import FinalMessage, ModelError, ModelRequest, TextDelta, ToolCallEvent, UsageEvent
@@ -220,6 +220,23 @@ async def test_thought_signatures_read_from_a_stream_are_sent_back_unchanged_on_
             {"functionResponse": {"id": "fc_2", "name": "noop", "response": {"output": "ok"}}},
         ]},
     ]
+
+
+@pytest.mark.anyio
+async def test_to_gemini_3_a_turn_without_signatures_gets_the_skip_value_on_its_first_call(server):
+    calls = (CALL, ToolCall("fc_2", "noop", "{}"))
+    loop = (UserEntry("Hello"), AssistantEntry("", "tool_use", calls), ToolResultEntry("fc_1", "get_weather", "18 C"),
+            ToolResultEntry("fc_2", "noop", "ok"))
+    m = model(server)
+    for name in ("gemini-3-flash", "gemini-2.5-flash"):
+        server.script("POST", PATH.replace("gemini-test", name), gemini_stream(["Sunny."]))
+        await collect(m.stream(ModelRequest("", loop, options={"model": name})))
+    three, two = (sent.body["contents"][1]["parts"] for sent in server.requests)
+    second = {"functionCall": {"id": "fc_2", "args": {}, "name": "noop"}}
+    assert three == [{"functionCall": {"id": "fc_1", "args": {"city": "Paris"}, "name": "get_weather"},
+                      "thoughtSignature": as_sent(UNSIGNED)}, second]
+    assert base64.urlsafe_b64decode(three[0]["thoughtSignature"]) == b"skip_thought_signature_validator"
+    assert two == [{"functionCall": {"id": "fc_1", "args": {"city": "Paris"}, "name": "get_weather"}}, second]
 
 
 @pytest.mark.anyio
