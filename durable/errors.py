@@ -213,7 +213,7 @@ class RetryTool(Exception):
 
 
 class MissingExtra(DurableError, ImportError):
-    """An optional dependency is not installed (the OpenAI or Anthropic SDK). The message says
+    """An optional dependency is not installed (the OpenAI, Anthropic or Gemini SDK). The message says
     which extra to install, e.g. `pip install "durable-harness[openai]"`."""
 
     def __init__(self, what: str, package: str, extra: str, detail: str | None = None) -> None:

@@ -11,7 +11,7 @@ finishes it before reading more. Ctrl-C or the end of stdin is a clean close.
 
 The model is a small echo model written against durable's model protocol (no key needed). With
 OPENAI_API_KEY set it uses OpenAI (OPENAI_BASE_URL for a compatible server; CHAT_MODEL names the
-model), with ANTHROPIC_API_KEY set it uses Anthropic.
+model), with ANTHROPIC_API_KEY set it uses Anthropic, with GEMINI_API_KEY set Gemini.
 
 What is printed comes from committed state only: the partial answer is the live document's
 `generation.message` (committed at most every 100 ms), shown through `conversation.follow()`.
@@ -57,6 +57,10 @@ def choose_model() -> Any:
         from durable.models.anthropic import AnthropicModel
 
         return AnthropicModel(os.environ.get("CHAT_MODEL", "claude-3-5-haiku-latest"))
+    if os.environ.get("GEMINI_API_KEY"):
+        from durable.models.gemini import GeminiModel
+
+        return GeminiModel(os.environ.get("CHAT_MODEL", "gemini-2.5-flash"))
     return EchoModel()
 
 

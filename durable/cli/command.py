@@ -1,6 +1,6 @@
 """The `durable` command: the click group, its commands, and errors as one line.
 
-    durable demo [--db PATH] [--kill-after SECONDS] [--model faux|openai|anthropic] [--plain]
+    durable demo [--db PATH] [--kill-after SECONDS] [--model faux|openai|anthropic|google] [--plain]
     durable inspect PATH [--json] [--last N] [--kind KIND]... [--state STATE]...
     durable export PATH [--conversation ID] [--format json|markdown] [--output FILE]
     durable watch PATH [--interval SECONDS] [--timeout SECONDS] [--once] [--last N]
@@ -98,10 +98,11 @@ def cli(ctx: click.Context, debug: bool) -> None:
               help="The session file (created, or resumed when it exists).")
 @click.option("--kill-after", type=click.FloatRange(min=0), metavar="SECONDS",
               help="SIGKILL this process after SECONDS (then run the same command again to resume).")
-@click.option("--model", "model", type=click.Choice(["faux", "openai", "anthropic"]), default="faux",
+@click.option("--model", "model", type=click.Choice(["faux", "openai", "anthropic", "google"]), default="faux",
               show_default=True,
-              help="faux needs no key; openai/anthropic read OPENAI_API_KEY/ANTHROPIC_API_KEY "
-                   "(and *_BASE_URL), the model name from DURABLE_DEMO_MODEL.")
+              help="faux needs no key; openai/anthropic/google read OPENAI_API_KEY/ANTHROPIC_API_KEY/"
+                   "GEMINI_API_KEY (and OPENAI_BASE_URL/ANTHROPIC_BASE_URL/GOOGLE_GEMINI_BASE_URL), "
+                   "the model name from DURABLE_DEMO_MODEL.")
 @click.option("--plain", is_flag=True, help="One line per event, even on a terminal.")
 @click.option("--speed", type=click.FloatRange(min=0, min_open=True), default=1.0, envvar="DURABLE_DEMO_SPEED",
               hidden=True, help="Scale every delay (tests run the demo fast).")

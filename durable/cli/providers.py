@@ -1,5 +1,5 @@
-"""The model behind `durable demo --model`: the scripted faux model (no key), or OpenAI or
-Anthropic (imported only when chosen; a missing key raises `MissingCredentials`)."""
+"""The model behind `durable demo --model`: the scripted faux model (no key), or OpenAI,
+Anthropic or Gemini (imported only when chosen; a missing key raises `MissingCredentials`)."""
 
 from __future__ import annotations
 
@@ -21,4 +21,8 @@ def make_model(kind: str, db: str, speed: float) -> Any:
         from durable.models.anthropic import AnthropicModel
 
         return AnthropicModel(name or "claude-3-5-haiku-latest")
+    if kind == "google":
+        from durable.models.gemini import GeminiModel
+
+        return GeminiModel(name or "gemini-2.5-flash")
     return DemoModel(make_answer(db, speed), speed)

@@ -1,5 +1,6 @@
 """Models: the protocol, the scripted faux model, and (imported lazily, as optional extras) the
-OpenAI and Anthropic adapters: `durable.models.openai`, `durable.models.anthropic`."""
+OpenAI, Anthropic and Gemini adapters: `durable.models.openai`, `durable.models.anthropic`,
+`durable.models.gemini`."""
 
 from typing import TYPE_CHECKING
 

@@ -1,4 +1,4 @@
-"""What the OpenAI and Anthropic adapters share: their settings and API key, how they build an SDK
+"""What the OpenAI, Anthropic and Gemini adapters share: their settings and API key, how they build an SDK
 client (no SDK retries: the harness owns retries), closing it, the guard on every attempt, the
 cancel of a background job, and reading a field of an SDK object or of a plain dict.
 

@@ -45,7 +45,7 @@ __all__ = [
 
 T = TypeVar("T")
 
-_DISPLAY = {"openai": "OpenAI", "anthropic": "Anthropic"}
+_DISPLAY = {"openai": "OpenAI", "anthropic": "Anthropic", "google": "Gemini"}
 
 # An Anthropic error that arrives inside a 200 stream carries only its type: the status it
 # would have had, so reports show a meaningful code.
@@ -192,15 +192,17 @@ def classify_status(
     headers: Any = None,
     api_key: Secrets = None,
     default: ErrorKind = "unknown",
+    kind: ErrorKind | None = None,
 ) -> ModelError:
     """The `ModelError` for an error response: `status_code` (None for an error event inside a
     stream), the provider's error `body` (parsed JSON or text) and the response `headers`.
-    `default` is the kind when neither status nor body say anything known."""
+    `default` is the kind when neither status nor body say anything known; `kind`, when given,
+    is the kind an adapter read from its provider's own error details (it wins)."""
     typ, code, message = _error_fields(body)
     status = status_code
     if status is None or status < 400:
         status = _TYPE_STATUS.get(typ or "")
-    kind = _kind_of(status, typ, code, message) or default
+    kind = kind or _kind_of(status, typ, code, message) or default
     raw = scrub({"status_code": status, "body": body}, api_key)
     typ, code, message = _error_fields(raw["body"])  # the whole body scrubbed at once: a key split over fields
     return ModelError(
@@ -340,10 +342,10 @@ END = object()
 
 
 async def close_quietly(resource: Any) -> None:
-    """Close an SDK stream or client, even while being cancelled; errors are ignored (the
-    connection is being thrown away)."""
+    """Close an SDK stream or client (its `close`, else its `aclose`), even while being
+    cancelled; errors are ignored (the connection is being thrown away)."""
     with anyio.move_on_after(2, shield=True):
         try:
-            await resource.close()
+            await (resource.close() if hasattr(resource, "close") else resource.aclose())
         except Exception:  # noqa: BLE001 - the connection is being thrown away
             pass

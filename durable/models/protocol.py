@@ -9,7 +9,7 @@ Errors are `ModelError`s that carry the provider, the HTTP status, a retry-after
 the harness decides from `kind` alone whether an attempt is retried (docs/spec.md §3). Providers never
 put credentials in an error message.
 
-A provider module (faux, openai, anthropic) imports this module, `durable.records` and
+A provider module (faux, openai, anthropic, gemini) imports this module, `durable.records` and
 `durable.errors` (which imports nothing) only.
 """
 

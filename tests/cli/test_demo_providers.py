@@ -1,5 +1,6 @@
-"""`durable demo --model openai|anthropic` against a server on 127.0.0.1 speaking each provider's
-streaming wire format (OpenAI Chat Completions and Responses, Anthropic Messages), reached through
+"""`durable demo --model openai|anthropic|google` against a server on 127.0.0.1 speaking each
+provider's streaming wire format (OpenAI Chat Completions and Responses, Anthropic Messages,
+Gemini streamGenerateContent), reached through
 the usual base-URL variables. The server answers every request with a short streamed text, so
 the demo's four inputs are each answered and the demo exits 0."""
 
@@ -58,7 +59,15 @@ def messages_stream(text):
     ])
 
 
-STREAMS = {"/v1/chat/completions": chat_stream, "/v1/responses": responses_stream, "/v1/messages": messages_stream}
+def gemini_stream(text):
+    usage = {"promptTokenCount": 5, "candidatesTokenCount": 2, "totalTokenCount": 7}
+    candidate = {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}
+    return sse([(None, {"candidates": [candidate], "usageMetadata": usage})])
+
+
+GEMINI = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
+STREAMS = {"/v1/chat/completions": chat_stream, "/v1/responses": responses_stream, "/v1/messages": messages_stream,
+           GEMINI: gemini_stream}
 
 
 @pytest.fixture
@@ -93,11 +102,13 @@ def server():
     ("openai", "chat", "/v1/chat/completions"),
     ("openai", "responses", "/v1/responses"),
     ("anthropic", None, "/v1/messages"),
+    ("google", None, GEMINI + "?alt=sse"),
 ])
 def test_the_demo_runs_against_a_real_provider_wire_format_through_a_base_url(tmp_path, server, model, api, path):
     url, paths = server
     env = {"DURABLE_DEMO_SPEED": FAST, "OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test",
-           "OPENAI_BASE_URL": f"{url}/v1", "ANTHROPIC_BASE_URL": url, "DURABLE_DEMO_OPENAI_API": api or "responses"}
+           "OPENAI_BASE_URL": f"{url}/v1", "ANTHROPIC_BASE_URL": url, "DURABLE_DEMO_OPENAI_API": api or "responses",
+           "GEMINI_API_KEY": "AIza-test", "GOOGLE_GEMINI_BASE_URL": url}
     db = tmp_path / "demo.sqlite"
     done = run_durable("demo", "--model", model, "--db", str(db), "--plain", cwd=tmp_path, env=env, timeout=120)
     assert done.returncode == 0, (done.stdout, done.stderr)

@@ -38,6 +38,14 @@ def test_the_demo_without_the_sdk_says_what_to_install_in_one_line(tmp_path, pro
     assert not db.exists()
 
 
+def test_the_demo_without_the_gemini_sdk_names_its_extra(tmp_path):
+    db = tmp_path / "demo.sqlite"
+    line = one_line_error(durable_without("google.genai", "demo", "--model", "google", "--db", str(db)))
+    assert line == ("durable: error: GeminiModel needs the google.genai package, which is not installed: "
+                    'pip install "durable-harness[google]"')
+    assert not db.exists()
+
+
 def test_the_sdk_is_missing_before_a_key_is_asked_for(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     line = one_line_error(durable_without("openai", "demo", "--model", "openai", "--db", str(tmp_path / "d.sqlite"),

@@ -29,6 +29,7 @@ from durable.records import UserEntry
 
 OPENAI_KEY = "sk-test-0123456789abcdef"
 ANTHROPIC_KEY = "sk-ant-test-0123456789abcdef"
+GEMINI_KEY = "AIzaSyTest-0123456789abcdefghijklmnop"
 WEATHER = ToolSpec("get_weather", "The weather in a city",
                    {"type": "object", "properties": {"city": {"type": "string"}}})
 HELLO = ModelRequest(system="Be brief.", messages=(UserEntry("Hello"),), key="gen-1-a1")
@@ -45,7 +46,10 @@ def no_provider_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in (
         "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ADMIN_KEY", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID",
         "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_PROFILE",
-        "ANTHROPIC_CUSTOM_HEADERS", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
+        "ANTHROPIC_CUSTOM_HEADERS", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL",
+        "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_GENAI_API_VERSION",
+        "GOOGLE_GENAI_HTTP_CLIENT", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION",
+        "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
         "http_proxy", "https_proxy", "all_proxy",
     ):
         monkeypatch.delenv(name, raising=False)

@@ -18,12 +18,14 @@ from durable import records as r
 from durable.models._sdk import SDKModel, scrubbed
 from durable.models.anthropic import AnthropicModel
 from durable.models.errors import scrub
+from durable.models.gemini import GeminiModel
 from durable.models.openai import OpenAIModel
 from durable.models.protocol import FinalMessage, ModelError, TextDelta
 
 from .conftest import Reply, json_reply
 from .secret_forms import ENCODED, ESCAPED, GATEWAY_KEY, PARTS, WHITESPACE, FormOf, b64, survivors
 from .test_anthropic import error_body
+from .test_gemini import PATH as GEMINI_PATH
 from .test_harness_integration import KEY, PATH, Host, make_settings, model
 
 pytestmark = pytest.mark.anyio
@@ -193,6 +195,8 @@ def gateway_model(server: Any, api: str, key: str = GATEWAY_KEY, **options: Any)
     """A model whose key has no provider's shape: only the forms of the key itself can find it."""
     if api == "anthropic":
         m: Any = AnthropicModel("claude-test", api_key=key, base_url=server.url, **options)
+    elif api == "google":
+        m = GeminiModel("gemini-test", api_key=key, base_url=server.url, **options)
     else:
         m = OpenAIModel("gpt-test", api="chat" if api == "chat" else "responses", api_key=key,
                         base_url=server.url + "/v1", **options)
@@ -209,6 +213,9 @@ def leaky_reply(api: str, status: int, form: str, key: str) -> Reply:
     if api == "anthropic":
         body = error_body({401: "authentication_error", 500: "api_error"}[status], message)
         body["error"].update(extra)
+    elif api == "google":  # the rest of a split key in the field right after the message
+        body = {"error": {"code": status, "message": message, **extra,
+                          "status": {401: "UNAUTHENTICATED", 500: "INTERNAL"}[status]}}
     else:
         body = {"error": {"message": message, **extra, "code": {401: "invalid_api_key", 500: "server_error"}[status]}}
     return json_reply(body, status)
@@ -230,10 +237,11 @@ def cli_views(path: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("form", [*E2E_FORMS, SPLIT])
-@pytest.mark.parametrize("api", APIS)
+@pytest.mark.parametrize("api", [*APIS, "google"])
 async def test_a_key_in_any_form_reaches_no_report_detail_live_document_file_inspect_or_export(server, host, api, form):
     key = GATEWAY_KEY
-    server.script("POST", PATH[api], leaky_reply(api, 500, form, key), leaky_reply(api, 401, form, key))
+    path = GEMINI_PATH if api == "google" else PATH[api]
+    server.script("POST", path, leaky_reply(api, 500, form, key), leaky_reply(api, 401, form, key))
     seen: list[Any] = []
     async with host.open(gateway_model(server, api)) as h:
         sub = await h.root.submit("Hello")
@@ -245,7 +253,8 @@ async def test_a_key_in_any_form_reaches_no_report_detail_live_document_file_ins
         outcome = await sub.wait()
         assert isinstance(outcome, r.Unanswered) and outcome.reason == "model_error"
         assert outcome.detail.startswith(("OpenAI rejected the credentials (HTTP 401): Invalid credentials ",
-                                          "Anthropic rejected the credentials (HTTP 401): Invalid credentials "))
+                                          "Anthropic rejected the credentials (HTTP 401): Invalid credentials ",
+                                          "Gemini rejected the credentials (HTTP 401): Invalid credentials "))
         assert "***" in outcome.detail
         seen += [outcome.detail, h.root.live(), await h.task(1), host.file_bytes()]
     assert len(host.reports) == 2
