@@ -9,6 +9,7 @@ from .protocol import (
     Model,
     ModelError,
     ModelRequest,
+    ReasoningDelta,
     StillRunning,
     TextDelta,
     ToolCallEvent,
@@ -30,4 +31,4 @@ else:
 
 
 __all__ = ["DeferredHandle", "FauxModel", "FinalMessage", "Model", "ModelError", "ModelRequest",
-           "StillRunning", "TextDelta", "ToolCallEvent", "ToolSpec", "UsageEvent"]
+           "ReasoningDelta", "StillRunning", "TextDelta", "ToolCallEvent", "ToolSpec", "UsageEvent"]

@@ -1,9 +1,9 @@
 """The model protocol: what the harness needs from a language model, and nothing more.
 
 Shaped after the real providers (OpenAI Responses / Chat Completions, Anthropic Messages): a
-streaming call that yields text deltas, finished tool calls and usage, and ends with exactly one
-`FinalMessage`; and, for providers with background or batch jobs, the deferred calls `submit`,
-`fetch` and `cancel`.
+streaming call that yields text and reasoning deltas, finished tool calls and usage, and ends
+with exactly one `FinalMessage` (with the reasoning blocks to send back); and, for providers
+with background or batch jobs, the deferred calls `submit`, `fetch` and `cancel`.
 
 Errors are `ModelError`s that carry the provider, the HTTP status, a retry-after and a `kind`;
 the harness decides from `kind` alone whether an attempt is retried (docs/spec.md §3). Providers never
@@ -23,7 +23,7 @@ from attrs import field
 from .. import tokens
 from .._frozen import frozen
 from ..errors import DurableError
-from ..records import Entry, ModelStopReason, ToolCall, Usage
+from ..records import AssistantEntry, Entry, ModelStopReason, Reasoning, ToolCall, Usage
 
 ErrorKind = Literal[
     "rate_limit",  # 429: retryable, honours retry-after
@@ -57,7 +57,9 @@ class ModelRequest:
     """One attempt's request. `messages` is the model's context in order: user entries,
     assistant entries (never aborted ones), tool results and at most one leading compaction
     summary: a read-only sequence (a tuple, or the harness's view of its context, which is
-    equal to the tuple of the same entries), to be iterated or indexed, never changed. `key` is
+    equal to the tuple of the same entries), to be iterated or indexed, never changed. An
+    assistant entry's reasoning blocks go back only to a model of their `format`, never a
+    `partial` one (`sendable_reasoning`). `key` is
     unique per attempt and stable across restarts: providers send it as request metadata so a
     deferred job can be found again. `output`: the JSON schema (of type object) the answer must
     match, None for a text answer; a provider with a structured mode asks for it there (OpenAI
@@ -74,6 +76,12 @@ class ModelRequest:
     output: dict[str, Any] | None = None
 
 
+def sendable_reasoning(entry: AssistantEntry, wire_format: str) -> tuple[Reasoning, ...]:
+    """The reasoning blocks of `entry` that a model of `wire_format` takes back: its own format's,
+    complete (a partial block is unsigned: providers reject it)."""
+    return tuple(b for b in entry.reasoning if b.format == wire_format and not b.partial)
+
+
 OUTPUT_TOOL = "final_result"
 """The name of the tool through which a provider without a JSON mode (Anthropic) gives a
 structured answer: reserved when `ModelRequest.output` is set."""
@@ -81,6 +89,14 @@ structured answer: reserved when `ModelRequest.output` is set."""
 
 @frozen
 class TextDelta:
+    text: str
+
+
+@frozen
+class ReasoningDelta:
+    """A piece of the model's reasoning (thinking, or a reasoning summary) as it streams: shown
+    live, never sent back; the complete blocks come with the `FinalMessage`."""
+
     text: str
 
 
@@ -100,16 +116,19 @@ class UsageEvent:
 
 @frozen
 class FinalMessage:
-    """The end of a response. With stop_reason "error", `error` holds the provider's message."""
+    """The end of a response. With stop_reason "error", `error` holds the provider's message.
+    `reasoning`: the reasoning blocks of the response, complete (with what the provider needs to
+    accept them back), in order; a block cut short is marked `partial`."""
 
     text: str
     stop_reason: ModelStopReason
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage = Usage()
     error: str | None = None
+    reasoning: tuple[Reasoning, ...] = ()
 
 
-StreamEvent = TextDelta | ToolCallEvent | UsageEvent | FinalMessage
+StreamEvent = TextDelta | ReasoningDelta | ToolCallEvent | UsageEvent | FinalMessage
 
 _STOP_REASONS = frozenset(get_args(ModelStopReason))
 
@@ -129,6 +148,8 @@ def check_final(message: object, provider: str | None = None) -> FinalMessage:
         raise bad(f"unknown stop reason {message.stop_reason!r} (expected one of {', '.join(sorted(_STOP_REASONS))})")
     if not isinstance(message.text, str) or not isinstance(message.usage, Usage):
         raise bad("its text is not a string or its usage is not a Usage")
+    if not isinstance(message.reasoning, tuple) or not all(isinstance(b, Reasoning) for b in message.reasoning):
+        raise bad(f"its reasoning is not a tuple of Reasoning blocks: {message.reasoning!r}")
     seen: set[str] = set()
     for call in message.tool_calls:
         if not isinstance(call, ToolCall) or not all(isinstance(v, str) for v in (call.id, call.name, call.arguments)):
