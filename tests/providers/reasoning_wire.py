@@ -108,11 +108,11 @@ def responses_reasoning(thoughts: list[tuple], deltas: list[str], calls: tuple[r
 def chat_reasoning(thought: list[tuple[str, str]], deltas: list[str], calls: tuple[r.ToolCall, ...] = (), *,
                    usage: tuple[int, int, int] = (20, 30, 18), end: str = "clean", done: bool = True) -> Reply:
     """A Chat Completions stream whose reasoning deltas come first; `usage` is (prompt,
-    completion, reasoning); with `end="drop"` it stops after the reasoning."""
+    completion, reasoning); ending otherwise than "clean", it stops after the reasoning."""
     chunks = [chat_chunk({"role": "assistant", "content": ""})]
     chunks += [chat_chunk({field: piece}) for field, piece in thought]
-    if end == "drop":
-        return chat_stream(*chunks, end="drop", done=False)
+    if end != "clean":
+        return chat_stream(*chunks, end=end, done=False)
     chunks += [chat_chunk({"content": d}) for d in deltas]
     chunks += [chat_chunk({"tool_calls": [{"index": i, "id": c.id, "type": "function",
                                            "function": {"name": c.name, "arguments": c.arguments}}]})
