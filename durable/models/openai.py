@@ -144,7 +144,11 @@ class OpenAIModel(SDKModel):
     dialects are read as `durable.models._compat` describes). `deferred=True` (Responses only)
     answers through background responses: `submit`, `fetch`, `cancel`; a server without them
     makes `submit` fail with a non-retryable `ModelError` naming the base URL, and `api="chat"`
-    with `deferred=True` raises `BackgroundJobsUnsupported` at construction.
+    with `deferred=True` raises `BackgroundJobsUnsupported` at construction, as does `store=False`.
+
+    `reasoning` (the Responses API's object, `{"effort": "medium", "summary": "auto"}`) is a
+    default the `reasoning` option overrides. `store`, when given, is sent; `store=False` (nothing
+    kept at OpenAI) asks for the reasoning items' encrypted content, which is sent back with them.
 
     `stream_usage=False` never sends `stream_options` (usage is then whatever the server
     reports, often 0); with the default, a server that rejects it (HTTP 400 or 422 naming it)
@@ -189,6 +193,9 @@ class OpenAIModel(SDKModel):
                 f'Deferred OpenAI models need api="responses" (background responses); Chat Completions at {where} '
                 "has no background jobs: use deferred=False"
             )
+        if deferred and store is False:
+            raise BackgroundJobsUnsupported(f"Background responses at {where} are stored by the provider: "
+                                            "deferred=True needs store=True (or unset), not store=False")
         key = api_key_from(api_key, "OPENAI_API_KEY", "OpenAI needs an API key: set OPENAI_API_KEY or pass api_key= "
                            '(a local server that needs no key accepts api_key="not-needed")')
 

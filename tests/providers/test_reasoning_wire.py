@@ -171,3 +171,10 @@ async def test_a_final_message_whose_reasoning_is_not_reasoning_blocks_is_malfor
 
     with pytest.raises(ModelError, match="its reasoning is not a tuple of Reasoning blocks"):
         check_final(FinalMessage("x", "stop", reasoning=("thinking",)))  # type: ignore[arg-type]
+
+
+def test_background_responses_cannot_go_unstored():
+    from durable.errors import BackgroundJobsUnsupported
+
+    with pytest.raises(BackgroundJobsUnsupported, match="deferred=True needs store=True"):
+        OpenAIModel("gpt-test", api_key=OPENAI_KEY, base_url="http://127.0.0.1:9/v1", deferred=True, store=False)
