@@ -7,17 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from durable.models import FinalMessage, ModelRequest, ReasoningDelta, TextDelta, ToolCallEvent, UsageEvent
 from durable.models.anthropic import AnthropicModel
 from durable.models.openai import OpenAIModel
-from durable.models.protocol import (
-    FinalMessage,
-    ModelRequest,
-    ReasoningDelta,
-    TextDelta,
-    ToolCallEvent,
-    UsageEvent,
-    check_final,
-)
+from durable.models.protocol import check_final
 from durable.records import AssistantEntry, Reasoning, ToolCall, ToolResultEntry, Usage, UserEntry
 
 from .conftest import ANTHROPIC_KEY, HELLO, OPENAI_KEY, collect, json_reply, jsonl_reply

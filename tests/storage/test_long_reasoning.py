@@ -1,6 +1,7 @@
 """A long reasoning stream is kept apart in pieces like a long answer (`durable.storage.texts`):
 the live document's partial reasoning is blanked in its row, written by what it gained, and
-joined back by every read, on every store; an aborted entry's partial reasoning is inline."""
+joined back by every read, on every store; an aborted entry's partial reasoning is inline. (Its
+write amplification is measured with the answer's, in test_long_texts.)"""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from durable.storage.rows import decode_rows
 from durable.storage.sqlite.reader import SessionReader
 from durable.storage.texts import LONG
 
-from .test_long_texts import pieces, reopen_store, wal_bytes
+from .test_long_texts import pieces, reopen_store
 
 pytestmark = pytest.mark.anyio
 
@@ -54,20 +55,3 @@ async def test_the_checkers_rows_hold_the_reasoning_joined_back_and_the_row_hold
     assert records.problems == [] and records.live["root"] == partial(THOUGHT, ANSWER)
     assert THOUGHT[:LONG] not in body and '"reasoning"' not in body  # blanked, hence left out of the row
     assert texts == '{"generation":1,"reasoning":2}'
-
-
-async def test_a_300_kb_reasoning_flushed_a_kilobyte_at_a_time_writes_about_a_page_a_commit(tmp_path, monkeypatch):
-    monkeypatch.setattr("durable.storage.sqlite.write.WAL_LIMIT", 1 << 40)  # no checkpoint: the WAL keeps all
-    path = os.fspath(tmp_path / "session.db")
-    store = SQLiteStorage(path)
-    await store.open()
-    await store.call_in_writer(lambda c: c.execute("PRAGMA wal_autocheckpoint = 0"))
-    await store.commit(Batch(live={"root": partial(THOUGHT[:2000])}))
-    before = wal_bytes(path)
-    steps = range(3000, 300_001, 1000)
-    for n in steps:
-        await store.commit(Batch(live={"root": partial(THOUGHT[:n])}, barrier=False))
-    per_commit = (wal_bytes(path) - before) / len(steps)
-    assert per_commit <= 2 * (4096 + 24), per_commit  # as for a long answer (test_long_texts)
-    assert await store.get_live("root") == partial(THOUGHT)
-    await store.close()
