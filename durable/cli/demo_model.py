@@ -92,7 +92,8 @@ def make_answer(db: str, speed: float) -> Callable[[ModelRequest], Any]:
             results = {e.tool_name: e for e in after if isinstance(e, r.ToolResultEntry)}
             if not results:
                 key = request.key
-                return faux.reply("Let me look that up and write it down.", tool_calls=[
+                return faux.reply("Let me look that up and write it down.", reasoning=(
+                    "Weather first, then a note with it: two tools in one round."), tool_calls=[
                     faux.call("weather", {"city": "Lisbon"}, id=f"weather-{key}"),
                     faux.call("save_note", {"name": "lisbon.txt", "lines": NOTE_LINES}, id=f"note-{key}"),
                 ])

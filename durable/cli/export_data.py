@@ -71,6 +71,15 @@ def _readable(arguments: str) -> str:
         return arguments
 
 
+def _reasoning_markdown(block: dict[str, Any]) -> str:
+    """A reasoning block as a quote: its text (or summary), and what it is when not plain."""
+    how = ("redacted by the provider" if block.get("redacted") is not None else
+           "cut off, never sent back" if block.get("partial") else "")
+    text = block.get("text") or "\n\n".join(block.get("summary") or ())
+    lines = [f"**Reasoning**{f' ({how})' if how else ''}", *(text.splitlines() if text else ())]
+    return "\n".join(f"> {line}".rstrip() for line in lines)
+
+
 def _entry_markdown(e: dict[str, Any]) -> str:
     kind, seq = e["type"], e["seq"]
     if kind == "user":
@@ -82,6 +91,7 @@ def _entry_markdown(e: dict[str, Any]) -> str:
         if e.get("interrupted"):
             notes.append("cut off by a crash")
         parts = [f"### {seq} · assistant ({', '.join(notes)})"]
+        parts += [_reasoning_markdown(block) for block in e.get("reasoning") or ()]
         if e.get("text"):
             parts.append(e["text"])
         for call in e.get("tool_calls") or ():

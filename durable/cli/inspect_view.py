@@ -152,6 +152,10 @@ def _entry_text(e: dict[str, Any]) -> str:
             text = (text + " " if text else "") + f"→ {calls}"
         if e.get("error"):
             text += f" [{e['error']}]"
+        if blocks := e.get("reasoning"):
+            size = sum(len(b.get("text") or "") + sum(map(len, b.get("summary") or ())) for b in blocks)
+            partial = ", partial" if any(b.get("partial") for b in blocks) else ""
+            text = f"(reasoning: {len(blocks)} block(s), {size:,} chars{partial}) {text.lstrip()}".rstrip()
         return text
     if kind == "tool_result":
         return _short(e.get("content") or "")

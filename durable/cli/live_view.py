@@ -137,12 +137,15 @@ class RichUi(Ui):
                                   style="magenta"))
                 height += 1
             else:
-                text = gen.message.text
-                tail = 3 * width - 30  # the newest three lines of the partial answer
+                # The newest three lines of the partial answer, or of the reasoning before it.
+                thinking = not gen.message.text and bool(gen.message.reasoning)
+                text = gen.message.reasoning if thinking else gen.message.text
+                tail = 3 * width - 30
                 if len(text) > tail:
                     text = "…" + text[-tail:]
-                parts.append(Text.assemble(("assistant ", "bold green"), (f"(attempt {gen.attempt}) ", "dim"),
-                                           " ".join(text.split()) if text.strip() else "", ("▍", "blink")))
+                who = ("thinking ", "italic green") if thinking else ("assistant ", "bold green")
+                parts.append(Text.assemble(who, (f"(attempt {gen.attempt}) ", "dim"),
+                                           (" ".join(text.split()), "dim" if thinking else ""), ("▍", "blink")))
                 height += 3
         if live.tools:
             table = Table(box=None, show_header=True, header_style="dim", pad_edge=False)

@@ -10,6 +10,7 @@ from .protocol import (
     Model,
     ModelError,
     ModelRequest,
+    ReasoningDelta,
     StillRunning,
     TextDelta,
     ToolCallEvent,
@@ -31,4 +32,4 @@ else:
 
 
 __all__ = ["DeferredHandle", "FauxModel", "FinalMessage", "Model", "ModelError", "ModelRequest",
-           "StillRunning", "TextDelta", "ToolCallEvent", "ToolSpec", "UsageEvent"]
+           "ReasoningDelta", "StillRunning", "TextDelta", "ToolCallEvent", "ToolSpec", "UsageEvent"]

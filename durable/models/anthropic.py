@@ -16,6 +16,8 @@ back to protocol events. Invariants:
   tool results first as the API requires after a `tool_use` turn.
 - Structured output (`request.output`) is a `final_result` tool the model must call (the only
   choice without other tools); its input, streamed as text, is the answer (`_answered`).
+- Extended thinking streams as `ReasoningDelta`s; its blocks (signed, or redacted) are sent
+  back unchanged (`durable.models._reasoning`). Its tokens are in `output_tokens`, not apart.
 """
 
 from __future__ import annotations
@@ -30,11 +32,13 @@ from ..records import (
     CompactionEntry,
     Entry,
     ModelStopReason,
+    Reasoning,
     ToolCall,
     ToolResultEntry,
     Usage,
     UserEntry,
 )
+from ._reasoning import ANTHROPIC, ThinkingBlocks, anthropic_block, anthropic_reasoning
 from ._sdk import SUMMARY_PREFIX, SDKModel, api_key_from, get_field, import_sdk, scrubbed
 from .errors import END, classify_status, close_quietly
 from .protocol import (
@@ -44,11 +48,13 @@ from .protocol import (
     FinalMessage,
     ModelError,
     ModelRequest,
+    ReasoningDelta,
     StillRunning,
     StreamEvent,
     TextDelta,
     ToolCallEvent,
     UsageEvent,
+    sendable_reasoning,
 )
 
 __all__ = ["AnthropicModel", "anthropic_messages", "batch_custom_id"]
@@ -116,7 +122,10 @@ def anthropic_messages(messages: Sequence[Entry]) -> list[dict[str, Any]]:
                 block["content"] = entry.content
             user_blocks.append(block)
         elif isinstance(entry, AssistantEntry):
-            content: list[dict[str, Any]] = [{"type": "text", "text": entry.text}] if entry.text else []
+            # Thinking blocks first, unchanged (signatures, redacted data), as the API requires them
+            # back with the tool_use blocks they led to.
+            content = [anthropic_block(b) for b in sendable_reasoning(entry, ANTHROPIC)]
+            content += [{"type": "text", "text": entry.text}] if entry.text else []
             content += [
                 {"type": "tool_use", "id": c.id, "name": c.name, "input": _tool_input(c.arguments)}
                 for c in entry.tool_calls
@@ -149,12 +158,13 @@ def _usage(usage: Any, seen: dict[str, int] | None = None) -> Usage:
                  cache_write_tokens=seen.get("cache_creation_input_tokens", 0))
 
 
-def _final(text: str, stop_reason: str | None, calls: tuple[ToolCall, ...], usage: Usage) -> FinalMessage:
+def _final(text: str, stop_reason: str | None, calls: tuple[ToolCall, ...], usage: Usage,
+           reasoning: tuple[Reasoning, ...] = ()) -> FinalMessage:
     stop = _STOP.get(stop_reason or "")
     if stop is None:
         what = "refused to answer" if stop_reason == "refusal" else f"stopped the response: {stop_reason}"
-        return FinalMessage(text, "error", calls, usage, error=f"Anthropic {what}")
-    return FinalMessage(text, stop, calls, usage)
+        return FinalMessage(text, "error", calls, usage, error=f"Anthropic {what}", reasoning=reasoning)
+    return FinalMessage(text, stop, calls, usage, reasoning=reasoning)
 
 
 def _answered(final: FinalMessage, answer: str | None) -> FinalMessage:
@@ -164,16 +174,19 @@ def _answered(final: FinalMessage, answer: str | None) -> FinalMessage:
     if answer is None:
         return final
     stop = final.stop_reason if final.stop_reason in ("length", "error") else "stop"
-    return FinalMessage(answer, stop, (), final.usage, final.error)
+    return FinalMessage(answer, stop, (), final.usage, final.error, final.reasoning)
 
 
 def _message_final(message: Any) -> FinalMessage:
     """The final message of a complete (batch) Message."""
     text: list[str] = []
     calls: list[ToolCall] = []
+    reasoning: list[Reasoning] = []
     answer: str | None = None
     for block in get_field(message, "content") or []:
-        if get_field(block, "type") == "text":
+        if (thought := anthropic_reasoning(block)) is not None:
+            reasoning.append(thought)
+        elif get_field(block, "type") == "text":
             text.append(get_field(block, "text") or "")
         elif get_field(block, "type") == "tool_use":
             arguments = json.dumps(get_field(block, "input") or {})
@@ -181,7 +194,8 @@ def _message_final(message: Any) -> FinalMessage:
                 answer = arguments
             else:
                 calls.append(ToolCall(get_field(block, "id"), get_field(block, "name"), arguments))
-    final = _final("".join(text), get_field(message, "stop_reason"), tuple(calls), _usage(get_field(message, "usage")))
+    final = _final("".join(text), get_field(message, "stop_reason"), tuple(calls), _usage(get_field(message, "usage")),
+                   tuple(reasoning))
     return _answered(final, answer)
 
 
@@ -197,8 +211,9 @@ class AnthropicModel(SDKModel):
 
     `stream_silence`: seconds without any event from the provider before the attempt fails with
     `ModelError(kind="timeout")`. `request_timeout`: seconds for a whole attempt (a stream, a
-    submit, a fetch or a cancel). `max_tokens` (required by the API) and `temperature` are
-    defaults that `request.options` overrides, as it does `model`.
+    submit, a fetch or a cancel). `max_tokens` (required by the API), `temperature` and
+    `thinking` (extended thinking, the API's object: `{"type": "enabled", "budget_tokens": 4096}`)
+    are defaults that `request.options` overrides, as it does `model`.
     """
 
     provider = PROVIDER
@@ -212,6 +227,7 @@ class AnthropicModel(SDKModel):
         context_window: int = 200_000,
         max_tokens: int = 8192,
         temperature: float | None = None,
+        thinking: dict[str, Any] | None = None,
         deferred: bool = False,
         stream_silence: float | None = None,
         request_timeout: float | None = None,
@@ -224,6 +240,7 @@ class AnthropicModel(SDKModel):
         self._setup(model, key, context_window=context_window, deferred=deferred, stream_silence=stream_silence,
                     request_timeout=request_timeout, poll_interval=poll_interval, max_tokens=max_tokens,
                     temperature=temperature)
+        self.thinking = thinking
         self._connect(sdk.AsyncAnthropic, base_url, "ANTHROPIC_BASE_URL")
 
     def __repr__(self) -> str:
@@ -251,14 +268,18 @@ class AnthropicModel(SDKModel):
         temperature = o.get("temperature", self.temperature)
         if temperature is not None:
             params["temperature"] = temperature
+        thinking = o.get("thinking", self.thinking)
+        if thinking is not None:
+            params["thinking"] = thinking
         return params
 
     def _create_kwargs(self, params: dict[str, Any]) -> dict[str, Any]:
-        """`messages.create` arguments: this SDK version has no `temperature` argument, so it
-        travels in `extra_body` (the wire field is the same)."""
+        """`messages.create` arguments: this SDK version has no `temperature` or `thinking`
+        argument, so they travel in `extra_body` (the wire fields are the same)."""
         kwargs = dict(params)
-        if "temperature" in kwargs:
-            kwargs["extra_body"] = {"temperature": kwargs.pop("temperature")}
+        extra = {name: kwargs.pop(name) for name in ("temperature", "thinking") if name in kwargs}
+        if extra:
+            kwargs["extra_body"] = extra
         return kwargs
 
     # ------------------------------------------------------------------ streaming
@@ -278,6 +299,7 @@ class AnthropicModel(SDKModel):
         counts: dict[str, int] = {}  # the cumulative usage fields reported so far
         stop_reason: str | None = None
         answer: str | None = None  # the input of the `final_result` tool: a structured answer
+        thinking = ThinkingBlocks()
         try:
             while (event := await guard.next(stream)) is not END:
                 kind = get_field(event, "type")
@@ -286,13 +308,17 @@ class AnthropicModel(SDKModel):
                     yield UsageEvent(usage)  # the input is charged even if the answer is cut off
                 elif kind == "content_block_start":
                     block = get_field(event, "content_block")
+                    if thinking.start(get_field(event, "index"), block):
+                        continue
                     if get_field(block, "type") == "tool_use":
                         tools[get_field(event, "index")] = {
                             "id": get_field(block, "id"), "name": get_field(block, "name"),
                             "input": get_field(block, "input"), "json": []}
                 elif kind == "content_block_delta":
                     delta = get_field(event, "delta")
-                    if get_field(delta, "type") == "text_delta" and get_field(delta, "text"):
+                    if (thought := thinking.delta(get_field(event, "index"), delta)) is not None:
+                        yield ReasoningDelta(thought)
+                    elif get_field(delta, "type") == "text_delta" and get_field(delta, "text"):
                         text.append(get_field(delta, "text"))
                         yield TextDelta(get_field(delta, "text"))
                     elif get_field(delta, "type") == "input_json_delta" and get_field(event, "index") in tools:
@@ -301,6 +327,8 @@ class AnthropicModel(SDKModel):
                         tool["json"].append(piece)
                         if piece and request.output is not None and tool["name"] == OUTPUT_TOOL:
                             yield TextDelta(piece)  # the structured answer, streamed as text
+                elif kind == "content_block_stop" and thinking.stop(get_field(event, "index")):
+                    continue
                 elif kind == "content_block_stop" and get_field(event, "index") in tools:
                     tool = tools.pop(get_field(event, "index"))
                     arguments = "".join(tool["json"]) or json.dumps(tool["input"] or {})
@@ -318,7 +346,7 @@ class AnthropicModel(SDKModel):
             raise ModelError("The Anthropic stream ended before the response was complete",
                              kind="connection", provider=PROVIDER)
         yield UsageEvent(usage)
-        yield _answered(_final("".join(text), stop_reason, tuple(calls), usage), answer)
+        yield _answered(_final("".join(text), stop_reason, tuple(calls), usage, tuple(thinking.blocks)), answer)
 
     # ------------------------------------------------------------------ deferred (message batches)
 

@@ -2,26 +2,27 @@
 `FauxModel(script)` answers each request (a `stream` call, or a deferred `submit`) with the next
 step of its script:
 
-- `reply("text")`, `reply("", tool_calls=[call("lookup", {"q": 1})])`: a streamed answer;
+- `reply("text", reasoning="...")`, `reply("", tool_calls=[call("lookup", {"q": 1})])`: a
+  streamed answer, its reasoning first (ending as one signed block: `faux_reasoning`);
 - `error("Rate limited", kind="rate_limit", status_code=429, retry_after=2)`: a provider error,
   raised after `partial` text was streamed (if any);
 - `error_stop("message")`: a final message with stop reason "error";
-- `hang("partial text")`: streams the text, then never answers (until cancelled);
+- `hang("partial text", reasoning="...")`: streams them, then never answers (until cancelled);
 - any callable `f(request) -> step`: decides from the request it sees.
 
-Text is streamed in tokens of `token_size` characters at `tokens_per_second` (None: as fast as
-possible). In deferred mode (`deferred=True`) a step is bound to a job at `submit`; `fetch`
-returns `StillRunning(poll_after)` until the job has been fetched `polls` times, then its final
-message (a `hang` step makes `fetch` itself hang; an `error` step makes `fetch` raise).
+Reasoning, then text, is streamed in tokens of `token_size` characters at `tokens_per_second`
+(None: as fast as possible), reasoning counted as `reasoning_tokens`. In deferred mode a step
+is bound to a job at `submit`; `fetch` returns `StillRunning(poll_after)` until the job has
+been fetched `polls` times, then its final message (`hang` makes `fetch` hang; `error` raise).
 
 It records what a crash test needs: the requests, stream calls, submitted, fetched and cancelled
-jobs; of the requests only the newest `keep_requests` (100 by default, as each holds a whole
-context; `calls` counts them all; `None` keeps every one, as the crash explorer's invariant check
-needs). `wait_for_requests` waits for the n-th request.
+jobs; of the requests only the newest `keep_requests` (default 100; `calls` counts them all;
+`None` keeps every one, as the crash explorer needs). `wait_for_requests` waits for the n-th.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import aclosing
@@ -30,7 +31,7 @@ from typing import Any, Literal
 import anyio
 
 from .._frozen import frozen
-from ..records import ModelStopReason, ToolCall, Usage
+from ..records import ModelStopReason, Reasoning, ToolCall, Usage
 from .protocol import (
     DeferredHandle,
     ErrorKind,
@@ -38,6 +39,7 @@ from .protocol import (
     FinalMessage,
     ModelError,
     ModelRequest,
+    ReasoningDelta,
     StillRunning,
     StreamEvent,
     TextDelta,
@@ -52,6 +54,7 @@ class Reply:
     tool_calls: tuple[ToolCall, ...] = ()
     stop_reason: ModelStopReason | Literal[""] = ""  # "" = derived: tool_use when there are calls, else stop
     usage: Usage | None = None
+    reasoning: str = ""
 
 
 @frozen
@@ -72,6 +75,7 @@ class ErrorStop:
 @frozen
 class Hang:
     partial: str = ""
+    reasoning: str = ""
 
 
 Step = Reply | Error | ErrorStop | Hang | Callable[[ModelRequest], Any]
@@ -81,9 +85,9 @@ _call_counter = iter(range(1, 1 << 62))
 
 def reply(
     text: str = "", *, tool_calls: Sequence[ToolCall] = (), stop_reason: ModelStopReason | Literal[""] = "",
-    usage: Usage | None = None
+    usage: Usage | None = None, reasoning: str = ""
 ) -> Reply:
-    return Reply(text, tuple(tool_calls), stop_reason, usage)
+    return Reply(text, tuple(tool_calls), stop_reason, usage, reasoning)
 
 
 def call(name: str, arguments: Any = None, *, id: str | None = None, raw: str | None = None) -> ToolCall:
@@ -101,8 +105,16 @@ def error_stop(message: str, *, partial: str = "") -> ErrorStop:
     return ErrorStop(message, partial)
 
 
-def hang(partial: str = "") -> Hang:
-    return Hang(partial)
+def hang(partial: str = "", *, reasoning: str = "") -> Hang:
+    return Hang(partial, reasoning)
+
+
+def faux_reasoning(text: str) -> tuple[Reasoning, ...]:
+    """The reasoning blocks a faux answer with reasoning `text` ends with: one block of format
+    "faux", signed with a digest of its text (as a provider signs its thinking)."""
+    if not text:
+        return ()
+    return (Reasoning(text, "faux", signature="faux-" + hashlib.sha256(text.encode()).hexdigest()[:16]),)
 
 
 @frozen
@@ -214,14 +226,16 @@ class FauxModel:
 
     async def _play(self, step: Any) -> AsyncGenerator[StreamEvent, None]:
         text = step.text if isinstance(step, Reply) else step.partial
-        for chunk in self._chunks(text):
+        thought = getattr(step, "reasoning", "")
+        events: list[StreamEvent] = [*map(ReasoningDelta, self._chunks(thought)), *map(TextDelta, self._chunks(text))]
+        for event in events:
             if self.tokens_per_second:
                 await anyio.sleep(1 / self.tokens_per_second)
             else:
                 await anyio.lowlevel.checkpoint()
             self.delivered += 1
             self._recorded()
-            yield TextDelta(chunk)
+            yield event
         if isinstance(step, Hang):
             await anyio.sleep_forever()
         if isinstance(step, Error):
@@ -236,7 +250,7 @@ class FauxModel:
             yield ToolCallEvent(tc)
         yield UsageEvent(usage)
         stop: ModelStopReason = step.stop_reason or ("tool_use" if step.tool_calls else "stop")
-        yield FinalMessage(text, stop, step.tool_calls, usage)
+        yield FinalMessage(text, stop, step.tool_calls, usage, reasoning=faux_reasoning(thought))
 
     def _chunks(self, text: str) -> list[str]:
         return [text[i:i + self.token_size] for i in range(0, len(text), self.token_size)]
@@ -244,8 +258,9 @@ class FauxModel:
     def _usage(self, step: Any, text: str) -> Usage:
         if isinstance(step, Reply) and step.usage is not None:
             return step.usage
+        thought = len(self._chunks(getattr(step, "reasoning", "")))
         out = len(self._chunks(text)) + sum(len(tc.arguments) // 4 + 1 for tc in getattr(step, "tool_calls", ()))
-        return Usage(input_tokens=10, output_tokens=out)
+        return Usage(input_tokens=10, output_tokens=out + thought, reasoning_tokens=thought)
 
     # ------------------------------------------------------------------ deferred
 
@@ -310,6 +325,7 @@ __all__ = [
     "call",
     "error",
     "error_stop",
+    "faux_reasoning",
     "hang",
     "reply",
 ]

@@ -15,8 +15,9 @@ back to protocol events. Invariants:
 - Structured output (`request.output`) is asked for as a `json_schema` format (Responses
   `text.format`, Chat `response_format`), not strict; the answer's text is its JSON.
 - Chat Completions streams from local OpenAI-compatible servers (Ollama, llama.cpp, vLLM, LM
-  Studio) give the same events as OpenAI's: `durable.models._compat` lists their differences
-  (stream_options, usage, tool-call fragments, finish reasons, background jobs) and reads them.
+  Studio) give the same events as OpenAI's: `durable.models._compat` lists their differences.
+- Reasoning (Responses items, Chat `reasoning_content`) is read and sent back as
+  `durable.models._reasoning` says; only the Responses API carries it across turns.
 """
 
 from __future__ import annotations
@@ -32,12 +33,15 @@ from ..records import (
     AssistantEntry,
     CompactionEntry,
     Entry,
+    Reasoning,
     ToolCall,
     ToolResultEntry,
     Usage,
     UserEntry,
 )
 from ._compat import DoneWatch, ToolCallAssembler, chat_stop, chat_usage, rejects_stream_options
+from ._reasoning import OPENAI as WIRE, ResponsesReasoning, chat_reasoning, responses_item
+from ._responses import PROVIDER, arguments as _arguments, failed as _failed, response_message as _response_message
 from ._sdk import SUMMARY_PREFIX, SDKModel, api_key_from, get_field, import_sdk, scrubbed
 from .errors import END, classify_status, close_quietly
 from .protocol import (
@@ -47,23 +51,18 @@ from .protocol import (
     FinalMessage,
     ModelError,
     ModelRequest,
+    ReasoningDelta,
     StillRunning,
     StreamEvent,
     TextDelta,
     ToolCallEvent,
     ToolSpec,
     UsageEvent,
+    sendable_reasoning,
 )
 
 __all__ = ["OpenAIModel", "chat_messages", "responses_input"]
 
-PROVIDER = "openai"
-
-
-
-def _arguments(text: str | None) -> str:
-    """Raw JSON arguments; a tool called without arguments gets "{}" rather than ""."""
-    return text if text and text.strip() else "{}"
 
 
 # --------------------------------------------------------------------------- records -> wire
@@ -78,6 +77,7 @@ def responses_input(messages: Sequence[Entry]) -> list[dict[str, Any]]:
         elif isinstance(entry, CompactionEntry):
             items.append({"role": "user", "content": SUMMARY_PREFIX + entry.summary})
         elif isinstance(entry, AssistantEntry):
+            items += [responses_item(b) for b in sendable_reasoning(entry, WIRE)]  # before what they led to
             if entry.text:
                 items.append({"role": "assistant", "content": entry.text})
             for call in entry.tool_calls:
@@ -133,50 +133,6 @@ def _chat_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- wire -> records
 
 
-def _response_message(response: Any, streamed_text: str | None = None) -> FinalMessage:
-    """The final message of a completed or incomplete Responses API response."""
-    text_parts: list[str] = []
-    calls: list[ToolCall] = []
-    for item in get_field(response, "output") or []:
-        kind = get_field(item, "type")
-        if kind == "message":
-            for part in get_field(item, "content") or []:
-                if get_field(part, "type") == "output_text":
-                    text_parts.append(get_field(part, "text") or "")
-                elif get_field(part, "type") == "refusal":
-                    text_parts.append(get_field(part, "refusal") or "")
-        elif kind == "function_call":
-            calls.append(ToolCall(get_field(item, "call_id") or get_field(item, "id") or f"call_{len(calls)}",
-                                  get_field(item, "name") or "", _arguments(get_field(item, "arguments"))))
-    total = responses_usage(get_field(response, "usage"))
-    text = streamed_text if streamed_text else "".join(text_parts)
-    if get_field(response, "status") == "incomplete":
-        reason = get_field(get_field(response, "incomplete_details"), "reason")
-        if reason == "content_filter":
-            return FinalMessage(text, "error", tuple(calls), total,
-                                error="OpenAI stopped the response: content filter")
-        return FinalMessage(text, "length", tuple(calls), total)
-    return FinalMessage(text, "tool_use" if calls else "stop", tuple(calls), total)
-
-
-def responses_usage(usage: Any) -> Usage:
-    """A Responses API `usage`: input tokens (of which `input_tokens_details.cached_tokens` came
-    from the prompt cache) and output tokens (of which `output_tokens_details.reasoning_tokens`
-    were reasoning); a missing field is 0."""
-    if not usage:
-        return Usage()
-    return Usage(get_field(usage, "input_tokens") or 0, get_field(usage, "output_tokens") or 0,
-                 reasoning_tokens=get_field(get_field(usage, "output_tokens_details"), "reasoning_tokens") or 0,
-                 cache_read_tokens=get_field(get_field(usage, "input_tokens_details"), "cached_tokens") or 0)
-
-
-def _failed(response: Any, secrets: tuple[str, ...]) -> ModelError:
-    """The error of a response whose status is `failed`."""
-    error = get_field(response, "error")
-    body = {"code": get_field(error, "code"), "message": get_field(error, "message") or "The response failed"}
-    return classify_status(None, body, provider=PROVIDER, api_key=secrets, default="server")
-
-
 # --------------------------------------------------------------------------- the model
 
 
@@ -188,7 +144,11 @@ class OpenAIModel(SDKModel):
     dialects are read as `durable.models._compat` describes). `deferred=True` (Responses only)
     answers through background responses: `submit`, `fetch`, `cancel`; a server without them
     makes `submit` fail with a non-retryable `ModelError` naming the base URL, and `api="chat"`
-    with `deferred=True` raises `BackgroundJobsUnsupported` at construction.
+    with `deferred=True` raises `BackgroundJobsUnsupported` at construction, as does `store=False`.
+
+    `reasoning` (the Responses API's object, `{"effort": "medium", "summary": "auto"}`) is a
+    default the `reasoning` option overrides. `store`, when given, is sent; `store=False` (nothing
+    kept at OpenAI) asks for the reasoning items' encrypted content, which is sent back with them.
 
     `stream_usage=False` never sends `stream_options` (usage is then whatever the server
     reports, often 0); with the default, a server that rejects it (HTTP 400 or 422 naming it)
@@ -221,6 +181,8 @@ class OpenAIModel(SDKModel):
         max_tokens: int | None = None,
         temperature: float | None = None,
         stream_usage: bool = True,
+        reasoning: dict[str, Any] | None = None,
+        store: bool | None = None,
     ) -> None:
         sdk = import_sdk("openai", "openai", "OpenAIModel")  # lazy: importing durable must not import the SDK
         if api not in ("responses", "chat"):
@@ -231,12 +193,16 @@ class OpenAIModel(SDKModel):
                 f'Deferred OpenAI models need api="responses" (background responses); Chat Completions at {where} '
                 "has no background jobs: use deferred=False"
             )
+        if deferred and store is False:
+            raise BackgroundJobsUnsupported(f"Background responses at {where} are stored by the provider: "
+                                            "deferred=True needs store=True (or unset), not store=False")
         key = api_key_from(api_key, "OPENAI_API_KEY", "OpenAI needs an API key: set OPENAI_API_KEY or pass api_key= "
                            '(a local server that needs no key accepts api_key="not-needed")')
 
         self.api = api
         self.base_url = where
         self.stream_usage = stream_usage
+        self.reasoning, self.store = reasoning, store
         self._setup(model, key, context_window=context_window, deferred=deferred, stream_silence=stream_silence,
                     request_timeout=request_timeout, poll_interval=poll_interval, max_tokens=max_tokens,
                     temperature=temperature)
@@ -264,6 +230,11 @@ class OpenAIModel(SDKModel):
         if request.output is not None:  # structured output: the answer's text is its JSON
             params["text"] = {"format": {"type": "json_schema", "name": OUTPUT_TOOL, "schema": request.output,
                                          "strict": False}}
+        if (reasoning := request.options.get("reasoning", self.reasoning)) is not None:
+            params["reasoning"] = reasoning
+        if self.store is not None:  # nothing stored: reasoning comes back encrypted, to be sent again
+            params["store"] = self.store
+            params["include"] = [] if self.store else ["reasoning.encrypted_content"]
         return params
 
     # ------------------------------------------------------------------ streaming
@@ -281,10 +252,13 @@ class OpenAIModel(SDKModel):
         stream = await guard.call(lambda: self._client.responses.create(**params))
         text: list[str] = []
         calls: list[ToolCall] = []
+        thinking = ResponsesReasoning()
         try:
             while (event := await guard.next(stream)) is not END:
                 kind = get_field(event, "type")
-                if kind in ("response.output_text.delta", "response.refusal.delta"):
+                if (thought := thinking.event(kind, event)) is not None:
+                    yield ReasoningDelta(thought)
+                elif kind in ("response.output_text.delta", "response.refusal.delta"):
                     delta = get_field(event, "delta") or ""
                     if delta:
                         text.append(delta)
@@ -305,6 +279,8 @@ class OpenAIModel(SDKModel):
                             yield ToolCallEvent(call)
                     if calls and final.stop_reason == "stop":
                         final = attrs.evolve(final, stop_reason="tool_use")
+                    if not final.reasoning and thinking.blocks:  # a server that left them out of `output`
+                        final = attrs.evolve(final, reasoning=tuple(thinking.blocks))
                     yield UsageEvent(final.usage)
                     yield attrs.evolve(final, tool_calls=tuple(calls))
                     return
@@ -349,6 +325,7 @@ class OpenAIModel(SDKModel):
             stream = await guard.call(lambda: self._client.chat.completions.create(**params))
         watch = DoneWatch.attach(stream)
         text: list[str] = []
+        thought: list[str] = []
         assembler = ToolCallAssembler()
         usage = Usage()
         finish: str | None = None
@@ -359,6 +336,9 @@ class OpenAIModel(SDKModel):
                 for choice in get_field(chunk, "choices") or []:
                     delta = get_field(choice, "delta")
                     content = get_field(delta, "content")
+                    if reasoning := chat_reasoning(delta):  # kept as text, never sent back
+                        thought.append(reasoning)
+                        yield ReasoningDelta(reasoning)
                     if content and isinstance(content, str):
                         text.append(content)
                         yield TextDelta(content)
@@ -376,7 +356,8 @@ class OpenAIModel(SDKModel):
         for call in tool_calls:
             yield ToolCallEvent(call)
         yield UsageEvent(usage)
-        yield FinalMessage("".join(text), stop, tool_calls, usage, error=failure)
+        blocks = (Reasoning("".join(thought)),) if thought else ()
+        yield FinalMessage("".join(text), stop, tool_calls, usage, error=failure, reasoning=blocks)
 
     # ------------------------------------------------------------------ deferred (background responses)
 

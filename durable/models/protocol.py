@@ -1,9 +1,9 @@
 """The model protocol: what the harness needs from a language model, and nothing more.
 
 Shaped after the real providers (OpenAI Responses / Chat Completions, Anthropic Messages): a
-streaming call that yields text deltas, finished tool calls and usage, and ends with exactly one
-`FinalMessage`; and, for providers with background or batch jobs, the deferred calls `submit`,
-`fetch` and `cancel`.
+streaming call that yields text and reasoning deltas, finished tool calls and usage, and ends
+with exactly one `FinalMessage` (with the reasoning blocks to send back); and, for providers
+with background or batch jobs, the deferred calls `submit`, `fetch` and `cancel`.
 
 Errors are `ModelError`s that carry the provider, the HTTP status, a retry-after and a `kind`;
 the harness decides from `kind` alone whether an attempt is retried (docs/spec.md §3). Providers never
@@ -23,7 +23,7 @@ from attrs import field
 from .. import tokens
 from .._frozen import frozen
 from ..errors import DurableError
-from ..records import Entry, ModelStopReason, ToolCall, Usage
+from ..records import AssistantEntry, Entry, ModelStopReason, Reasoning, ToolCall, Usage
 
 ErrorKind = Literal[
     "rate_limit",  # 429: retryable, honours retry-after
@@ -57,7 +57,9 @@ class ModelRequest:
     """One attempt's request. `messages` is the model's context in order: user entries,
     assistant entries (never aborted ones), tool results and at most one leading compaction
     summary: a read-only sequence (a tuple, or the harness's view of its context, which is
-    equal to the tuple of the same entries), to be iterated or indexed, never changed. `key` is
+    equal to the tuple of the same entries), to be iterated or indexed, never changed. An
+    assistant entry's reasoning blocks go back only to a model of their `format`, never a
+    `partial` one (`sendable_reasoning`). `key` is
     unique per attempt and stable across restarts: providers send it as request metadata so a
     deferred job can be found again. `output`: the JSON schema (of type object) the answer must
     match, None for a text answer; a provider with a structured mode asks for it there (OpenAI
@@ -74,6 +76,12 @@ class ModelRequest:
     output: dict[str, Any] | None = None
 
 
+def sendable_reasoning(entry: AssistantEntry, wire_format: str) -> tuple[Reasoning, ...]:
+    """The reasoning blocks of `entry` that a model of `wire_format` takes back: its own format's,
+    complete (a partial block is unsigned: providers reject it)."""
+    return tuple(b for b in entry.reasoning if b.format == wire_format and not b.partial)
+
+
 OUTPUT_TOOL = "final_result"
 """The name of the tool through which a provider without a JSON mode (Anthropic) gives a
 structured answer: reserved when `ModelRequest.output` is set."""
@@ -81,6 +89,14 @@ structured answer: reserved when `ModelRequest.output` is set."""
 
 @frozen
 class TextDelta:
+    text: str
+
+
+@frozen
+class ReasoningDelta:
+    """A piece of the model's reasoning (thinking, or a reasoning summary) as it streams: shown
+    live, never sent back; the complete blocks come with the `FinalMessage`."""
+
     text: str
 
 
@@ -100,16 +116,19 @@ class UsageEvent:
 
 @frozen
 class FinalMessage:
-    """The end of a response. With stop_reason "error", `error` holds the provider's message."""
+    """The end of a response. With stop_reason "error", `error` holds the provider's message.
+    `reasoning`: the reasoning blocks of the response, complete (with what the provider needs to
+    accept them back), in order; a block cut short is marked `partial`."""
 
     text: str
     stop_reason: ModelStopReason
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage = Usage()
     error: str | None = None
+    reasoning: tuple[Reasoning, ...] = ()
 
 
-StreamEvent = TextDelta | ToolCallEvent | UsageEvent | FinalMessage
+StreamEvent = TextDelta | ReasoningDelta | ToolCallEvent | UsageEvent | FinalMessage
 
 _STOP_REASONS = frozenset(get_args(ModelStopReason))
 
@@ -134,13 +153,14 @@ def _check_usage(usage: object, provider: str | None) -> Usage:
 
 def check_event(event: object, provider: str | None = None) -> StreamEvent:
     """One event of a stream, checked at the model boundary before anything of it reaches the
-    live document or a commit: a `TextDelta` of a string, a `ToolCallEvent` of a `ToolCall` of
+    live document or a commit: a `TextDelta` or `ReasoningDelta` of a string, a `ToolCallEvent` of a `ToolCall` of
     strings, a `UsageEvent` of a `Usage` of non-negative integers, or a final message
     (`check_final`). Raises `ModelError` (kind `invalid_response`, retryable) naming what is
     wrong, so a model's junk fails its attempt and never reaches the store."""
-    if isinstance(event, TextDelta):
+    if isinstance(event, TextDelta | ReasoningDelta):
         if not isinstance(event.text, str):
-            raise _malformed(f"a text delta holds {type(event.text).__name__}, not a string: {event.text!r}", provider)
+            what = "a text delta" if isinstance(event, TextDelta) else "a reasoning delta"
+            raise _malformed(f"{what} holds {type(event.text).__name__}, not a string: {event.text!r}", provider)
         return event
     if isinstance(event, ToolCallEvent):
         _check_call(event.call, provider)
@@ -149,8 +169,8 @@ def check_event(event: object, provider: str | None = None) -> StreamEvent:
         _check_usage(event.usage, provider)
         return event
     if not isinstance(event, FinalMessage):
-        raise _malformed(f"expected a stream event (TextDelta, ToolCallEvent, UsageEvent or FinalMessage), "
-                         f"got {type(event).__name__}", provider)
+        raise _malformed(f"expected a stream event (TextDelta, ReasoningDelta, ToolCallEvent, UsageEvent or "
+                         f"FinalMessage), got {type(event).__name__}", provider)
     return check_final(event, provider)
 
 
@@ -174,6 +194,8 @@ def check_final(message: object, provider: str | None = None) -> FinalMessage:
         raise bad(f"its error is not a string: {message.error!r}")
     if not isinstance(message.tool_calls, tuple | list):
         raise bad(f"its tool calls are not a sequence: {message.tool_calls!r}")
+    if not isinstance(message.reasoning, tuple) or not all(isinstance(b, Reasoning) for b in message.reasoning):
+        raise bad(f"its reasoning is not a tuple of Reasoning blocks: {message.reasoning!r}")
     seen: set[str] = set()
     for call in message.tool_calls:
         _check_call(call, provider)

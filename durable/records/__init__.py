@@ -15,11 +15,13 @@ from .entries import (
     CompactionEntry,
     Diagnostic,
     Entry,
+    Reasoning,
     StoredEntry,
     ToolCall,
     ToolResultEntry,
     Usage,
     UserEntry,
+    reasoning_text,
 )
 from .live import (
     EMPTY_LIVE,
@@ -87,6 +89,7 @@ __all__ = [
     "PartialMessage",
     "Pending",
     "Queued",
+    "Reasoning",
     "Replay",
     "RetryLive",
     "Run",
@@ -111,4 +114,5 @@ __all__ = [
     "UsageTotals",
     "UserEntry",
     "Waiting",
+    "reasoning_text",
 ]

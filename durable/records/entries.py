@@ -45,6 +45,39 @@ class ToolCall:
 
 
 @frozen
+class Reasoning:
+    """One block of a model's reasoning, kept as its provider gave it so that it can be shown and
+    sent back. `text`: the thinking as shown (Anthropic's thinking, the raw reasoning of an open
+    model, a chat server's `reasoning_content`); `summary`: the parts of an OpenAI reasoning
+    summary. `format` names the wire format that accepts the block back ("anthropic", "openai"
+    for the Responses API, "faux"); "" is text only, never sent to any model. What that format
+    needs to accept it: `signature` (Anthropic thinking), `redacted` (the data of an Anthropic
+    `redacted_thinking` block, whose text is empty), `id` and `encrypted` (an OpenAI reasoning
+    item and its `encrypted_content`). `partial`: a stream cut off (by a crash, an abort or an
+    error) before the block was complete; it is kept for people and never sent back, as
+    providers reject unsigned thinking."""
+
+    text: str = ""
+    format: str = ""
+    signature: str | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
+    redacted: str | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
+    id: str | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
+    encrypted: str | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
+    summary: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    partial: bool = field(default=False, metadata=OMITTED_WHEN_DEFAULT)
+
+    @property
+    def shown(self) -> str:
+        """The text a person reads: the thinking, else the summary's parts."""
+        return self.text or "\n\n".join(self.summary)
+
+
+def reasoning_text(blocks: tuple[Reasoning, ...]) -> str:
+    """The reasoning of a message as one text (blocks apart by a blank line)."""
+    return "\n\n".join(shown for b in blocks if (shown := b.shown))
+
+
+@frozen
 class Diagnostic:
     """A note attached to a tool result (for the host and the logs, not sent to the model):
     its `severity`, a stable `code` and a sentence."""
@@ -66,7 +99,8 @@ class UserEntry:
 @frozen
 class AssistantEntry:
     """A model message. `stop_reason` "aborted" marks a partial kept after an interruption; such
-    entries stay in the conversation but are never sent to the model again."""
+    entries stay in the conversation but are never sent to the model again. `reasoning`: the
+    model's reasoning blocks before its answer, in order (stored only when there are some)."""
 
     text: str
     stop_reason: StopReason
@@ -75,6 +109,7 @@ class AssistantEntry:
     error: str | None = None
     attempt: int = 1
     interrupted: bool = False  # a partial of an attempt the host's death cut off (charged once)
+    reasoning: tuple[Reasoning, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen
@@ -117,9 +152,11 @@ __all__ = [
     "CompactionEntry",
     "Diagnostic",
     "Entry",
+    "Reasoning",
     "StoredEntry",
     "ToolCall",
     "ToolResultEntry",
     "Usage",
     "UserEntry",
+    "reasoning_text",
 ]

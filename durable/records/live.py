@@ -30,11 +30,13 @@ class Run:
 
 @frozen
 class PartialMessage:
-    """The committed part of an answer being streamed: text, tool calls and usage so far."""
+    """The committed part of an answer being streamed: text, tool calls and usage so far, and
+    the model's reasoning so far as one text (`reasoning`, stored only when not empty)."""
 
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage = Usage()
+    reasoning: str = field(default="", metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen

@@ -59,12 +59,16 @@ def split_task(task: Task) -> tuple[Task, Texts]:
 
 
 def split_live(live: Live) -> tuple[Live, Texts]:
-    """A live document with its long partial answer and tool outputs blanked, and those texts."""
+    """A live document with its long partial answer, partial reasoning and tool outputs blanked,
+    and those texts."""
     texts: Texts = {}
     gen = live.generation
     if gen is not None and len(gen.message.text) >= LONG:
         texts["generation"] = gen.message.text
         gen = evolve(gen, message=evolve(gen.message, text=""))
+    if gen is not None and len(gen.message.reasoning) >= LONG:
+        texts["reasoning"] = gen.message.reasoning
+        gen = evolve(gen, message=evolve(gen.message, reasoning=""))
     slots = live.tools
     if any(len(s.output) >= LONG for s in slots):
         texts.update((f"tool:{s.task_id}", s.output) for s in slots if len(s.output) >= LONG)
@@ -83,6 +87,8 @@ def join_live(live: Live, texts: Mapping[str, str]) -> Live:
     gen = live.generation
     if "generation" in texts and gen is not None:
         gen = evolve(gen, message=evolve(gen.message, text=texts["generation"]))
+    if "reasoning" in texts and gen is not None:
+        gen = evolve(gen, message=evolve(gen.message, reasoning=texts["reasoning"]))
     slots = tuple(evolve(s, output=texts[f"tool:{s.task_id}"]) if f"tool:{s.task_id}" in texts else s
                   for s in live.tools)
     return evolve(live, generation=gen, tools=slots)
@@ -100,6 +106,8 @@ def join_json(body: Any, kind: str, texts: Mapping[str, str]) -> Any:
         msg = (body.get("generation") or {}).get("message") if isinstance(body.get("generation"), dict) else None
         if isinstance(msg, dict) and "generation" in texts:
             msg["text"] = texts["generation"]
+        if isinstance(msg, dict) and "reasoning" in texts:
+            msg["reasoning"] = texts["reasoning"]
         for slot in body.get("tools") or ():
             if isinstance(slot, dict) and f"tool:{slot.get('task_id')}" in texts:
                 slot["output"] = texts[f"tool:{slot['task_id']}"]

@@ -28,7 +28,7 @@ import anyio
 import attrs
 from attrs import frozen
 
-from ..models.faux import Error, ErrorStop, FauxModel, Hang, Reply
+from ..models.faux import Error, ErrorStop, FauxModel, Hang, Reply, faux_reasoning
 from ..models.protocol import DeferredHandle, FetchResult, FinalMessage, ModelError, ModelRequest, StillRunning
 from ..records import ModelStopReason, ToolCall, Usage
 
@@ -267,7 +267,7 @@ def _final_of(step: Any) -> FinalMessage:
     assert isinstance(step, Reply)
     usage = step.usage or Usage(10, max(1, len(step.text) // 4) + len(step.tool_calls))
     stop: ModelStopReason = step.stop_reason or ("tool_use" if step.tool_calls else "stop")
-    return FinalMessage(step.text, stop, step.tool_calls, usage)
+    return FinalMessage(step.text, stop, step.tool_calls, usage, reasoning=faux_reasoning(step.reasoning))
 
 
 _STEPS: dict[str, type[Reply | Error | ErrorStop | Hang]] = {

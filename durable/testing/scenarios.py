@@ -6,7 +6,7 @@ clock is handed to `setup`, never assumed a `FakeClock`, so a scenario runs on a
 
 | name | what it does |
 |---|---|
-| `streamed_answer` | one input, an answer streamed in five deltas |
+| `streamed_answer`, `reasoning_tool_loop` | an answer streamed in five deltas; a reasoning model's tool loop |
 | `tool_round` | one safe and one unsafe tool, both streaming output, then the answer |
 | `retry_after_provider_error` | attempt 1 fails (529, after a partial), attempt 2 answers (`abort_in_backoff`: abort) |
 | `deferred_answer` | the answer comes from a deferred job, polled twice |
@@ -384,8 +384,23 @@ async def _drive_limit(d: Driver) -> None:
 usage_limit = Scenario("usage_limit", _limit_world, _drive_limit)
 
 
+def _reasoning_world(clock: Any) -> World:
+    model = by_input({"Weather?": [
+        reply("", tool_calls=[call("lookup", {"q": "weather"})], reasoning="Look it up first."),
+        reply("Sunny.", reasoning="It says sunny."),
+    ]}, token_size=8)
+    return World(model, tools=[lookup_tool()], settings=base_settings())
+
+
+async def _drive_reasoning(d: Driver) -> None:
+    await d.submit("Weather?")
+
+
+reasoning_tool_loop = Scenario("reasoning_tool_loop", _reasoning_world, _drive_reasoning)
+
+
 REQUIRED = (streamed_answer, tool_round, retry_after_provider_error, deferred_answer, abort_in_tool_round, compaction)
 TOOL_OPTIONS = (approved_tool, denied_tool, approval_timeout, tool_timeout, tool_retry)
 AGENT_LOOP = (dynamic_instructions, structured_output_retry, usage_limit)
-ALL = (*REQUIRED, client_tool, queued_inputs, abort_in_backoff, *TOOL_OPTIONS, *AGENT_LOOP)
+ALL = (*REQUIRED, client_tool, queued_inputs, abort_in_backoff, *TOOL_OPTIONS, *AGENT_LOOP, reasoning_tool_loop)
 BY_NAME = {s.name: s for s in ALL}

@@ -161,7 +161,8 @@ JUNK = [
      "Usage(input_tokens=-1, output_tokens=2, reasoning_tokens=0, cache_read_tokens=0, cache_write_tokens=0)"),
     (UsageEvent({"input_tokens": 1}), "its usage is not a Usage of non-negative integers: "  # type: ignore[arg-type]
      "{'input_tokens': 1}"),
-    ("hello", "expected a stream event (TextDelta, ToolCallEvent, UsageEvent or FinalMessage), got str"),
+    ("hello", "expected a stream event (TextDelta, ReasoningDelta, ToolCallEvent, UsageEvent or FinalMessage), "
+     "got str"),
 ]
 
 

@@ -101,25 +101,31 @@ def wal_bytes(path: str) -> int:
     return os.path.getsize(path + "-wal")
 
 
-async def test_a_300_kb_answer_flushed_a_kilobyte_at_a_time_writes_about_a_page_a_commit(tmp_path, monkeypatch):
+def thinking(text: str) -> Live:
+    return Live(generation=GenerationLive(1, PartialMessage(reasoning=text)))
+
+
+@pytest.mark.parametrize("grown", [partial, thinking], ids=["answer", "reasoning"])
+async def test_a_300_kb_answer_flushed_a_kilobyte_at_a_time_writes_about_a_page_a_commit(tmp_path, monkeypatch,
+                                                                                         grown):
     """Before, each flush wrote the whole partial so far (quadratic: ~45 MB of WAL for this one);
     now the last piece is rewritten and the live document's row is left alone: under two pages
-    of WAL a commit, however long the answer."""
+    of WAL a commit, however long the answer (or the reasoning streamed before it)."""
     monkeypatch.setattr("durable.storage.sqlite.write.WAL_LIMIT", 1 << 40)  # no checkpoint: the WAL keeps all
     path = os.fspath(tmp_path / "session.db")
     store = SQLiteStorage(path)
     await store.open()
     await store.call_in_writer(lambda c: c.execute("PRAGMA wal_autocheckpoint = 0"))
-    await store.commit(Batch(live={"root": partial(ANSWER[:2000])}))
+    await store.commit(Batch(live={"root": grown(ANSWER[:2000])}))
     before = wal_bytes(path)
     steps = range(3000, 300_001, 1000)
     for n in steps:
-        await store.commit(Batch(live={"root": partial(ANSWER[:n])}, barrier=False))
+        await store.commit(Batch(live={"root": grown(ANSWER[:n])}, barrier=False))
     per_commit = (wal_bytes(path) - before) / len(steps)
     frame = 4096 + 24
     # A page a commit; every fourth commit or so a new piece: a new page, the one before it, their
     # parent and the file's first page (its size): under two pages a commit in all.
     assert per_commit <= 2 * frame, per_commit
-    assert await store.get_live("root") == partial(ANSWER)
+    assert await store.get_live("root") == grown(ANSWER)
     await store.close()
     assert PIECE < 4000  # a piece (ASCII) fits in a page

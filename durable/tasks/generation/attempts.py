@@ -4,9 +4,10 @@
 attempt allowed by `settings.retry`, the task sleeps durably until the backoff deadline (the live
 document shows why, `retry{attempt, at, error, kind, provider, status_code}`); otherwise the run
 ends `unanswered` with the reason given. `keep_partial` turns the committed partial answer into an
-assistant entry (`aborted` or `error`) that stays in the conversation and is never sent again;
-`interrupted=True` marks the partial of an attempt the host's death cut off, so checkers read the
-fact from the entry, not from its text.
+assistant entry (`aborted` or `error`) that stays in the conversation and is never sent again,
+its streamed reasoning kept as a `partial` block (unsigned, never sent back); `interrupted=True`
+marks the partial of an attempt the host's death cut off, so checkers read the fact from the
+entry, not from its text.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ...records import (
     Failed,
     GenerationLive,
     PartialMessage,
+    Reasoning,
     RetryLive,
     Sleeping,
     StopReason,
@@ -45,19 +47,29 @@ def model_failure(rt: Runtime, message: str, kind: str = "unknown") -> AttemptFa
     return AttemptFailure(message, kind, rt.provider)
 
 
+def partial_reasoning(message: PartialMessage, final: tuple[Reasoning, ...] = ()) -> tuple[Reasoning, ...]:
+    """The reasoning to keep with a partial answer: the blocks of a final message that ended in
+    an error, else the streamed reasoning as one block marked `partial` (text only, unsigned:
+    never sent back)."""
+    if final:
+        return final
+    return (Reasoning(message.reasoning, partial=True),) if message.reasoning else ()
+
+
 def keep_partial(rt: Runtime, change: Change, task: Task, stop_reason: StopReason, error: str | None,
-                 partial: PartialMessage | None = None, *, interrupted: bool = False) -> None:
-    """Append the partial answer (the one given, else the committed one) as an entry; its
-    usage is counted even when it has nothing to keep."""
+                 partial: PartialMessage | None = None, *, interrupted: bool = False,
+                 final: tuple[Reasoning, ...] = ()) -> None:
+    """Append the partial answer (the one given, else the committed one) as an entry, with its
+    reasoning (`partial_reasoning`); its usage is counted even when it has nothing to keep."""
     gen = change.live(task.conversation_id).generation
     message = partial if partial is not None else (gen.message if gen else None)
     if message is None:
         return
     usage.count(rt, change, task.conversation_id, tokens=message.usage)  # an answer cut off is charged too
-    if not (message.text or message.usage.output_tokens):
+    if not (message.text or message.reasoning or final or message.usage.output_tokens):
         return
     entry = AssistantEntry(message.text, stop_reason, (), message.usage, error, attempt_of(task.checkpoint),
-                           interrupted=interrupted)
+                           interrupted=interrupted, reasoning=partial_reasoning(message, final))
     change.append(task.conversation_id, entry)
 
 
@@ -65,7 +77,8 @@ async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *,
                          final_reason: Literal["model_error", "interrupted"],
                          retry_after: float | None = None, retryable: bool = True,
                          partial: PartialMessage | None = None, raw: object = None,
-                         stop_reason: StopReason = "error", interrupted: bool = False) -> Task | None:
+                         stop_reason: StopReason = "error", interrupted: bool = False,
+                         reasoning: tuple[Reasoning, ...] = ()) -> Task | None:
     """Charge a failed attempt: back off durably when the error is retryable and the policy
     allows another attempt, else end the run `unanswered{final_reason}`."""
     attempt = attempt_of(task.checkpoint)
@@ -78,7 +91,7 @@ async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *,
     # A backoff is a lazy commit: nothing outside waits for it, and the next attempt's request
     # (or poll) is a barrier that puts it on disk first. Ending the run settles it: a barrier.
     change = rt.change(barrier=not retry)
-    keep_partial(rt, change, task, stop_reason, err.message, partial, interrupted=interrupted)
+    keep_partial(rt, change, task, stop_reason, err.message, partial, interrupted=interrupted, final=reasoning)
     if retry:
         until = rt.now() + policy.delay(attempt, retry_after)
         task = change.put_task(evolve(task, state=Sleeping(until),
@@ -94,4 +107,4 @@ async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *,
     return None
 
 
-__all__ = ["attempt_failed", "failure_of", "keep_partial", "model_failure"]
+__all__ = ["attempt_failed", "failure_of", "keep_partial", "model_failure", "partial_reasoning"]

@@ -213,9 +213,11 @@ class GenerationKind(TaskKind):
         if final.stop_reason == "error":
             partial = PartialMessage(final.text, (), final.usage)
             err = model_failure(rt, final.error or "The model answered with an error")
-            return await attempt_failed(rt, task, err, final_reason="model_error", partial=partial, retryable=False)
+            return await attempt_failed(rt, task, err, final_reason="model_error", partial=partial, retryable=False,
+                                        reasoning=final.reasoning)
         change = rt.change()
-        entry = AssistantEntry(final.text, final.stop_reason, tuple(final.tool_calls), final.usage, None, attempt)
+        entry = AssistantEntry(final.text, final.stop_reason, tuple(final.tool_calls), final.usage, None, attempt,
+                               reasoning=final.reasoning)
         seq = change.append(task.conversation_id, entry)
         usage.count(rt, change, task.conversation_id, tokens=final.usage)
         schema = output.schema_of(rt, task) if final.stop_reason != "tool_use" else None

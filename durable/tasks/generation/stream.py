@@ -1,6 +1,6 @@
 """One streamed attempt of a generation: the request sent, the answer read event by event, its
-partial committed coalesced into the live document (never a checkpoint: streaming does not clear
-`restarts`), and what it came to: the final message (`finish`), a context overflow (`overflow`,
+partial (text and reasoning) committed coalesced into the live document (never a checkpoint:
+streaming does not clear `restarts`), and what it came to: the final message (`finish`), a context overflow (`overflow`,
 which compacts; None without compaction) or a failed attempt (`attempt_failed`).
 
 Every event is checked at the model boundary (`check_event`) before anything of it is committed;
@@ -20,6 +20,7 @@ from ...models.protocol import (
     FinalMessage,
     ModelError,
     ModelRequest,
+    ReasoningDelta,
     TextDelta,
     ToolCallEvent,
     UsageEvent,
@@ -43,13 +44,14 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
     assert isinstance(phase, Request)
     cid = task.conversation_id
     text: list[str] = []
+    reasoning: list[str] = []
     calls: list[ToolCall] = []
     usage: Usage | None = None
 
     async def flush() -> None:
         change = rt.change(barrier=False)  # a partial answer: nothing outside waits for it
         gen = change.live(cid).generation or GenerationLive(phase.attempt)
-        message = PartialMessage("".join(text), tuple(calls), usage or gen.message.usage)
+        message = PartialMessage("".join(text), tuple(calls), usage or gen.message.usage, "".join(reasoning))
         change.edit_live(cid, generation=evolve(gen, message=message))
         await rt.commit(change)
 
@@ -83,6 +85,9 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
                     if isinstance(event, TextDelta):
                         text.append(event.text)
                         await progress.update()
+                    elif isinstance(event, ReasoningDelta):
+                        reasoning.append(event.text)
+                        await progress.update()
                     elif isinstance(event, ToolCallEvent):
                         calls.append(event.call)
                     elif isinstance(event, UsageEvent):
@@ -98,7 +103,7 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
     if failure is not None:
         if failure.kind == "context_overflow" and overflow is not None:
             return await overflow(rt, task, failure)
-        partial = PartialMessage("".join(text), (), usage or Usage())
+        partial = PartialMessage("".join(text), (), usage or Usage(), "".join(reasoning))
         return await attempt_failed(rt, task, failure_of(failure), final_reason="model_error",
                                     retry_after=failure.retry_after, partial=partial, raw=failure,
                                     retryable=failure.retryable)

@@ -7,7 +7,9 @@ structured output and usage. Each check returns its violations, one sentence eac
 - structured output: an answered input of an output schema holds a value that matches it and is
   its answer's text; no run sent back more answers than `output_retries` allows;
 - usage: a conversation's totals count at least every answer in it, and every distinct request
-  the model saw for it.
+  the model saw for it;
+- reasoning: a partial (unsigned) reasoning block is only on an entry never sent back (aborted
+  or error), and no request the model saw carried one.
 """
 
 from __future__ import annotations
@@ -78,11 +80,22 @@ def check_requests_sent(image: SessionImage, requests: Sequence[Any]) -> list[st
         if text is not None and request.system != text:
             out.append(f"Request {request.key} of task {task.id} was sent with other instructions than the run "
                        f"committed")
+        if any(isinstance(e, AssistantEntry) and any(b.partial for b in e.reasoning) for e in request.messages):
+            out.append(f"Request {request.key} of task {task.id} sent back a partial reasoning block")
     for cid, sent in sorted(keys.items()):
         counted = image.live[cid].usage.requests if cid in image.live else 0
         if counted < len(sent):
             out.append(f"Conversation {cid!r} counts {counted} request(s), but the model saw {len(sent)} of its runs")
     return out
+
+
+def check_reasoning(image: SessionImage) -> list[str]:
+    """A partial reasoning block (cut off, unsigned) is kept only on an entry never sent back."""
+    return [f"Assistant entry {stored.seq} of conversation {cid!r} ({stored.entry.stop_reason}) holds a partial "
+            f"reasoning block, which would be sent back"
+            for cid, entries in sorted(image.entries.items()) for stored in entries
+            if isinstance(stored.entry, AssistantEntry) and stored.entry.stop_reason not in ("aborted", "error")
+            and any(b.partial for b in stored.entry.reasoning)]
 
 
 def check_instruction_history(batches: Iterable[Any]) -> list[str]:
