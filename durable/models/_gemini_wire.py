@@ -24,6 +24,7 @@ from ..records import (
     CompactionEntry,
     Entry,
     ModelStopReason,
+    Reasoning,
     ToolCall,
     ToolResultEntry,
     Usage,
@@ -171,8 +172,11 @@ class Reply:
     usage: Usage | None = None
     finish: str | None = None
     blocked: str | None = None
+    new_thoughts: list[str] = attrs.field(factory=list)  # thought text the last chunk added
 
     def read(self, chunk: Any) -> tuple[list[str], list[ToolCall]]:
+        """The text and calls `chunk` added (its thoughts: `thoughts`, `new_thoughts`)."""
+        self.new_thoughts = []
         texts: list[str] = []
         calls: list[ToolCall] = []
         if get_field(chunk, "usage_metadata") is not None:
@@ -188,6 +192,8 @@ class Reply:
                         self.thoughts.append(("", signature, calls[-1].id))
                 elif get_field(part, "thought"):
                     self.thoughts.append((get_field(part, "text") or "", signature, None))
+                    if get_field(part, "text"):
+                        self.new_thoughts.append(get_field(part, "text"))
                 else:
                     if get_field(part, "text"):
                         texts.append(get_field(part, "text"))
@@ -217,9 +223,11 @@ class Reply:
         stop = _STOP.get(self.finish)
         if stop is None:
             return FinalMessage(text, "error", (), usage, error=f"Gemini stopped the response: {self.finish}")
+        reasoning = tuple(Reasoning(thought, FORMAT, signature=signature, id=call_id)
+                          for thought, signature, call_id in self.thoughts)
         if self.calls and stop == "stop":
-            return FinalMessage(text, "tool_use", tuple(self.calls), usage)
-        return FinalMessage(text, stop, (), usage)
+            return FinalMessage(text, "tool_use", tuple(self.calls), usage, reasoning=reasoning)
+        return FinalMessage(text, stop, (), usage, reasoning=reasoning)
 
 
 def _name(value: Any) -> str | None:

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from ._gemini_wire import PROVIDER, UNSIGNED, Reply, gemini_contents, gemini_error, signs_calls
 from ._sdk import SDKModel, api_key_from, import_sdk
 from .errors import END, close_quietly
-from .protocol import ModelError, ModelRequest, StreamEvent, TextDelta, ToolCallEvent, UsageEvent
+from .protocol import ModelError, ModelRequest, ReasoningDelta, StreamEvent, TextDelta, ToolCallEvent, UsageEvent
 from .scrub import secrets_of
 
 __all__ = ["GeminiModel"]
@@ -171,6 +171,8 @@ class GeminiModel(SDKModel):
                 if reply.usage is not None and not charged:
                     charged = True
                     yield UsageEvent(reply.usage)
+                for thought in reply.new_thoughts:
+                    yield ReasoningDelta(thought)
                 for text in texts:
                     yield TextDelta(text)
                 for call in calls:

@@ -13,8 +13,16 @@ import pytest
 from durable.models._gemini_wire import UNSIGNED, Reply as GeminiReply
 from durable.models.errors import MissingCredentials
 from durable.models.gemini import GeminiModel
-from durable.models.protocol import FinalMessage, ModelError, ModelRequest, TextDelta, ToolCallEvent, UsageEvent
-from durable.records import AssistantEntry, CompactionEntry, ToolCall, ToolResultEntry, Usage, UserEntry
+from durable.models.protocol import (
+    FinalMessage,
+    ModelError,
+    ModelRequest,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallEvent,
+    UsageEvent,
+)
+from durable.records import AssistantEntry, CompactionEntry, Reasoning, ToolCall, ToolResultEntry, Usage, UserEntry
 
 from .conftest import GEMINI_KEY, HELLO, WEATHER, Reply, collect, collect_until_error, json_reply, sse_reply
 
@@ -190,8 +198,10 @@ async def test_thought_signatures_read_from_a_stream_are_sent_back_unchanged_on_
     m = model(server, include_thoughts=True)
     events = await collect(m.stream(HELLO))
     calls = (CALL, ToolCall("fc_2", "noop", "{}"))
-    assert events == [FIRST, ToolCallEvent(calls[0]), ToolCallEvent(calls[1]), UsageEvent(TOTAL),
-                      FinalMessage("", "tool_use", calls, TOTAL)]  # the thought is not answer text
+    thought = (Reasoning("Paris, so...", "google"), Reasoning("", "google", signature=SIGNATURE, id="fc_1"))
+    assert events == [FIRST, ReasoningDelta("Paris, so..."), ToolCallEvent(calls[0]), ToolCallEvent(calls[1]),
+                      UsageEvent(TOTAL), FinalMessage("", "tool_use", calls, TOTAL, reasoning=thought)]
+    # the thought is reasoning, not answer text; the call's signature kept for the reasoning record
     assert server.requests[0].body["generationConfig"] == {"thinkingConfig": {"include_thoughts": True}}
     # What the reading keeps for the reasoning record: the thought and the call's signature, as sent.
     reply = GeminiReply()
