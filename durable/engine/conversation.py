@@ -17,6 +17,8 @@ from .clock import Clock
 from .kinds import RunService
 from .runtime import Runtime
 from .session import Session
+from .stream_events import StreamEvent
+from .streaming import stream_submission
 
 T = TypeVar("T")
 
@@ -187,6 +189,22 @@ class SubmissionHandle:
         settled = await h.session.wait_settled(self.id)
         h._raise_if_broken()
         return (settled or await self.get()).status
+
+    def stream(self) -> AsyncIterator[StreamEvent]:
+        """The submission's run as typed events, derived from committed state only (see
+        `durable.engine.stream_events`): `TextDeltaEvent`s of the answer as its partial is
+        committed (coalesced by `settings.progress.persist_within`; the rest of a message comes
+        when it is committed as an entry), `AttemptRestartedEvent` when an attempt starts over
+        after a retry or a crash (then its text from the start), `RetryWaitingEvent`, the tool
+        calls (`ToolCallStartedEvent`, `ApprovalRequestedEvent`, `ToolOutputEvent`,
+        `ToolCallEndedEvent`), and last `SettledEvent` with what `wait()` returns.
+
+        It starts from what is committed when it is called: a stream obtained in a new process
+        after a crash first shows the partial the dead process committed, then what recovery
+        does with it. A submission that already settled yields only its `SettledEvent`. The
+        stream resumes the harness; it ends early (without a `SettledEvent`) when the harness
+        closes. Breaking out of it is fine: the run goes on."""
+        return stream_submission(self._h, self.id, self.wait)
 
     @overload
     async def answer(self) -> str: ...
