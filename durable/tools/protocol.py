@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic
 
-import anyio.from_thread
 from attrs import field
 from typing_extensions import TypeVar  # a TypeVar with a default (PEP 696; typing has it from 3.13)
 
@@ -58,6 +57,8 @@ class ToolApi:
     def output_sync(self, text: str) -> None:
         """`output(text)` from a plain `def` tool (it runs in a worker thread): returns once the
         text is taken. Output of a call that was abandoned (cancelled) is dropped."""
+        import anyio.from_thread  # here: reading a session file (`durable inspect`) imports no anyio
+
         anyio.from_thread.run(self.output, text)
 
 

@@ -15,20 +15,28 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
-import anyio.lowlevel
-import anyio.to_thread
+if TYPE_CHECKING:
+    import anyio
+    import anyio.lowlevel
+
+# anyio is imported on first use: a program that only reads a session file (`durable inspect`)
+# loads the tools of its task kinds, and never the event-loop libraries.
 
 TOOL_THREADS = 16
 """How many plain `def` tool calls may run at once in one event loop."""
 
-_LIMITER: anyio.lowlevel.RunVar[anyio.CapacityLimiter] = anyio.lowlevel.RunVar("durable_tool_threads")
+_LIMITER: anyio.lowlevel.RunVar[anyio.CapacityLimiter] | None = None
 
 
 def tool_threads() -> anyio.CapacityLimiter:
     """The limiter of plain tools' worker threads in the current event loop."""
+    global _LIMITER
+    import anyio.lowlevel
+
+    if _LIMITER is None:
+        _LIMITER = anyio.lowlevel.RunVar("durable_tool_threads")
     try:
         return _LIMITER.get()
     except LookupError:
@@ -41,6 +49,8 @@ def in_thread(fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
     """An async function calling `fn` in a worker thread, abandoned (not waited for) when cancelled."""
 
     async def run(*args: Any, **kwargs: Any) -> Any:
+        import anyio.to_thread
+
         return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs), abandon_on_cancel=True,
                                               limiter=tool_threads())
 
