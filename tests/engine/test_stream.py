@@ -4,6 +4,10 @@ and asyncio. Every delta is committed (`persist_within=0`), so each one is an ev
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import textwrap
 from typing import Any
 
 import anyio
@@ -147,6 +151,51 @@ async def test_a_stream_after_a_crash_starts_from_the_committed_partial_then_the
     ]
 
 
+CHILD = textwrap.dedent("""
+    import sys, anyio, durable
+    from durable.models import FauxModel, faux
+
+    async def main():
+        settings = durable.Settings(progress=durable.Progress(persist_within=0, output_interval=0))
+        async with durable.open_harness(sys.argv[1], model=FauxModel([faux.hang("Hello wor")]),
+                                        settings=settings) as h:
+            await h.root.submit("hi", id="sub_killed")
+            async for live in h.root.follow():
+                if live.generation is not None and live.generation.message.text == "Hello wor":
+                    print("committed", flush=True)  # the parent kills us now
+                    await anyio.sleep_forever()
+
+    anyio.run(main, backend="trio")
+""")
+
+
+def kill_while_streaming(path: str) -> None:
+    """Run an agent in a child process and SIGKILL it once its partial "Hello wor" is committed."""
+    child = subprocess.Popen([sys.executable, "-c", CHILD, path], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    assert child.stdout.readline() == "committed\n"
+    child.send_signal(signal.SIGKILL)
+    assert child.wait(timeout=30) == -signal.SIGKILL
+
+
+@BACKENDS
+async def test_a_stream_after_a_sigkill_starts_from_what_the_killed_process_committed(host, anyio_backend):
+    await anyio.to_thread.run_sync(kill_while_streaming, host.path)
+    async with host.open(FauxModel([faux.reply("Hello world")]), settings=settings()) as h:
+        events: list[Any] = []
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(streamed, h, h.root.submission("sub_killed"), events)
+            until = await host.clock.wait_for_timer("retry:1")
+            host.clock.advance(1.0)
+    assert events == [
+        durable.TextDeltaEvent("Hello wor"),
+        durable.RetryWaitingEvent(1, until, HOST_STOPPED_1, "interrupted"),
+        durable.AttemptRestartedEvent(2),
+        durable.TextDeltaEvent("Hell"), durable.TextDeltaEvent("o wo"), durable.TextDeltaEvent("rld"),
+        durable.SettledEvent(r.Answered("Hello world", 3)),
+    ]
+
+
 async def test_a_settled_submission_streams_only_its_result(host):
     async with host.open(FauxModel([faux.reply("Hi")]), settings=settings()) as h:
         sub = await h.root.submit("hi")
@@ -176,4 +225,60 @@ async def test_an_abort_ends_the_stream_with_the_unanswered_result(host):
     assert events == [
         durable.TextDeltaEvent("Hel"),
         durable.SettledEvent(r.Unanswered("aborted", events[-1].status.detail)),
+    ]
+
+
+def test_the_sync_api_streams_as_a_blocking_iterator(tmp_path):
+    import durable.sync
+
+    model = FauxModel([faux.reply("Hi there")])
+    with durable.sync.open_harness(str(tmp_path / "s.sqlite"), model=model, settings=settings()) as h:
+        events = list(h.root.submit("hi").stream())
+    assert events[-1] == durable.SettledEvent(r.Answered("Hi there", 2))
+    assert {type(e) for e in events[:-1]} <= {durable.TextDeltaEvent}  # as many as were committed before it read
+    assert "".join(e.text for e in events[:-1]) == "Hi there"
+
+
+async def test_a_stream_ends_without_a_result_when_the_harness_closes(host):
+    model = Gated(FauxModel([faux.hang("Hel")]))
+    async with host.open(model, settings=settings()) as h:
+        sub = await h.root.submit("hi")
+        events: list[Any] = []
+
+        async def close_once_shown() -> None:
+            await until_live(h, partial_is("Hel"))
+            await h.close()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(close_once_shown)
+            await streamed(h, sub, events, model.gate)
+    assert events == [durable.TextDeltaEvent("Hel")]
+
+
+@durable.tool(approval=True)
+async def delete(path: str) -> str:
+    """Delete a file."""
+    return f"deleted {path}"
+
+
+async def test_a_call_waiting_for_approval_is_announced_after_it_starts(host):
+    model = Gated(FauxModel([faux.reply("", tool_calls=[faux.call("delete", {"path": "a"}, id="c1")]),
+                             faux.reply("Gone")]))
+    async with host.open(model, tools=[delete], settings=settings()) as h:
+        sub = await h.root.submit("hi")
+        events: list[Any] = []
+
+        async def approve_when_asked() -> None:
+            await until_live(h, lambda live: bool(live.approvals))
+            await h.approve("c1")
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(approve_when_asked)
+            await streamed(h, sub, events, model.gate)
+    assert events == [
+        durable.ToolCallStartedEvent("c1", "delete", '{"path": "a"}'),
+        durable.ApprovalRequestedEvent("c1", "delete", '{"path": "a"}'),
+        durable.ToolCallEndedEvent("c1", "delete", "deleted a"),
+        durable.TextDeltaEvent("Gone"),
+        durable.SettledEvent(r.Answered("Gone", 4)),
     ]
