@@ -38,7 +38,7 @@ from .engine.clock import Clock
 from .engine.harness import HarnessState, Wake
 from .engine.instructions import Instruction
 from .engine.reports import ReportCallback
-from .engine.stream_events import StreamEvent
+from .engine.stream_events import SubmissionEvent
 from .errors import HarnessClosed
 from .models.protocol import Model
 from .records import Live, StoredEntry, Submission, SubmissionStatus, Task, UsageTotals
@@ -298,7 +298,7 @@ class SubmissionHandle:
         `Unanswered(reason, detail)`."""
         return self._h._call(self._handle.wait)
 
-    def stream(self) -> Generator[StreamEvent, None, None]:
+    def stream(self) -> Generator[SubmissionEvent, None, None]:
         """`durable.SubmissionHandle.stream()` as an iterator that blocks for the next event; it
         ends after the `SettledEvent`, or when the harness closes."""
         return _blocking(self._h, self._handle.stream)

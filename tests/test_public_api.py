@@ -40,7 +40,7 @@ PUBLIC = [
 # What `SubmissionHandle.stream()` yields.
 PUBLIC = sorted(PUBLIC + [
     "ApprovalRequestedEvent", "AttemptRestartedEvent", "ReasoningDeltaEvent", "RetryWaitingEvent", "SettledEvent",
-    "StreamEvent", "TextDeltaEvent", "ToolCallEndedEvent", "ToolCallStartedEvent", "ToolOutputEvent",
+    "SubmissionEvent", "TextDeltaEvent", "ToolCallEndedEvent", "ToolCallStartedEvent", "ToolOutputEvent",
 ])
 
 # Names kept in `durable.records` (shared) or beside the kind that owns them, not part of the

@@ -17,7 +17,7 @@ from .clock import Clock
 from .kinds import RunService
 from .runtime import Runtime
 from .session import Session
-from .stream_events import StreamEvent
+from .stream_events import SubmissionEvent
 from .streaming import stream_submission
 
 T = TypeVar("T")
@@ -190,7 +190,7 @@ class SubmissionHandle:
         h._raise_if_broken()
         return (settled or await self.get()).status
 
-    def stream(self) -> AsyncIterator[StreamEvent]:
+    def stream(self) -> AsyncIterator[SubmissionEvent]:
         """The submission's run as typed events, derived from committed state only (see
         `durable.engine.stream_events`): `TextDeltaEvent`s of the answer as its partial is
         committed (coalesced by `settings.progress.persist_within`; the rest of a message comes

@@ -1,4 +1,4 @@
-"""The events `SubmissionHandle.stream()` yields (`StreamEvent`): plain frozen values a UI renders,
+"""The events `SubmissionHandle.stream()` yields (`SubmissionEvent`): plain frozen values a UI renders,
 each derived from committed state only (see `durable.engine.streaming`). Not stored."""
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class SettledEvent:
     status: Answered | Unanswered
 
 
-StreamEvent = (
+SubmissionEvent = (
     TextDeltaEvent | ReasoningDeltaEvent | AttemptRestartedEvent | RetryWaitingEvent | ToolCallStartedEvent
     | ApprovalRequestedEvent | ToolOutputEvent | ToolCallEndedEvent | SettledEvent
 )
@@ -109,7 +109,7 @@ __all__ = [
     "ReasoningDeltaEvent",
     "RetryWaitingEvent",
     "SettledEvent",
-    "StreamEvent",
+    "SubmissionEvent",
     "TextDeltaEvent",
     "ToolCallEndedEvent",
     "ToolCallStartedEvent",

@@ -33,7 +33,7 @@ from .stream_events import (
     AttemptRestartedEvent,
     RetryWaitingEvent,
     SettledEvent,
-    StreamEvent,
+    SubmissionEvent,
     TextDeltaEvent,
     ToolCallEndedEvent,
     ToolCallStartedEvent,
@@ -72,10 +72,10 @@ class Differ:
                 self.calls.update((c.id, c) for c in stored.entry.tool_calls)
 
     def step(self, live: Live, entries: tuple[StoredEntry, ...] = (),
-             submissions: tuple[Submission, ...] = ()) -> list[StreamEvent]:
+             submissions: tuple[Submission, ...] = ()) -> list[SubmissionEvent]:
         """The events of one commit: the live document after it, the entries it appended and the
         submissions it wrote (all of this conversation)."""
-        events: list[StreamEvent] = []
+        events: list[SubmissionEvent] = []
         mine = [s for s in submissions if s.id == self.submission_id]
         if mine and mine[-1].seq is not None:
             self.seq = mine[-1].seq  # placed: its run begins in this commit (after another's end, maybe)
@@ -99,7 +99,7 @@ class Differ:
         self._tools(live, events)
         return events
 
-    def _message_ended(self, entry: AssistantEntry, events: list[StreamEvent]) -> None:
+    def _message_ended(self, entry: AssistantEntry, events: list[SubmissionEvent]) -> None:
         for i, (_, of_entry, event) in enumerate(_CHANNELS):
             text, shown = of_entry(entry), self.shown[i]
             if not text.startswith(shown):  # not the message shown: it stands on its own
@@ -112,7 +112,7 @@ class Differ:
         self.attempt = entry.attempt
         self.calls.update((c.id, c) for c in entry.tool_calls)
 
-    def _generation(self, live: Live, events: list[StreamEvent]) -> None:
+    def _generation(self, live: Live, events: list[SubmissionEvent]) -> None:
         gen = live.generation
         if gen is None:
             return
@@ -132,7 +132,7 @@ class Differ:
                 events.append(event(text[len(shown):]))
                 self.shown[i] = text
 
-    def _tools(self, live: Live, events: list[StreamEvent]) -> None:
+    def _tools(self, live: Live, events: list[SubmissionEvent]) -> None:
         for slot in live.tools:
             shown = self.outputs.get(slot.call_id)
             if shown is None or not slot.output.startswith(shown):  # new, or a safe call run again
@@ -147,7 +147,7 @@ class Differ:
                 self.approvals.add(ask.call_id)
                 events.append(ApprovalRequestedEvent(ask.call_id, ask.tool, ask.arguments, ask.deadline))
 
-    def _call_ended(self, result: ToolResultEntry, events: list[StreamEvent]) -> None:
+    def _call_ended(self, result: ToolResultEntry, events: list[SubmissionEvent]) -> None:
         if result.call_id not in self.outputs:  # ended before its slot was seen (an abort, a late stream)
             call = self.calls.get(result.call_id)
             events.append(ToolCallStartedEvent(result.call_id, result.tool_name, call.arguments if call else ""))
@@ -191,7 +191,7 @@ class _Watch:
 
 
 async def stream_submission(h: StreamHost, submission_id: str,
-                            settled: Callable[[], Awaitable[SubmissionStatus]]) -> AsyncIterator[StreamEvent]:
+                            settled: Callable[[], Awaitable[SubmissionStatus]]) -> AsyncIterator[SubmissionEvent]:
     """The events of `submission_id` (see `SubmissionHandle.stream`); `settled()` waits for its
     status, for a submission this harness does not know unsettled."""
     h._check_open()
