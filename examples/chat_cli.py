@@ -84,7 +84,7 @@ async def answer(submission: durable.SubmissionHandle) -> None:
         if isinstance(event, durable.TextDeltaEvent):
             Screen.write(event.text)
         elif isinstance(event, durable.RetryWaitingEvent):
-            Screen.line(f"  [attempt {event.attempt} failed: {event.error}; retrying]")
+            Screen.line(f"  [attempt {event.retry.attempt} failed: {event.retry.error}; retrying]")
         elif isinstance(event, durable.AttemptRestartedEvent):  # its text comes again from the start
             Screen.write(("\n" if Screen.mid_line else "") + "assistant> ")
         elif isinstance(event, durable.SettledEvent) and isinstance(event.status, durable.Unanswered):

@@ -11,38 +11,27 @@ from ..errors import ConversationBusy, InvalidInput, ToolDefinitionError, Unknow
 from ..inputs import answer_text, check_submission_id, check_text
 from ..records import Answered, Live, Queued, StoredEntry, Submission, SubmissionStatus, UsageTotals
 from ..settings import Settings, WhenBusy
-from ..storage.protocol import Storage
 from ..tools.schema import output_schema as schema_of, output_value
 from .clock import Clock
 from .kinds import RunService
 from .runtime import Runtime
-from .session import Session
 from .stream_events import SubmissionEvent
-from .streaming import stream_submission
+from .streaming import StreamHost, stream_submission
 
 T = TypeVar("T")
 
 
-class Host(Protocol):
-    """What a conversation's handle uses of its harness (`durable.engine.harness.Harness`)."""
+class Host(StreamHost, Protocol):
+    """What a conversation's handle uses of its harness (`durable.engine.harness.Harness`): what a
+    stream uses (its storage and session, `resume`, the open and broken checks), and more."""
 
-    storage: Storage
     settings: Settings
     clock: Clock
     runs: RunService
     output: dict[str, Any] | None
 
     @property
-    def session(self) -> Session: ...
-
-    @property
     def rt(self) -> Runtime: ...
-
-    async def resume(self) -> None: ...
-
-    def _check_open(self) -> None: ...
-
-    def _raise_if_broken(self) -> None: ...
 
 
 class Conversation:

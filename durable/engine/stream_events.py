@@ -4,7 +4,7 @@ each derived from committed state only (see `durable.engine.streaming`). Not sto
 from __future__ import annotations
 
 from .._frozen import frozen
-from ..records import Answered, Unanswered
+from ..records import Answered, RetryLive, Unanswered
 
 
 @frozen
@@ -34,15 +34,11 @@ class AttemptRestartedEvent:
 
 @frozen
 class RetryWaitingEvent:
-    """Attempt `attempt` failed with `error` (`kind`, the provider's name and HTTP status when
-    known); the next attempt starts at `at` (clock seconds)."""
+    """An attempt failed and the next one waits, as the live document shows it: `retry.attempt`
+    failed with `retry.error` (`kind`, the provider's name and HTTP status when known); the next
+    attempt starts at `retry.at` (clock seconds)."""
 
-    attempt: int
-    at: float
-    error: str
-    kind: str
-    provider: str | None = None
-    status_code: int | None = None
+    retry: RetryLive
 
 
 @frozen

@@ -25,7 +25,17 @@ from typing import Any, Protocol
 
 import anyio
 
-from ..records import AssistantEntry, Live, Queued, StoredEntry, Submission, SubmissionStatus, ToolCall, ToolResultEntry
+from ..records import (
+    AssistantEntry,
+    Live,
+    Queued,
+    RetryLive,
+    StoredEntry,
+    Submission,
+    SubmissionStatus,
+    ToolCall,
+    ToolResultEntry,
+)
 from ..storage.protocol import Batch, Storage
 from .session import Session
 from .stream_events import (
@@ -59,7 +69,7 @@ class Differ:
         self.attempt: int | None = None  # the attempt shown
         self.shown = [""] * len(_CHANNELS)  # per channel, the current message's text shown
         self.given_up = False  # the shown message was given up: the next one starts over
-        self.retry: object = None  # the retry announced last
+        self.retry: RetryLive | None = None  # the retry announced last
         self.calls: dict[str, ToolCall] = {}  # the run's calls, by id
         self.outputs: dict[str, str] = {}  # the calls started, and their output shown
         self.approvals: set[str] = set()
@@ -118,8 +128,8 @@ class Differ:
             return
         if gen.retry is not None:
             if gen.retry != self.retry:
-                self.retry = r = gen.retry
-                events.append(RetryWaitingEvent(r.attempt, r.at, r.error, r.kind, r.provider, r.status_code))
+                self.retry = gen.retry
+                events.append(RetryWaitingEvent(gen.retry))
             self.attempt, self.given_up = gen.attempt, True
             return
         if self.attempt is not None and (gen.attempt != self.attempt or self.given_up):

@@ -123,7 +123,7 @@ async def test_a_retry_waits_visibly_then_the_next_attempt_restarts_its_text(hos
             host.clock.advance(1.0)
     assert events == [
         durable.TextDeltaEvent("Hel"),
-        durable.RetryWaitingEvent(1, until, "Overloaded", "overloaded", "faux", 529),
+        durable.RetryWaitingEvent(r.RetryLive(1, until, "Overloaded", "overloaded", "faux", 529)),
         durable.AttemptRestartedEvent(2),
         durable.TextDeltaEvent("Hell"), durable.TextDeltaEvent("o"),
         durable.SettledEvent(r.Answered("Hello", 3)),
@@ -144,7 +144,7 @@ async def test_a_stream_after_a_crash_starts_from_the_committed_partial_then_the
             host.clock.advance(1.0)
     assert events == [
         durable.TextDeltaEvent("Hello wor"),  # what the dead process committed
-        durable.RetryWaitingEvent(1, until, HOST_STOPPED_1, "interrupted"),
+        durable.RetryWaitingEvent(r.RetryLive(1, until, HOST_STOPPED_1, "interrupted")),
         durable.AttemptRestartedEvent(2),
         durable.TextDeltaEvent("Hell"), durable.TextDeltaEvent("o wo"), durable.TextDeltaEvent("rld"),
         durable.SettledEvent(r.Answered("Hello world", 3)),
@@ -189,7 +189,7 @@ async def test_a_stream_after_a_sigkill_starts_from_what_the_killed_process_comm
             host.clock.advance(1.0)
     assert events == [
         durable.TextDeltaEvent("Hello wor"),
-        durable.RetryWaitingEvent(1, until, HOST_STOPPED_1, "interrupted"),
+        durable.RetryWaitingEvent(r.RetryLive(1, until, HOST_STOPPED_1, "interrupted")),
         durable.AttemptRestartedEvent(2),
         durable.TextDeltaEvent("Hell"), durable.TextDeltaEvent("o wo"), durable.TextDeltaEvent("rld"),
         durable.SettledEvent(r.Answered("Hello world", 3)),
