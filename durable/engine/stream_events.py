@@ -17,7 +17,8 @@ class TextDeltaEvent:
 
 @frozen
 class ReasoningDeltaEvent:
-    """More of the model's reasoning (summary), as committed; like `TextDeltaEvent`."""
+    """More of the model's reasoning (summary), as committed; like `TextDeltaEvent`. Yielded for
+    the models and providers whose reasoning the live document carries."""
 
     text: str
 

@@ -110,11 +110,11 @@ class Differ:
         return events
 
     def _message_ended(self, entry: AssistantEntry, events: list[SubmissionEvent]) -> None:
-        for i, (_, of_entry, event) in enumerate(_CHANNELS):
-            text, shown = of_entry(entry), self.shown[i]
-            if not text.startswith(shown):  # not the message shown: it stands on its own
-                events.append(AttemptRestartedEvent(entry.attempt))
-                shown = ""
+        texts = [of_entry(entry) for _, of_entry, _ in _CHANNELS]
+        if not all(text.startswith(shown) for text, shown in zip(texts, self.shown, strict=True)):
+            events.append(AttemptRestartedEvent(entry.attempt))  # not the message shown: it stands on its own
+            self.shown = [""] * len(_CHANNELS)
+        for (_, _, event), text, shown in zip(_CHANNELS, texts, self.shown, strict=True):
             if text[len(shown):]:
                 events.append(event(text[len(shown):]))
         self.shown = [""] * len(_CHANNELS)

@@ -282,3 +282,32 @@ async def test_a_call_waiting_for_approval_is_announced_after_it_starts(host):
         durable.TextDeltaEvent("Gone"),
         durable.SettledEvent(r.Answered("Gone", 4)),
     ]
+
+
+def commit_of(sid: str, *, text: str | None = None, entries: tuple[Any, ...] = (), settled: Any = None) -> tuple:
+    """One commit as a stream sees it: the live document (a run of `sid` showing `text`, or no run
+    once settled), the entries appended (from seq 2) and the submission written."""
+    run = None if settled is not None else r.Run(1, (sid,))
+    gen = None if text is None else r.GenerationLive(1, r.PartialMessage(text))
+    stored = tuple(r.StoredEntry("root", 2 + i, e) for i, e in enumerate(entries))
+    subs = () if settled is None else (r.Submission(sid, "root", "hi", seq=1, status=settled, task_id=1),)
+    return r.Live(run=run, generation=gen), stored, subs
+
+
+def test_the_tail_a_coalesced_partial_never_showed_comes_with_the_committed_message():
+    from durable.engine.streaming import Differ
+
+    differ = Differ("s1", seq=1)
+    assert differ.step(*commit_of("s1", text="Hel")) == [durable.TextDeltaEvent("Hel")]
+    answered = r.Answered("Hello world", 2)
+    assert differ.step(*commit_of("s1", entries=(r.AssistantEntry("Hello world", "stop"),), settled=answered)) == [
+        durable.TextDeltaEvent("lo world"), durable.SettledEvent(answered)]
+
+
+def test_a_committed_message_that_is_not_the_one_shown_restarts_the_text():
+    from durable.engine.streaming import Differ
+
+    differ = Differ("s1", seq=1)
+    differ.step(*commit_of("s1", text="Hello"))
+    assert differ.step(*commit_of("s1", entries=(r.AssistantEntry("Goodbye", "tool_use"),))) == [
+        durable.AttemptRestartedEvent(1), durable.TextDeltaEvent("Goodbye")]
