@@ -77,19 +77,27 @@ async def test_a_raw_plain_def_tool_streams_output_from_its_thread(host):
 
 @BACKENDS
 async def test_a_plain_def_tool_past_its_timeout_is_abandoned_and_answered_as_cut_off(host, anyio_backend):
-    release, ended = threading.Event(), threading.Event()
+    started, release, ended = threading.Event(), threading.Event(), threading.Event()
+    late: list[str] = []
 
     @durable.tool(replay="safe", timeout=5)
     def slow(api: durable.ToolApi) -> str:
         """Block until released."""
+        started.set()
         release.wait()
-        api.output_sync("too late")  # the call was abandoned: dropped
-        ended.set()
+        try:
+            api.output_sync("too late")  # the call was abandoned: dropped
+            late.append("taken")
+        except BaseException as exc:
+            late.append(repr(exc))
+        finally:
+            ended.set()
         return "done"
 
     async with host.open(round_with("slow"), tools=[slow], settings=settings()) as h:
         sub = await h.root.submit("hi")
         await host.clock.wait_for_timer("tool_timeout:2")
+        await anyio.to_thread.run_sync(started.wait)  # its thread runs (a call cancelled before never runs)
         host.clock.advance(5)
         assert await sub.answer() == "ok"  # answered while the thread still blocks
         release.set()
@@ -97,6 +105,7 @@ async def test_a_plain_def_tool_past_its_timeout_is_abandoned_and_answered_as_cu
         task = await h.task(2)
     assert results(await host.entries()) == [("Tool slow timed out after 5 s and may have partially run", True)]
     assert task.checkpoint.output == ""
+    assert late == ["taken"]  # taken, and dropped: the call had ended
 
 
 async def test_a_plain_def_tool_cut_off_by_a_clean_close_is_not_run_again(host):
