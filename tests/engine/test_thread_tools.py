@@ -131,3 +131,26 @@ async def test_a_plain_def_tool_cut_off_by_a_clean_close_is_not_run_again(host):
     release.set()
     assert runs == [1]
     assert results(await host.entries()) == [("Tool wait_here was interrupted and may have partially run", True)]
+
+
+@BACKENDS
+async def test_an_abort_abandons_a_plain_def_tools_thread_and_answers_the_call_at_once(host, anyio_backend):
+    started, release, ended = threading.Event(), threading.Event(), threading.Event()
+
+    @durable.tool
+    def stuck() -> str:
+        """Block until released."""
+        started.set()
+        release.wait()
+        ended.set()
+        return "done"
+
+    async with host.open(round_with("stuck"), tools=[stuck], settings=settings()) as h:
+        sub = await h.root.submit("hi")
+        await anyio.to_thread.run_sync(started.wait)
+        await h.root.abort()
+        assert await sub.wait() == r.Unanswered("aborted", "The run was aborted")
+        assert not ended.is_set()  # answered while its thread still runs
+        release.set()
+        await anyio.to_thread.run_sync(ended.wait)
+    assert results(await host.entries()) == [("The tool call was aborted", True)]
