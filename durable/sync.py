@@ -25,7 +25,7 @@ import concurrent.futures
 import os
 import queue
 import threading
-from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable, Mapping
 from contextlib import ExitStack
 from types import TracebackType
 from typing import Any, Literal, TypeVar, overload
@@ -38,6 +38,7 @@ from .engine.clock import Clock
 from .engine.harness import HarnessState, Wake
 from .engine.instructions import Instruction
 from .engine.reports import ReportCallback
+from .engine.stream_events import SubmissionEvent
 from .errors import HarnessClosed
 from .models.protocol import Model
 from .records import Live, StoredEntry, Submission, SubmissionStatus, Task, UsageTotals
@@ -269,40 +270,7 @@ class Conversation:
         """Every committed change of the live document, in commit order, as an iterator that blocks
         for the next one; it ends when the harness closes. Leave it early with `break` (or
         `close()` it)."""
-        # A task on the event loop forwards every document into a thread-safe queue, so a close
-        # that lands between two reads still lets this thread read what was committed before it.
-        items: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        stop = threading.Event()
-
-        async def forward() -> None:
-            stream = self._conv.follow()
-            try:
-                async for live in stream:
-                    items.put(live)
-                    if stop.is_set():
-                        break
-            except BaseException as exc:
-                items.put(exc)
-                raise
-            finally:
-                items.put(_END)
-                await stream.aclose()  # type: ignore[attr-defined]  # an async generator
-
-        future = self._h.portal.start_task_soon(forward)
-        try:
-            while True:
-                live = items.get()
-                if live is _END:
-                    return
-                if isinstance(live, BaseException):
-                    if isinstance(live, HarnessClosed) or not isinstance(live, Exception):
-                        return
-                    raise live
-                yield live
-        finally:
-            stop.set()
-            if not future.done():
-                future.cancel()
+        return _blocking(self._h, self._conv.follow)
 
     def entries(self, from_seq: int = 1, to_seq: int | None = None) -> list[StoredEntry]:
         """The committed entries from `from_seq` to `to_seq` (inclusive; None: the last)."""
@@ -330,6 +298,11 @@ class SubmissionHandle:
         `Unanswered(reason, detail)`."""
         return self._h._call(self._handle.wait)
 
+    def stream(self) -> Generator[SubmissionEvent, None, None]:
+        """`durable.SubmissionHandle.stream()` as an iterator that blocks for the next event; it
+        ends after the `SettledEvent`, or when the harness closes."""
+        return _blocking(self._h, self._handle.stream)
+
     @overload
     def answer(self) -> str: ...
 
@@ -341,6 +314,45 @@ class SubmissionHandle:
         was submitted with, the answer as that type; raises `SubmissionUnanswered` (with `reason`
         and `detail`) when its run ended without one."""
         return self._h._call(self._handle.answer, output)
+
+
+def _blocking(h: Harness, make: Callable[[], AsyncIterator[T]]) -> Generator[T, None, None]:
+    """The async iterator `make()` makes, iterated on the event loop, as a blocking iterator; it
+    ends when the harness closes."""
+    # A task on the event loop forwards every item into a thread-safe queue, so a close that
+    # lands between two reads still lets this thread read what was committed before it.
+    items: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    stop = threading.Event()
+
+    async def forward() -> None:
+        stream = make()
+        try:
+            async for item in stream:
+                items.put(item)
+                if stop.is_set():
+                    break
+        except BaseException as exc:
+            items.put(exc)
+            raise
+        finally:
+            items.put(_END)
+            await stream.aclose()  # type: ignore[attr-defined]  # an async generator
+
+    future = h.portal.start_task_soon(forward)
+    try:
+        while True:
+            item = items.get()
+            if item is _END:
+                return
+            if isinstance(item, BaseException):
+                if isinstance(item, HarnessClosed) or not isinstance(item, Exception):
+                    return
+                raise item
+            yield item
+    finally:
+        stop.set()
+        if not future.done():
+            future.cancel()
 
 
 __all__ = ["Backend", "Conversation", "Harness", "SubmissionHandle", "open_harness"]

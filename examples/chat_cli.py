@@ -13,8 +13,9 @@ The model is a small echo model written against durable's model protocol (no key
 OPENAI_API_KEY set it uses OpenAI (OPENAI_BASE_URL for a compatible server; CHAT_MODEL names the
 model), with ANTHROPIC_API_KEY set it uses Anthropic, with GEMINI_API_KEY set Gemini.
 
-What is printed comes from committed state only: the partial answer is the live document's
-`generation.message` (committed at most every 100 ms), shown through `conversation.follow()`.
+What is printed comes from committed state only: `submission.stream()` yields the answer's text
+as its partial is committed (at most every 100 ms), a retry and an attempt that starts over (after
+a crash: the partial the dead process committed, then the new attempt's text), and the result.
 """
 
 from __future__ import annotations
@@ -80,65 +81,25 @@ class Screen:
         cls.write(("\n" if cls.mid_line else "") + text + "\n")
 
 
-class AnswerPrinter:
-    """Prints the partial answer as it is committed, then completes it from the committed entry.
-    `stale` is a partial a dead process committed: it is not printed again as if it streamed."""
-
-    def __init__(self, stale: durable.GenerationLive | None = None) -> None:
-        self.shown = ""
-        self.started = False
-        self.stale = stale
-
-    def _print(self, text: str) -> None:
-        if not self.started:
-            Screen.write("assistant> ")
-            self.started = True
-        if not text.startswith(self.shown):  # a new attempt started over
-            Screen.write("\n           ")
-            self.shown = ""
-        Screen.write(text[len(self.shown):])
-        self.shown = text
-
-    async def follow(self, harness: durable.Harness) -> None:
-        async for live in harness.root.follow():
-            gen = live.generation
-            if gen is not None and gen == self.stale:
-                continue
-            self.stale = None
-            if gen is not None and gen.retry is not None:
-                Screen.line(f"  [attempt {gen.retry.attempt} failed: {gen.retry.error}; retrying]")
-                self.shown, self.started = "", False
-            elif gen is not None and gen.message.text:
-                self._print(gen.message.text)
-            if live.run is None:
-                return
-
-    def finish(self, text: str) -> None:
-        self._print(text)
-        if Screen.mid_line:
-            Screen.write("\n")
-
-
-async def answer(harness: durable.Harness, submission: durable.SubmissionHandle,
-                 stale: durable.GenerationLive | None = None) -> None:
-    """Wait for one input to settle, streaming its answer."""
-    printer = AnswerPrinter(stale)
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(printer.follow, harness)
-        result = await submission.wait()
-        tg.cancel_scope.cancel()
-    if isinstance(result, durable.Unanswered):
-        Screen.line(f"  [not answered ({result.reason}): {result.detail}]")
-        return
-    sub = await submission.get()
-    entries = await harness.root.entries(sub.seq or 1)
-    final = [e.entry for e in entries if isinstance(e.entry, durable.AssistantEntry) and e.entry.stop_reason == "stop"]
-    printer.finish(final[-1].text if final else printer.shown)  # the committed answer, in full
+async def answer(submission: durable.SubmissionHandle) -> None:
+    """Print one input's answer as it is committed (`submission.stream()`), until it settles."""
+    Screen.write("assistant> ")
+    async for event in submission.stream():
+        if isinstance(event, durable.TextDeltaEvent):
+            Screen.write(event.text)
+        elif isinstance(event, durable.RetryWaitingEvent):
+            Screen.line(f"  [attempt {event.retry.attempt} failed: {event.retry.error}; retrying]")
+        elif isinstance(event, durable.AttemptRestartedEvent):  # its text comes again from the start
+            Screen.write(("\n" if Screen.mid_line else "") + "assistant> ")
+        elif isinstance(event, durable.SettledEvent) and isinstance(event.status, durable.Unanswered):
+            Screen.line(f"  [not answered ({event.status.reason}): {event.status.detail}]")
+    if Screen.mid_line:
+        Screen.write("\n")
 
 
 async def resume_unsettled(harness: durable.Harness) -> None:
-    """Show and finish what the previous process left: the run it was answering (with the
-    partial answer it had committed), and a run that ended unanswered."""
+    """Show and finish what the previous process left: a run that ended unanswered, and the run it
+    was answering, streamed from the partial answer it had committed."""
     live = harness.root.live()
     if live.run_failure is not None:
         failure = live.run_failure
@@ -148,10 +109,7 @@ async def resume_unsettled(harness: durable.Harness) -> None:
     for sid in live.run.inputs:
         sub = await harness.root.submission(sid).get()
         Screen.line(f"(the last process stopped before answering) you> {sub.text}")
-    partial = live.generation.message.text if live.generation else ""
-    if partial:
-        Screen.line(f"(its partial answer was committed: {partial!r})")
-    await answer(harness, harness.root.submission(live.run.inputs[-1]), stale=live.generation)
+    await answer(harness.root.submission(live.run.inputs[-1]))
 
 
 async def read_line(interactive: bool) -> str | None:
@@ -186,7 +144,7 @@ async def main(path: str) -> None:
             if not interactive:
                 Screen.line(f"you> {text}")
             submission = await harness.root.submit(text)  # committed: survives a kill from here on
-            await answer(harness, submission)
+            await answer(submission)
     Screen.line("bye (the conversation is in the file; run again to continue it)")
 
 

@@ -88,7 +88,8 @@ def own_docstring(name: str) -> str | None:
     for module in ("durable.records.tasks", "durable.records.entries", "durable.records.reasons",
                    "durable.records.submissions", "durable.settings",
                    "durable.engine.reports", "durable.tools.protocol", "durable.engine.harness",
-                   "durable.models.protocol", "durable.errors", "durable.storage.sqlite.store"):
+                   "durable.models.protocol", "durable.errors", "durable.storage.sqlite.store",
+                   "durable.engine.stream_events"):
         tree = ast.parse(inspect.getsource(importlib.import_module(module)))
         for node, after in zip(tree.body, tree.body[1:]):
             targets = node.targets if isinstance(node, ast.Assign) else (

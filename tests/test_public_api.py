@@ -37,6 +37,11 @@ PUBLIC = [
     "UnknownTask", "UnknownTaskKind", "UnsafeSessionFile", "Usage", "UsageLimits", "UsageTotals", "UserEntry",
     "Waiting", "WhenBusy", "define_tool", "open_harness", "sync", "tool"
 ]
+# What `SubmissionHandle.stream()` yields.
+PUBLIC = sorted(PUBLIC + [
+    "ApprovalRequestedEvent", "AttemptRestartedEvent", "ReasoningDeltaEvent", "RetryWaitingEvent", "SettledEvent",
+    "SubmissionEvent", "TextDeltaEvent", "ToolCallEndedEvent", "ToolCallStartedEvent", "ToolOutputEvent",
+])
 
 # Names kept in `durable.records` (shared) or beside the kind that owns them, not part of the
 # top-level namespace.

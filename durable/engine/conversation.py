@@ -11,36 +11,27 @@ from ..errors import ConversationBusy, InvalidInput, ToolDefinitionError, Unknow
 from ..inputs import answer_text, check_submission_id, check_text
 from ..records import Answered, Live, Queued, StoredEntry, Submission, SubmissionStatus, UsageTotals
 from ..settings import Settings, WhenBusy
-from ..storage.protocol import Storage
 from ..tools.schema import output_schema as schema_of, output_value
 from .clock import Clock
 from .kinds import RunService
 from .runtime import Runtime
-from .session import Session
+from .stream_events import SubmissionEvent
+from .streaming import StreamHost, stream_submission
 
 T = TypeVar("T")
 
 
-class Host(Protocol):
-    """What a conversation's handle uses of its harness (`durable.engine.harness.Harness`)."""
+class Host(StreamHost, Protocol):
+    """What a conversation's handle uses of its harness (`durable.engine.harness.Harness`): what a
+    stream uses (its storage and session, `resume`, the open and broken checks), and more."""
 
-    storage: Storage
     settings: Settings
     clock: Clock
     runs: RunService
     output: dict[str, Any] | None
 
     @property
-    def session(self) -> Session: ...
-
-    @property
     def rt(self) -> Runtime: ...
-
-    async def resume(self) -> None: ...
-
-    def _check_open(self) -> None: ...
-
-    def _raise_if_broken(self) -> None: ...
 
 
 class Conversation:
@@ -187,6 +178,22 @@ class SubmissionHandle:
         settled = await h.session.wait_settled(self.id)
         h._raise_if_broken()
         return (settled or await self.get()).status
+
+    def stream(self) -> AsyncIterator[SubmissionEvent]:
+        """The submission's run as typed events, derived from committed state only (see
+        `durable.engine.stream_events`): `TextDeltaEvent`s of the answer as its partial is
+        committed (coalesced by `settings.progress.persist_within`; the rest of a message comes
+        when it is committed as an entry), `AttemptRestartedEvent` when an attempt starts over
+        after a retry or a crash (then its text from the start), `RetryWaitingEvent`, the tool
+        calls (`ToolCallStartedEvent`, `ApprovalRequestedEvent`, `ToolOutputEvent`,
+        `ToolCallEndedEvent`), and last `SettledEvent` with what `wait()` returns.
+
+        It starts from what is committed when it is called: a stream obtained in a new process
+        after a crash first shows the partial the dead process committed, then what recovery
+        does with it. A submission that already settled yields only its `SettledEvent`. The
+        stream resumes the harness; it ends early (without a `SettledEvent`) when the harness
+        closes. Breaking out of it is fine: the run goes on."""
+        return stream_submission(self._h, self.id, self.wait)
 
     @overload
     async def answer(self) -> str: ...

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
+from typing import Protocol
 
 import anyio
 import attrs
@@ -34,7 +35,7 @@ from ..codec import CodecError
 from ..errors import CommitFailed, CommitRefused, DiskFull, StorageClosed, StorageError
 from ..records import EMPTY_LIVE, CompactionEntry, Live, StoredEntry, Submission
 from ..storage import rows as _rows
-from ..storage.protocol import Opened, Storage
+from ..storage.protocol import Batch, Opened, Storage
 from ..tokens import in_context
 from . import tracing
 from .context import Context
@@ -44,6 +45,15 @@ from .transitions import Transitions
 Retry = Callable[[StorageError, float], None]
 """How task code hears of a refusal its commit will try again: the error, and the seconds of
 `disk_full_patience` left (inf when the disk is not full)."""
+
+
+class Watcher(Protocol):
+    """Told of every batch as it is published, in commit order, and of the close (see
+    `durable.engine.streaming`)."""
+
+    def committed(self, batch: Batch) -> None: ...
+
+    def closed(self) -> None: ...
 
 
 class Session(Head):
@@ -64,6 +74,7 @@ class Session(Head):
         self._task_done: dict[int, anyio.Event] = {}
         self._settled: dict[str, _Settling] = {}
         self._followers: list[tuple[str, MemoryObjectSendStream[Live]]] = []
+        self.watchers: list[Watcher] = []
         self._placing: dict[str, tuple[anyio.Lock, int]] = {}  # submission id -> its lock, and its users
         self.disk_full_patience = disk_full_patience
         # Changes refused for a passing cause and not finished yet, by number: set when they finish.
@@ -317,6 +328,8 @@ class Session(Head):
                             stream.send_nowait(live)
                         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                             self._followers.remove((follow_cid, stream))
+            for watcher in list(self.watchers):
+                watcher.committed(change.batch)
         if moved and self._moved is not None:  # wake those waiting for the changes before theirs to finish
             self._moved.set()
             self._moved = None
@@ -381,6 +394,9 @@ class Session(Head):
         for _, stream in self._followers:
             stream.close()
         self._followers.clear()
+        for watcher in self.watchers:
+            watcher.closed()
+        self.watchers.clear()
 
 
 class _Settling:

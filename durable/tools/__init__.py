@@ -14,10 +14,10 @@ defined (`ToolDefinitionError` naming the tool); each call's arguments are valid
 tool runs (`arguments`): a mismatch, invalid JSON or too deep a nesting raises `ToolArgumentError`,
 which the model reads as an error result.
 
-`execute` streams with `await api.output(text)` (committed coalesced), may be cancelled (an
-abort, an interrupt, a clean close, its `timeout`) and returns a string or any JSON value; an
-exception it raises becomes an error result the model can read (`durable.RetryTool`: one that
-lets it call again, `max_retries` times a run). `approval` makes calls wait for a person's decision.
+`execute` (async, or a plain `def` run in a worker thread: `threads`) streams with `await
+api.output(text)` (committed coalesced), may be cancelled (an abort, an interrupt, a clean close,
+its `timeout`) and returns a string or any JSON value; what it raises is an error result the model
+reads (`durable.RetryTool`: it may call again, `max_retries` times a run). `approval` asks a person.
 """
 
 from .arguments import MAX_DEPTH as MAX_DEPTH, ArgumentError as ArgumentError, parse_arguments as parse_arguments

@@ -12,7 +12,8 @@ from typing import Any, overload
 from ..errors import ToolDefinitionError
 from .arguments import compile_schema
 from .protocol import EMPTY_SCHEMA, AnyExecute, ApprovalCheck, Execute, Replay, Tool
-from .schema import typed_call
+from .schema import is_async, typed_call
+from .threads import in_thread
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$")
 
@@ -40,6 +41,14 @@ def define_tool(
     that schema is used as given and wins over the derived one (it must be a valid Draft 2020-12
     schema of type object).
 
+    `execute` may be a plain `def` (typed or raw): it then runs in a worker thread
+    (`durable.tools.threads`, at most `TOOL_THREADS` at once), gets `ToolContext` like an async
+    one, and streams output with `api.output_sync(text)`. A thread cannot be interrupted: on an
+    abort, an interrupt, its timeout or a clean close the call is abandoned (answered at once; its
+    result, when the thread ends, is discarded) and counts as cut off mid-run whatever `replay`
+    says ("may have partially run"; not run again on the next open). After a crash its `replay`
+    applies as for an async tool.
+
     `approval=True`: every call waits, committed and never charged, for a person's decision
     (`Harness.approve` / `Harness.deny`) before it runs; `approval=check`: only the calls for which
     `check(args, ctx)` (sync or async, given the validated JSON arguments) returns True. A client
@@ -65,16 +74,19 @@ def define_tool(
         description = (inspect.getdoc(execute) or "") if execute is not None else ""
     convert: Callable[[Any], Any] | None = None
     run: Execute | None = execute
+    threaded = execute is not None and not is_async(execute)
     if execute is not None:
         typed = typed_call(name, execute)
         if typed is not None:
             convert, run = typed.convert, typed.execute
             if parameters is None:
                 parameters = typed.schema
+        elif threaded:
+            run = in_thread(execute)
     params = parameters if parameters is not None else dict(EMPTY_SCHEMA)
     validator = compile_schema(name, params)
     return Tool(name, description, params, replay, run, client, convert, validator, approval, max_retries,
-                None if timeout is None else float(timeout))
+                None if timeout is None else float(timeout), threaded)
 
 
 def _check_options(name: str, client: bool, approval: object, max_retries: object, timeout: object) -> None:

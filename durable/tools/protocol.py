@@ -45,13 +45,21 @@ ApprovalCheck = Callable[[Any, ToolContext[Any]], bool | Awaitable[bool]]
 
 
 class ToolApi:
-    """Given to `execute`; `output()` appends streamed output (committed coalesced)."""
+    """Given to `execute`; `output()` appends streamed output (committed coalesced);
+    `output_sync()` does the same from a plain `def` tool's worker thread."""
 
     def __init__(self, output: Callable[[str], Awaitable[None]]) -> None:
         self._output = output
 
     async def output(self, text: str) -> None:
         await self._output(text)
+
+    def output_sync(self, text: str) -> None:
+        """`output(text)` from a plain `def` tool (it runs in a worker thread): returns once the
+        text is taken. Output of a call that was abandoned (cancelled) is dropped."""
+        import anyio.from_thread  # here: reading a session file (`durable inspect`) imports no anyio
+
+        anyio.from_thread.run(self.output, text)
 
 
 @frozen
@@ -65,7 +73,9 @@ class Tool:
     `approval`: True, every call waits for a person's decision before it runs; a callable
     (`ApprovalCheck`), only the calls it says so of; False, none. `max_retries`: how many times
     per run the model may be asked to call it again (`durable.RetryTool`, invalid arguments).
-    `timeout`: seconds a call may run, from its stored start (None: no limit)."""
+    `timeout`: seconds a call may run, from its stored start (None: no limit). `threaded`: `execute`
+    runs a plain `def` in a worker thread (`durable.tools.threads`): a call cancelled is abandoned,
+    and counts as cut off mid-run whatever `replay` says."""
 
     name: str
     description: str
@@ -78,6 +88,7 @@ class Tool:
     approval: bool | ApprovalCheck = False
     max_retries: int = 1
     timeout: float | None = None
+    threaded: bool = False
 
     @property
     def spec(self) -> ToolSpec:

@@ -27,6 +27,7 @@ from attrs import frozen
 
 from ..errors import ToolDefinitionError
 from .protocol import AnyExecute, Execute, ToolApi, ToolContext
+from .threads import in_thread
 
 # A small converter from Python annotations to JSON schema, written here rather than taken from
 # a library. Measured (Python 3.11): pydantic's TypeAdapter would add pydantic + pydantic-core
@@ -68,8 +69,7 @@ def typed_call(tool_name: str, fn: AnyExecute) -> TypedCall | None:
             from None
     if _is_raw(params, hints):
         return None
-    if not inspect.iscoroutinefunction(fn):
-        raise ToolDefinitionError(f"Tool {tool_name}: {_qualname(fn)} must be an async function (async def)")
+    call = fn if is_async(fn) else in_thread(fn)  # a plain def runs in a worker thread
     properties: dict[str, Any] = {}
     required: list[str] = []
     types_by_name: dict[str, Any] = {}
@@ -113,13 +113,20 @@ def typed_call(tool_name: str, fn: AnyExecute) -> TypedCall | None:
 
     async def execute(args: dict[str, Any], api: ToolApi, ctx: ToolContext) -> Any:
         passed = {name: api if kind is ToolApi else ctx for name, kind in injected.items()}
-        value = await fn(**args, **passed)
+        value = await call(**args, **passed)
         return value if isinstance(value, str) else _unstructure(value)
 
     execute.__name__ = getattr(fn, "__name__", tool_name)
     execute.__qualname__ = _qualname(fn)
     execute.__doc__ = fn.__doc__
     return TypedCall(schema, convert, execute)
+
+
+def is_async(fn: Any) -> bool:
+    """Whether calling `fn` gives a coroutine (an `async def`, or an object with one as `__call__`)."""
+    if inspect.iscoroutinefunction(fn):
+        return True
+    return not inspect.isroutine(fn) and inspect.iscoroutinefunction(type(fn).__call__)
 
 
 def _is_raw(params: list[inspect.Parameter], hints: dict[str, Any]) -> bool:

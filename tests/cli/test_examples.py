@@ -146,7 +146,10 @@ def test_chat_cli_killed_while_answering_resumes_the_answer_on_restart(tmp_path)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "(the last process stopped before answering) you> hello there" in out
-    assert "(its partial answer was committed: \"You said: 'hel" in out
+    # streamed from what the dead process committed, then the retry, then attempt 2 from the start
+    assert "(the last process stopped before answering) you> hello there\nassistant> You said: 'hel" in out
+    assert ("  [attempt 1 failed: The host stopped while the model was answering, on attempt 1; retrying]\n"
+            "assistant> You said: 'hello there'. (This is the echo model;") in out
     assert ("(recovery: task 1 (generation): The host stopped while the model was answering, on attempt 1)") in out
     assert "assistant> You said: 'hello there'. (This is the echo model;" in out
     assert transcript(inspect_json(db)) == ["user", "assistant:aborted", "assistant:stop"]

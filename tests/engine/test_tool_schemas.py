@@ -221,7 +221,6 @@ class Node(TypedDict):
     ("async def f(node: Node): ...",
      "parameter 'node' of f, field Node.children: Node refers to itself; recursive types are not supported"),
     ("async def f(x: int, /): ...", "parameter 'x' of f is positional-only; tool arguments are passed by name"),
-    ("def f(x: int): ...", "f must be an async function (async def)"),
     ("async def f(x: Missing): ...",
      ("the annotations of f cannot be resolved (NameError: name 'Missing' is not defined); define the types "
       "they name at module level")),

@@ -20,6 +20,7 @@ a durable deadline from the stored start (`tool_timeout:<task id>`): the call is
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._frozen import evolve
@@ -93,6 +94,7 @@ class ToolKind(TaskKind):
     def __init__(self, parent: RoundParent | None = None) -> None:
         self.phases = {ToolProgress: self._run, Approval: self._await_decision}
         self.parent = parent  # the kind whose rounds these calls are (the generation)
+        self.abandoned: set[int] = set()  # plain `def` calls cancelled while their thread ran on
 
     async def resume_interrupted(self, rt: Runtime, task: Task, restarts: int) -> Resumed:
         inp = input_of(task)
@@ -201,24 +203,24 @@ class ToolKind(TaskKind):
         progress = rt.progress.stream(rt.settings.progress.output_interval, flush)
 
         async def emit(text: str) -> None:
-            output.append(text)
-            await progress.update()
+            if finished is None:  # a thread's output after its call was abandoned is dropped
+                output.append(text)
+                await progress.update()
 
         ctx = ToolContext(task.id, input_of(task).call.id, cid, task.restarts + 1, rt.deps)
         name = tool.name
-        execute = tool.execute
-        assert execute is not None, f"tool {name} is a client tool; the harness does not run it"
-
-        async def run() -> Any:
-            return await execute(args, ToolApi(emit), ctx)
+        assert tool.execute is not None, f"tool {name} is a client tool; the harness does not run it"
+        run = partial(tool.execute, args, ToolApi(emit), ctx)
 
         deadline = deadline_of(task)
         await rt.before_external_work(f"Tool {name} (task {task.id})")
-        finished, content, failure, retry = True, "", None, None
+        finished: bool | None = None
+        content, failure, retry = "", None, None
+        self.abandoned |= {task.id} if tool.threaded else set()  # until it returns (see `written_back`)
         async with progress:  # leaving it waits for a flush in flight; the ending below carries the rest
             try:
                 if deadline is None:
-                    value = await run()
+                    finished, value = True, await run()
                 else:  # cancelled at the deadline, measured from the stored start
                     finished, value = await rt.until(deadline, f"tool_timeout:{task.id}", run)
                 content = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
@@ -226,10 +228,13 @@ class ToolKind(TaskKind):
                 retry = str(exc) or f"Tool {name} asks to be called again"
             except Exception as exc:  # noqa: BLE001 - the model reads it as an error result
                 failure = f"Tool {name} failed: {type(exc).__name__}: {exc}"
+            finally:
+                finished = finished is not False  # from here on, output is dropped
+        self.abandoned.discard(task.id)
         current = rt.task(task.id) or task
         current = evolve(current, checkpoint=evolve(progress_of(current), output="".join(output)))
         if not finished:
-            await self._timed_out(rt, current, tool)
+            await self._timed_out(rt, current, tool, cut_off=tool.threaded)
         elif retry is not None:
             await self._finish(rt, current, await _retry_result(rt, current, tool, retry, "retry"), Done())
         elif failure is not None:
@@ -237,10 +242,10 @@ class ToolKind(TaskKind):
         else:
             await self._finish(rt, current, ToolResultEntry(input_of(current).call.id, name, content), Done())
 
-    async def _timed_out(self, rt: Runtime, task: Task, tool: Tool) -> None:
+    async def _timed_out(self, rt: Runtime, task: Task, tool: Tool, cut_off: bool = False) -> None:
         inp = input_of(task)
         assert inp.timeout is not None
-        template = TOOL_TIMEOUT_UNSAFE if inp.replay == "unsafe" else TOOL_TIMEOUT
+        template = TOOL_TIMEOUT_UNSAFE if inp.replay == "unsafe" or cut_off else TOOL_TIMEOUT
         await self._fail(rt, task, template.format(tool=tool.name, seconds=inp.timeout), "timeout")
 
     # ------------------------------------------------------------------ approval
@@ -323,10 +328,10 @@ class ToolKind(TaskKind):
             f"No client tool call {call_id} is waiting for a result (unknown, or already answered)")
 
     def written_back(self, task: Task) -> Task:
-        """How a clean close leaves a running tool task: `pending`, and for an unsafe tool that
-        was executing, marked started, so the next open does not run it a second time."""
+        """How a clean close leaves a running tool task: `pending`; an unsafe call that was executing
+        (or a plain `def` one, whose thread runs on) marked started, so the next open does not run it again."""
         inp = input_of(task)
-        if inp.replay == "unsafe" and not inp.client:
+        if (inp.replay == "unsafe" and not inp.client) or task.id in self.abandoned:
             return evolve(task, state=Pending(), checkpoint=evolve(progress_of(task), started=True))
         return evolve(task, state=Pending())
 
