@@ -2,7 +2,8 @@
 
 The active run and its inputs, the partial message of the current attempt, a pending retry or
 deferred job, the tool slots of the current round, the tool calls waiting for a person's decision
-(`approvals`), how the last run or compaction failed, and the conversation's usage totals.
+(`approvals`), how the last run or compaction failed, the conversation's usage totals, and
+whether it is archived.
 """
 
 from __future__ import annotations
@@ -119,7 +120,9 @@ class CompactionFailure:
 @frozen
 class Live:
     """What a UI renders for one conversation; only committed values ever appear here. `usage`:
-    the conversation's usage so far (`Conversation.usage()`), committed with what changed it."""
+    the conversation's usage so far (`Conversation.usage()`), committed with what changed it.
+    `archived`: the conversation refuses new input (`Conversation.archive()`); committed with the
+    ending of the run it stopped."""
 
     run: Run | None = None
     generation: GenerationLive | None = None
@@ -129,6 +132,7 @@ class Live:
     compaction_failure: CompactionFailure | None = None
     compactions: int = 0
     usage: UsageTotals = field(default=EMPTY_USAGE, metadata=OMITTED_WHEN_DEFAULT)
+    archived: bool = field(default=False, metadata=OMITTED_WHEN_DEFAULT)
 
     @property
     def busy(self) -> bool:
