@@ -6,10 +6,9 @@ sentences that name the file, task, conversation or tool concerned.
     |   +-- SessionLocked, LockLost, SessionReadOnly, UnsafeSessionFile, NotASession,
     |   |   SchemaTooNew, CorruptSession, StorageClosed, CommitFailed (+-- DiskFull, CommitRefused)
     |   +-- ServerUnavailable (+-- CommitOutcomeUnknown)  PostgreSQL: names the server and space
-    +-- HarnessError               the host API: HarnessClosed, ConversationBusy, UnknownTask,
-    |   UnknownTaskKind, UnknownSubmission, SubmissionUnanswered, ToolResultRejected, ApprovalRejected,
-    |   IllegalTransition, ToolDefinitionError; ToolArgumentError and InvalidInput (also ValueErrors);
-    |   ConversationArchived, ForkRefused, InvalidHistory (also a ValueError): conversations as data
+    +-- HarnessError               the host API: HarnessClosed, ConversationBusy, UnknownTask, UnknownTaskKind,
+    |   UnknownSubmission, SubmissionUnanswered, ToolResultRejected, ApprovalRejected, IllegalTransition,
+    |   ToolDefinitionError, ConversationArchived, ForkRefused; ToolArgumentError, InvalidInput, InvalidHistory
     +-- MissingExtra (also an ImportError)  an optional extra is not installed
     +-- BackgroundJobsUnsupported (also a ValueError)  deferred mode on a server without them
     +-- CodecError (also a ValueError)      durable.codec: a value without its record's shape
