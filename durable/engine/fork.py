@@ -3,14 +3,15 @@ to a seq, made by one commit that copies the entry rows as stored (`Change.copy_
 `INSERT ... SELECT`, never decoded nor encoded again) and writes the new live document.
 
 The fork point must be behind any active run of the source: a run's entries start at its first
-input's seq, so a fork at a seq before it is taken whole, and one at or after it is refused.
+input's seq, so a fork at a seq before it is taken whole, and one at or after it is refused. It
+must not split a tool round either (a call copied without its result).
 """
 
 from __future__ import annotations
 
 from ..errors import ForkRefused, InvalidInput
 from ..inputs import check_conversation_id
-from ..records import EMPTY_LIVE, CompactionEntry, StoredEntry
+from ..records import EMPTY_LIVE, CompactionEntry, StoredEntry, ToolResultEntry
 from .session import Session
 
 
@@ -27,6 +28,10 @@ async def fork(session: Session, source: str, new_id: str, at_seq: int | None) -
     if new_id == source or await _exists(session, new_id):
         raise ForkRefused(f"{what}: conversation {new_id!r} exists")
     to_seq = conv.last_seq if at_seq is None else at_seq
+    after = await session.storage.get_entries(source, to_seq + 1, to_seq + 1) if to_seq < conv.last_seq else []
+    if after and isinstance(after[0].entry, ToolResultEntry):
+        raise InvalidInput(f"{what}: seq {to_seq + 1} answers a tool call before at_seq {to_seq}, so the fork would "
+                           f"hold a call without its result; fork before the call's message or after its results")
     compaction = await _last_compaction(session, source, to_seq)
     run = conv.live.run  # read after the last await: the change below is built without one
     if run is not None:
