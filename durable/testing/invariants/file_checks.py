@@ -70,10 +70,10 @@ def check_submissions(image: SessionImage, runs: dict[int, list[StoredEntry]], a
     user_entries: dict[str, list[int]] = defaultdict(list)
     for entries in image.entries.values():
         for stored in entries:
-            sid = stored.entry.submission_id if isinstance(stored.entry, UserEntry) else None
-            sub = image.submissions.get(sid) if sid is not None else None
-            if sid is not None and (sub is None or sub.conversation_id == stored.conversation_id):
-                user_entries[sid].append(stored.seq)  # not a fork's copy of another conversation's input
+            key = stored.entry.submission_id if isinstance(stored.entry, UserEntry) else None
+            owner = image.submissions.get(key) if key is not None else None
+            if key is not None and (owner is None or owner.conversation_id == stored.conversation_id):
+                user_entries[key].append(stored.seq)  # not a fork's copy of another conversation's input
     for sub in image.submissions.values():
         seqs = user_entries.get(sub.id, [])
         status = codec.tag_of(sub.status)
