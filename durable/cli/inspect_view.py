@@ -161,7 +161,7 @@ def _entry_text(e: dict[str, Any]) -> str:
 
 
 def _live_text(live: dict[str, Any]) -> str:
-    parts = []
+    parts = ["archived (refuses new input)"] if live.get("archived") else []
     run = live.get("run")
     if run:
         parts.append(f"busy with task {run['task_id']} ({len(run.get('inputs') or ())} input(s))")
