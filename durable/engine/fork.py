@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..errors import ForkRefused, InvalidInput
 from ..inputs import check_conversation_id
-from ..records import EMPTY_LIVE, CompactionEntry, StoredEntry, ToolResultEntry
+from ..records import EMPTY_LIVE, CompactionEntry, Live, StoredEntry, ToolResultEntry
 from .session import Session
 
 
@@ -44,7 +44,7 @@ async def fork(session: Session, source: str, new_id: str, at_seq: int | None) -
         raise ForkRefused(f"{what}: it changed while the fork was prepared; try again")
     change = session.change()
     change.copy_entries(source, new_id, to_seq, compaction)
-    change.put_live(new_id, EMPTY_LIVE)
+    change.put_live(new_id, Live(forked_from=source, forked_at=to_seq))
     await session.commit(change)
 
 

@@ -7,9 +7,11 @@ import anyio
 import pytest
 
 import durable
+import durable.sync
 from durable import records as r
 from durable.models import FauxModel, faux
 from durable.storage import SQLiteStorage
+from durable.testing import check_invariants
 
 from .conftest import partial_is, settings, until_live, used
 
@@ -62,6 +64,7 @@ async def test_archive_during_a_streaming_run_ends_it_archived_uncharged_and_ref
     entries = await host.entries()
     assert entries[1] == r.AssistantEntry("Once upon", "aborted", error=ARCHIVED)
     assert host.reports == []  # no failure, no interruption: nothing charged
+    assert check_invariants(host.path) == []
 
 
 async def test_archive_during_a_tool_round_stops_the_tool_as_an_abort_does(host):
@@ -125,6 +128,7 @@ async def test_fork_then_edit_a_message_leaves_the_source_unchanged(host):
     async with host.open(FauxModel([faux.reply("7")]), settings=settings()) as h:  # the fork reopens whole
         assert await (await h.conversation("edit").submit("and 3+4?")).answer() == "7"
         assert [e.seq for e in await h.conversation("edit").entries()] == [1, 2, 3, 4, 5, 6]
+    assert check_invariants(host.path) == []
 
 
 async def test_fork_is_refused_during_an_active_run_at_that_point_and_onto_an_existing_conversation(host):
@@ -147,4 +151,38 @@ async def test_fork_is_refused_during_an_active_run_at_that_point_and_onto_an_ex
         with pytest.raises(durable.InvalidInput):
             await h.root.fork("c", at_seq=9)
         assert [e.seq for e in await h.conversation("b").entries()] == [1, 2]
-        assert h.conversation("b").live() == r.Live()
+        assert h.conversation("b").live() == r.Live(forked_from="root", forked_at=2)
+
+
+async def test_a_fork_never_splits_a_tool_round_and_the_file_keeps_its_invariants(host):
+    model = FauxModel([faux.reply("", tool_calls=[faux.call("echo", {"x": 1}, id="c")]), faux.reply("done")])
+    echo = durable.define_tool("echo", "echo", execute=lambda args, api, ctx: args, replay="safe")
+    async with host.open(model, settings=settings(), tools=[echo]) as h:
+        assert await (await h.root.submit("go")).answer() == "done"
+        with pytest.raises(durable.InvalidInput) as refused:
+            await h.root.fork("b", at_seq=2)
+        assert str(refused.value) == (
+            f"Conversation 'root' cannot be forked as 'b' in {host.path}: seq 3 answers a tool call before at_seq 2, "
+            f"so the fork would hold a call without its result; fork before the call's message or after its results")
+        await h.root.fork("b", at_seq=3)
+        await h.root.fork("c")
+        await h.conversation("d").archive()  # an empty conversation can be archived too
+    assert [type(e).__name__ for e in await entries_of(host.path, "b")] == [
+        "UserEntry", "AssistantEntry", "ToolResultEntry"]
+    assert await entries_of(host.path, "c") == await entries_of(host.path, "root")
+    assert check_invariants(host.path) == []
+
+
+@pytest.mark.parametrize("backend", ["trio", "asyncio"])
+def test_archive_fork_and_seed_through_the_blocking_api(tmp_path, backend):
+    path = str(tmp_path / "s.sqlite")
+    with durable.sync.open_harness(path, model=FauxModel([faux.reply("Hi")]), backend=backend) as h:
+        assert h.root.seed([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]) == 2
+        fork = h.root.fork("f", at_seq=1)
+        assert [e.entry for e in fork.entries()] == [r.UserEntry("a")]
+        h.root.archive()
+        with pytest.raises(durable.ConversationArchived):
+            h.root.submit("c")
+        h.root.unarchive()
+        assert h.root.submit("c").answer() == "Hi"
+    assert check_invariants(path) == []

@@ -80,8 +80,9 @@ def check_submissions(image: SessionImage, runs: dict[int, list[StoredEntry]], a
         if sub.task_id is None:
             if seqs:
                 out.append(f"Submission {sub.id} was never placed in a run but has a user entry (seq {seqs[0]})")
-            if sub.settled and not (isinstance(sub.status, Unanswered) and sub.status.reason == "archived"):
-                out.append(f"Submission {sub.id} settled ({status}) without ever being placed in a run")
+            if sub.settled:
+                if not (isinstance(sub.status, Unanswered) and sub.status.reason == "archived"):
+                    out.append(f"Submission {sub.id} settled ({status}) without ever being placed in a run")
             elif not live_generations(image, sub.conversation_id):
                 out.append(f"Submission {sub.id} is queued in conversation {sub.conversation_id!r}, but no run is "
                            f"active there to take it next: it would never settle")
