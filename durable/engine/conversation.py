@@ -104,7 +104,7 @@ class Conversation:
         await h.resume()
         conv = h.session.conversation(self.id)
         run = conv.live.run
-        if self.archived_in_head():
+        if self._archived():
             refusal = ConversationArchived(f"Conversation {self.id!r} in {h.storage.location} is archived; the "
                                            f"input was not accepted (unarchive it first)")
             if not remote:
@@ -150,7 +150,7 @@ class Conversation:
         await self._h.resume()
         await self._h.runs.unarchive(self._h.rt, self.id)
 
-    def archived_in_head(self) -> bool:
+    def _archived(self) -> bool:
         """Whether the conversation is archived, or being archived (its run is stopping for it)."""
         rt = self._h.rt
         live = rt.live(self.id)
@@ -179,7 +179,7 @@ class Conversation:
         number of entries written."""
         self._h._check_open()
         await self._h.resume()
-        if self.archived_in_head():
+        if self._archived():
             raise ConversationArchived(f"Conversation {self.id!r} in {self._h.storage.location} is archived; the "
                                        f"history was not imported")
         return await history.seed(self._h.session, self.id, messages, format)
