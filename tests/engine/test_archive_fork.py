@@ -11,7 +11,7 @@ import durable.sync
 from durable import records as r
 from durable.models import FauxModel, faux
 from durable.storage import SQLiteStorage
-from durable.testing import check_invariants
+from durable.testing import check_invariants, crash
 
 from .conftest import partial_is, settings, until_live, used
 
@@ -186,3 +186,27 @@ def test_archive_fork_and_seed_through_the_blocking_api(tmp_path, backend):
         h.root.unarchive()
         assert h.root.submit("c").answer() == "Hi"
     assert check_invariants(path) == []
+
+
+async def test_a_crash_after_the_archive_mark_ends_the_run_archived_at_the_next_open(host):
+    model = FauxModel([faux.hang("Once upon")])
+    async with host.open(model, settings=settings()) as h:
+        sub = await h.root.submit("story")
+        await until_live(h, partial_is("Once upon"))
+
+        def on_commit(number, batch):  # right after the stop mark, before the abort handler runs
+            if any(t.stop == "archived" for t in batch.tasks):
+                crash(h)
+
+        h.storage.on_commit = on_commit
+        with pytest.raises(BaseException):
+            await h.root.archive()
+        await h.storage.crashed.wait()
+    async with host.open(FauxModel([]), settings=settings()) as h:
+        with pytest.raises(durable.ConversationArchived):  # stopping for the archive already
+            await h.root.submit("more")
+        assert await h.root.submission(sub.id).wait() == r.Unanswered("archived", ARCHIVED)
+        assert h.root.live().archived and h.root.live().run is None
+        assert [(x.type, x.reason) for x in host.reports] == [("task_interrupted", "interrupted")]
+    assert await host.transcript() == ["user", "assistant:aborted"]
+    assert check_invariants(host.path) == []
