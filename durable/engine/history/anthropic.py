@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...records import Entry, ToolCall
-from .build import NO_IMAGES, Bad, Builder, arguments_json, text_of
+from .build import NO_IMAGES, Bad, Builder, arguments_json, joined_text, text_of
 
 _SKIPPED = ("thinking", "redacted_thinking")
 
@@ -57,17 +57,7 @@ def convert(messages: Sequence[Mapping[str, Any]]) -> list[Entry]:
 
 
 def _result(content: Any, i: int, field: str) -> str:
-    if isinstance(content, list):
-        texts = []
-        for j, block in enumerate(content):
-            kind = block.get("type") if isinstance(block, Mapping) else None
-            if kind == "image":
-                raise Bad(i, f"{field}[{j}]", NO_IMAGES)
-            if kind != "text":
-                raise Bad(i, f"{field}[{j}].type", f"expected 'text', got {kind!r}")
-            texts.append(text_of(block.get("text"), i, f"{field}[{j}].text"))
-        return "".join(texts)
-    return text_of(content, i, field)
+    return joined_text(content, i, field, {"text": "text"}, {"image": NO_IMAGES}, "'text'")
 
 
 __all__ = ["convert"]

@@ -38,6 +38,25 @@ def text_of(value: Any, index: int, field: str) -> str:
     return value
 
 
+def joined_text(content: Any, index: int, field: str, texts: Mapping[str, str], refused: Mapping[str, str],
+                expected: str) -> str:
+    """A content that is a string, or a list of parts: the text of every part whose type is in
+    `texts` (mapped to the key holding its text), joined; a part whose type is in `refused` is
+    `Bad` with that sentence, any other type `Bad` saying what was `expected`."""
+    if not isinstance(content, list):
+        return text_of(content, index, field)
+    out = []
+    for j, part in enumerate(content):
+        kind = str(part.get("type")) if isinstance(part, Mapping) else "(not an object)"
+        if kind in texts:
+            out.append(text_of(part.get(texts[kind]), index, f"{field}[{j}].{texts[kind]}"))
+        elif kind in refused:
+            raise Bad(index, f"{field}[{j}]", refused[kind])
+        else:
+            raise Bad(index, f"{field}[{j}].type", f"expected {expected}, got {kind!r}")
+    return "".join(out)
+
+
 def arguments_json(value: Any, index: int, field: str) -> str:
     """A tool call's arguments as JSON text: a string holding a JSON object, or an object."""
     if isinstance(value, Mapping):
@@ -94,4 +113,4 @@ class Builder:
             raise Bad(at, field, f"tool call {call_id!r} has no result before message {index}")
 
 
-__all__ = ["NO_IMAGES", "Bad", "Builder", "arguments_json", "messages_of", "text_of"]
+__all__ = ["NO_IMAGES", "Bad", "Builder", "arguments_json", "joined_text", "messages_of", "text_of"]

@@ -9,9 +9,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...records import Entry, ToolCall
-from .build import NO_IMAGES, Bad, Builder, arguments_json, text_of
+from .build import NO_IMAGES, Bad, Builder, arguments_json, joined_text, text_of
 
-_IMAGES = ("image_url", "input_audio", "file")
+_TEXTS = {"text": "text", "refusal": "refusal"}
+_REFUSED = {"image_url": NO_IMAGES, "input_audio": "audio parts cannot be imported",
+            "file": "file parts cannot be imported"}
 
 
 def convert(messages: Sequence[Mapping[str, Any]]) -> list[Entry]:
@@ -38,18 +40,7 @@ def _content(m: Mapping[str, Any], i: int, *, optional: bool = False) -> str:
     content = m.get("content")
     if content is None and (optional or "content" in m):
         return ""
-    if isinstance(content, list):
-        texts = []
-        for j, part in enumerate(content):
-            kind = part.get("type") if isinstance(part, Mapping) else None
-            if kind in ("text", "refusal"):
-                texts.append(text_of(part.get(kind), i, f"content[{j}].{kind}"))
-            elif kind in _IMAGES:
-                raise Bad(i, f"content[{j}]", NO_IMAGES if kind == "image_url" else f"{kind} parts cannot be imported")
-            else:
-                raise Bad(i, f"content[{j}].type", f"expected 'text', got {kind!r}")
-        return "".join(texts)
-    return text_of(content, i, "content")
+    return joined_text(content, i, "content", _TEXTS, _REFUSED, "'text'")
 
 
 def _call(call: Any, i: int, j: int) -> tuple[ToolCall, str]:

@@ -9,9 +9,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...records import Entry, ToolCall
-from .build import NO_IMAGES, Bad, Builder, arguments_json, text_of
+from .build import NO_IMAGES, Bad, Builder, arguments_json, joined_text, text_of
 
 _TEXTS = {"input_text": "text", "output_text": "text", "text": "text", "refusal": "refusal"}
+_REFUSED = {"input_image": NO_IMAGES, "input_file": "file parts cannot be imported"}
 
 
 def convert(items: Sequence[Mapping[str, Any]]) -> list[Entry]:
@@ -54,18 +55,7 @@ def convert(items: Sequence[Mapping[str, Any]]) -> list[Entry]:
 
 
 def _text(content: Any, i: int, field: str) -> str:
-    if isinstance(content, list):
-        texts = []
-        for j, part in enumerate(content):
-            kind = part.get("type") if isinstance(part, Mapping) else None
-            if kind in _TEXTS:
-                texts.append(text_of(part.get(_TEXTS[kind]), i, f"{field}[{j}].{_TEXTS[kind]}"))
-            elif kind in ("input_image", "input_file"):
-                raise Bad(i, f"{field}[{j}]", NO_IMAGES if kind == "input_image" else "file parts cannot be imported")
-            else:
-                raise Bad(i, f"{field}[{j}].type", f"expected 'input_text' or 'output_text', got {kind!r}")
-        return "".join(texts)
-    return text_of(content, i, field)
+    return joined_text(content, i, field, _TEXTS, _REFUSED, "'input_text' or 'output_text'")
 
 
 __all__ = ["convert"]
