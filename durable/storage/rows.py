@@ -129,7 +129,7 @@ def written_texts(rows: EncodedBatch, held: texts_.HeldTexts) -> tuple[EncodedBa
         col = columns.get(f"live:{cid}") if columns else None
         if held.changed(cid, body, col):
             live.append((cid, body, col))
-    return EncodedBatch(tasks, rows.entries, rows.submissions, tuple(live), rows.barrier,
+    return EncodedBatch(tasks, rows.entries, rows.submissions, tuple(live), rows.barrier, rows.inbox,
                         copies=rows.copies), puts, drops
 
 
