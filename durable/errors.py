@@ -6,9 +6,9 @@ sentences that name the file, task, conversation or tool concerned.
     |   +-- SessionLocked, LockLost, SessionReadOnly, UnsafeSessionFile, NotASession,
     |   |   SchemaTooNew, CorruptSession, StorageClosed, CommitFailed (+-- DiskFull, CommitRefused)
     |   +-- ServerUnavailable (+-- CommitOutcomeUnknown)  PostgreSQL: names the server and space
-    +-- HarnessError               the host API: HarnessClosed, ConversationBusy, UnknownTask,
-    |   UnknownTaskKind, UnknownSubmission, SubmissionUnanswered, ToolResultRejected, ApprovalRejected,
-    |   IllegalTransition, ToolDefinitionError; ToolArgumentError and InvalidInput (also ValueErrors)
+    +-- HarnessError               the host API: HarnessClosed, ConversationBusy, UnknownTask, UnknownTaskKind,
+    |   UnknownSubmission, SubmissionUnanswered, ToolResultRejected, ApprovalRejected, IllegalTransition,
+    |   ToolDefinitionError, ConversationArchived, ForkRefused; ToolArgumentError, InvalidInput, InvalidHistory
     +-- MissingExtra (also an ImportError)  an optional extra is not installed
     +-- BackgroundJobsUnsupported (also a ValueError)  deferred mode on a server without them
     +-- CodecError (also a ValueError)      durable.codec: a value without its record's shape
@@ -138,6 +138,21 @@ class HarnessClosed(HarnessError):
 
 class ConversationBusy(HarnessError):
     """An input was submitted with `when_busy="reject"` while a run was active."""
+
+
+class ConversationArchived(HarnessError):
+    """An input was submitted to an archived conversation (`Conversation.archive()`); the message
+    names the conversation and the file."""
+
+
+class ForkRefused(HarnessError):
+    """`Conversation.fork()` was refused: the new id exists, or the source has an active run at the
+    fork point; the message names both conversations and the file."""
+
+
+class InvalidHistory(HarnessError, ValueError):
+    """A history given to `Conversation.seed()` cannot be imported; the message names the message
+    index and the field, and the conversation."""
 
 
 class UnknownTask(HarnessError):

@@ -36,6 +36,7 @@ from . import _open
 from .engine import conversation as _conversation, harness as _async
 from .engine.clock import Clock
 from .engine.harness import HarnessState, Wake
+from .engine.history import Format
 from .engine.instructions import Instruction
 from .engine.reports import ReportCallback
 from .engine.stream_events import SubmissionEvent
@@ -257,6 +258,26 @@ class Conversation:
     def compact(self) -> int:
         """Start a compaction of this conversation; returns its task id."""
         return self._h._call(self._conv.compact)
+
+    def archive(self) -> None:
+        """Archive the conversation (see `durable.Conversation.archive`)."""
+        self._h._call(self._conv.archive)
+
+    def unarchive(self) -> None:
+        """Let an archived conversation take input again."""
+        self._h._call(self._conv.unarchive)
+
+    def fork(self, new_id: str, at_seq: int | None = None) -> Conversation:
+        """A new conversation with this one's history up to `at_seq` (see `durable.Conversation.fork`)."""
+        return Conversation(self._h, self._h._call(self._conv.fork, new_id, at_seq))
+
+    def seed(self, messages: Any, *, format: Format | None = None) -> int:
+        """Import a history into this idle, empty conversation (see `durable.Conversation.seed`)."""
+
+        async def seed() -> int:
+            return await self._conv.seed(messages, format=format)
+
+        return self._h._call(seed)
 
     def live(self) -> Live:
         """The live document as committed."""

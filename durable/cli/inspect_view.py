@@ -165,7 +165,9 @@ def _entry_text(e: dict[str, Any]) -> str:
 
 
 def _live_text(live: dict[str, Any]) -> str:
-    parts = []
+    parts = ["archived (refuses new input)"] if live.get("archived") else []
+    if live.get("forked_from") is not None:
+        parts.append(f"forked from {live['forked_from']!r} at seq {live.get('forked_at', 0)}")
     run = live.get("run")
     if run:
         parts.append(f"busy with task {run['task_id']} ({len(run.get('inputs') or ())} input(s))")

@@ -7,11 +7,13 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any, Protocol, TypeVar, overload
 
-from ..errors import ConversationBusy, InvalidInput, ToolDefinitionError, UnknownSubmission
+from .._frozen import evolve
+from ..errors import ConversationArchived, ConversationBusy, InvalidInput, ToolDefinitionError, UnknownSubmission
 from ..inputs import answer_text, check_submission_id, check_text
-from ..records import Answered, Live, Queued, StoredEntry, Submission, SubmissionStatus, UsageTotals
+from ..records import Answered, Live, Queued, StoredEntry, Submission, SubmissionStatus, Unanswered, UsageTotals
 from ..settings import Settings, WhenBusy
 from ..tools.schema import output_schema as schema_of, output_value
+from . import fork as _fork, history
 from .clock import Clock
 from .kinds import RunService
 from .runtime import Runtime
@@ -85,12 +87,23 @@ class Conversation:
                                f"output schema; the input was not accepted")
         return SubmissionHandle(h, id)
 
-    async def _place(self, sub: Submission, policy: WhenBusy) -> SubmissionHandle:
+    async def _place(self, sub: Submission, policy: WhenBusy, *, remote: bool = False) -> SubmissionHandle:
+        """Place `sub`; refused (`ConversationArchived`) in an archived conversation, except an input
+        from the store's inbox (`remote`), committed there answered `unanswered{archived}`."""
         h = self._h
         h._check_open()
         await h.resume()
         conv = h.session.conversation(self.id)
         run = conv.live.run
+        if self._archived():
+            refusal = ConversationArchived(f"Conversation {self.id!r} in {h.storage.location} is archived; the "
+                                           f"input was not accepted (unarchive it first)")
+            if not remote:
+                raise refusal
+            change = h.session.change()
+            change.put_submission(evolve(sub, status=Unanswered("archived", str(refusal))))
+            await h.rt.commit(change, retry=False)
+            return SubmissionHandle(h, sub.id)
         if run is not None and policy == "reject":
             raise ConversationBusy(
                 f"Conversation {self.id!r} is busy (run of task {run.task_id}); the input was not accepted"
@@ -111,6 +124,56 @@ class Conversation:
         self._h._check_open()
         await self._h.resume()
         await self._h.runs.stop_run(self._h.rt, self.id, "aborted")
+
+    async def archive(self) -> None:
+        """Archive the conversation: it refuses new input (`ConversationArchived`) until
+        `unarchive()`. A run in it ends as an expected exit, as an abort does (the partial kept,
+        tools in flight stopped, their calls answered), its inputs and those queued answered
+        `unanswered{archived}`, nothing charged; the flag is committed with that ending, in one
+        commit. Returns once the archive is committed; workers and resumes leave it alone."""
+        self._h._check_open()
+        await self._h.resume()
+        await self._h.runs.archive(self._h.rt, self.id)
+
+    async def unarchive(self) -> None:
+        """Let an archived conversation take input again (one commit)."""
+        self._h._check_open()
+        await self._h.resume()
+        await self._h.runs.unarchive(self._h.rt, self.id)
+
+    def _archived(self) -> bool:
+        """Whether the conversation is archived, or being archived (its run is stopping for it)."""
+        rt = self._h.rt
+        live = rt.live(self.id)
+        task = rt.task(live.run.task_id) if live.run else None
+        return live.archived or (task is not None and task.stop == "archived")
+
+    async def fork(self, new_id: str, at_seq: int | None = None) -> Conversation:
+        """A new conversation `new_id` whose history is this one's up to `at_seq` (default: all),
+        committed in one commit, its entries copied as stored (never encoded again). For "retry
+        from here" and "edit a message": fork at the seq before the message, then submit the
+        edited text to the fork. `ForkRefused` (naming both) when `new_id` exists, or while this
+        conversation has an active run at that point (any active run when `at_seq` is None; one
+        whose inputs come after `at_seq` is not in the way)."""
+        self._h._check_open()
+        await self._h.resume()
+        await _fork.fork(self._h.session, self.id, new_id, at_seq)
+        return Conversation(self._h, new_id)
+
+    async def seed(self, messages: Any, *, format: history.Format | None = None) -> int:
+        """Import an existing history into this idle, empty conversation, as one commit of entries
+        (the conversation stays idle): messages in the OpenAI chat format (`"openai_chat"`), the
+        OpenAI Responses input format (`"openai_responses"`) or the Anthropic messages format
+        (`"anthropic"`), detected unless `format` is given. Text, tool calls and tool results
+        (each result after its call); `InvalidHistory` names the message index and field of what
+        cannot be imported (images are refused: durable has no image entries). Returns the
+        number of entries written."""
+        self._h._check_open()
+        await self._h.resume()
+        if self._archived():
+            raise ConversationArchived(f"Conversation {self.id!r} in {self._h.storage.location} is archived; the "
+                                       f"history was not imported")
+        return await history.seed(self._h.session, self.id, messages, format)
 
     async def compact(self) -> int:
         """Start a compaction of this conversation; returns its task id."""

@@ -21,7 +21,7 @@ import attrs
 from .._frozen import evolve
 from ..errors import HarnessError, IllegalTransition
 from ..records import EMPTY_LIVE, Entry, Live, StoredEntry, Submission, Task
-from ..storage.protocol import Batch, Opened
+from ..storage.protocol import Batch, EntryCopy, Opened
 from .context import Context
 from .transitions import Transitions
 
@@ -104,6 +104,8 @@ class Change:
         self.barrier = barrier
         self.tasks: dict[int, Task] = {}  # the tasks this change writes, by id
         self.lives: dict[str, Live] = {}  # the live documents it writes, by conversation
+        # Conversations it makes by copying another's entries (a fork): their last seq and summary.
+        self.forks: dict[str, tuple[int, StoredEntry | None]] = {}
 
     def task(self, task_id: int) -> Task:
         return self.tasks.get(task_id) or self.head.tasks[task_id]
@@ -145,6 +147,12 @@ class Change:
         seq = conv.last_seq + pending + 1
         self.batch.entries.append(StoredEntry(conversation_id, seq, entry))
         return seq
+
+    def copy_entries(self, source: str, target: str, to_seq: int, compaction: StoredEntry | None) -> None:
+        """Copy `source`'s entries up to `to_seq` into the new conversation `target`, as stored
+        (`durable.storage.protocol.EntryCopy`); `compaction`: the last summary among them."""
+        self.batch.copies.append(EntryCopy(source, target, to_seq))
+        self.forks[target] = (to_seq, compaction)
 
     def put_submission(self, submission: Submission) -> None:
         self.batch.submissions.append(submission)

@@ -256,6 +256,8 @@ class Session(Head):
             for conv in self.convs.values():
                 if failed:
                     conv.context = [e for e in conv.context if (e.conversation_id, e.seq) not in failed]
+            for cid in change.forks:
+                self.convs.pop(cid, None)  # a fork refused: nothing of it is there
             for cid in change.batch.live:
                 self.conversation(cid).live = await self.storage.get_live(cid) or EMPTY_LIVE
         except StorageError:
@@ -280,6 +282,9 @@ class Session(Head):
                 conv.context = [e for e in conv.context if e.seq >= entry.first_kept_seq]
             elif in_context(entry):
                 conv.context.append(stored)
+        for cid, (to_seq, compaction) in change.forks.items():  # its context is read from the store
+            conv = self.conversation(cid)
+            conv.last_seq, conv.compaction, conv.context, conv.context_loaded = to_seq, compaction, [], False
         for sub in change.batch.submissions:
             queued = self.conversation(sub.conversation_id).queued
             if sub.settled:

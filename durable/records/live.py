@@ -2,7 +2,8 @@
 
 The active run and its inputs, the partial message of the current attempt, a pending retry or
 deferred job, the tool slots of the current round, the tool calls waiting for a person's decision
-(`approvals`), how the last run or compaction failed, and the conversation's usage totals.
+(`approvals`), how the last run or compaction failed, the conversation's usage totals,
+whether it is archived, and where a fork was copied from.
 """
 
 from __future__ import annotations
@@ -121,7 +122,10 @@ class CompactionFailure:
 @frozen
 class Live:
     """What a UI renders for one conversation; only committed values ever appear here. `usage`:
-    the conversation's usage so far (`Conversation.usage()`), committed with what changed it."""
+    the conversation's usage so far (`Conversation.usage()`), committed with what changed it.
+    `archived`: the conversation refuses new input (`Conversation.archive()`); committed with the
+    ending of the run it stopped. `forked_from` / `forked_at`: a fork's source conversation and
+    the last seq copied from it (`Conversation.fork()`): those entries' usage is the source's."""
 
     run: Run | None = None
     generation: GenerationLive | None = None
@@ -131,6 +135,9 @@ class Live:
     compaction_failure: CompactionFailure | None = None
     compactions: int = 0
     usage: UsageTotals = field(default=EMPTY_USAGE, metadata=OMITTED_WHEN_DEFAULT)
+    archived: bool = field(default=False, metadata=OMITTED_WHEN_DEFAULT)
+    forked_from: str | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
+    forked_at: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
 
     @property
     def busy(self) -> bool:

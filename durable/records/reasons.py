@@ -14,10 +14,11 @@ StopReason = Literal[ModelStopReason, "aborted"]
 after an interruption."""
 UnansweredReason = Literal["model_error", "interrupted", "restart_limit", "aborted", "faulted", "tool_round_limit",
                            "storage_error",
-                           "prepare_failed", "output_invalid", "usage_limit"]
-"""Why a run ended without an answer (`Unanswered.reason`, `RunFailure.reason`). The last three:
+                           "prepare_failed", "output_invalid", "usage_limit", "archived"]
+"""Why a run ended without an answer (`Unanswered.reason`, `RunFailure.reason`). The last four:
 an instruction section raised or timed out (`prepare_failed`), the answer never matched the
-requested output schema (`output_invalid`), a usage limit would be passed (`usage_limit`)."""
+requested output schema (`output_invalid`), a usage limit would be passed (`usage_limit`), the
+host archived the conversation (`archived`: an expected exit, like `aborted`, never charged)."""
 FailureReason = Literal["exception", "model_error", "interrupted", "restart_limit", "timeout", "tool_round_limit",
                         "storage_error",
                         "prepare_failed", "output_invalid", "usage_limit",

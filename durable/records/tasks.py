@@ -17,8 +17,9 @@ from .reasons import FailureReason
 Replay = Literal["safe", "unsafe"]
 """What a tool call may do after a crash cut it off: "safe" runs it again, "unsafe" never runs it a
 second time (the model gets an error result saying it may have run)."""
-StopMark = Literal["aborted", "interrupted"]
-"""How the host stopped a run (`Task.stop`): an abort, or an interrupt by a new input."""
+StopMark = Literal["aborted", "interrupted", "archived"]
+"""How the host stopped a run (`Task.stop`): an abort, an interrupt by a new input, or the
+conversation being archived (`Conversation.archive()`)."""
 
 
 class TaskInput:

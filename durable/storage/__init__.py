@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 _LAZY = {
     "MemoryStorage": ".memory",
-    **dict.fromkeys(("Batch", "ConversationState", "Opened", "Storage"), ".protocol"),
+    **dict.fromkeys(("Batch", "ConversationState", "EntryCopy", "Opened", "Storage"), ".protocol"),
     "SQLiteStorage": ".sqlite.store",
     "PostgresStorage": ".postgres.store",
 }
@@ -30,7 +30,8 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:
     from .memory import MemoryStorage
     from .postgres.store import PostgresStorage
-    from .protocol import Batch, ConversationState, Opened, Storage
+    from .protocol import Batch, ConversationState, EntryCopy, Opened, Storage
     from .sqlite.store import SQLiteStorage
 
-__all__ = ["Batch", "ConversationState", "MemoryStorage", "Opened", "PostgresStorage", "SQLiteStorage", "Storage"]
+__all__ = ["Batch", "ConversationState", "EntryCopy", "MemoryStorage", "Opened", "PostgresStorage", "SQLiteStorage",
+           "Storage"]

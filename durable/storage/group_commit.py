@@ -104,7 +104,8 @@ def merged(batches: Sequence[EncodedBatch]) -> EncodedBatch:
     """The rows of `batches` as one, as if written one after another: the last write of a task,
     submission or live document wins, in the place of its first write (a submission keeps the
     order it was first committed in); entries are kept as they are (a seq written twice is
-    refused); a row's long texts are those of its last write. A barrier if one of them is."""
+    refused), copies of entries (a fork) made after them; a row's long texts are those of its
+    last write. A barrier if one of them is."""
     if len(batches) == 1:
         return batches[0]
     return EncodedBatch(
@@ -115,6 +116,7 @@ def merged(batches: Sequence[EncodedBatch]) -> EncodedBatch:
         any(b.barrier for b in batches),
         tuple(x for b in batches for x in b.inbox),
         tuple({owner: long for b in batches for owner, long in b.texts}.items()),
+        tuple(c for b in batches for c in b.copies),
     )
 
 

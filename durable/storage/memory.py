@@ -81,6 +81,14 @@ class MemoryStorage:
                     location=self.location,
                 )
             seen.add((cid, seq))
+        for source, target, to_seq in enc.copies:
+            taken = self._entries.get(target, {})
+            if any(s <= to_seq and (s in taken or (target, s) in seen) for s in self._entries.get(source, {})):
+                raise CommitRefused(
+                    f"A commit to {self.location} was refused and rolled back: UNIQUE constraint failed: "
+                    f"entries.conversation_id, entries.seq",
+                    location=self.location,
+                )
         # Applied before the first await, so concurrent commits land in the order they were made.
         held = self._held
         held.begin()
@@ -89,6 +97,9 @@ class MemoryStorage:
             self._tasks[t.id] = (t.conversation_id, t.kind, t.state, t.live, t.parent_id, t.body, t.texts)
         for cid, seq, kind, body, tokens in enc.entries:
             self._entries.setdefault(cid, {})[seq] = (kind, body, tokens)
+        for source, target, to_seq in enc.copies:  # a fork: the rows as stored
+            copied = {s: row for s, row in self._entries.get(source, {}).items() if s <= to_seq}
+            self._entries.setdefault(target, {}).update(copied)
         for sid, cid, status, body in enc.submissions:
             self._subs[sid] = (cid, status, body)
         for cid, body, texts in enc.live:

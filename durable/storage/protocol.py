@@ -2,7 +2,8 @@
 
 A store holds four kinds of rows: tasks (by id), conversation entries (by conversation and seq,
 append-only), submissions (by id) and one live document per conversation. A `Batch` is one
-atomic change to any of them: `commit(batch)` makes all of it durable or none of it. Backends may
+atomic change to any of them (entries may also be copied from a conversation into a new one:
+`EntryCopy`): `commit(batch)` makes all of it durable or none of it. Backends may
 group concurrent batches into one transaction, but each batch stays atomic on its own.
 
 Reads the engine makes on its normal path are bounded by what is live, never by history:
@@ -41,6 +42,17 @@ class RawContext(NamedTuple):
     tokens: int | Sequence[int | None]
 
 
+@frozen
+class EntryCopy:
+    """Conversation `source`'s entries with `seq <= to_seq`, copied into conversation `target` at
+    the same seqs as they are stored: the rows are copied by the store (SQL `INSERT ... SELECT`),
+    never decoded nor encoded again (`Conversation.fork`). `target` must hold no entry yet."""
+
+    source: str
+    target: str
+    to_seq: int
+
+
 @define
 class Batch:
     """One atomic change. Later writes of the same task/submission/live in a batch win.
@@ -68,9 +80,12 @@ class Batch:
     # store with an inbox deletes them in the same transaction; the others have none to delete.
     inbox: list[str] = field(factory=list)
     first_in_line: bool = True
+    # Entries copied from one conversation into a new one (`EntryCopy`: a fork), after this
+    # batch's own entries are written, in the same transaction.
+    copies: list[EntryCopy] = field(factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.tasks or self.entries or self.submissions or self.live or self.inbox)
+        return bool(self.tasks or self.entries or self.submissions or self.live or self.inbox or self.copies)
 
 
 @frozen

@@ -1,10 +1,11 @@
 """The run service: the host operations that start and stop work, for the harness's host API.
 
 It is the task layer's side of `durable.engine.kinds.RunService`: submitting starts a run
-(`runs.begin_run`), an abort or an interrupt marks the run's generation stopped and restarts its
-runner in the abort handler, a manual compaction starts a compaction task, a client tool's
-result ends its tool task, and a decision on a call waiting for approval moves or ends it
-(`durable.tasks.tool.approval`). Host commits are not retried: a refusal reaches the caller.
+(`runs.begin_run`), an abort, an interrupt or an archive marks the run's generation stopped and
+restarts its runner in the abort handler (an archive without a run is one commit), a manual
+compaction starts a compaction task, a client tool's result ends its tool task, and a decision
+on a call waiting for approval moves or ends it (`durable.tasks.tool.approval`).
+Host commits are not retried: a refusal reaches the caller.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from .._frozen import evolve
 from ..records import StopMark, Submission, Task
 from .compaction import CompactionKind
 from .generation import runs
+from .generation.records import RUN_ARCHIVED
 from .tool import ToolKind
 
 if TYPE_CHECKING:
@@ -43,6 +45,29 @@ class StandardRunService:
         change.put_task(evolve(task, stop=reason), progress=False)
         await rt.commit(change, retry=False)
         await rt.restart_runner(task.id)
+
+    async def archive(self, rt: Runtime, conversation_id: str) -> None:
+        """Archive the conversation: an active run is stopped `archived` (its abort handler ends it
+        and archives the conversation in the ending commit); without one, one commit archives it and
+        answers its queued inputs. Returns once the archive is committed."""
+        while not rt.live(conversation_id).archived:
+            run = rt.live(conversation_id).run
+            task = rt.task(run.task_id) if run else None
+            if task is None:
+                change = rt.change()
+                runs.archive(rt, change, conversation_id, RUN_ARCHIVED)
+                await rt.commit(change, retry=False)
+                return
+            if task.stop is None:
+                await self.stop_run(rt, conversation_id, "archived")
+            await rt.wait_tasks([task.id])  # an abort or interrupt under way ends first; then again
+
+    async def unarchive(self, rt: Runtime, conversation_id: str) -> None:
+        """Let the conversation take input again (one commit; nothing when it is not archived)."""
+        if rt.live(conversation_id).archived:
+            change = rt.change()
+            change.edit_live(conversation_id, archived=False)
+            await rt.commit(change, retry=False)
 
     async def compact(self, rt: Runtime, conversation_id: str) -> int:
         return await self._compaction.start(rt, conversation_id, "manual", retry=False)

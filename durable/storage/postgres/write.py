@@ -88,6 +88,11 @@ i AS (  -- an inbox row (durable.remote) is gone in the commit that places it as
     DELETE FROM durable.inbox WHERE space = %(space)s AND id = ANY(%(x_id)s::text[]) AND (SELECT n FROM f) > 0)""",
 }
 _STATEMENTS: dict[tuple[bool, ...], str] = {}
+# A fork (`EntryCopy`): a conversation's entries copied as stored, after the statement that wrote the
+# transaction's own rows (a statement sees what the ones before it wrote).
+_COPY = """INSERT INTO durable.entries (space, conversation_id, seq, kind, body, tokens)
+SELECT space, %(target)s, seq, kind, body, tokens FROM durable.entries
+ WHERE space = %(space)s AND conversation_id = %(source)s AND seq <= %(to_seq)s"""
 
 
 def _statement(fence: bool, shape: tuple[bool, ...]) -> str:
@@ -122,6 +127,11 @@ class PostgresWrites:
         return self.unknown or self.lease.lost
 
     def write(self, rows: EncodedBatch) -> None:
+        if rows.copies:  # more than one statement: in a transaction of its own
+            self.begin(rows.barrier)
+            self.apply(rows)
+            self.commit()
+            return
         self.texts.begin()
         self._execute(True, rows, lazy=not rows.barrier)
         self.texts.commit()
@@ -248,6 +258,9 @@ class PostgresWrites:
             params.update(q_id=[x[0] for x in puts], q_body=[x[1] for x in puts])
         shape = (bool(tasks), bool(entries), bool(subs), bool(docs), bool(rows.inbox), bool(drops), bool(puts))
         self.link.conn.execute(_statement(fence, shape), params, prepare=True)
+        for source, target, to_seq in rows.copies:
+            self.link.conn.execute(_COPY, {"space": params["space"], "source": source, "target": target,
+                                           "to_seq": to_seq})
 
     def _fence(self, lazy: bool) -> dict[str, Any]:
         lease = self.lease

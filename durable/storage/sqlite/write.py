@@ -43,6 +43,8 @@ _TASKS = ("INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id,
 _ENTRIES = "INSERT INTO entries (conversation_id, seq, kind, body, tokens) VALUES (?,?,?,?,?)"
 _SUBMISSIONS = ("INSERT INTO submissions (id, conversation_id, status, body) VALUES (?,?,?,?) "
                 "ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body")
+_COPY = ("INSERT INTO entries (conversation_id, seq, kind, body, tokens) SELECT ?, seq, kind, body, tokens "
+         "FROM entries WHERE conversation_id = ? AND seq <= ?")
 _COUNT = "UPDATE meta SET value = ? WHERE key = 'barriers'"
 _DOCUMENTS = ("INSERT INTO documents (conversation_id, body, texts) VALUES (?,?,?) "
               "ON CONFLICT (conversation_id) DO UPDATE SET body = excluded.body, texts = excluded.texts")
@@ -72,6 +74,8 @@ def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None) -> 
         conn.executemany(_TASKS, rows.tasks)
     if rows.entries:
         conn.executemany(_ENTRIES, rows.entries)
+    for source, target, to_seq in rows.copies:  # a fork: the rows as stored, not encoded again
+        conn.execute(_COPY, (target, source, to_seq))
     if rows.submissions:
         conn.executemany(_SUBMISSIONS, rows.submissions)
     if rows.live:

@@ -62,6 +62,7 @@ from . import deferred, output, prepare, request, runs, stream
 from .attempts import attempt_failed, failure_of, keep_partial, model_failure
 from .records import (
     CALL_ABORTED,
+    CALL_ARCHIVED,
     CALL_AT_LIMIT,
     CALL_INTERRUPTED,
     CALL_NOT_RUN,
@@ -73,6 +74,7 @@ from .records import (
     NO_RESULT,
     PHASE_TAGS,
     RUN_ABORTED,
+    RUN_ARCHIVED,
     RUN_INTERRUPTED,
     TOOL_ROUND_LIMIT,
     AttemptFailure,
@@ -91,6 +93,10 @@ if TYPE_CHECKING:
     from ...engine.head import Change
     from ...engine.runtime import Runtime
     from ..compaction import CompactionKind
+
+
+_STOPPED = {"interrupted": (CALL_INTERRUPTED, RUN_INTERRUPTED), "aborted": (CALL_ABORTED, RUN_ABORTED),
+            "archived": (CALL_ARCHIVED, RUN_ARCHIVED)}  # a host stop: the call's and the run's sentences
 
 
 class GenerationKind(TaskKind):
@@ -372,7 +378,7 @@ class GenerationKind(TaskKind):
         reason = task.stop or "aborted"
         task = await rt.mark_running(task)  # a crash from here on is charged to the handler
         change = rt.change()
-        text, detail = (CALL_INTERRUPTED, RUN_INTERRUPTED) if reason == "interrupted" else (CALL_ABORTED, RUN_ABORTED)
+        text, detail = _STOPPED[reason]
         keep_partial(rt, change, task, "aborted", detail)
         await runs.close_calls(rt, change, task, text, reason)
         runs.end_run(rt, change, task, Aborted(), reason=reason, detail=detail)

@@ -73,8 +73,10 @@ def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason
     """Settle the run of generation `task`: `reason` None means answered (done), by `answer` (the
     final assistant entry and its seq, which the inputs' `Answered` status carries, with `output`,
     a structured answer's JSON value). A deferred job still open is cancelled afterwards, as work
-    of its own recorded in this change. The next run takes the inputs queued meanwhile that share
-    the first one's output schema (a run answers with one schema)."""
+    of its own recorded in this change. A run ended `archived` archives its conversation in this
+    change, answering the inputs queued in it the same way (`archive`); otherwise the next run
+    takes the inputs queued meanwhile that share the first one's output schema (a run answers
+    with one schema)."""
     cid = task.conversation_id
     assert isinstance(task.input, GenerationInput)
     job = job_of(task.checkpoint)
@@ -93,10 +95,21 @@ def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason
     change.put_task(evolve(task, state=Terminal(outcome)), progress=False)
     failure = None if reason is None else RunFailure(task.id, task.input.submission_ids, reason, detail, first)
     change.edit_live(cid, run=None, generation=None, tools=(), run_failure=failure)
+    if reason == "archived":  # the conversation is archived by this commit: nothing queued runs
+        archive(rt, change, cid, detail)
+        return
     queued = rt.queued(cid)
     if queued:
         same = list(itertools.takewhile(lambda s: s.output == queued[0].output, queued))
         begin_run(rt, change, cid, same)
+
+
+def archive(rt: Runtime, change: Change, conversation_id: str, detail: str) -> None:
+    """In `change`: the conversation archived, and every input queued in it answered
+    `unanswered{archived}` (with `detail`): an expected exit, nothing charged."""
+    for sub in rt.queued(conversation_id):
+        change.put_submission(evolve(sub, status=Unanswered("archived", detail)))
+    change.edit_live(conversation_id, archived=True)
 
 
 async def close_calls(rt: Runtime, change: Change, task: Task, text: str, code: str) -> list[int]:

@@ -55,8 +55,9 @@ def check_outputs(image: SessionImage, runs: dict[int, list[StoredEntry]], bound
 def check_usage(image: SessionImage) -> list[str]:
     out = []
     for cid, entries in image.entries.items():
-        answers = sum((e.entry.usage for e in entries if isinstance(e.entry, (AssistantEntry, CompactionEntry))),
-                      Usage())
+        copied = image.live[cid].forked_at if cid in image.live else 0  # a fork's copies: the source's usage
+        answers = sum((e.entry.usage for e in entries
+                       if isinstance(e.entry, (AssistantEntry, CompactionEntry)) and e.seq > copied), Usage())
         totals = image.live[cid].usage if cid in image.live else None
         counted = (totals.input_tokens, totals.output_tokens) if totals is not None else (0, 0)
         if counted[0] < answers.input_tokens or counted[1] < answers.output_tokens:

@@ -70,8 +70,10 @@ def check_submissions(image: SessionImage, runs: dict[int, list[StoredEntry]], a
     user_entries: dict[str, list[int]] = defaultdict(list)
     for entries in image.entries.values():
         for stored in entries:
-            if isinstance(stored.entry, UserEntry) and stored.entry.submission_id is not None:
-                user_entries[stored.entry.submission_id].append(stored.seq)
+            key = stored.entry.submission_id if isinstance(stored.entry, UserEntry) else None
+            owner = image.submissions.get(key) if key is not None else None
+            if key is not None and (owner is None or owner.conversation_id == stored.conversation_id):
+                user_entries[key].append(stored.seq)  # not a fork's copy of another conversation's input
     for sub in image.submissions.values():
         seqs = user_entries.get(sub.id, [])
         status = codec.tag_of(sub.status)
@@ -79,7 +81,8 @@ def check_submissions(image: SessionImage, runs: dict[int, list[StoredEntry]], a
             if seqs:
                 out.append(f"Submission {sub.id} was never placed in a run but has a user entry (seq {seqs[0]})")
             if sub.settled:
-                out.append(f"Submission {sub.id} settled ({status}) without ever being placed in a run")
+                if not (isinstance(sub.status, Unanswered) and sub.status.reason == "archived"):
+                    out.append(f"Submission {sub.id} settled ({status}) without ever being placed in a run")
             elif not live_generations(image, sub.conversation_id):
                 out.append(f"Submission {sub.id} is queued in conversation {sub.conversation_id!r}, but no run is "
                            f"active there to take it next: it would never settle")

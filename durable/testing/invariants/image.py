@@ -98,7 +98,8 @@ def state_name(task: Task) -> str:
 
 def run_entries(image: SessionImage) -> dict[int, list[StoredEntry]]:
     """The entries of each run (generation task id), in order: from its first user entry to the
-    first user entry of the next run. Compaction summaries belong to no run."""
+    first user entry of the next run. Compaction summaries belong to no run, nor entries a fork
+    copied from another conversation."""
     runs: dict[int, list[StoredEntry]] = defaultdict(list)
     for entries in image.entries.values():
         current: int | None = None
@@ -107,7 +108,8 @@ def run_entries(image: SessionImage) -> dict[int, list[StoredEntry]]:
             if isinstance(entry, UserEntry) and entry.submission_id is not None:
                 sub = image.submissions.get(entry.submission_id)
                 if sub is not None and sub.task_id is not None:
-                    current = sub.task_id
+                    # a fork's copy of another conversation's run belongs to no run of its own
+                    current = sub.task_id if sub.conversation_id == stored.conversation_id else None
             if isinstance(entry, CompactionEntry) or current is None:
                 continue
             runs[current].append(stored)
