@@ -9,6 +9,7 @@ from typing import Any, Protocol, TypeVar, overload
 
 from ..errors import ConversationBusy, InvalidInput, ToolDefinitionError, UnknownSubmission
 from ..inputs import answer_text, check_submission_id, check_text
+from ..prices import in_force
 from ..records import Answered, Live, Queued, StoredEntry, Submission, SubmissionStatus, UsageTotals
 from ..settings import Settings, WhenBusy
 from ..storage.protocol import Storage
@@ -132,10 +133,10 @@ class Conversation:
         return self._h.session.conversation(self.id).committed_live
 
     def usage(self) -> UsageTotals:
-        """What this conversation used so far, as committed: requests and tokens per model, tool
-        calls and tool runtime (see `durable.UsageTotals`). Kept as running totals in the live
-        document: reading them reads no history."""
-        return self._h.session.conversation(self.id).committed_live.usage
+        """What this conversation used so far, as committed: requests, tokens and cost per model,
+        tool calls and tool runtime (see `durable.UsageTotals`), costed with `settings.prices`.
+        Kept as running totals in the live document: reading them reads no history."""
+        return in_force(self._h.settings.prices).priced(self._h.session.conversation(self.id).committed_live.usage)
 
     def follow(self) -> AsyncIterator[Live]:
         """Every committed change of the live document, in commit order (ends at close)."""

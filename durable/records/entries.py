@@ -66,7 +66,9 @@ class UserEntry:
 @frozen
 class AssistantEntry:
     """A model message. `stop_reason` "aborted" marks a partial kept after an interruption; such
-    entries stay in the conversation but are never sent to the model again."""
+    entries stay in the conversation but are never sent to the model again. `model` names the
+    model that wrote it ("openai:gpt-4o": a `FallbackModel`'s member when one is used; None in
+    entries written before models were recorded)."""
 
     text: str
     stop_reason: StopReason
@@ -75,6 +77,7 @@ class AssistantEntry:
     error: str | None = None
     attempt: int = 1
     interrupted: bool = False  # a partial of an attempt the host's death cut off (charged once)
+    model: str | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen

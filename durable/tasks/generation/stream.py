@@ -26,6 +26,7 @@ from ...models.protocol import (
     check_final,
 )
 from ...records import GenerationLive, PartialMessage, Task, ToolCall, Usage
+from . import members
 from .attempts import attempt_failed, failure_of
 from .records import Request
 
@@ -54,7 +55,8 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
         await rt.commit(change)
 
     silence = rt.settings.stream.stream_silence
-    provider = rt.provider
+    model = members.current(rt, task)
+    provider = members.provider(rt, task)
     final: FinalMessage | None = None
     failure: ModelError | None = None
     # No request is sent on behalf of an owner that may have lost its lease.
@@ -62,7 +64,7 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
     # Leaving the progress stream waits for a flush in flight; the final commit below carries the rest.
     async with rt.progress.stream(rt.settings.progress.persist_within, flush) as progress:
         try:
-            async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
+            async with aclosing(model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
                 while True:
                     try:
                         if silence:
