@@ -81,6 +81,8 @@ def _entry_markdown(e: dict[str, Any]) -> str:
             notes.append(f"attempt {e['attempt']}")
         if e.get("interrupted"):
             notes.append("cut off by a crash")
+        if e.get("model"):
+            notes.append(f"by {e['model']}")
         parts = [f"### {seq} · assistant ({', '.join(notes)})"]
         if e.get("text"):
             parts.append(e["text"])

@@ -137,7 +137,8 @@ def _entry_kind(e: dict[str, Any]) -> str:
     kind = e.get("type", "?")
     if kind == "assistant":
         attempt = e.get("attempt", 1)
-        return f"assistant:{e.get('stop_reason')}" + (f" (attempt {attempt})" if attempt > 1 else "")
+        notes = ([f"attempt {attempt}"] if attempt > 1 else []) + ([f"by {e['model']}"] if e.get("model") else [])
+        return f"assistant:{e.get('stop_reason')}" + (f" ({', '.join(notes)})" if notes else "")
     if kind == "tool_result":
         return f"tool_result:{e.get('tool_name')}" + (" (error)" if e.get("is_error") else "")
     return str(kind)
