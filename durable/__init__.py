@@ -43,6 +43,7 @@ from .errors import (
     UnknownTaskKind as UnknownTaskKind,
     UnsafeSessionFile as UnsafeSessionFile,
 )
+from .prices import Price as Price, Prices as Prices
 from .records import (
     Aborted as Aborted,
     Answered as Answered,
@@ -93,7 +94,6 @@ from .records import (
     UserEntry as UserEntry,
     Waiting as Waiting,
 )
-from .prices import Price as Price, Prices as Prices
 from .settings import (
     Compaction as Compaction,
     Progress as Progress,
@@ -223,9 +223,9 @@ __all__ = [
     "ErrorReport",
     "Failed",
     "FailureReason",
+    "FakeClock",
     "FallbackMemberMissing",
     "FallbackModel",
-    "FakeClock",
     "FaultReason",
     "Faulted",
     "GenerationInput",

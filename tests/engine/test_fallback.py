@@ -11,7 +11,7 @@ from durable import records as r
 from durable.engine.reports import ErrorReport, ModelFallback, TaskInterrupted, TaskRef
 from durable.models import FauxModel, faux
 from durable.models.fallback import FallbackMemberMissing
-from durable.tasks.generation.records import Prepare, Request, RunNotes
+from durable.tasks.generation.records import Request, RunNotes
 from durable.testing import check_invariants, crash
 
 from .conftest import partial_is, settings, until_live
@@ -108,8 +108,8 @@ async def test_the_run_keeps_the_secondary_through_its_tool_round_and_the_next_r
 
 
 async def test_when_the_last_member_fails_for_good_the_run_ends_with_its_error(host):
-    primary, secondary, model = models([faux.error("No such model", kind="invalid_model", status_code=404)],
-                                       [faux.error_stop("Refused")])
+    _, _, model = models([faux.error("No such model", kind="invalid_model", status_code=404)],
+                         [faux.error_stop("Refused")])
     async with host.open(model, settings=settings()) as h:
         sub = await h.root.submit("hi")
         assert await sub.wait() == r.Unanswered("model_error", "Refused")
@@ -183,8 +183,7 @@ async def test_a_deferred_job_of_the_secondary_is_polled_there_after_a_crash(hos
 
 
 async def test_a_checkpoint_naming_a_member_the_model_no_longer_has_faults_its_run_naming_it(host):
-    primary, secondary, model = models([faux.error("Invalid API key", kind="auth", status_code=401)],
-                                       [faux.hang("Hel")])
+    _, _, model = models([faux.error("Invalid API key", kind="auth", status_code=401)], [faux.hang("Hel")])
     async with host.open(model, settings=settings()) as h:
         sub = await h.root.submit("hi")
         await until_live(h, partial_is("Hel"))
@@ -219,5 +218,3 @@ async def test_called_directly_a_fallback_model_streams_from_the_first_member_th
     with pytest.raises(durable.ModelError, match="also down"):
         [e async for e in failing.stream(ModelRequest("", (r.UserEntry("hi"),)))]
 
-
-__all__ = ["Prepare"]
