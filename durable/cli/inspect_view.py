@@ -55,6 +55,9 @@ def print_session(data: dict[str, Any]) -> None:
             console.print(Text("live document: ", style="bold") + Text(_live_text(live)))
             if live.get("usage"):
                 console.print(Text("usage: ", style="bold") + Text(_usage_text(live["usage"])))
+            cost = data.get("costs", {}).get(conv["id"])
+            if cost is not None:
+                console.print(Text("cost: ", style="bold") + Text(cost_text(cost)))
 
     console.print()
     console.print(Text(f"Submissions ({len(data['submissions'])} shown)", style="bold underline"))
@@ -116,6 +119,17 @@ def _usage_text(usage: dict[str, Any]) -> str:
     if usage.get("tool_calls"):
         parts.append(f"{usage['tool_calls']} tool call(s), {usage.get('tool_seconds', 0.0):.1f} s of tool runtime")
     return "; ".join(parts)
+
+
+def cost_text(cost: dict[str, Any]) -> str:
+    """A conversation's cost (`costs_data`): the total, then each model's; unknown ones said so."""
+    total = "unknown" if cost["total"] is None else _usd(cost["total"])
+    each = [f"{name} {'unknown (no price for it)' if c is None else _usd(c)}" for name, c in cost["models"].items()]
+    return f"{total} ({'; '.join(each)})"
+
+
+def _usd(amount: float) -> str:
+    return f"${amount:,.4f}" if amount < 0.01 else f"${amount:,.2f}"
 
 
 def _now() -> float:
