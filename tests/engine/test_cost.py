@@ -73,7 +73,7 @@ def test_a_model_with_size_tiers_is_priced_at_the_mean_requests_tier():
 
 
 def test_a_price_table_names_a_bad_entry_and_unknown_models_cost_none():
-    with pytest.raises(ValueError, match="The price of model 'x:y' must be a durable.Price"):
+    with pytest.raises(ValueError, match=r"The price of model 'x:y' must be a durable\.Price"):
         durable.Prices({"x:y": {"input": 1.0, "outptu": 2.0}})
     bare = durable.Prices({"gpt-4o": {"input": 1.0, "output": 2.0, "cache_write": 4.0}}, genai_prices=False)
     usage = r.ModelUsage(GPT, 1, 3_000_000, 1_000_000, cache_write_tokens=1_000_000)
