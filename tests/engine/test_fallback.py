@@ -218,3 +218,19 @@ async def test_called_directly_a_fallback_model_streams_from_the_first_member_th
     with pytest.raises(durable.ModelError, match="also down"):
         [e async for e in failing.stream(ModelRequest("", (r.UserEntry("hi"),)))]
 
+
+
+async def test_a_compaction_asks_the_members_in_order_and_counts_each_request_where_it_went(host):
+    primary, secondary, model = models(
+        [faux.reply("a0", usage=r.Usage(100, 20)), faux.reply("a1", usage=r.Usage(100, 20)),
+         faux.error("Overloaded", kind="overloaded"), faux.reply("a2", usage=r.Usage(100, 20))],
+        [faux.reply("SUMMARY", usage=r.Usage(50, 10))])
+    async with host.open(model, settings=settings(compaction=durable.Compaction(keep_last=2))) as h:
+        for i in range(2):
+            assert await (await h.root.submit(f"q{i}")).wait() == r.Answered(f"a{i}", 2 * i + 2)
+        tid = await h.root.compact()
+        assert (await h.wait_for_task(tid)).state == r.Terminal(r.Done({"first_kept_seq": 3}))
+        assert await (await h.root.submit("q2")).wait() == r.Answered("a2", 7)
+        assert h.root.live().usage == r.UsageTotals((r.ModelUsage(GPT, 4, 300, 60), r.ModelUsage(CLAUDE, 1, 50, 10)))
+    assert (await host.entries())[4] == r.CompactionEntry("SUMMARY", 3, r.Usage(50, 10))
+    assert [q.key for q in primary.requests] == ["g1-s1-a1", "g2-s3-a1", "c3", "g4-s6-a1"]
