@@ -221,7 +221,7 @@ async def test_called_directly_a_fallback_model_streams_from_the_first_member_th
 
 
 async def test_a_compaction_asks_the_members_in_order_and_counts_each_request_where_it_went(host):
-    primary, secondary, model = models(
+    primary, _, model = models(
         [faux.reply("a0", usage=r.Usage(100, 20)), faux.reply("a1", usage=r.Usage(100, 20)),
          faux.error("Overloaded", kind="overloaded"), faux.reply("a2", usage=r.Usage(100, 20))],
         [faux.reply("SUMMARY", usage=r.Usage(50, 10))])
@@ -234,3 +234,21 @@ async def test_a_compaction_asks_the_members_in_order_and_counts_each_request_wh
         assert h.root.live().usage == r.UsageTotals((r.ModelUsage(GPT, 4, 300, 60), r.ModelUsage(CLAUDE, 1, 50, 10)))
     assert (await host.entries())[4] == r.CompactionEntry("SUMMARY", 3, r.Usage(50, 10))
     assert [q.key for q in primary.requests] == ["g1-s1-a1", "g2-s3-a1", "c3", "g4-s6-a1"]
+
+
+def test_rows_written_before_models_were_recorded_load_and_a_single_models_rows_look_as_before():
+    from durable import codec
+    from durable.tasks.generation.records import Poll
+
+    old = codec.from_data({"type": "assistant", "text": "Hi", "stop_reason": "stop", "tool_calls": [],
+                           "usage": {"input_tokens": 1, "output_tokens": 2}, "error": None, "attempt": 1,
+                           "interrupted": False}, r.Entry)
+    assert old == r.AssistantEntry("Hi", "stop", (), r.Usage(1, 2)) and old.model is None
+    poll = codec.from_data({"type": "poll", "attempt": 1, "job": {"key": "g1-s1-a1", "handle": "j1"},
+                            "poll_at": 5.0, "rounds": 0}, r.Checkpoint)
+    assert poll == Poll(1, r.DeferredJob("g1-s1-a1", "j1"), 5.0) and poll.job.model == poll.notes.model == 0
+    assert codec.to_data(poll, r.Checkpoint) == {"type": "poll", "attempt": 1, "poll_at": 5.0, "rounds": 0,
+                                                 "job": {"key": "g1-s1-a1", "handle": "j1"}}  # written as before
+    assert "model" not in codec.to_data(Request(1), r.Checkpoint)
+    assert codec.to_data(Request(1, {}, 0, RunNotes(model=1)), r.Checkpoint)["notes"] == {"model": 1}
+    assert "cost" not in codec.to_data(r.ModelUsage("m", 1))
