@@ -8,10 +8,6 @@ sent, usage with its cost, and the invariants of docs/spec.md §6."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -25,6 +21,7 @@ from durable.models.anthropic import AnthropicModel
 from durable.models.openai import OpenAIModel
 from durable.storage import SQLiteStorage
 from durable.testing import FakeClock, check_invariants
+from tests.children import first_line_then_kill
 
 from .conftest import ANTHROPIC_KEY, OPENAI_KEY, json_reply
 from .test_anthropic import message_events
@@ -67,16 +64,7 @@ anyio.run(main, backend="trio")
 
 
 def run_until_the_secondary_streams_then_kill(path: Path, url: str) -> dict:
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(path), url, OPENAI_KEY, ANTHROPIC_KEY],
-                             stdout=subprocess.PIPE, text=True)
-    assert child.stdout is not None
-    try:
-        line = child.stdout.readline()
-    finally:
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait()
-    assert child.returncode == -signal.SIGKILL
-    return json.loads(line)
+    return json.loads(first_line_then_kill(CHILD, str(path), url, OPENAI_KEY, ANTHROPIC_KEY))
 
 
 async def test_a_primary_failing_for_good_then_a_kill_mid_stream_on_the_secondary_is_retried_on_the_secondary(
