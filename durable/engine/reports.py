@@ -1,8 +1,8 @@
 """Reports to the host: structured events about crash handling, and errors with human text.
 
 The host passes `report=callback`; the callback gets `TaskInterrupted`, `TaskFaulted`,
-`ModelFallback` and `ErrorReport` values, synchronously, in commit order. Every report is also logged on a child of
-the `durable` logger (the library adds only a `NullHandler` on `durable`):
+`ModelFallback` and `ErrorReport` values, synchronously, in commit order. Every report is also
+logged on a child of the `durable` logger (the library adds only a `NullHandler` on `durable`):
 
 | report                                                      | logger                 | level   |
 |-------------------------------------------------------------|------------------------|---------|

@@ -9,7 +9,7 @@ import pytest
 import durable
 from durable import records as r
 from durable.cli.inspect_data import read_session
-from durable.cli.inspect_view import cost_text
+from durable.cli.inspect_view import cost_text, print_session
 from durable.models import FauxModel, faux
 
 from .conftest import settings
@@ -43,7 +43,7 @@ async def test_a_users_table_prices_each_model_exactly_and_an_unknown_model_is_n
     assert cost_text(data["costs"]["root"]) == "unknown (acme:mystery-1 unknown (no price for it); openai:gpt-4o $6.25)"
 
 
-async def test_every_model_priced_gives_a_total_to_the_cent(host):
+async def test_every_model_priced_gives_a_total_to_the_cent(host, capsys):
     model = FauxModel([faux.reply("One", usage=BIG), faux.reply("Two", usage=r.Usage(2_000, 500))], name=GPT)
     async with host.open(model, settings=settings(prices=TABLE)) as h:
         await (await h.root.submit("one")).wait()
@@ -53,6 +53,12 @@ async def test_every_model_priced_gives_a_total_to_the_cent(host):
     assert usage.cost == pytest.approx(BIG_COST + (2_000 * 2.5 + 500 * 10) / 1e6, abs=1e-12)
     assert round(usage.cost, 2) == 6.26
     assert cost_text(read_session(host.path, prices=TABLE)["costs"]["root"]) == "$6.26 (openai:gpt-4o $6.26)"
+    print_session(read_session(host.path, prices=TABLE))  # what `durable inspect` prints
+    shown = capsys.readouterr().out.splitlines()
+    assert "cost: $6.26 (openai:gpt-4o $6.26)" in shown
+    assert [line.split()[:2] for line in shown if "assistant:" in line] == [["2", "assistant:stop"],
+                                                                             ["4", "assistant:stop"]]
+    assert sum("(by openai:gpt-4o)" in line for line in shown) == 2
 
 
 async def test_genai_prices_price_a_known_model_when_the_table_has_none(host):
