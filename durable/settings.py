@@ -5,7 +5,7 @@
 | `retry` | 3 retries, 1 s doubling up to 60 s | how failed model attempts are retried (`RetryPolicy`) |
 | `restart_limit` | 3 | a task cut off this many times in a row is not run again |
 | `progress` | 0.1 s / 0.1 s | partial text / tool output committed at most this often (0 = every delta) |
-| `stream` | streamed, no silence limit | `deferred`: background jobs instead; `stream_silence` s: a timeout |
+| `stream` | streamed, 300 s silence | `deferred`: background jobs instead; `stream_silence`: a silent stream ends |
 | `client_tool_timeout` | 300 s | how long a client tool may take, from its stored start |
 | `compaction` | on, 0.8, keep 4 | compact before a request past that share of the window, keep the last 4 |
 | `system_prompt` | "You are a helpful assistant." | the first section of the instructions |
@@ -75,10 +75,11 @@ class Progress:
 class StreamSettings:
     """How answers are requested: `deferred=True` asks the model for a background job (polled, and
     never submitted twice for one attempt) instead of a stream; `stream_silence` is the number
-    of seconds without a stream event after which the attempt fails as a timeout (None: no limit)."""
+    of seconds without a stream event after which the attempt fails as a timeout, a failed attempt
+    like any other (None: no limit; a model that goes silent then holds its run until `abort()`)."""
 
     deferred: bool = False
-    stream_silence: float | None = None
+    stream_silence: float | None = 300.0
 
 
 @frozen

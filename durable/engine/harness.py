@@ -221,7 +221,8 @@ class Harness(Generic[DepsT]):
 
     async def close(self) -> None:
         """Clean close: cancel running invocations, write their tasks back as their kinds say
-        (no charge), release the file. Idempotent."""
+        (no charge), release the file. Idempotent. A harness its store stopped (`DiskFull`,
+        `LockLost`) writes nothing back: its running tasks are charged as cut off at the next open."""
         if self._state not in _ACCEPTING:
             return
         self._state = HarnessState.CLOSING
@@ -231,7 +232,10 @@ class Harness(Generic[DepsT]):
             session.stop_retrying()  # a commit being tried again (a full disk) gives up now
             await scheduler.stop()
             change = session.change()
-            for task in list(session.tasks.values()):
+            # A harness stopped by its store (a full disk, a lost lock) writes nothing back: work it
+            # dropped (a stream whose request was sent) stays `running` in the file, charged as cut
+            # off when the session is opened again, never sent again as if nothing had been paid.
+            for task in list(session.tasks.values()) if self._broken is None else ():
                 kind = self.kinds.get(task.kind)
                 if isinstance(task.state, Running) and kind is not None:
                     change.put_task(kind.written_back(task), progress=False)

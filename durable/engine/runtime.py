@@ -130,7 +130,10 @@ class Runtime:
         The host API commits without: the caller gets the refusal (its input was not accepted)."""
 
         def refused(exc: StorageError, patience: float) -> None:
-            owners = ", ".join(f"task {t.id} ({t.kind})" for t in change.batch.tasks) or "A commit"
+            owners = ", ".join(f"task {t.id} ({t.kind})" for t in change.batch.tasks)
+            if not owners:  # a partial answer or tool output: the live documents it writes
+                owners = "the commit of " + (", ".join(f"conversation {c!r}'s live document" for c in change.batch.live)
+                                             or "a change")
             until = "" if patience == math.inf else f"; tried again for {patience:.0f} s more while the disk stays full"
             self.report(ErrorReport(f"{owners[0].upper()}{owners[1:]} could not commit and will try again: "
                                     f"{exc}{until}", raw=repr(exc), topic="commit"))

@@ -114,6 +114,46 @@ StreamEvent = TextDelta | ToolCallEvent | UsageEvent | FinalMessage
 _STOP_REASONS = frozenset(get_args(ModelStopReason))
 
 
+def _malformed(why: str, provider: str | None) -> ModelError:
+    return ModelError(f"The model's answer was malformed: {why}", kind="invalid_response", provider=provider)
+
+
+def _check_call(call: object, provider: str | None) -> ToolCall:
+    if not isinstance(call, ToolCall) or not all(isinstance(v, str) for v in (call.id, call.name, call.arguments)):
+        raise _malformed(f"a tool call is not a ToolCall of strings: {call!r}", provider)
+    return call
+
+
+def _check_usage(usage: object, provider: str | None) -> Usage:
+    if not isinstance(usage, Usage) or not all(
+            type(v) is int and v >= 0 for v in (usage.input_tokens, usage.output_tokens, usage.reasoning_tokens,
+                                                 usage.cache_read_tokens, usage.cache_write_tokens)):
+        raise _malformed(f"its usage is not a Usage of non-negative integers: {usage!r}", provider)
+    return usage
+
+
+def check_event(event: object, provider: str | None = None) -> StreamEvent:
+    """One event of a stream, checked at the model boundary before anything of it reaches the
+    live document or a commit: a `TextDelta` of a string, a `ToolCallEvent` of a `ToolCall` of
+    strings, a `UsageEvent` of a `Usage` of non-negative integers, or a final message
+    (`check_final`). Raises `ModelError` (kind `invalid_response`, retryable) naming what is
+    wrong, so a model's junk fails its attempt and never reaches the store."""
+    if isinstance(event, TextDelta):
+        if not isinstance(event.text, str):
+            raise _malformed(f"a text delta holds {type(event.text).__name__}, not a string: {event.text!r}", provider)
+        return event
+    if isinstance(event, ToolCallEvent):
+        _check_call(event.call, provider)
+        return event
+    if isinstance(event, UsageEvent):
+        _check_usage(event.usage, provider)
+        return event
+    if not isinstance(event, FinalMessage):
+        raise _malformed(f"expected a stream event (TextDelta, ToolCallEvent, UsageEvent or FinalMessage), "
+                         f"got {type(event).__name__}", provider)
+    return check_final(event, provider)
+
+
 def check_final(message: object, provider: str | None = None) -> FinalMessage:
     """What a model returned, checked at the model boundary before anything of it is committed:
     a `FinalMessage` with a known stop reason, text and calls of the right types, unique call
@@ -121,18 +161,22 @@ def check_final(message: object, provider: str | None = None) -> FinalMessage:
     `invalid_response`, retryable) naming what is wrong."""
 
     def bad(why: str) -> ModelError:
-        return ModelError(f"The model's answer was malformed: {why}", kind="invalid_response", provider=provider)
+        return _malformed(why, provider)
 
     if not isinstance(message, FinalMessage):
         raise bad(f"expected a FinalMessage, got {type(message).__name__}")
     if message.stop_reason not in _STOP_REASONS:
         raise bad(f"unknown stop reason {message.stop_reason!r} (expected one of {', '.join(sorted(_STOP_REASONS))})")
-    if not isinstance(message.text, str) or not isinstance(message.usage, Usage):
-        raise bad("its text is not a string or its usage is not a Usage")
+    if not isinstance(message.text, str):
+        raise bad("its text is not a string")
+    _check_usage(message.usage, provider)
+    if message.error is not None and not isinstance(message.error, str):
+        raise bad(f"its error is not a string: {message.error!r}")
+    if not isinstance(message.tool_calls, tuple | list):
+        raise bad(f"its tool calls are not a sequence: {message.tool_calls!r}")
     seen: set[str] = set()
     for call in message.tool_calls:
-        if not isinstance(call, ToolCall) or not all(isinstance(v, str) for v in (call.id, call.name, call.arguments)):
-            raise bad(f"a tool call is not a ToolCall of strings: {call!r}")
+        _check_call(call, provider)
         if not call.id or call.id in seen:
             raise bad(f"tool call id {call.id!r} is empty or used twice")
         seen.add(call.id)

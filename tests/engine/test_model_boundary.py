@@ -10,9 +10,10 @@ import pytest
 import durable
 from durable import records as r
 from durable.models import FauxModel, faux
-from durable.models.protocol import FinalMessage, ModelRequest, StreamEvent
+from durable.models.protocol import FinalMessage, ModelRequest, StreamEvent, TextDelta, ToolCallEvent, UsageEvent
 
 from durable.testing import check_invariants
+from durable.testing.crash import entry_kind as kind_of
 
 from .conftest import settings
 
@@ -136,3 +137,65 @@ async def test_a_keyboard_interrupt_in_a_tool_closes_the_harness_cleanly_and_rea
     results = [e for e in await host.entries() if isinstance(e, r.ToolResultEntry)]
     assert [x.content for x in results] == ["Tool boom was interrupted and may have partially run"]
     assert check_invariants(host.path, clean_close=True) == []  # the file is consistent afterwards
+
+
+class Events(FauxModel):
+    """Streams the given events, one list per request."""
+
+    def __init__(self, *streams):
+        super().__init__([])
+        self.streams = list(streams)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:  # type: ignore[override]
+        self.requests.append(request)
+        for event in self.streams.pop(0):
+            yield event
+
+
+JUNK = [
+    (ToolCallEvent("oops"), "a tool call is not a ToolCall of strings: 'oops'"),  # type: ignore[arg-type]
+    (ToolCallEvent(r.ToolCall("a", "t", {"x": 1})), "a tool call is not a ToolCall of strings: "  # type: ignore[arg-type]
+     "ToolCall(id='a', name='t', arguments={'x': 1})"),
+    (TextDelta(b"bytes"), "a text delta holds bytes, not a string: b'bytes'"),  # type: ignore[arg-type]
+    (UsageEvent(r.Usage(-1, 2)), "its usage is not a Usage of non-negative integers: "
+     "Usage(input_tokens=-1, output_tokens=2, reasoning_tokens=0, cache_read_tokens=0, cache_write_tokens=0)"),
+    (UsageEvent({"input_tokens": 1}), "its usage is not a Usage of non-negative integers: "  # type: ignore[arg-type]
+     "{'input_tokens': 1}"),
+    ("hello", "expected a stream event (TextDelta, ToolCallEvent, UsageEvent or FinalMessage), got str"),
+]
+
+
+@pytest.mark.parametrize(("junk", "why"), JUNK, ids=["call_of_a_string", "call_of_a_dict", "delta_of_bytes",
+                                                     "negative_usage", "usage_of_a_dict", "a_string"])
+async def test_a_junk_stream_event_fails_its_attempt_and_never_reaches_the_commit_line(host, junk, why):
+    """Issue 25, item 6: before, a ToolCallEvent holding a string was retried as "could not
+    commit" 9 times over 6.5 s and ended the run `storage_error` though storage was fine."""
+    model = Events([TextDelta("Hel"), junk, FinalMessage("Hello", "stop")], [FinalMessage("Fine", "stop")])
+    async with host.open(model, settings=settings()) as h:
+        sub = await h.root.submit("hi")
+        until = await host.clock.wait_for_timer("retry:1")
+        message = f"The model's answer was malformed: {why}"
+        assert h.root.live().generation.retry == r.RetryLive(1, until, message, "invalid_response", "faux")
+        host.clock.advance(1.0)
+        assert await sub.wait() == r.Answered("Fine", 3)
+    assert [(type(x).__name__, x.message, x.task.id, x.topic) for x in host.reports] == [
+        ("ErrorReport", f"Attempt 1 of task 1 failed: {message}", 1, "model")]
+    entries = await host.entries()  # what came before the junk is kept as the aborted attempt
+    assert [(kind_of(e), e.text) for e in entries] == [("user", "hi"), ("assistant:error", "Hel"),
+                                                       ("assistant:stop", "Fine")]
+    assert len(model.requests) == 2
+
+
+async def test_a_final_message_of_junk_is_refused_before_it_is_committed(host):
+    junk = FinalMessage("x", "stop", usage=r.Usage(1, "2"))  # type: ignore[arg-type]
+    model = Scripted([junk, FinalMessage("Fine", "stop")])
+    async with host.open(model, settings=settings()) as h:
+        sub = await h.root.submit("hi")
+        await host.clock.wait_for_timer("retry:1")
+        assert h.root.live().generation.retry.error == ("The model's answer was malformed: its usage is not a Usage "
+                                                        "of non-negative integers: Usage(input_tokens=1, "
+                                                        "output_tokens='2', reasoning_tokens=0, cache_read_tokens=0, "
+                                                        "cache_write_tokens=0)")
+        host.clock.advance(1.0)
+        assert await sub.wait() == r.Answered("Fine", 2)
+    assert await host.transcript() == ["user", "assistant:stop"]

@@ -3,7 +3,7 @@ partial committed coalesced into the live document (never a checkpoint: streamin
 `restarts`), and what it came to: the final message (`finish`), a context overflow (`overflow`,
 which compacts; None without compaction) or a failed attempt (`attempt_failed`).
 
-The stream is checked at the model boundary (`check_final`) before anything of it is committed;
+Every event is checked at the model boundary (`check_event`) before anything of it is committed;
 a silent stream past `stream.stream_silence`, a builtin `TimeoutError` or `ConnectionError`
 become retryable `ModelError`s. No request is sent on behalf of an owner that may have lost its
 lease (`rt.before_external_work`).
@@ -23,7 +23,7 @@ from ...models.protocol import (
     TextDelta,
     ToolCallEvent,
     UsageEvent,
-    check_final,
+    check_event,
 )
 from ...records import GenerationLive, PartialMessage, Task, ToolCall, Usage
 from . import members
@@ -81,6 +81,7 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
                     except ConnectionError as exc:
                         raise ModelError(f"The connection to the model failed: {exc}", kind="connection",
                                          provider=provider) from None
+                    event = check_event(event, provider)  # junk fails the attempt, never a commit
                     if isinstance(event, TextDelta):
                         text.append(event.text)
                         await progress.update()
@@ -89,7 +90,7 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
                     elif isinstance(event, UsageEvent):
                         usage = event.usage
                     else:
-                        final = check_final(event, provider)
+                        final = event
                         break
         except ModelError as exc:
             failure = exc

@@ -1,0 +1,54 @@
+"""A model that goes silent ends as a timed-out attempt by default (issue 25, item 6): before,
+`stream_silence` defaulted to None and a silent model held its run forever with no report. On
+trio's MockClock: time moves only when every task waits, so the 300 s pass in virtual time."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+import trio.testing
+
+import durable
+from durable import records as r
+from durable.models import FauxModel, faux
+from durable.testing.crash import entry_kind as kind_of
+
+from .conftest import settings
+
+pytestmark = pytest.mark.anyio
+SILENT = "The model stream was silent for 300 s"
+
+
+@pytest.fixture
+def anyio_backend():
+    return ("trio", {"clock": trio.testing.MockClock(autojump_threshold=0)})
+
+
+async def test_a_silent_model_ends_as_a_timed_out_attempt_with_a_report_by_default(host):
+    assert durable.Settings().stream.stream_silence == 300.0
+    model = FauxModel([faux.hang("Let me"), faux.reply("Fine")])
+    async with host.open(model, settings=settings()) as h:
+        sub = await h.root.submit("hi")
+        await model.wait_for_requests(1)
+        sent = trio.current_time()
+        until = await host.clock.wait_for_timer("retry:1")
+        assert 300.0 <= trio.current_time() - sent < 301.0
+        assert h.root.live().generation.retry == r.RetryLive(1, until, SILENT, "timeout", "faux")
+        host.clock.advance(1.0)
+        assert await sub.wait() == r.Answered("Fine", 3)
+    assert [(type(x).__name__, x.message, x.topic) for x in host.reports] == [
+        ("ErrorReport", f"Attempt 1 of task 1 failed: {SILENT}", "model")]
+    assert [(kind_of(e), e.text) for e in await host.entries()] == [
+        ("user", "hi"), ("assistant:error", "Let me"), ("assistant:stop", "Fine")]
+
+
+async def test_stream_silence_none_still_means_no_limit(host):
+    model = FauxModel([faux.hang("Let me")])
+    with trio.move_on_after(10_000):  # virtual: far past the default 300 s
+        async with host.open(model, settings=settings(stream=durable.StreamSettings(stream_silence=None))) as h:
+            await h.root.submit("hi")
+            await model.wait_for_requests(1)
+            await trio.sleep(3_600)
+            assert h.root.live().generation.retry is None and model.request_count == 1
+            await h.abort()
+    assert host.reports == []
