@@ -61,6 +61,13 @@ class Prices:
     def __repr__(self) -> str:
         return f"Prices({self.table!r}, genai_prices={self.genai_prices!r})"
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Prices):
+            return NotImplemented
+        return (self.table, self.genai_prices) == (other.table, other.genai_prices)
+
+    __hash__ = None  # type: ignore[assignment]  # a table that may be changed in place
+
     def cost(self, usage: ModelUsage) -> float | None:
         """What `usage` cost in USD, or None when the model's price is unknown."""
         name = usage.model

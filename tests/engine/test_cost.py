@@ -88,3 +88,11 @@ def test_a_price_table_names_a_bad_entry_and_unknown_models_cost_none():
     assert bare.cost(r.ModelUsage("faux", 1, 10, 10)) is None
     assert durable.Prices().cost(r.ModelUsage("faux", 1, 10, 10)) is None  # genai-prices has no such provider
     assert r.UsageTotals().cost == 0.0 and r.UsageTotals().unpriced == ()
+
+
+def test_prices_are_equal_by_their_table_and_settings_with_them_too():
+    assert durable.Prices({GPT: {"input": 2.5, "output": 10}}) == durable.Prices({GPT: durable.Price(2.5, 10)})
+    assert durable.Prices() != durable.Prices(genai_prices=False)
+    assert durable.Settings(prices=durable.Prices()) == durable.Settings(prices=durable.Prices())
+    assert repr(durable.Prices({"m": durable.Price(1, 2)})) == (
+        "Prices({'m': Price(input=1, output=2, cache_read=None, cache_write=None)}, genai_prices=True)")
