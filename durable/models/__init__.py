@@ -1,8 +1,10 @@
-"""Models: the protocol, the scripted faux model, and (imported lazily, as optional extras) the
-OpenAI and Anthropic adapters: `durable.models.openai`, `durable.models.anthropic`."""
+"""Models: the protocol, the scripted faux model, `FallbackModel` (several models tried in order),
+and (imported lazily, as optional extras) the OpenAI and Anthropic adapters:
+`durable.models.openai`, `durable.models.anthropic`."""
 
 from typing import TYPE_CHECKING
 
+from .fallback import FallbackModel
 from .protocol import (
     DeferredHandle,
     FinalMessage,
@@ -29,5 +31,5 @@ else:
         return FauxModel
 
 
-__all__ = ["DeferredHandle", "FauxModel", "FinalMessage", "Model", "ModelError", "ModelRequest",
+__all__ = ["DeferredHandle", "FallbackModel", "FauxModel", "FinalMessage", "Model", "ModelError", "ModelRequest",
            "StillRunning", "TextDelta", "ToolCallEvent", "ToolSpec", "UsageEvent"]
