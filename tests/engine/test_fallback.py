@@ -59,7 +59,7 @@ def primary_error_repr() -> str:
 async def test_retries_exhausted_on_the_primary_move_the_run_on_with_a_fresh_budget_and_partials_kept(host):
     policy = durable.RetryPolicy(max_retries=1, base_delay=1.0)
     busy = faux.error("Overloaded", kind="overloaded", status_code=529, partial="Hel")
-    primary, secondary, model = models([busy, busy], [faux.error("Overloaded", kind="overloaded"),
+    primary, secondary, model = models([busy, busy], [faux.error("Overloaded", kind="overloaded", partial="Hm"),
                                                        faux.reply("Answer", usage=r.Usage(100, 20))])
     async with host.open(model, settings=settings(retry=policy)) as h:
         sub = await h.root.submit("hi")
@@ -69,18 +69,20 @@ async def test_retries_exhausted_on_the_primary_move_the_run_on_with_a_fresh_bud
                                      and live.generation.retry.provider == "faux" and len(secondary.requests) == 1)
         assert fell_back.generation.attempt == 1  # attempt 1 of the secondary failed: its own retry follows
         host.clock.advance(1.0)
-        assert await sub.wait() == r.Answered("Answer", 4)
+        assert await sub.wait() == r.Answered("Answer", 5)
     entries = await host.entries()
     assert entries == [
         r.UserEntry("hi", sub.id),
         r.AssistantEntry("Hel", "error", (), entries[1].usage, "Overloaded", 1, model=GPT),
         r.AssistantEntry("Hel", "error", (), entries[2].usage, "Overloaded", 2, model=GPT),
+        r.AssistantEntry("Hm", "error", (), entries[3].usage, "Overloaded", 1, model=CLAUDE),
         answer("Answer", CLAUDE, attempt=2),
     ]
     assert [(q.key, q.attempt) for q in primary.requests] == [("g1-s1-a1", 1), ("g1-s2-a2", 2)]
-    assert [(q.key, q.attempt) for q in secondary.requests] == [("g1-s3-a1-m1", 1), ("g1-s3-a2-m1", 2)]
+    assert [(q.key, q.attempt) for q in secondary.requests] == [("g1-s3-a1-m1", 1), ("g1-s4-a2-m1", 2)]
     assert [x for x in host.reports if isinstance(x, ModelFallback)] == [ModelFallback(GEN, GPT, CLAUDE, 2,
                                                                                       "Overloaded")]
+    # Each member counts its own attempts (1, 2, then 1, 2): the checker reads them per model.
     assert check_invariants(host.path, settings=settings(retry=policy), quiescent=True) == []
 
 
