@@ -97,6 +97,8 @@ def print_session(data: dict[str, Any]) -> None:
                 about += f", approved: {_short(tool['approved_arguments'], 60)}"
         elif t["inputs"] is not None:
             about = f"{len(t['inputs'])} input(s)"
+            if t.get("fallback_member"):
+                about += f", on fallback model {t['fallback_member'] + 1}"
         if t["stop"]:
             about += f", stopped: {t['stop']}"
         if t["error"]:

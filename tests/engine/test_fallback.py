@@ -8,6 +8,8 @@ import pytest
 
 import durable
 from durable import records as r
+from durable.cli.inspect_data import read_session
+from durable.cli.inspect_view import print_session
 from durable.engine.reports import ErrorReport, ModelFallback, TaskInterrupted, TaskRef
 from durable.models import FauxModel, faux
 from durable.models.fallback import FallbackMemberMissing
@@ -121,13 +123,18 @@ async def test_when_the_last_member_fails_for_good_the_run_ends_with_its_error(h
                                                                                       "No such model")]
 
 
-async def test_a_crash_on_the_secondary_is_charged_and_retried_on_the_secondary_never_on_the_primary(host):
+async def test_a_crash_on_the_secondary_is_charged_and_retried_on_the_secondary_never_on_the_primary(host, capsys):
     primary, secondary, model = models([faux.error("Invalid API key", kind="auth", status_code=401)],
                                        [faux.hang("Hel")])
     async with host.open(model, settings=settings()) as h:
         sub = await h.root.submit("hi")
         await until_live(h, partial_is("Hel"))
         crash(h)
+    cut = read_session(host.path)  # what `durable inspect` shows of the run cut off
+    assert (cut["tasks"][0]["phase"], cut["tasks"][0]["attempt"], cut["tasks"][0]["fallback_member"]) == (
+        "request", 1, 1)
+    print_session(cut)
+    assert "1 input(s), on fallback model 2" in capsys.readouterr().out
     primary, secondary, model = models([faux.reply("Wrong model")], [faux.reply("Hello", usage=r.Usage(100, 20))])
     async with host.open(model, settings=settings()) as h:
         task = await h.task(1)

@@ -412,8 +412,10 @@ class GenerationKind(TaskKind):
 
     @classmethod
     def details(cls, task: Task) -> dict[str, Any]:
+        """Its inputs, and the `FallbackModel` member (its index) its run moved to, if it did."""
         assert isinstance(task.input, GenerationInput)
-        return {"inputs": list(task.input.submission_ids)}
+        member = members.index_of(task.checkpoint)
+        return {"inputs": list(task.input.submission_ids), **({"fallback_member": member} if member else {})}
 
 
 __all__ = ["GenerationKind"]
