@@ -58,6 +58,7 @@ from .errors import (
     UnknownTaskKind as UnknownTaskKind,
     UnsafeSessionFile as UnsafeSessionFile,
 )
+from .prices import Price as Price, Prices as Prices
 from .records import (
     Aborted as Aborted,
     Answered as Answered,
@@ -133,6 +134,7 @@ if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must
         ErrorReport as ErrorReport,
         FaultReason as FaultReason,
         InterruptReason as InterruptReason,
+        ModelFallback as ModelFallback,
         Report as Report,
         ReportCallback as ReportCallback,
         TaskFaulted as TaskFaulted,
@@ -142,6 +144,7 @@ if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must
     from .engine.runtime import Runtime as Runtime
     from .engine.transitions import Transitions as Transitions
     from .models.errors import MissingCredentials as MissingCredentials
+    from .models.fallback import FallbackMemberMissing as FallbackMemberMissing, FallbackModel as FallbackModel
     from .models.protocol import Model as Model, ModelError as ModelError
     from .storage import MemoryStorage as MemoryStorage, SQLiteStorage as SQLiteStorage, Storage as Storage
     from .storage.sqlite.store import Synchronous as Synchronous
@@ -170,11 +173,12 @@ else:
         "CodecError": ".codec",
         "MissingCredentials": ".models.errors",
         **dict.fromkeys(("Model", "ModelError"), ".models.protocol"),
+        **dict.fromkeys(("FallbackMemberMissing", "FallbackModel"), ".models.fallback"),
         **dict.fromkeys(("Clock", "FakeClock", "SystemClock"), ".engine.clock"),
         **dict.fromkeys(("Harness", "HarnessState", "Wake"), ".engine.harness"),
         **dict.fromkeys(("Conversation", "SubmissionHandle"), ".engine.conversation"),
-        **dict.fromkeys(("ErrorReport", "FaultReason", "InterruptReason", "Report", "ReportCallback", "TaskFaulted",
-                         "TaskInterrupted", "TaskRef"), ".engine.reports"),
+        **dict.fromkeys(("ErrorReport", "FaultReason", "InterruptReason", "ModelFallback", "Report", "ReportCallback",
+                         "TaskFaulted", "TaskInterrupted", "TaskRef"), ".engine.reports"),
         **dict.fromkeys(("Tool", "ToolApi", "ToolContext", "define_tool", "tool"), ".tools"),
         **dict.fromkeys(("MemoryStorage", "SQLiteStorage", "Storage"), ".storage"),
         **dict.fromkeys(("CancelInput", "CompactionInput", "GenerationInput", "ToolInput"), ".tasks"),
@@ -238,6 +242,8 @@ __all__ = [
     "Failed",
     "FailureReason",
     "FakeClock",
+    "FallbackMemberMissing",
+    "FallbackModel",
     "FaultReason",
     "Faulted",
     "ForkRefused",
@@ -258,6 +264,7 @@ __all__ = [
     "MissingExtra",
     "Model",
     "ModelError",
+    "ModelFallback",
     "ModelStopReason",
     "ModelUsage",
     "NotASession",
@@ -265,6 +272,8 @@ __all__ = [
     "PartialMessage",
     "Pending",
     "PrepareContext",
+    "Price",
+    "Prices",
     "Progress",
     "Queued",
     "ReasoningDeltaEvent",

@@ -17,6 +17,7 @@
 | `usage_limits` / `conversation_usage_limits` | None | per run / per conversation (`UsageLimits`) |
 | `approval_timeout` | None | seconds a tool call waits for a person's decision, then denied (None: no limit) |
 | `disk_full_patience` | 60 s | how long a full disk is waited out (commits tried again) before the harness stops |
+| `prices` | None (`genai-prices` if installed) | the model prices usage is costed with (`durable.Prices`) |
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any, Literal
 from attrs import field
 
 from ._frozen import frozen
+from .prices import Prices
 
 WhenBusy = Literal["queue", "interrupt", "reject"]
 """What `submit` does with an input while a run is active: "queue" it for the next run,
@@ -38,7 +40,9 @@ class RetryPolicy:
 
     Attempt n+1 waits `delay(n)`: `base_delay * 2**(n-1)` seconds, capped at `max_delay`, raised
     to the provider's retry-after; the wait is durable (it survives a restart). A run gets at
-    most `max_retries + 1` attempts; with `enabled=False`, the first failure ends it."""
+    most `max_retries + 1` attempts (on each member of a `FallbackModel`: a member that fails
+    for good hands the run to the next); with `enabled=False`, the first failure ends it (or
+    moves it to the next member)."""
 
     enabled: bool = True
     max_retries: int = 3
@@ -143,6 +147,8 @@ class Settings:
     output_retries: int = 2
     usage_limits: UsageLimits | None = None
     conversation_usage_limits: UsageLimits | None = None
+    # Cost: the prices usage is costed with when read (None: genai-prices, when installed).
+    prices: Prices | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.restart_limit < 1:

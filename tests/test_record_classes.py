@@ -128,7 +128,7 @@ def test_records_read_as_they_always_did():  # the texts attrs wrote before
     assert repr(task) == (
         "Task(id=7, conversation_id='root', kind='generation', input=GenerationInput(submission_ids=('s-1',)), "
         "state=Running(), checkpoint=Request(attempt=1, options={'t': 0.5}, rounds=0, "
-        "notes=RunNotes(instructions=None, output_retries=0)), restarts=0, parent_id=3, "
+        "notes=RunNotes(instructions=None, output_retries=0, model=0)), restarts=0, parent_id=3, "
         "stop=None, created_at=0.0, updated_at=0.0)"
     )
     assert repr(durable.Terminal(durable.Failed(durable.ErrorInfo("boom", durable.ErrorDetail("model_error"))))) == (

@@ -90,6 +90,8 @@ def _entry_markdown(e: dict[str, Any]) -> str:
             notes.append(f"attempt {e['attempt']}")
         if e.get("interrupted"):
             notes.append("cut off by a crash")
+        if e.get("model"):
+            notes.append(f"by {e['model']}")
         parts = [f"### {seq} · assistant ({', '.join(notes)})"]
         parts += [_reasoning_markdown(block) for block in e.get("reasoning") or ()]
         if e.get("text"):

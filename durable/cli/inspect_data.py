@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import codec, records as r, tasks as _kinds  # noqa: F401 - the standard kinds: their records decode
 from ..engine.kinds import kind_class
+from ..prices import DEFAULT_PRICES, Prices
 from ..storage.sqlite.reader import FileFacts, SessionReader, owner_of
 from ..storage.sqlite.schema import SCHEMA_VERSION
 
@@ -30,14 +31,15 @@ TASK_STATES = ("pending", "running", "sleeping", "waiting", "terminal", "done", 
 
 
 def read_session(path: str | os.PathLike[str], *, last: int = 10, kinds: Sequence[str] = (),
-                 states: Sequence[str] = ()) -> dict[str, Any]:
+                 states: Sequence[str] = (), prices: Prices = DEFAULT_PRICES) -> dict[str, Any]:
     """Everything `durable inspect` shows about the session file at `path`.
 
     `last` bounds what grows with history: the entries shown per conversation, and the ended
     tasks and settled submissions shown (live tasks and unsettled submissions are always all
     shown). `kinds` and `states` (any of `TASK_STATES`) filter the tasks: with either, every task
     that matches one of the kinds and one of the states is shown, ended ones too, without the
-    `last` bound."""
+    `last` bound. `costs` prices each conversation's usage with `prices` (`genai-prices`, when
+    installed, by default)."""
     unknown = sorted(set(states) - set(TASK_STATES))
     if unknown:
         raise ValueError(f"Unknown task state(s) {', '.join(unknown)} (expected: {', '.join(TASK_STATES)})")
@@ -45,6 +47,7 @@ def read_session(path: str | os.PathLike[str], *, last: int = 10, kinds: Sequenc
     if os.path.islink(path):  # as the owner does: the file itself, with its -wal beside it
         path = os.path.realpath(path)
     with SessionReader(path) as reader, reader.snapshot():  # one commit in every section
+        live = reader.live_documents()
         conversations = []
         for cid in reader.conversation_ids():
             count, last_seq = reader.entry_span(cid)
@@ -57,8 +60,17 @@ def read_session(path: str | os.PathLike[str], *, last: int = 10, kinds: Sequenc
             "submissions": sorted((submission_data(s) for s in reader.submissions(settled_last=last)),
                                   key=lambda s: (s["created_at"] or 0, s["id"])),
             "tasks": _tasks(reader, last, kinds, states),
-            "live": {cid: codec.to_data(doc) for cid, doc in reader.live_documents().items()},
+            "live": {cid: codec.to_data(doc) for cid, doc in live.items()},
+            "costs": {cid: costs_data(doc.usage, prices) for cid, doc in live.items() if doc.usage.models},
         }
+
+
+def costs_data(usage: r.UsageTotals, prices: Prices = DEFAULT_PRICES) -> dict[str, Any]:
+    """What a conversation's usage cost (USD), per model and in total, as `prices` say: None where a
+    model's price is unknown (`unpriced` names them), and then for the total too."""
+    priced = prices.priced(usage)
+    return {"models": {m.model: m.cost for m in priced.models}, "total": priced.cost,
+            "unpriced": list(priced.unpriced)}
 
 
 def _tasks(reader: SessionReader, last: int, kinds: Sequence[str], states: Sequence[str]) -> list[dict[str, Any]]:

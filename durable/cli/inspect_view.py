@@ -55,6 +55,9 @@ def print_session(data: dict[str, Any]) -> None:
             console.print(Text("live document: ", style="bold") + Text(_live_text(live)))
             if live.get("usage"):
                 console.print(Text("usage: ", style="bold") + Text(_usage_text(live["usage"])))
+            cost = data.get("costs", {}).get(conv["id"])
+            if cost is not None:
+                console.print(Text("cost: ", style="bold") + Text(cost_text(cost)))
 
     console.print()
     console.print(Text(f"Submissions ({len(data['submissions'])} shown)", style="bold underline"))
@@ -94,6 +97,8 @@ def print_session(data: dict[str, Any]) -> None:
                 about += f", approved: {_short(tool['approved_arguments'], 60)}"
         elif t["inputs"] is not None:
             about = f"{len(t['inputs'])} input(s)"
+            if t.get("fallback_member"):
+                about += f", on fallback model {t['fallback_member'] + 1}"
         if t["stop"]:
             about += f", stopped: {t['stop']}"
         if t["error"]:
@@ -118,6 +123,17 @@ def _usage_text(usage: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def cost_text(cost: dict[str, Any]) -> str:
+    """A conversation's cost (`costs_data`): the total, then each model's; unknown ones said so."""
+    total = "unknown" if cost["total"] is None else _usd(cost["total"])
+    each = [f"{name} {'unknown (no price for it)' if c is None else _usd(c)}" for name, c in cost["models"].items()]
+    return f"{total} ({'; '.join(each)})"
+
+
+def _usd(amount: float) -> str:
+    return f"${amount:,.4f}" if amount < 0.01 else f"${amount:,.2f}"
+
+
 def _now() -> float:
     return time.time()
 
@@ -137,7 +153,8 @@ def _entry_kind(e: dict[str, Any]) -> str:
     kind = e.get("type", "?")
     if kind == "assistant":
         attempt = e.get("attempt", 1)
-        return f"assistant:{e.get('stop_reason')}" + (f" (attempt {attempt})" if attempt > 1 else "")
+        notes = ([f"attempt {attempt}"] if attempt > 1 else []) + ([f"by {e['model']}"] if e.get("model") else [])
+        return f"assistant:{e.get('stop_reason')}" + (f" ({', '.join(notes)})" if notes else "")
     if kind == "tool_result":
         return f"tool_result:{e.get('tool_name')}" + (" (error)" if e.get("is_error") else "")
     return str(kind)

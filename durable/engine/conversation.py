@@ -10,6 +10,7 @@ from typing import Any, Protocol, TypeVar, overload
 from .._frozen import evolve
 from ..errors import ConversationArchived, ConversationBusy, InvalidInput, ToolDefinitionError, UnknownSubmission
 from ..inputs import answer_text, check_submission_id, check_text
+from ..prices import in_force
 from ..records import Answered, Live, Queued, StoredEntry, Submission, SubmissionStatus, Unanswered, UsageTotals
 from ..settings import Settings, WhenBusy
 from ..tools.schema import output_schema as schema_of, output_value
@@ -186,10 +187,10 @@ class Conversation:
         return self._h.session.conversation(self.id).committed_live
 
     def usage(self) -> UsageTotals:
-        """What this conversation used so far, as committed: requests and tokens per model, tool
-        calls and tool runtime (see `durable.UsageTotals`). Kept as running totals in the live
-        document: reading them reads no history."""
-        return self._h.session.conversation(self.id).committed_live.usage
+        """What this conversation used so far, as committed: requests, tokens and cost per model,
+        tool calls and tool runtime (see `durable.UsageTotals`), costed with `settings.prices`.
+        Kept as running totals in the live document: reading them reads no history."""
+        return in_force(self._h.settings.prices).priced(self._h.session.conversation(self.id).committed_live.usage)
 
     def follow(self) -> AsyncIterator[Live]:
         """Every committed change of the live document, in commit order (ends at close)."""

@@ -32,6 +32,7 @@ from ..errors import (
 )
 from ..inputs import check_conversation_id
 from ..models.protocol import Model
+from ..prices import in_force
 from ..records import (
     EMPTY_USAGE,
     Pending,
@@ -370,9 +371,11 @@ class Harness(Generic[DepsT]):
 
     def usage(self) -> UsageTotals:
         """What every conversation of this session used so far, as committed (the sum of their
-        `Conversation.usage()`): read from the live documents the harness holds, never from history."""
+        `Conversation.usage()`, costed with `settings.prices`): read from the live documents the
+        harness holds, never from history."""
         self._check_open()
-        return sum((c.committed_live.usage for c in self.session.convs.values()), EMPTY_USAGE)
+        return in_force(self.settings.prices).priced(sum((c.committed_live.usage for c in self.session.convs.values()),
+                                                         EMPTY_USAGE))
 
     def wake(self) -> Wake:
         """Whether work is active, and when the next durable timer fires."""

@@ -1,14 +1,15 @@
 """Reports to the host: structured events about crash handling, and errors with human text.
 
-The host passes `report=callback`; the callback gets `TaskInterrupted`, `TaskFaulted` and
-`ErrorReport` values, synchronously, in commit order. Every report is also logged on a child of
-the `durable` logger (the library adds only a `NullHandler` on `durable`):
+The host passes `report=callback`; the callback gets `TaskInterrupted`, `TaskFaulted`,
+`ModelFallback` and `ErrorReport` values, synchronously, in commit order. Every report is also
+logged on a child of the `durable` logger (the library adds only a `NullHandler` on `durable`):
 
 | report                                                      | logger                 | level   |
 |-------------------------------------------------------------|------------------------|---------|
 | `TaskInterrupted`: `interrupted`; `not_rerun`, `restart_limit` | `durable.recovery`   | INFO; WARNING |
 | `TaskFaulted`: `restart_limit`; `exception`                 | `durable.recovery`; `durable.task` | ERROR |
 | `ErrorReport`: topic `model`, `commit`, `disk`; `storage`, `task` | `durable.<topic>` | WARNING; ERROR |
+| `ModelFallback`: a run moved to the next member of a `FallbackModel` | `durable.model` | WARNING |
 | a report callback that raised                               | `durable.reports`      | ERROR, with its traceback |
 
 Each record carries, as `extra`, `report`, `report_type`, `task_id`, `task_kind`,
@@ -98,7 +99,21 @@ class ErrorReport:
     type: str = "error"
 
 
-Report = TaskInterrupted | TaskFaulted | ErrorReport
+@frozen
+class ModelFallback:
+    """A run moved to the next member of its `FallbackModel` (`to_model`, by name) because
+    `from_model` failed for good on `attempt`: an error that is not retried, or the last retry
+    of the policy; `error` is that failure's message. Sent once the move is committed."""
+
+    task: TaskRef
+    from_model: str
+    to_model: str
+    attempt: int
+    error: str
+    type: str = "model_fallback"
+
+
+Report = TaskInterrupted | TaskFaulted | ModelFallback | ErrorReport
 """Every value a report callback can receive."""
 ReportCallback = Callable[[Report], None]
 """The `report=` callback of `open_harness`: called synchronously, in commit order."""
@@ -135,6 +150,10 @@ def log_report(report: Report) -> None:
         logger = _recovery_log if reason == "restart_limit" else logging.getLogger("durable.task")
         level = logging.ERROR
         message = f"{_describe(report.task)} faulted ({reason}): {report.detail}"
+    elif isinstance(report, ModelFallback):
+        logger, level, reason = logging.getLogger("durable.model"), logging.WARNING, "fallback"
+        message = (f"{_describe(report.task)} moved from {report.from_model} to {report.to_model} after attempt "
+                   f"{report.attempt} failed: {report.error}")
     else:
         reason = report.topic
         logger, level = logging.getLogger(f"durable.{reason}"), _TOPIC_LEVELS.get(reason, logging.ERROR)
@@ -168,6 +187,7 @@ __all__ = [
     "ErrorTopic",
     "FaultReason",
     "InterruptReason",
+    "ModelFallback",
     "Report",
     "ReportCallback",
     "Reporter",

@@ -220,9 +220,14 @@ class Runtime:
 
     @staticmethod
     def fail_after(seconds: float) -> AbstractContextManager[object]:
-        """A block that raises `TimeoutError` when it runs past `seconds` of the event loop's time
-        (how long a model stream may stay silent)."""
+        """A block that raises `TimeoutError` when it runs past `seconds` of the event loop's time."""
         return anyio.fail_after(seconds)
+
+    @staticmethod
+    def move_on_after(seconds: float) -> anyio.CancelScope:
+        """A block cancelled when it runs past `seconds` of the event loop's time (how long a model
+        stream may stay silent); its `cancelled_caught` says whether it was."""
+        return anyio.move_on_after(seconds)
 
     def ending_in_flight(self, task_id: int) -> bool:
         """Whether the task's ending is in the head but not yet written (it may still be refused)."""

@@ -1,9 +1,10 @@
-"""Models: the protocol, the scripted faux model, and (imported lazily, as optional extras) the
-OpenAI, Anthropic and Gemini adapters: `durable.models.openai`, `durable.models.anthropic`,
-`durable.models.gemini`."""
+"""Models: the protocol, the scripted faux model, `FallbackModel` (several models tried in order),
+and (imported lazily, as optional extras) the OpenAI, Anthropic and Gemini adapters:
+`durable.models.openai`, `durable.models.anthropic`, `durable.models.gemini`."""
 
 from typing import TYPE_CHECKING
 
+from .fallback import FallbackModel
 from .protocol import (
     DeferredHandle,
     FinalMessage,
@@ -31,5 +32,5 @@ else:
         return FauxModel
 
 
-__all__ = ["DeferredHandle", "FauxModel", "FinalMessage", "Model", "ModelError", "ModelRequest",
+__all__ = ["DeferredHandle", "FallbackModel", "FauxModel", "FinalMessage", "Model", "ModelError", "ModelRequest",
            "ReasoningDelta", "StillRunning", "TextDelta", "ToolCallEvent", "ToolSpec", "UsageEvent"]

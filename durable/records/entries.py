@@ -100,7 +100,9 @@ class UserEntry:
 class AssistantEntry:
     """A model message. `stop_reason` "aborted" marks a partial kept after an interruption; such
     entries stay in the conversation but are never sent to the model again. `reasoning`: the
-    model's reasoning blocks before its answer, in order (stored only when there are some)."""
+    model's reasoning blocks before its answer, in order (stored only when there are some).
+    `model` names the model that wrote it ("openai:gpt-4o": a `FallbackModel`'s member when one is
+    used; None in entries written before models were recorded)."""
 
     text: str
     stop_reason: StopReason
@@ -110,6 +112,7 @@ class AssistantEntry:
     attempt: int = 1
     interrupted: bool = False  # a partial of an attempt the host's death cut off (charged once)
     reasoning: tuple[Reasoning, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    model: str | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen

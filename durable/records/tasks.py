@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Literal, Union
 
-from .._frozen import frozen
+from attrs import field
+
+from .._frozen import OMITTED_WHEN_DEFAULT, frozen
 from .reasons import FailureReason
 
 Replay = Literal["safe", "unsafe"]
@@ -133,10 +135,12 @@ State = Union[Pending, Running, Sleeping, Waiting, Terminal]
 
 @frozen
 class DeferredJob:
-    """A background job at the provider. `handle` is empty until the submit returned."""
+    """A background job at the provider. `handle` is empty until the submit returned. `model`:
+    the member of a `FallbackModel` that started it (its index), which polls and cancels it."""
 
     key: str
     handle: str | None = None
+    model: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen

@@ -18,7 +18,9 @@ from .entries import Usage
 class ModelUsage:
     """What one model (by its `name`, "openai:gpt-4o") was sent and answered: `requests` sent
     (every attempt, and every deferred job submitted), and the tokens its answers reported (as in
-    `Usage`: cache reads and writes are parts of the input, reasoning a part of the output)."""
+    `Usage`: cache reads and writes are parts of the input, reasoning a part of the output).
+    `cost`: what they cost in USD, set when the totals are read with prices (`durable.Prices`),
+    None when the model's price is unknown; never stored."""
 
     model: str
     requests: int = 0
@@ -27,16 +29,18 @@ class ModelUsage:
     reasoning_tokens: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
     cache_read_tokens: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
     cache_write_tokens: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
+    cost: float | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
 
     @property
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
     def __add__(self, other: ModelUsage) -> ModelUsage:
+        cost = None if self.cost is None or other.cost is None else self.cost + other.cost
         return ModelUsage(self.model, self.requests + other.requests, self.input_tokens + other.input_tokens,
                           self.output_tokens + other.output_tokens, self.reasoning_tokens + other.reasoning_tokens,
                           self.cache_read_tokens + other.cache_read_tokens,
-                          self.cache_write_tokens + other.cache_write_tokens)
+                          self.cache_write_tokens + other.cache_write_tokens, cost)
 
 
 @frozen
@@ -81,6 +85,19 @@ class UsageTotals:
     @property
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
+
+    @property
+    def cost(self) -> float | None:
+        """What every model cost in USD (see `ModelUsage.cost`): None when any model's is
+        unknown (`unpriced` names them), since a sum without it would understate."""
+        if self.unpriced:
+            return None
+        return sum((m.cost or 0.0 for m in self.models), 0.0)
+
+    @property
+    def unpriced(self) -> tuple[str, ...]:
+        """The models whose cost is unknown (all of them when the totals were not priced)."""
+        return tuple(m.model for m in self.models if m.cost is None)
 
     def model(self, name: str) -> ModelUsage:
         """The usage of the model `name` (zero when it was never used)."""

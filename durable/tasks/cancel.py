@@ -20,6 +20,7 @@ from .._frozen import evolve, frozen
 from ..engine.kinds import Resumed, TaskKind
 from ..engine.reports import ErrorReport, TaskRef
 from ..engine.transitions import END, Transitions
+from ..models.fallback import member_of, members_of, provider_of
 from ..models.protocol import ModelError
 from ..records import DeferredJob, Done, ErrorDetail, ErrorInfo, Failed, FailureReason, Task, TaskInput, Terminal
 from ..texts import times_in_a_row
@@ -43,8 +44,10 @@ class CancelInput(TaskInput):
 
 def owe(rt: Runtime, change: Change, conversation_id: str, job: DeferredJob, run_task_id: int) -> Task:
     """In `change`: the cancel of `job`, left open by run `run_task_id`, owed as a task."""
+    members = members_of(rt.model)
+    model = members[job.model] if job.model < len(members) else rt.model
     return rt.new_task(change, conversation_id=conversation_id, kind=CancelKind.name,
-                       input=CancelInput(job, run_task_id, rt.provider))
+                       input=CancelInput(job, run_task_id, provider_of(model)))
 
 
 class CancelKind(TaskKind):
@@ -76,8 +79,9 @@ class CancelKind(TaskKind):
         provider = inp.provider or "the provider"
         handle = inp.job.handle
         try:
+            model = member_of(rt.model, inp.job.model)  # the member that started the job
             if handle is None:
-                handle = await rt.model.find(inp.job.key)
+                handle = await model.find(inp.job.key)
                 if handle is None:
                     rt.report(ErrorReport(
                         f"Task {inp.run_task_id}: the deferred job {inp.job.key} may have been submitted "
@@ -88,7 +92,7 @@ class CancelKind(TaskKind):
             found = handle
 
             async def cancel() -> None:
-                await rt.model.cancel(found)
+                await model.cancel(found)
 
             finished, _ = await rt.within(CANCEL_TIMEOUT, f"cancel:{task.id}", cancel)
             if not finished:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .._frozen import evolve, frozen
 from ..engine.kinds import Resumed, TaskKind
 from ..engine.transitions import END, Transitions
+from ..models.fallback import members_of, model_name
 from ..models.protocol import FinalMessage, ModelError, ModelRequest
 from ..records import (
     CompactionEntry,
@@ -169,33 +170,48 @@ class CompactionKind(TaskKind):
         messages = (*summary, *older, UserEntry(SUMMARY_PROMPT))
         request = ModelRequest("You write summaries of conversations.", messages, (), dict(rt.settings.model_options),
                                1, f"c{task.id}")
+        tried: list[str] = []  # the models sent the request (a FallbackModel's members, in order)
         try:
-            final = await self._ask(rt, request)
+            final = await self._ask(rt, request, tried)
         except ModelError as exc:
-            await self._fail(rt, task, f"Compaction failed: {exc.message}", "model_error", requests=1)
+            await self._fail(rt, task, f"Compaction failed: {exc.message}", "model_error", tried)
             return None
         change = rt.change()
         change.append(cid, CompactionEntry(final.text, cut, final.usage))
-        usage.count(rt, change, cid, requests=1, tokens=final.usage)
+        for name in tried[:-1]:
+            usage.count(rt, change, cid, requests=1, model=name)
+        usage.count(rt, change, cid, requests=1, tokens=final.usage, model=tried[-1])
         change.put_task(evolve(task, state=Terminal(Done({"first_kept_seq": cut}))))
         change.edit_live(cid, compactions=max(0, change.live(cid).compactions - 1), compaction_failure=None)
         await rt.commit(change)
         return None
 
-    async def _ask(self, rt: Runtime, request: ModelRequest) -> FinalMessage:
-        async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
-            async for event in stream:
-                if isinstance(event, FinalMessage):
-                    if event.stop_reason == "error":
-                        raise ModelError(event.error or "The model answered with an error", kind="unknown")
-                    return event
-        raise ModelError("The summary stream ended without a final message", kind="connection")
+    async def _ask(self, rt: Runtime, request: ModelRequest, tried: list[str]) -> FinalMessage:
+        """The summary, from the harness's model, or from the first member of its `FallbackModel`
+        that gives one (each member asked is added to `tried`); the last member's error is raised."""
+        members = members_of(rt.model)
+        for index, model in enumerate(members):
+            tried.append(model_name(model))
+            try:
+                async with aclosing(model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
+                    async for event in stream:
+                        if isinstance(event, FinalMessage):
+                            if event.stop_reason == "error":
+                                raise ModelError(event.error or "The model answered with an error", kind="unknown")
+                            return event
+                raise ModelError("The summary stream ended without a final message", kind="connection")
+            except ModelError:
+                if index == len(members) - 1:
+                    raise
+        raise AssertionError("a model has at least one member")  # pragma: no cover
 
-    async def _fail(self, rt: Runtime, task: Task, message: str, reason: FailureReason, requests: int = 0) -> None:
+    async def _fail(self, rt: Runtime, task: Task, message: str, reason: FailureReason,
+                    tried: Sequence[str] = ()) -> None:
         cid = task.conversation_id
         assert isinstance(task.input, CompactionInput)
         change = rt.change()
-        usage.count(rt, change, cid, requests=requests)
+        for name in tried:
+            usage.count(rt, change, cid, requests=1, model=name)
         ended = Terminal(Failed(ErrorInfo(message, ErrorDetail(reason))))
         change.put_task(evolve(task, state=ended), progress=False)
         failure = CompactionFailure(task.id, task.input.trigger, message)

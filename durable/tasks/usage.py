@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .._frozen import evolve
+from ..models import fallback
 from ..records import Task, Usage, UsageTotals
 from .tool import ToolProgress
 
@@ -24,20 +25,20 @@ if TYPE_CHECKING:
 
 
 def model_name(rt: Runtime) -> str:
-    name = getattr(rt.model, "name", None)
-    return name if isinstance(name, str) and name else type(rt.model).__name__
+    return fallback.model_name(rt.model)
 
 
 def count(rt: Runtime, change: Change, conversation_id: str, *, requests: int = 0, tokens: Usage | None = None,
-          tool_calls: int = 0, tool_seconds: float = 0.0) -> None:
+          tool_calls: int = 0, tool_seconds: float = 0.0, model: str | None = None) -> None:
     """In `change`: add to the conversation's usage totals and, when it keeps them, its run's;
-    requests and tokens are the harness's model's."""
+    requests and tokens are `model`'s (by name: a `FallbackModel`'s member), by default the
+    harness's model's."""
     if tokens is not None and not (tokens.input_tokens or tokens.output_tokens):
         tokens = None  # (reasoning and cache tokens are parts of these two)
     if not (requests or tokens or tool_calls or tool_seconds):
         return
     live = change.live(conversation_id)
-    model = model_name(rt)
+    model = model if model is not None else model_name(rt)
 
     def more(totals: UsageTotals) -> UsageTotals:
         totals = totals.add(model, requests=requests, tokens=tokens) if requests or tokens else totals

@@ -65,7 +65,6 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 
 async def run(args: argparse.Namespace) -> int:
     from .._open import open_harness
-    from ..models.faux import FauxModel
     from ..storage.sqlite.store import SQLiteStorage
     from .clocks import ScaledClock
     from .crash import CrashableStorage
@@ -77,7 +76,7 @@ async def run(args: argparse.Namespace) -> int:
     world = scenario.setup(clock)
     executions = ExecutionLog(args.executions)
     ledger = FauxJobLedger(args.jobs, findable=world.findable_jobs)
-    model = ledger.model(world.model) if isinstance(world.model, FauxModel) else world.model
+    model = ledger.witnessed(world.model)
     tools = executions.wrap_all(world.tools)
     settings = world.settings if args.mode == "drive" else (world.reopen_settings or world.settings)
 

@@ -35,6 +35,7 @@ from attrs import frozen
 from .._open import open_harness
 from ..engine.clock import FakeClock
 from ..errors import StorageClosed
+from ..models.fallback import members_of
 from ..models.faux import FauxModel
 from ..records import Live, ToolCall
 from ..settings import Settings
@@ -42,7 +43,7 @@ from ..storage.sqlite.store import SQLiteStorage, Synchronous
 from .crash import CrashableStorage, abandon_on_crash, crash
 from .exploration import CrashPoint, Exploration, Lifetime, PointResult, Side
 from .invariants import check_commit_history, check_invariants, describe_session
-from .observe import ExecutionLog, FauxJobLedger
+from .observe import ExecutionLog, FauxJobLedger, requests_of
 from .quiesce import Decide, Settled, default_answer, default_decision, settle
 
 
@@ -50,8 +51,9 @@ from .quiesce import Decide, Settled, default_answer, default_decision, settle
 class World:
     """The world outside the agent's process for one replay: fresh objects each time.
 
-    `model`: the model (a `FauxModel` gets its deferred jobs kept in a `FauxJobLedger`); `tools`:
-    the tools (each is wrapped to count its executions); `settings`: the harness settings;
+    `model`: the model (a `FauxModel`, or one of a `FallbackModel`'s, gets its deferred jobs kept
+    in a `FauxJobLedger`); `tools`: the tools (each is wrapped to count its executions);
+    `settings`: the harness settings;
     `reopen_settings`: the settings of the harness that reopens the file after the crash (default:
     the same); `answer(call)`: the host's answer to a client tool call while settling (None: let
     it time out); `decide(slot)`: the host's decision on a call waiting for approval while
@@ -317,9 +319,10 @@ async def replay(
     world = scenario.setup(clock)
     executions = ExecutionLog()
     ledger = FauxJobLedger(findable=world.findable_jobs)
-    if isinstance(world.model, FauxModel):
-        world.model.keep_requests = None  # record: the invariants check every request sent
-    model = ledger.model(world.model) if isinstance(world.model, FauxModel) else world.model
+    for member in members_of(world.model):
+        if isinstance(member, FauxModel):
+            member.keep_requests = None  # record: the invariants check every request sent
+    model = ledger.witnessed(world.model)
     tools = executions.wrap_all(world.tools)
     first_settings = world.settings
     again_settings = world.reopen_settings or world.settings
@@ -341,7 +344,7 @@ async def replay(
     source: Any = path  # what the checks read: the file, or the last lifetime's store (open or closed)
 
     def checks(**kw: Any) -> list[str]:
-        return check_invariants(source, executions=executions, jobs=ledger, requests=getattr(model, "requests", None),
+        return check_invariants(source, executions=executions, jobs=ledger, requests=requests_of(model),
                                 settings=all_settings, acknowledged=acknowledged, **kw)
 
     commit = ""

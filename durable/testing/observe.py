@@ -28,6 +28,7 @@ import anyio
 import attrs
 from attrs import frozen
 
+from ..models.fallback import FallbackModel
 from ..models.faux import Error, ErrorStop, FauxModel, Hang, Reply, faux_reasoning
 from ..models.protocol import DeferredHandle, FetchResult, FinalMessage, ModelError, ModelRequest, StillRunning
 from ..records import ModelStopReason, ToolCall, Usage
@@ -158,6 +159,15 @@ class FauxJobLedger:
         """`inner` with deferred calls served from this ledger (streaming passes through)."""
         return LedgerModel(inner, self)
 
+    def witnessed(self, model: Any) -> Any:
+        """The model a crash test runs: a `FauxModel` served from this ledger (`model`), each faux
+        member of a `FallbackModel` likewise; any other model as it is."""
+        if isinstance(model, FauxModel):
+            return self.model(model)
+        if isinstance(model, FallbackModel):
+            return FallbackModel([self.model(m) if isinstance(m, FauxModel) else m for m in model.members])
+        return model
+
     # ------------------------------------------------------------------ reading
 
     def _records(self) -> list[dict[str, Any]]:
@@ -198,6 +208,14 @@ class FauxJobLedger:
 
     def record(self, op: str, **fields: Any) -> None:
         self._log.append({"op": op, **fields})
+
+
+def requests_of(model: Any) -> list[ModelRequest] | None:
+    """The requests a faux model recorded (a `FallbackModel`'s faux members', one after the
+    other), None when no member records them."""
+    members = model.members if isinstance(model, FallbackModel) else (model,)
+    found = [getattr(m, "requests", None) for m in members]
+    return None if all(r is None for r in found) else [q for r in found for q in (r or ())]
 
 
 class LedgerModel:

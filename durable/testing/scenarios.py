@@ -10,14 +10,14 @@ clock is handed to `setup`, never assumed a `FakeClock`, so a scenario runs on a
 | `tool_round` | one safe and one unsafe tool, both streaming output, then the answer |
 | `retry_after_provider_error` | attempt 1 fails (529, after a partial), attempt 2 answers (`abort_in_backoff`: abort) |
 | `deferred_answer` | the answer comes from a deferred job, polled twice |
-| `abort_in_tool_round` | the host aborts while a safe and an unsafe tool run |
-| `compaction` | three turns, then `compact()` |
+| `abort_in_tool_round`, `compaction` | the host aborts while a safe and an unsafe tool run; 3 turns, `compact()` |
 | `client_tool`, `queued_inputs` | a tool the host answers; a second input queued behind the first run |
 | `approved_tool`, `denied_tool`, `approval_timeout` | calls wait for approval: approved, denied, undecided |
 | `tool_timeout`, `tool_retry` | a safe and an unsafe tool run past their `timeout`; a tool asks to be called again |
 | `dynamic_instructions` | a section run in `prepare`; a failed attempt and a tool round reuse its text |
 | `structured_output_retry` | an answer off the output schema is sent back; the next one matches |
 | `usage_limit` | a run that would pass its request limit after two tool rounds ends `usage_limit` |
+| `fallback_tool_round`, `..._deferred_secondary` | a `FallbackModel`: the primary rejects the key, the second answers |
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import Any
 import attrs
 
 from ..errors import RetryTool
+from ..models.fallback import FallbackModel
 from ..models.faux import call, error, reply
 from ..records import ApprovalSlot, Replay
 from ..settings import Compaction, Progress, RetryPolicy, Settings, StreamSettings, UsageLimits
@@ -399,8 +400,35 @@ async def _drive_reasoning(d: Driver) -> None:
 reasoning_tool_loop = Scenario("reasoning_tool_loop", _reasoning_world, _drive_reasoning)
 
 
+def _fallback_model(deferred: bool) -> FallbackModel:
+    primary = by_input(default=error("Invalid API key", kind="auth", status_code=401), name="openai:gpt-4o")
+    secondary = by_input({"Price?": [reply("Checking.", tool_calls=[call("lookup", {"q": "book"})]),
+                                     reply("It costs 5 EUR.")]},
+                         token_size=8, name="anthropic:claude-sonnet-4-5", deferred=deferred, polls=2)
+    return FallbackModel([primary, secondary])
+
+
+def _fallback_world(clock: Any) -> World:
+    return World(_fallback_model(False), tools=[lookup_tool()], settings=base_settings())
+
+
+def _fallback_deferred_world(clock: Any) -> World:
+    return World(_fallback_model(True), tools=[lookup_tool()],
+                 settings=base_settings(stream=StreamSettings(deferred=True)))
+
+
+async def _drive_fallback(d: Driver) -> None:
+    await d.submit("Price?")
+
+
+fallback_tool_round = Scenario("fallback_tool_round", _fallback_world, _drive_fallback)
+fallback_deferred_secondary = Scenario("fallback_deferred_secondary", _fallback_deferred_world, _drive_fallback)
+
+
 REQUIRED = (streamed_answer, tool_round, retry_after_provider_error, deferred_answer, abort_in_tool_round, compaction)
 TOOL_OPTIONS = (approved_tool, denied_tool, approval_timeout, tool_timeout, tool_retry)
 AGENT_LOOP = (dynamic_instructions, structured_output_retry, usage_limit)
-ALL = (*REQUIRED, client_tool, queued_inputs, abort_in_backoff, *TOOL_OPTIONS, *AGENT_LOOP, reasoning_tool_loop)
+MODELS = (fallback_tool_round, fallback_deferred_secondary)
+ALL = (*REQUIRED, client_tool, queued_inputs, abort_in_backoff, *TOOL_OPTIONS, *AGENT_LOOP, reasoning_tool_loop,
+       *MODELS)
 BY_NAME = {s.name: s for s in ALL}

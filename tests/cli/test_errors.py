@@ -119,7 +119,7 @@ def test_debug_shows_the_traceback(tmp_path):
 def test_inspect_json_is_one_object_with_stable_keys(finished_session):
     done = run_durable("inspect", str(finished_session), "--json")
     data = json.loads(done.stdout)
-    assert list(data) == ["file", "conversations", "submissions", "tasks", "live"]
+    assert list(data) == ["file", "conversations", "submissions", "tasks", "live", "costs"]
     assert {"path", "size_bytes", "schema_version", "journal_mode", "synchronous", "owner_pid"} <= set(data["file"])
     assert (data["file"]["journal_mode"], data["file"]["synchronous"]) == ("wal", "EXTERNAL")
     assert set(data["tasks"][0]) >= {"id", "kind", "state", "phase", "attempt", "restarts", "outcome"}

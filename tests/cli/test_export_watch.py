@@ -66,11 +66,11 @@ def test_export_json_is_every_entry_submission_and_the_live_document(small_sessi
                 {"seq": 1, "type": "user", "text": "What is café?", "submission_id": sid},
                 {"seq": 2, "type": "assistant", "text": "Let me look.", "stop_reason": "tool_use",
                  "tool_calls": [{"id": "c1", "name": "lookup", "arguments": '{"q": "caf\\u00e9"}'}],
-                 "usage": u2, "error": None, "attempt": 1, "interrupted": False},
+                 "usage": u2, "error": None, "attempt": 1, "interrupted": False, "model": "faux"},
                 {"seq": 3, "type": "tool_result", "call_id": "c1", "tool_name": "lookup", "content": "found café",
                  "is_error": False, "diagnostics": []},
                 {"seq": 4, "type": "assistant", "text": "It means `coffee`.", "stop_reason": "stop", "tool_calls": [],
-                 "usage": u4, "error": None, "attempt": 1, "interrupted": False},
+                 "usage": u4, "error": None, "attempt": 1, "interrupted": False, "model": "faux"},
             ],
             "submissions": [{"id": sid, "conversation_id": "root", "text": "What is café?", "status": "done",
                              "reason": None, "detail": None, "task_id": 1, "seq": 1, "created_at": T0}],
@@ -98,7 +98,7 @@ def test_export_markdown_is_a_transcript(small_session, tmp_path):
 
         What is café?
 
-        ### 2 · assistant (tool_use)
+        ### 2 · assistant (tool_use, by faux)
 
         Let me look.
 
@@ -116,7 +116,7 @@ def test_export_markdown_is_a_transcript(small_session, tmp_path):
         found café
         ```
 
-        ### 4 · assistant (stop)
+        ### 4 · assistant (stop, by faux)
 
         It means `coffee`.
         """)
@@ -185,7 +185,7 @@ def test_watch_once_prints_the_last_entries_and_stops(small_session):
     assert done.stdout.splitlines() == [
         f"watching {path} (not open); Ctrl-C to stop",
         "root #3 tool_result:lookup: found café",
-        "root #4 assistant:stop: It means `coffee`.",
+        "root #4 assistant:stop (by faux): It means `coffee`.",
     ]
 
 
@@ -281,11 +281,11 @@ def test_watch_follows_a_file_another_process_owns_live_and_read_only(tmp_path):
         lines = first + second
         assert [line for line in lines if line.startswith("root #")] == [
             "root #1 user: hi",
-            "root #2 assistant:stop: Hello back",
+            "root #2 assistant:stop (by faux): Hello back",
             "root #3 user: look it up",
-            'root #4 assistant:tool_use: → lookup({"q": "x"})',
+            'root #4 assistant:tool_use (by faux): → lookup({"q": "x"})',
             "root #5 tool_result:lookup: found x",
-            "root #6 assistant:stop: Found it",
+            "root #6 assistant:stop (by faux): Found it",
         ]
         # Each task is seen at least when it ends (a poll may miss its shorter-lived states);
         # its first line comes after the entry that started it.

@@ -24,7 +24,7 @@ async def test_the_answer_is_the_final_assistant_entry_after_a_tool_round(host):
         assert status == r.Answered("It is 42.", 4)
         assert await sub.answer() == "It is 42."
         [stored] = await h.root.entries(status.seq, status.seq)
-        assert stored.entry == r.AssistantEntry("It is 42.", "stop", attempt=1, usage=stored.entry.usage)
+        assert stored.entry == r.AssistantEntry("It is 42.", "stop", attempt=1, usage=stored.entry.usage, model="faux")
     # A later process reads the same answer from the file.
     async with host.open(FauxModel()) as h:
         assert await h.root.submission(sub.id).answer() == "It is 42."

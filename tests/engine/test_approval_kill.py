@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +16,7 @@ from durable import records as r
 from durable.models import FauxModel, faux
 from durable.tasks.generation.records import CALL_ABORTED, RUN_ABORTED
 from durable.tasks.tool import Approval
+from tests.children import first_line_then_kill
 
 from .conftest import settings
 
@@ -61,16 +59,7 @@ anyio.run(main, backend="trio")
 
 
 def run_until_waiting_then_kill(path: Path, log: Path, role: str) -> dict:
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(path), str(log), role], stdout=subprocess.PIPE,
-                             text=True)
-    assert child.stdout is not None
-    try:
-        line = child.stdout.readline()
-    finally:
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait()
-    assert child.returncode == -signal.SIGKILL
-    return json.loads(line)
+    return json.loads(first_line_then_kill(CHILD, str(path), str(log), role))
 
 
 def executions(log: Path) -> list[dict]:

@@ -54,7 +54,7 @@ async def test_a_crash_while_the_model_streams_is_charged_once_and_attempt_2_ans
         assert h.root.live() == r.Live(usage=used(2, 10, 3))
     assert await host.transcript() == ["user", "assistant:aborted", "assistant:stop"]
     entries = await host.entries()
-    assert entries[1] == r.AssistantEntry("Hello wor", "aborted", usage=entries[1].usage, error=HOST_STOPPED_1, attempt=1, interrupted=True)
+    assert entries[1] == r.AssistantEntry("Hello wor", "aborted", usage=entries[1].usage, error=HOST_STOPPED_1, attempt=1, interrupted=True, model="faux")
     assert entries[2].text == "Hello world" and entries[2].attempt == 2
     # The aborted partial is in the conversation but not in the request of attempt 2.
     assert model.requests[0].messages == (r.UserEntry("hi", sid),)

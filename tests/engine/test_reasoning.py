@@ -50,7 +50,7 @@ async def test_every_committed_live_document_shows_the_reasoning_then_the_text_a
         r.PartialMessage("Hi!", reasoning="Let me think"),
     ]
     assert (await host.entries())[1] == r.AssistantEntry("Hi!", "stop", (), r.Usage(10, 4, reasoning_tokens=3),
-                                                         reasoning=(SIGNED,))
+                                                         reasoning=(SIGNED,), model="faux")
 
 
 async def test_coalesced_flushes_carry_the_reasoning_like_the_text(host):
@@ -96,7 +96,7 @@ async def test_an_abort_mid_reasoning_keeps_it_as_a_partial_block_never_sent_aga
         assert await (await h.root.submit("again")).wait() == r.Answered("Fresh.", 4)
     aborted = (await host.entries())[1]
     assert aborted == r.AssistantEntry("", "aborted", (), r.Usage(), RUN_ABORTED, 1,
-                                       reasoning=(r.Reasoning(THOUGHT, partial=True),))
+                                       reasoning=(r.Reasoning(THOUGHT, partial=True),), model="faux")
     assert model.requests[1].messages == ((await host.entries())[0], (await host.entries())[2])  # not the partial
     assert check_invariants(host.path, requests=model.requests, quiescent=True, clean_close=True) == []
 
@@ -116,7 +116,7 @@ async def test_a_crash_mid_reasoning_keeps_it_on_the_interrupted_entry_and_the_r
     detail = HOST_STOPPED_STREAM.format(attempt=1)
     entries = await host.entries()
     assert entries[1] == r.AssistantEntry("", "aborted", (), r.Usage(), detail, 1, interrupted=True,
-                                          reasoning=(r.Reasoning(THOUGHT, partial=True),))
+                                          reasoning=(r.Reasoning(THOUGHT, partial=True),), model="faux")
     assert again.requests[0].messages == (entries[0],)
     assert check_invariants(host.path, requests=again.requests, quiescent=True, clean_close=True) == []
 

@@ -68,9 +68,9 @@ async def test_an_invalid_answer_goes_back_once_and_the_valid_one_is_the_answer_
     problem = "the answer is not valid JSON (Expecting value: line 1 column 1 (char 0))"
     assert await host.entries() == [
         r.UserEntry("Weather in Paris?", sub.id),
-        r.AssistantEntry("It is sunny in Paris.", "stop", usage=r.Usage(10, 6)),
+        r.AssistantEntry("It is sunny in Paris.", "stop", usage=r.Usage(10, 6), model="faux"),
         corrected(problem),
-        r.AssistantEntry(VALID, "stop", usage=r.Usage(10, 8)),
+        r.AssistantEntry(VALID, "stop", usage=r.Usage(10, 8), model="faux"),
     ]
     assert [q.output for q in model.requests] == [WEATHER, WEATHER]
     assert model.requests[1].messages == tuple((await host.entries())[:3])  # the model reads its answer and why

@@ -248,7 +248,7 @@ def test_an_exception_in_the_block_closes_the_harness_cleanly_and_propagates(pat
     assert [(type(e).__name__, e.text) for e in stored_entries(path)] == [
         ("UserEntry", "hi"), ("AssistantEntry", "Half an ans"), ("AssistantEntry", "Whole answer")]
     assert stored_entries(path)[1] == r.AssistantEntry(  # kept as a partial, not charged as an interruption
-        "Half an ans", "aborted", usage=stored_entries(path)[1].usage, error=None, attempt=1)
+        "Half an ans", "aborted", usage=stored_entries(path)[1].usage, error=None, attempt=1, model="faux")
 
 
 def test_a_failed_open_raises_and_leaves_no_thread(tmp_path):
@@ -318,7 +318,7 @@ def test_a_sync_program_killed_mid_stream_resumes_on_reopen_with_the_interrupted
     entries = stored_entries(path)
     assert entries[0] == r.UserEntry("hi", sid)
     assert entries[1] == r.AssistantEntry("Hello wor", "aborted", usage=entries[1].usage,  # type: ignore[union-attr]
-                                          error=HOST_STOPPED_1, attempt=1, interrupted=True)
+                                          error=HOST_STOPPED_1, attempt=1, interrupted=True, model="faux")
     assert (entries[2].text, entries[2].stop_reason, entries[2].attempt) == (  # type: ignore[union-attr]
         "Hello world", "stop", 2)
     assert len(entries) == 3

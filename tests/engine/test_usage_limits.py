@@ -51,9 +51,9 @@ async def test_a_run_that_reaches_its_request_limit_mid_run_ends_before_the_requ
     assert model.calls == 2
     assert await host.entries() == [
         r.UserEntry("walk", sub.id),
-        r.AssistantEntry("", "tool_use", (faux.call("step", {}, id="c1"),), r.Usage(10, 1)),
+        r.AssistantEntry("", "tool_use", (faux.call("step", {}, id="c1"),), r.Usage(10, 1), model="faux"),
         r.ToolResultEntry("c1", "step", "stepped"),
-        r.AssistantEntry("", "tool_use", (faux.call("step", {}, id="c2"),), r.Usage(20, 1)),
+        r.AssistantEntry("", "tool_use", (faux.call("step", {}, id="c2"),), r.Usage(20, 1), model="faux"),
         r.ToolResultEntry("c2", "step", "stepped"),
     ]
     # With a limit set, a run starts in prepare (checked there); each round's close that would

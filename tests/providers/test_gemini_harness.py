@@ -57,7 +57,7 @@ async def test_a_streamed_answer_through_the_harness(server, host):
         assert await sub.wait() == r.Answered("Hello there!", 2)
         assert h.root.live() == r.Live(usage=used(1, USAGE))
     assert await host.entries() == [r.UserEntry("Hello", sub.id),
-                                    r.AssistantEntry("Hello there!", "stop", (), USAGE, None, 1)]
+                                    r.AssistantEntry("Hello there!", "stop", (), USAGE, None, 1, model=NAME)]
     [sent] = server.requests
     assert sent.body == {"contents": [user_text("Hello")], "systemInstruction": SYSTEM, "generationConfig": {}}
     assert host.reports == []
@@ -137,8 +137,9 @@ async def test_a_crash_mid_stream_keeps_the_partial_aborted_and_resends_the_same
     stopped = "The host stopped while the model was answering, on attempt 1"
     assert await host.entries() == [
         r.UserEntry("Hello", sub.id),
-        r.AssistantEntry("Hel", "aborted", (), r.Usage(25, 0, cache_read_tokens=5), stopped, 1, interrupted=True),
-        r.AssistantEntry("Hello again.", "stop", (), USAGE, None, 2),
+        r.AssistantEntry("Hel", "aborted", (), r.Usage(25, 0, cache_read_tokens=5), stopped, 1, interrupted=True,
+                         model=NAME),
+        r.AssistantEntry("Hello again.", "stop", (), USAGE, None, 2, model=NAME),
     ]
     assert host.reports == [TaskInterrupted(ROOT_GEN, "interrupted", 1, stopped)]
     first, second = server.requests

@@ -194,7 +194,7 @@ async def test_a_streamed_answer_through_the_harness(server, host, api):
         assert (await h.task(1)).state == r.Terminal(r.Done({"seq": 2}))
     assert await host.transcript() == ["user", "assistant:stop"]
     assert await host.entries() == [r.UserEntry("Hello", sub.id),
-                                    r.AssistantEntry("Hello there!", "stop", (), USAGE[api], None, 1)]
+                                    r.AssistantEntry("Hello there!", "stop", (), USAGE[api], None, 1, model=NAME[api])]
     [sent] = server.requests
     assert (sent.method, sent.path) == ("POST", PATH[api])
     assert sent.headers["authorization"] == f"Bearer {KEY[api]}"
@@ -228,9 +228,9 @@ async def test_a_tool_round_sends_the_tool_result_in_the_providers_wire_format(s
     assert executed == [("call_1", {"city": "Paris"})]
     assert await host.transcript() == ["user", "assistant:tool_use", "tool_result", "assistant:stop"]
     entries = await host.entries()
-    assert entries[1:] == [r.AssistantEntry("", "tool_use", (CALL,), USAGE[api], None, 1),
+    assert entries[1:] == [r.AssistantEntry("", "tool_use", (CALL,), USAGE[api], None, 1, model=NAME[api]),
                            r.ToolResultEntry("call_1", "get_weather", "18 C"),
-                           r.AssistantEntry("Sunny, 18 C.", "stop", (), USAGE[api], None, 1)]
+                           r.AssistantEntry("Sunny, 18 C.", "stop", (), USAGE[api], None, 1, model=NAME[api])]
     first, second = server.requests_to("POST", PATH[api])
     assert len(server.requests) == 2
     question = user(api, "Weather in Paris?")
@@ -312,7 +312,7 @@ async def test_a_retryable_error_is_retried_after_its_backoff_and_attempt_2_answ
         assert await sub.wait() == r.Answered("Fine.", 2)
     assert routes(server) == [("POST", PATH[api])] * 2
     assert await host.transcript() == ["user", "assistant:stop"]
-    assert (await host.entries())[1] == r.AssistantEntry("Fine.", "stop", (), USAGE[api], None, 2)
+    assert (await host.entries())[1] == r.AssistantEntry("Fine.", "stop", (), USAGE[api], None, 2, model=NAME[api])
     # The provider's raw error (status and body as the SDK parsed it) reaches the report.
     assert host.reports == [ErrorReport(f"Attempt 1 of task 1 failed: {message}", ROOT_GEN,
                                         {"status_code": status, "body": sdk_body(api, body)}, MODEL_TOPIC)]
@@ -331,7 +331,7 @@ async def test_an_overloaded_error_inside_an_anthropic_stream_keeps_the_partial_
         host.clock.advance(1.0)
         assert await sub.wait() == r.Answered("Hello.", 3)
     assert await host.transcript() == ["user", "assistant:error", "assistant:stop"]
-    assert (await host.entries())[1] == r.AssistantEntry("Hel", "error", (), r.Usage(25, 1, cache_read_tokens=5), message, 1)
+    assert (await host.entries())[1] == r.AssistantEntry("Hel", "error", (), r.Usage(25, 1, cache_read_tokens=5), message, 1, model=NAME["anthropic"])
     # the failed partial stays in the conversation but is not sent again
     assert server.requests[1].body["messages"] == [user("anthropic", "Hello")]
 
@@ -428,7 +428,7 @@ async def test_a_context_overflow_compacts_and_the_same_attempt_answers(server, 
     assert await host.transcript() == ["user", "assistant:stop", "user", "compaction", "assistant:stop"]
     entries = await host.entries()
     assert entries[3] == r.CompactionEntry("We talked.", 2, USAGE[api])
-    assert entries[4] == r.AssistantEntry("Second answer.", "stop", (), USAGE[api], None, 1)  # not charged
+    assert entries[4] == r.AssistantEntry("Second answer.", "stop", (), USAGE[api], None, 1, model=NAME[api])  # not charged
     summary_request, after = [q.body for q in server.requests[2:]]
     assert len(server.requests) == 4
     if api == "responses":
@@ -490,8 +490,8 @@ async def test_a_silent_stream_times_out_and_attempt_2_answers(server, host, api
         assert await sub.wait() == r.Answered("Hello.", 3)
     assert await host.transcript() == ["user", "assistant:error", "assistant:stop"]
     partial_usage = r.Usage(25, 1, cache_read_tokens=5) if api == "anthropic" else r.Usage()
-    assert (await host.entries())[1:] == [r.AssistantEntry("Hel", "error", (), partial_usage, message, 1),
-                                          r.AssistantEntry("Hello.", "stop", (), USAGE[api], None, 2)]
+    assert (await host.entries())[1:] == [r.AssistantEntry("Hel", "error", (), partial_usage, message, 1, model=NAME[api]),
+                                          r.AssistantEntry("Hello.", "stop", (), USAGE[api], None, 2, model=NAME[api])]
     assert routes(server) == [("POST", PATH[api])] * 2
     assert sent_messages(api, server.requests[1].body)[-1:] == [user(api, "Hello")]
     assert [(x.type, x.message) for x in host.reports] == [("error", f"Attempt 1 of task 1 failed: {message}")]
@@ -583,7 +583,7 @@ async def test_a_background_job_is_created_once_and_polled_to_completion(server,
     assert routes(server) == [jobs.create, jobs.retrieve] + done_routes
     assert server.requests[0].body == jobs.create_body()
     assert await host.transcript() == ["user", "assistant:stop"]
-    assert (await host.entries())[1] == r.AssistantEntry("Deep answer", "stop", (), jobs.usage, None, 1)
+    assert (await host.entries())[1] == r.AssistantEntry("Deep answer", "stop", (), jobs.usage, None, 1, model=NAME[api])
     assert host.reports == []
 
 
@@ -622,7 +622,7 @@ async def test_a_crash_during_a_poll_polls_the_same_job_after_reopen(server, hos
     # the same job polled again; no second create, no cancel
     assert routes(server) == [jobs.create, jobs.retrieve] + done_routes
     assert await host.transcript() == ["user", "assistant:stop"]
-    assert (await host.entries())[1] == r.AssistantEntry("Deep answer", "stop", (), jobs.usage, None, 2)
+    assert (await host.entries())[1] == r.AssistantEntry("Deep answer", "stop", (), jobs.usage, None, 2, model=NAME[api])
     assert host.reports == [TaskInterrupted(ROOT_GEN, "interrupted", 1, FETCH_STOPPED_1)]
 
 

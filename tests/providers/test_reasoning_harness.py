@@ -15,7 +15,7 @@ import durable
 from durable import records as r
 
 from .reasoning_wire import anthropic_thinking, chat_reasoning, responses_reasoning
-from .test_harness_integration import PATH, WEATHER_SCHEMA, Host, model, until_live, used
+from .test_harness_integration import NAME, PATH, WEATHER_SCHEMA, Host, model, until_live, used
 
 pytestmark = pytest.mark.anyio
 
@@ -117,9 +117,10 @@ async def test_a_tool_loop_on_a_reasoning_model_sends_its_reasoning_back_unchang
         assert h.root.live().usage == attrs.evolve(used(api, 3, USAGE[api], USAGE[api], USAGE[api]), tool_calls=1)
     entries = await host.entries()
     assert entries[1:4] == [
-        r.AssistantEntry("", "tool_use", (CALL,), USAGE[api], None, 1, reasoning=FIRST[api]),
+        r.AssistantEntry("", "tool_use", (CALL,), USAGE[api], None, 1, reasoning=FIRST[api], model=NAME[api]),
         r.ToolResultEntry("call_1", "get_weather", "18 C"),
-        r.AssistantEntry("Sunny, 18 C.", "stop", (), USAGE[api], None, 1, reasoning=SECOND[api]),
+        r.AssistantEntry("Sunny, 18 C.", "stop", (), USAGE[api], None, 1, reasoning=SECOND[api],
+                         model=NAME[api]),
     ]
     first, second, third = (req.body for req in server.requests_to("POST", PATH[api]))
     question = {"role": "user", "content": "Weather in Paris?"}

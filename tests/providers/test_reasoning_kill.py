@@ -26,6 +26,7 @@ from durable.testing import FakeClock, check_invariants
 
 from .conftest import ANTHROPIC_KEY, OPENAI_KEY
 from .reasoning_wire import anthropic_thinking, chat_reasoning, responses_reasoning
+from .test_harness_integration import NAME
 from .test_reasoning_harness import PATH, conversation, reasoning_model
 
 pytestmark = pytest.mark.anyio
@@ -125,7 +126,7 @@ async def test_a_sigkill_mid_reasoning_keeps_the_partial_on_the_aborted_entry_an
     finally:
         await store.close()
     assert entries[1] == r.AssistantEntry("", "aborted", (), STARTED[api], detail, 1, interrupted=True,
-                                          reasoning=(r.Reasoning(SEEN, partial=True),))
+                                          reasoning=(r.Reasoning(SEEN, partial=True),), model=NAME[api])
     assert (entries[2].text, entries[2].stop_reason, entries[2].attempt, entries[2].reasoning) == (
         "Sunny.", "stop", 2, (BLOCK[api],))
     first, retried = (q.body for q in server.requests_to("POST", PATH[api]))

@@ -7,7 +7,9 @@ ends `unanswered` with the reason given. `keep_partial` turns the committed part
 assistant entry (`aborted` or `error`) that stays in the conversation and is never sent again,
 its streamed reasoning kept as a `partial` block (unsigned, never sent back); `interrupted=True`
 marks the partial of an attempt the host's death cut off, so checkers read the fact from the
-entry, not from its text.
+entry, not from its text. A model error that would end the run moves it to the next member of a
+`FallbackModel` instead (`fall_back`): `prepare` of attempt 1 there, a fresh retry budget,
+reported as `ModelFallback`; an interruption never does (the host stopped, not the model).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from ..._frozen import evolve
-from ...engine.reports import ErrorReport, TaskRef
+from ...engine.reports import ErrorReport, ModelFallback, TaskRef
 from ...models.protocol import ModelError
 from ...records import (
     AssistantEntry,
@@ -26,12 +28,14 @@ from ...records import (
     PartialMessage,
     Reasoning,
     RetryLive,
+    Running,
     Sleeping,
     StopReason,
     Task,
 )
-from .. import usage
-from .records import AttemptFailure, Retry, attempt_of, job_of, notes_of, rounds_of
+from .. import cancel, usage
+from . import members
+from .records import AttemptFailure, Prepare, Retry, attempt_of, job_of, notes_of, rounds_of
 from .runs import end_run
 
 if TYPE_CHECKING:
@@ -43,8 +47,8 @@ def failure_of(exc: ModelError) -> AttemptFailure:
     return AttemptFailure(exc.message, exc.kind, exc.provider, exc.status_code)
 
 
-def model_failure(rt: Runtime, message: str, kind: str = "unknown") -> AttemptFailure:
-    return AttemptFailure(message, kind, rt.provider)
+def model_failure(rt: Runtime, task: Task, message: str, kind: str = "unknown") -> AttemptFailure:
+    return AttemptFailure(message, kind, members.provider(rt, task))
 
 
 def partial_reasoning(message: PartialMessage, final: tuple[Reasoning, ...] = ()) -> tuple[Reasoning, ...]:
@@ -65,11 +69,12 @@ def keep_partial(rt: Runtime, change: Change, task: Task, stop_reason: StopReaso
     message = partial if partial is not None else (gen.message if gen else None)
     if message is None:
         return
-    usage.count(rt, change, task.conversation_id, tokens=message.usage)  # an answer cut off is charged too
+    model = members.name(rt, task)
+    usage.count(rt, change, task.conversation_id, tokens=message.usage, model=model)  # an answer cut off is charged too
     if not (message.text or message.reasoning or final or message.usage.output_tokens):
         return
     entry = AssistantEntry(message.text, stop_reason, (), message.usage, error, attempt_of(task.checkpoint),
-                           interrupted=interrupted, reasoning=partial_reasoning(message, final))
+                           interrupted=interrupted, reasoning=partial_reasoning(message, final), model=model)
     change.append(task.conversation_id, entry)
 
 
@@ -88,6 +93,8 @@ async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *,
                               topic="model"))
     policy = rt.settings.retry
     retry = retryable and policy.allows_another(attempt)
+    if not retry and final_reason == "model_error" and (index := members.next_index(rt, task)) is not None:
+        return await fall_back(rt, task, err, index, partial, stop_reason)
     # A backoff is a lazy commit: nothing outside waits for it, and the next attempt's request
     # (or poll) is a barrier that puts it on disk first. Ending the run settles it: a barrier.
     change = rt.change(barrier=not retry)
@@ -107,4 +114,24 @@ async def attempt_failed(rt: Runtime, task: Task, err: AttemptFailure, *,
     return None
 
 
-__all__ = ["attempt_failed", "failure_of", "keep_partial", "model_failure", "partial_reasoning"]
+async def fall_back(rt: Runtime, task: Task, err: AttemptFailure, index: int, partial: PartialMessage | None,
+                    stop_reason: StopReason) -> Task:
+    """Move generation `task`'s run to member `index` of the harness's `FallbackModel`, in one
+    commit: the partial kept, a deferred job of the failed member owed its cancel, `prepare` of
+    attempt 1 on the new member (the run keeps it to its end). Lazy: the request that follows is
+    the barrier. Reported (`ModelFallback`) once committed."""
+    before, attempt = members.name(rt, task), attempt_of(task.checkpoint)
+    change = rt.change(barrier=False)
+    keep_partial(rt, change, task, stop_reason, err.message, partial)
+    job = job_of(task.checkpoint)
+    if job is not None:
+        cancel.owe(rt, change, task.conversation_id, job, task.id)
+    notes = evolve(notes_of(task.checkpoint), model=index)
+    task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(1, rounds_of(task.checkpoint), notes)))
+    change.edit_live(task.conversation_id, generation=GenerationLive(1))
+    await rt.commit(change)
+    rt.report(ModelFallback(TaskRef.of(task), before, members.name(rt, task), attempt, err.message))
+    return task
+
+
+__all__ = ["attempt_failed", "failure_of", "fall_back", "keep_partial", "model_failure", "partial_reasoning"]

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, TypeVar
 from ..._frozen import evolve
 from ...engine.reports import ErrorReport, TaskRef
 from ...models.protocol import FinalMessage, ModelError, ModelRequest, StillRunning, check_final
-from ...records import DeferredJob, DeferredLive, GenerationLive, Sleeping, Task
+from ...records import DeferredLive, GenerationLive, Sleeping, Task
+from . import members
 from .attempts import attempt_failed, failure_of
 from .records import Poll
 
@@ -29,17 +30,17 @@ BuildRequest = Callable[["Runtime", Task, int], Awaitable[ModelRequest]]
 Finish = Callable[["Runtime", Task, FinalMessage, int], Awaitable[Task | None]]
 
 
-async def model_call(rt: Runtime, call: Awaitable[T]) -> T:
-    """A provider call, with the builtin timeout and connection errors a model may raise turned
-    into retryable `ModelError`s (everything else a model raises is a bug: the task faults)."""
+async def model_call(provider: str | None, call: Awaitable[T]) -> T:
+    """A call to `provider`, with the builtin timeout and connection errors a model may raise
+    turned into retryable `ModelError`s (everything else a model raises is a bug: the task faults)."""
     try:
         return await call
     except TimeoutError as exc:
         raise ModelError(f"The model request timed out ({exc or type(exc).__name__})", kind="timeout",
-                         provider=rt.provider) from None
+                         provider=provider) from None
     except ConnectionError as exc:
         raise ModelError(f"The connection to the model failed: {exc}", kind="connection",
-                         provider=rt.provider) from None
+                         provider=provider) from None
 
 
 async def submit_job(rt: Runtime, task: Task, request: ModelRequest) -> Task | None:
@@ -48,14 +49,14 @@ async def submit_job(rt: Runtime, task: Task, request: ModelRequest) -> Task | N
     assert isinstance(phase, Poll)
     await rt.before_external_work(f"The deferred job of task {task.id}")
     try:
-        handle = await model_call(rt, rt.model.submit(request))
+        handle = await model_call(members.provider(rt, task), members.current(rt, task).submit(request))
     except ModelError as exc:
         return await attempt_failed(rt, task, failure_of(exc), final_reason="model_error", retry_after=exc.retry_after,
                                     raw=exc, retryable=exc.retryable)
     poll_at = rt.now() + handle.poll_after
     change = rt.change()
     task = change.put_task(evolve(task, state=Sleeping(poll_at),
-                                  checkpoint=Poll(phase.attempt, DeferredJob(phase.job.key, handle.id), poll_at,
+                                  checkpoint=Poll(phase.attempt, evolve(phase.job, handle=handle.id), poll_at,
                                                   phase.rounds, phase.notes)))
     change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt, deferred=DeferredLive(poll_at)))
     await rt.commit(change)
@@ -69,10 +70,10 @@ async def poll(rt: Runtime, task: Task, build: BuildRequest, finish: Finish) -> 
     assert isinstance(phase, Poll)
     if phase.job.handle is None:
         task = await rt.mark_running(task, barrier=True)
-        found = await rt.model.find(phase.job.key)
+        found = await members.current(rt, task).find(phase.job.key)
         if found is not None:
             change = rt.change()
-            job = DeferredJob(phase.job.key, found)
+            job = evolve(phase.job, handle=found)
             task = change.put_task(evolve(task, checkpoint=evolve(phase, job=job)))
             await rt.commit(change)
             return task
@@ -85,9 +86,10 @@ async def poll(rt: Runtime, task: Task, build: BuildRequest, finish: Finish) -> 
         await rt.sleep_until(task.state.until, f"poll:{task.id}")
     task = await rt.mark_running(task, barrier=True)  # a fetch is charged if cut off
     try:
-        result = await model_call(rt, rt.model.fetch(phase.job.handle))
+        provider = members.provider(rt, task)
+        result = await model_call(provider, members.current(rt, task).fetch(phase.job.handle))
         if not isinstance(result, StillRunning):
-            result = check_final(result, rt.provider)
+            result = check_final(result, provider)
     except ModelError as exc:
         return await attempt_failed(rt, task, failure_of(exc), final_reason="model_error", retry_after=exc.retry_after,
                                     raw=exc, retryable=exc.retryable)

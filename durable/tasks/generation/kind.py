@@ -58,7 +58,7 @@ from ...records import (
 )
 from ...texts import times_in_a_row
 from .. import tool, usage
-from . import deferred, output, prepare, request, runs, stream
+from . import deferred, members, output, prepare, request, runs, stream
 from .attempts import attempt_failed, failure_of, keep_partial, model_failure
 from .records import (
     CALL_ABORTED,
@@ -160,18 +160,19 @@ class GenerationKind(TaskKind):
                 await self._end(rt, task, "usage_limit", passed)
                 return None
         change = rt.change()
-        if rt.settings.stream.deferred and rt.model.deferred:
+        model = members.current(rt, task)
+        if members.deferred(rt, model):
             now = rt.now()
-            task = change.put_task(evolve(task, checkpoint=Poll(phase.attempt, DeferredJob(sent.key), now,
-                                                                phase.rounds, notes)))
+            job = DeferredJob(sent.key, model=notes.model)
+            task = change.put_task(evolve(task, checkpoint=Poll(phase.attempt, job, now, phase.rounds, notes)))
             change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt, deferred=DeferredLive(now)))
-            usage.count(rt, change, task.conversation_id, requests=1)
+            usage.count(rt, change, task.conversation_id, requests=1, model=members.model_name(model))
             await rt.commit(change)
             return await deferred.submit_job(rt, task, sent)
         task = change.put_task(evolve(task, checkpoint=Request(phase.attempt, dict(sent.options), phase.rounds,
                                                                notes)))
         change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt))
-        usage.count(rt, change, task.conversation_id, requests=1)
+        usage.count(rt, change, task.conversation_id, requests=1, model=members.model_name(model))
         await rt.commit(change)
         return await self._stream(rt, task, sent)
 
@@ -195,7 +196,7 @@ class GenerationKind(TaskKind):
         keep_partial(rt, change, task, "aborted", None)
         task = change.put_task(evolve(task, state=Running()), progress=False)
         change.edit_live(task.conversation_id, generation=GenerationLive(phase.attempt))
-        usage.count(rt, change, task.conversation_id, requests=1)  # sent again
+        usage.count(rt, change, task.conversation_id, requests=1, model=members.name(rt, task))  # sent again
         await rt.commit(change)
         return await self._stream(rt, task, await request.build(rt, task, phase.attempt))
 
@@ -218,14 +219,15 @@ class GenerationKind(TaskKind):
     async def _final(self, rt: Runtime, task: Task, final: FinalMessage, attempt: int) -> Task | None:
         if final.stop_reason == "error":
             partial = PartialMessage(final.text, (), final.usage)
-            err = model_failure(rt, final.error or "The model answered with an error")
+            err = model_failure(rt, task, final.error or "The model answered with an error")
             return await attempt_failed(rt, task, err, final_reason="model_error", partial=partial, retryable=False,
                                         reasoning=final.reasoning)
         change = rt.change()
+        model = members.name(rt, task)
         entry = AssistantEntry(final.text, final.stop_reason, tuple(final.tool_calls), final.usage, None, attempt,
-                               reasoning=final.reasoning)
+                               reasoning=final.reasoning, model=model)
         seq = change.append(task.conversation_id, entry)
-        usage.count(rt, change, task.conversation_id, tokens=final.usage)
+        usage.count(rt, change, task.conversation_id, tokens=final.usage, model=model)
         schema = output.schema_of(rt, task) if final.stop_reason != "tool_use" else None
         if final.stop_reason == "tool_use":
             rounds = rounds_of(task.checkpoint) + 1
@@ -417,8 +419,10 @@ class GenerationKind(TaskKind):
 
     @classmethod
     def details(cls, task: Task) -> dict[str, Any]:
+        """Its inputs, and the `FallbackModel` member (its index) its run moved to, if it did."""
         assert isinstance(task.input, GenerationInput)
-        return {"inputs": list(task.input.submission_ids)}
+        member = members.index_of(task.checkpoint)
+        return {"inputs": list(task.input.submission_ids), **({"fallback_member": member} if member else {})}
 
 
 __all__ = ["GenerationKind"]

@@ -58,10 +58,12 @@ class RunNotes:
     not empty): `instructions`, the text its `prepare` assembled from dynamic sections (None: a
     static run, whose instructions are rebuilt from the settings for each request), sent by
     every attempt and tool round of the run; `output_retries`, the answers sent back to the model
-    for not matching the run's output schema."""
+    for not matching the run's output schema; `model`, the member of a `FallbackModel` the run
+    uses (its index: 0, the primary, until an attempt fell back), kept to the run's end."""
 
     instructions: str | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
     output_retries: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
+    model: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
 
 
 NO_NOTES = RunNotes()

@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING
 
 from ..._frozen import evolve
 from ...engine.instructions import static_text
+from ...models.fallback import member_of, model_name
 from ...models.protocol import ModelRequest
 from ...records import EMPTY_USAGE, GenerationLive, Live, Running, StoredEntry, Task, UsageTotals
 from ...settings import UsageLimits
 from ...tokens import entry_tokens, estimate_tokens, in_context
 from .. import usage
-from . import output
+from . import members, output
 from .records import LIMIT_PASSED, Prepare, Request, RunNotes, notes_of
 
 if TYPE_CHECKING:
@@ -43,8 +44,9 @@ async def build(rt: Runtime, task: Task, attempt: int, pending: Sequence[StoredE
                                 tuple(e.entry for e in pending if in_context(e.entry)))
     settings = rt.settings
     last_seq = max([rt.last_seq(cid), *(e.seq for e in pending)])
-    key = f"g{task.id}-s{last_seq}-a{attempt}"
     notes = notes_of(task.checkpoint) if notes is None else notes
+    # Each member of a FallbackModel has its own attempts: its keys say which member they are for.
+    key = f"g{task.id}-s{last_seq}-a{attempt}" + (f"-m{notes.model}" if notes.model else "")
     system = notes.instructions if notes.instructions is not None else static_text(settings.system_prompt,
                                                                                      rt.instructions)
     return ModelRequest(system, messages, rt.tools.specs, dict(settings.model_options), attempt, key,
@@ -57,8 +59,8 @@ async def next_request(rt: Runtime, change: Change, task: Task, rounds: int, not
     entries (`pending`) the change appends: `request` (a barrier: it is sent once committed), or
     `prepare` when a compaction, a deferred job or the end at a usage limit has to come first."""
     cid = task.conversation_id
-    deferred_model = rt.settings.stream.deferred and rt.model.deferred
-    first = deferred_model or (compaction is not None and await compaction.may_compact(rt, cid, pending))
+    model = member_of(rt.model, notes.model)
+    first = members.deferred(rt, model) or (compaction is not None and await compaction.may_compact(rt, cid, pending))
     if not first and limited(rt):
         system = notes.instructions if notes.instructions is not None else static_text(rt.settings.system_prompt,
                                                                                          rt.instructions)
@@ -69,7 +71,7 @@ async def next_request(rt: Runtime, change: Change, task: Task, rounds: int, not
         task = change.put_task(evolve(task, state=Running(),
                                       checkpoint=Request(1, dict(rt.settings.model_options), rounds, notes)))
         change.barrier = True
-        usage.count(rt, change, cid, requests=1)
+        usage.count(rt, change, cid, requests=1, model=model_name(model))
     change.edit_live(cid, generation=GenerationLive(1))
     return task
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..._frozen import evolve
 from ...engine.instructions import dynamic
+from ...models.fallback import member_of, model_name
 from ...records import (
     EMPTY_USAGE,
     Answered,
@@ -52,7 +53,8 @@ def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Subm
     after this commit and first checks whether a compaction must come before the request (then
     it moves back to `prepare`)."""
     ids = tuple(s.id for s in subs)
-    deferred_model = rt.settings.stream.deferred and rt.model.deferred
+    primary = member_of(rt.model, 0)  # every run starts on the first model of a FallbackModel
+    deferred_model = rt.settings.stream.deferred and primary.deferred
     prepared = deferred_model or dynamic(rt.instructions) or request.limited(rt)
     first: Prepare | Request = Prepare(1) if prepared else Request(1, dict(rt.settings.model_options))
     task = rt.new_task(change, conversation_id=conversation_id, kind=KIND,
@@ -64,7 +66,7 @@ def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Subm
     run = Run(task.id, ids, EMPTY_USAGE if rt.settings.usage_limits is not None else None)
     change.edit_live(conversation_id, run=run, generation=generation, tools=(), run_failure=None)
     if isinstance(first, Request):
-        usage.count(rt, change, conversation_id, requests=1)
+        usage.count(rt, change, conversation_id, requests=1, model=model_name(primary))
     return task
 
 

@@ -27,6 +27,7 @@ from ...models.protocol import (
     check_event,
 )
 from ...records import GenerationLive, PartialMessage, Task, ToolCall, Usage
+from . import members
 from .attempts import attempt_failed, failure_of
 from .records import Request
 
@@ -56,7 +57,8 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
         await rt.commit(change)
 
     silence = rt.settings.stream.stream_silence
-    provider = rt.provider
+    model = members.current(rt, task)
+    provider = members.provider(rt, task)
     final: FinalMessage | None = None
     failure: ModelError | None = None
     # No request is sent on behalf of an owner that may have lost its lease.
@@ -64,20 +66,22 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
     # Leaving the progress stream waits for a flush in flight; the final commit below carries the rest.
     async with rt.progress.stream(rt.settings.progress.persist_within, flush) as progress:
         try:
-            async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
+            async with aclosing(model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
                 while True:
                     try:
                         if silence:
-                            with rt.fail_after(silence):
+                            with rt.move_on_after(silence) as quiet:
                                 event = await stream.__anext__()
+                            if quiet.cancelled_caught:
+                                raise ModelError(f"The model stream was silent for {silence:g} s", kind="timeout",
+                                                 provider=provider)
                         else:
                             event = await stream.__anext__()
                     except StopAsyncIteration:
                         break
-                    except TimeoutError as exc:
-                        message = (f"The model stream was silent for {silence:g} s" if silence
-                                   else f"The model request timed out ({exc or type(exc).__name__})")
-                        raise ModelError(message, kind="timeout", provider=provider) from None
+                    except TimeoutError as exc:  # the model's own (a read timeout): not the silence above
+                        raise ModelError(f"The model request timed out ({exc or type(exc).__name__})", kind="timeout",
+                                         provider=provider) from None
                     except ConnectionError as exc:
                         raise ModelError(f"The connection to the model failed: {exc}", kind="connection",
                                          provider=provider) from None

@@ -202,23 +202,33 @@ def check_attempts(image: SessionImage, runs: dict[int, list[StoredEntry]], boun
         if turn:
             turns.append(turn)
         for number, answers in enumerate(turns, 1):
-            attempts = [e.attempt for e in answers]
-            if max(attempts) > bounds.max_attempt:
-                out.append(f"Turn {number} of the run of task {task_id} has an answer of attempt {max(attempts)}, "
-                           f"past max_retries + 1 = {bounds.max_attempt}")
-            if attempts != sorted(attempts):
-                out.append(f"The attempt numbers of turn {number} of the run of task {task_id} go back: {attempts}")
-            charged = Counter(e.attempt for e in answers if e.interrupted)
-            for attempt, n in sorted(charged.items()):
-                if n > 1:
-                    out.append(f"Attempt {attempt} of turn {number} of the run of task {task_id} was charged as "
-                               f"interrupted {n} times (an interruption is charged once)")
+            # A FallbackModel's members count their attempts each from 1, one member after the other.
+            for model, attempts, on in _attempts_by_model(answers):
+                if max(attempts) > bounds.max_attempt:
+                    out.append(f"Turn {number} of the run of task {task_id} has an answer of attempt {max(attempts)}"
+                               f"{on}, past max_retries + 1 = {bounds.max_attempt}")
+                if attempts != sorted(attempts):
+                    out.append(f"The attempt numbers of turn {number} of the run of task {task_id} go back{on}: "
+                               f"{attempts}")
+                charged = Counter(e.attempt for e in answers if e.interrupted and e.model == model)
+                for attempt, n in sorted(charged.items()):
+                    if n > 1:
+                        out.append(f"Attempt {attempt}{on} of turn {number} of the run of task {task_id} was charged "
+                                   f"as interrupted {n} times (an interruption is charged once)")
     for task in image.tasks.values():
         attempt = attempt_of(task.checkpoint)
         if task.kind == "generation" and attempt > bounds.max_attempt:
             out.append(f"Task {task.id} (generation) is at attempt {attempt}, past max_retries + 1 = "
                        f"{bounds.max_attempt}")
     return out
+
+
+def _attempts_by_model(answers: list[AssistantEntry]) -> list[tuple[str | None, list[int], str]]:
+    """The attempt numbers of a turn's answers per model that wrote them, in order, with the words
+    naming the model in a sentence ("" when one model wrote them all)."""
+    models = list(dict.fromkeys(e.model for e in answers))
+    return [(m, [e.attempt for e in answers if e.model == m], f" on model {m}" if len(models) > 1 else "")
+            for m in models]
 
 
 # ------------------------------------------------------------------ 6. tasks and the live document
