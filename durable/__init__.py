@@ -12,8 +12,11 @@ itself (generation phases, tool progress) beside the kind, in `durable.tasks`.
 
 from typing import TYPE_CHECKING
 
+from .content import File as File, Image as Image
 from .errors import (
     ApprovalRejected as ApprovalRejected,
+    AttachmentError as AttachmentError,
+    AttachmentTooLarge as AttachmentTooLarge,
     BackgroundJobsUnsupported as BackgroundJobsUnsupported,
     CommitFailed as CommitFailed,
     CommitRefused as CommitRefused,
@@ -48,6 +51,7 @@ from .records import (
     Answered as Answered,
     ApprovalSlot as ApprovalSlot,
     AssistantEntry as AssistantEntry,
+    Attachment as Attachment,
     Checkpoint as Checkpoint,
     CompactionEntry as CompactionEntry,
     CompactionFailure as CompactionFailure,
@@ -83,6 +87,7 @@ from .records import (
     Task as Task,
     TaskInput as TaskInput,
     Terminal as Terminal,
+    TextPart as TextPart,
     ToolCall as ToolCall,
     ToolResultEntry as ToolResultEntry,
     ToolSlot as ToolSlot,
@@ -193,6 +198,9 @@ __all__ = [
     "ApprovalRejected",
     "ApprovalSlot",
     "AssistantEntry",
+    "Attachment",
+    "AttachmentError",
+    "AttachmentTooLarge",
     "BackgroundJobsUnsupported",
     "CancelInput",
     "Change",
@@ -222,6 +230,7 @@ __all__ = [
     "FakeClock",
     "FaultReason",
     "Faulted",
+    "File",
     "GenerationInput",
     "GenerationLive",
     "Harness",
@@ -229,6 +238,7 @@ __all__ = [
     "HarnessError",
     "HarnessState",
     "IllegalTransition",
+    "Image",
     "InterruptReason",
     "InvalidInput",
     "Live",
@@ -285,6 +295,7 @@ __all__ = [
     "TaskKind",
     "TaskRef",
     "Terminal",
+    "TextPart",
     "Tool",
     "ToolApi",
     "ToolArgumentError",

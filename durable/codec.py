@@ -52,6 +52,7 @@ _TAGS: dict[Any, dict[str, type]] = {
     r.Entry: {"user": r.UserEntry, "assistant": r.AssistantEntry, "tool_result": r.ToolResultEntry,
               "compaction": r.CompactionEntry},
     r.SubmissionStatus: {"queued": r.Queued, "done": r.Answered, "unanswered": r.Unanswered},
+    r.Part: {"text": r.TextPart, "attachment": r.Attachment},
     # Open variants: empty here, filled by the task kinds (`register_variants`).
     r.TaskInput: {},
     r.Checkpoint: {},

@@ -17,6 +17,7 @@
 | `usage_limits` / `conversation_usage_limits` | None | per run / per conversation (`UsageLimits`) |
 | `approval_timeout` | None | seconds a tool call waits for a person's decision, then denied (None: no limit) |
 | `disk_full_patience` | 60 s | how long a full disk is waited out (commits tried again) before the harness stops |
+| `max_attachment_bytes` | 20 MB | the largest image or file an input or a tool result may hold |
 """
 
 from __future__ import annotations
@@ -142,8 +143,12 @@ class Settings:
     output_retries: int = 2
     usage_limits: UsageLimits | None = None
     conversation_usage_limits: UsageLimits | None = None
+    # Images and files in inputs and tool results: each at most this many bytes.
+    max_attachment_bytes: int = 20_000_000
 
     def __attrs_post_init__(self) -> None:
+        if self.max_attachment_bytes < 1:
+            raise ValueError(f"max_attachment_bytes must be at least 1, not {self.max_attachment_bytes}")
         if self.restart_limit < 1:
             raise ValueError(f"restart_limit must be at least 1, not {self.restart_limit}")
         if self.max_tool_rounds < 1:

@@ -18,24 +18,24 @@ import durable
 import durable.records
 
 PUBLIC = [
-    "Aborted", "Answered", "ApprovalRejected", "ApprovalSlot", "AssistantEntry", "BackgroundJobsUnsupported",
-    "CancelInput", "Change", "Checkpoint", "Clock", "CodecError", "CommitFailed", "CommitRefused", "Compaction",
-    "CompactionEntry",
-    "CompactionFailure", "CompactionInput", "Conversation", "ConversationBusy", "CorruptSession", "DeferredLive",
-    "Diagnostic", "DiskFull", "Done", "DurableError", "Entry", "ErrorDetail", "ErrorInfo", "ErrorReport", "Failed",
-    "FailureReason", "FakeClock", "FaultReason", "Faulted", "GenerationInput", "GenerationLive", "Harness",
-    "HarnessClosed", "HarnessError", "HarnessState", "IllegalTransition", "InterruptReason", "InvalidInput", "Live",
-    "LockLost", "MemoryStorage", "MissingCredentials", "MissingExtra", "Model", "ModelError", "ModelStopReason",
-    "ModelUsage", "NotASession", "Outcome", "PartialMessage", "Pending", "PrepareContext", "Progress", "Queued",
-    "Replay", "Report", "ReportCallback", "Resumed", "RetryLive", "RetryPolicy", "RetryTool", "Run", "RunFailure",
-    "Running", "Runtime", "SQLiteStorage", "SchemaTooNew", "SessionLocked", "SessionReadOnly", "Settings",
-    "Sleeping", "State", "StopMark", "StopReason", "Storage", "StorageClosed", "StorageError", "StoredEntry",
-    "StreamSettings", "Submission", "SubmissionHandle", "SubmissionStatus", "SubmissionUnanswered", "Synchronous",
-    "SystemClock", "Task", "TaskFaulted", "TaskInput", "TaskInterrupted", "TaskKind", "TaskRef", "Terminal", "Tool",
-    "ToolApi", "ToolArgumentError", "ToolCall", "ToolContext", "ToolDefinitionError", "ToolInput", "ToolResultEntry",
+    "Aborted", "Answered", "ApprovalRejected", "ApprovalSlot", "AssistantEntry", "Attachment", "AttachmentError",
+    "AttachmentTooLarge", "BackgroundJobsUnsupported", "CancelInput", "Change", "Checkpoint", "Clock", "CodecError",
+    "CommitFailed", "CommitRefused", "Compaction", "CompactionEntry", "CompactionFailure", "CompactionInput",
+    "Conversation", "ConversationBusy", "CorruptSession", "DeferredLive", "Diagnostic", "DiskFull", "Done",
+    "DurableError", "Entry", "ErrorDetail", "ErrorInfo", "ErrorReport", "Failed", "FailureReason", "FakeClock",
+    "FaultReason", "Faulted", "File", "GenerationInput", "GenerationLive", "Harness", "HarnessClosed", "HarnessError",
+    "HarnessState", "IllegalTransition", "Image", "InterruptReason", "InvalidInput", "Live", "LockLost",
+    "MemoryStorage", "MissingCredentials", "MissingExtra", "Model", "ModelError", "ModelStopReason", "ModelUsage",
+    "NotASession", "Outcome", "PartialMessage", "Pending", "PrepareContext", "Progress", "Queued", "Replay", "Report",
+    "ReportCallback", "Resumed", "RetryLive", "RetryPolicy", "RetryTool", "Run", "RunFailure", "Running", "Runtime",
+    "SQLiteStorage", "SchemaTooNew", "SessionLocked", "SessionReadOnly", "Settings", "Sleeping", "State", "StopMark",
+    "StopReason", "Storage", "StorageClosed", "StorageError", "StoredEntry", "StreamSettings", "Submission",
+    "SubmissionHandle", "SubmissionStatus", "SubmissionUnanswered", "Synchronous", "SystemClock", "Task",
+    "TaskFaulted", "TaskInput", "TaskInterrupted", "TaskKind", "TaskRef", "Terminal", "TextPart", "Tool", "ToolApi",
+    "ToolArgumentError", "ToolCall", "ToolContext", "ToolDefinitionError", "ToolInput", "ToolResultEntry",
     "ToolResultRejected", "ToolSlot", "Transitions", "Unanswered", "UnansweredReason", "UnknownSubmission",
     "UnknownTask", "UnknownTaskKind", "UnsafeSessionFile", "Usage", "UsageLimits", "UsageTotals", "UserEntry",
-    "Waiting", "WhenBusy", "define_tool", "open_harness", "sync", "tool"
+    "Waiting", "WhenBusy", "define_tool", "open_harness", "sync", "tool",
 ]
 
 # Names kept in `durable.records` (shared) or beside the kind that owns them, not part of the

@@ -310,7 +310,7 @@ class Harness(Generic[DepsT]):
 
     async def _place_remote(self, sub: Submission) -> None:
         """Place an input from the store's inbox (durable.engine.inbox): queued behind an active run."""
-        await self.conversation(sub.conversation_id)._place(sub, "queue")
+        await self.conversation(sub.conversation_id)._place(sub, "queue", {})
 
     async def _decide_remote(self, decision: InboxDecision) -> None:
         """Apply a decision from the store's inbox (durable.remote) as `approve` / `deny` would, its

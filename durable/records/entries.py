@@ -11,6 +11,7 @@ from typing import Literal, Union
 from attrs import field
 
 from .._frozen import OMITTED_WHEN_DEFAULT, frozen
+from .content import Part
 from .reasons import StopReason
 
 
@@ -57,10 +58,12 @@ class Diagnostic:
 @frozen
 class UserEntry:
     """An input of the host, in the conversation. `submission_id` is the submission it came from
-    (None for an entry written without one)."""
+    (None for an entry written without one). `parts`: an input of several parts (text, images,
+    files: `durable.records.content`), in order; `text` is then its text parts joined."""
 
     text: str
     submission_id: str | None = None
+    parts: tuple[Part, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen
@@ -80,13 +83,16 @@ class AssistantEntry:
 @frozen
 class ToolResultEntry:
     """The result of one tool call, as the model reads it: `content` (text), with `is_error`
-    when the call failed (bad arguments, an unknown tool, an exception, an interruption)."""
+    when the call failed (bad arguments, an unknown tool, an exception, an interruption).
+    `parts`: a result with images or files (`durable.records.content`), in order; `content` is
+    then its text parts joined."""
 
     call_id: str
     tool_name: str
     content: str
     is_error: bool = False
     diagnostics: tuple[Diagnostic, ...] = ()
+    parts: tuple[Part, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen

@@ -52,6 +52,7 @@ class EncodedBatch:
     barrier: bool = True
     inbox: tuple[str, ...] = ()  # inbox rows consumed (see `Batch.inbox`)
     texts: tuple[tuple[str, texts_.Texts], ...] = ()  # owner, its long texts: of every task and document written
+    attachments: tuple[tuple[str, str, int, bytes], ...] = ()  # sha256, media type, size, bytes (first write kept)
 
 
 _INT64 = range(-(1 << 63), 1 << 63)
@@ -101,6 +102,7 @@ def encode_batch(batch: Batch) -> EncodedBatch:
         batch.barrier,
         tuple(batch.inbox),
         tuple(texts),
+        tuple([(sha, media_type, len(data), data) for sha, (media_type, data) in batch.attachments.items()]),
     )
 
 
@@ -127,7 +129,8 @@ def written_texts(rows: EncodedBatch, held: texts_.HeldTexts) -> tuple[EncodedBa
         col = columns.get(f"live:{cid}") if columns else None
         if held.changed(cid, body, col):
             live.append((cid, body, col))
-    return EncodedBatch(tasks, rows.entries, rows.submissions, tuple(live), rows.barrier), puts, drops
+    return (EncodedBatch(tasks, rows.entries, rows.submissions, tuple(live), rows.barrier, rows.inbox,
+                         attachments=rows.attachments), puts, drops)
 
 
 def joined_body(body: str, kind: str, column: str | None, streams: Mapping[int, str]) -> str:

@@ -2,7 +2,9 @@
 usage limits checked before each is sent.
 
 `build` makes the request of an attempt: the run's instructions (assembled in `prepare`, else
-the static ones), the conversation's context (a view, never a copy) and the run's output schema.
+the static ones), the conversation's context (a view, never a copy), the run's output schema and
+the stored bytes of the images and files the context references (read again by every attempt:
+a request cut off by a crash is sent again with the same bytes).
 `next_request` writes, in the commit that closes a tool round or sends an answer back, the run's
 next position: `request` (a barrier, counted as a request) or `prepare` when a compaction, a
 deferred job or a usage limit must come first. `limit_passed` says which limit the next request
@@ -17,7 +19,18 @@ from typing import TYPE_CHECKING
 from ..._frozen import evolve
 from ...engine.instructions import static_text
 from ...models.protocol import ModelRequest
-from ...records import EMPTY_USAGE, GenerationLive, Live, Running, StoredEntry, Task, UsageTotals
+from ...records import (
+    EMPTY_USAGE,
+    Attachment,
+    GenerationLive,
+    Live,
+    Running,
+    StoredEntry,
+    Task,
+    ToolResultEntry,
+    UsageTotals,
+    UserEntry,
+)
 from ...settings import UsageLimits
 from ...tokens import entry_tokens, estimate_tokens, in_context
 from .. import usage
@@ -47,8 +60,10 @@ async def build(rt: Runtime, task: Task, attempt: int, pending: Sequence[StoredE
     notes = notes_of(task.checkpoint) if notes is None else notes
     system = notes.instructions if notes.instructions is not None else static_text(settings.system_prompt,
                                                                                      rt.instructions)
+    hashes = [p.sha256 for e in messages if isinstance(e, (UserEntry, ToolResultEntry)) and e.parts
+              for p in e.parts if isinstance(p, Attachment)]
     return ModelRequest(system, messages, rt.tools.specs, dict(settings.model_options), attempt, key,
-                        output.schema_of(rt, task))
+                        output.schema_of(rt, task), await rt.attachments(hashes) if hashes else {})
 
 
 async def next_request(rt: Runtime, change: Change, task: Task, rounds: int, notes: RunNotes,
