@@ -8,8 +8,8 @@ sentences that name the file, task, conversation or tool concerned.
     |   +-- ServerUnavailable (+-- CommitOutcomeUnknown)  PostgreSQL: names the server and space
     +-- HarnessError               the host API: HarnessClosed, ConversationBusy, UnknownTask,
     |   UnknownTaskKind, UnknownSubmission, SubmissionUnanswered, ToolResultRejected, ApprovalRejected,
-    |   IllegalTransition, ToolDefinitionError; ToolArgumentError and InvalidInput (also ValueErrors;
-    |   +-- AttachmentError +-- AttachmentTooLarge: an image or a file that cannot be sent)
+    |   IllegalTransition, ToolDefinitionError; ToolArgumentError, InvalidInput (+-- AttachmentError
+    |   +-- AttachmentTooLarge: an image or file that cannot be sent) (also ValueErrors)
     +-- MissingExtra (also an ImportError)  an optional extra is not installed
     +-- BackgroundJobsUnsupported (also a ValueError)  deferred mode on a server without them
     +-- CodecError (also a ValueError)      durable.codec: a value without its record's shape
@@ -17,7 +17,6 @@ sentences that name the file, task, conversation or tool concerned.
     +-- MissingCredentials (also a ValueError)  durable.models.errors: a provider without a key
     +-- MCPServerError, MCPCallError        durable.mcp: a server, or a call of one of its tools
     RetryTool (an Exception, not a DurableError)  raised by a tool to have the model call it again
-
 Those naming a module live beside the code raising them; this one imports nothing (every layer may).
 """
 

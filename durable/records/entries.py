@@ -10,8 +10,8 @@ from typing import Literal, Union
 
 from attrs import field
 
-from .._frozen import OMITTED_WHEN_DEFAULT, frozen
-from .content import Part
+from .._frozen import OMITTED_WHEN_DEFAULT, evolve, frozen
+from .content import Part, placeholder_text
 from .reasons import StopReason
 
 
@@ -108,6 +108,16 @@ Entry = Union[UserEntry, AssistantEntry, ToolResultEntry, CompactionEntry]
 """Any entry of a conversation; stored with its kind as a tag."""
 
 
+def without_attachments(entry: Entry) -> Entry:
+    """`entry` with its images and files as placeholder text ("[image: image/png, 12 kB]") and no
+    parts: what a compaction's summary request reads instead of the bytes."""
+    if isinstance(entry, UserEntry) and entry.parts:
+        return evolve(entry, text=placeholder_text(entry.parts), parts=())
+    if isinstance(entry, ToolResultEntry) and entry.parts:
+        return evolve(entry, content=placeholder_text(entry.parts), parts=())
+    return entry
+
+
 @frozen
 class StoredEntry:
     """An entry at its place in a conversation (`seq` counts from 1 per conversation)."""
@@ -128,4 +138,5 @@ __all__ = [
     "ToolResultEntry",
     "Usage",
     "UserEntry",
+    "without_attachments",
 ]

@@ -104,7 +104,8 @@ def merged(batches: Sequence[EncodedBatch]) -> EncodedBatch:
     """The rows of `batches` as one, as if written one after another: the last write of a task,
     submission or live document wins, in the place of its first write (a submission keeps the
     order it was first committed in); entries are kept as they are (a seq written twice is
-    refused); a row's long texts are those of its last write; an attachment's bytes its first. A barrier if one of them is."""
+    refused); a row's long texts are those of its last write, an attachment's bytes its first. A
+    barrier if one of them is."""
     if len(batches) == 1:
         return batches[0]
     return EncodedBatch(

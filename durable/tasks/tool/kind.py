@@ -19,10 +19,10 @@ a durable deadline from the stored start (`tool_timeout:<task id>`): the call is
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._frozen import evolve
+from ...content import Blobs
 from ...engine import tracing
 from ...engine.kinds import Resumed, TaskKind
 from ...engine.transitions import END, Transitions
@@ -68,6 +68,7 @@ from .records import (
     error_result,
     input_of,
     progress_of,
+    result_of,
 )
 from .rounds import RoundParent
 
@@ -214,14 +215,15 @@ class ToolKind(TaskKind):
 
         deadline = deadline_of(task)
         await rt.before_external_work(f"Tool {name} (task {task.id})")
-        finished, content, failure, retry = True, "", None, None
+        finished, failure, retry = True, None, None
+        made = result_of("", name, 1)  # the result: text, parts, bytes to store (empty until it returns)
         async with progress:  # leaving it waits for a flush in flight; the ending below carries the rest
             try:
                 if deadline is None:
                     value = await run()
                 else:  # cancelled at the deadline, measured from the stored start
                     finished, value = await rt.until(deadline, f"tool_timeout:{task.id}", run)
-                content = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+                made = result_of(value, name, rt.settings.max_attachment_bytes)
             except RetryTool as exc:
                 retry = str(exc) or f"Tool {name} asks to be called again"
             except Exception as exc:  # noqa: BLE001 - the model reads it as an error result
@@ -235,7 +237,8 @@ class ToolKind(TaskKind):
         elif failure is not None:
             await self._finish(rt, current, error_result(current, failure, "tool_error"), Done())
         else:
-            await self._finish(rt, current, ToolResultEntry(input_of(current).call.id, name, content), Done())
+            result = ToolResultEntry(input_of(current).call.id, name, made[0], parts=made[1])
+            await self._finish(rt, current, result, Done(), blobs=made[2])
 
     async def _timed_out(self, rt: Runtime, task: Task, tool: Tool) -> None:
         inp = input_of(task)
@@ -336,18 +339,20 @@ class ToolKind(TaskKind):
         await self._finish(rt, task, error_result(task, msg, code or reason),
                            Failed(ErrorInfo(msg, ErrorDetail(reason))), retry=retry, inbox=inbox, ended_at=ended_at)
 
-    async def _finish(self, rt: Runtime, task: Task, result: ToolResultEntry, outcome: Outcome, *,
-                      retry: bool = True, inbox: str | None = None, ended_at: float | None = None) -> None:
+    async def _finish(self, rt: Runtime, task: Task, result: ToolResultEntry, outcome: Outcome, *, retry: bool = True,
+                      inbox: str | None = None, ended_at: float | None = None, blobs: Blobs | None = None) -> None:
         """Commit the task's ending with `result`. Task code's endings are lazy commits (a result
         lost to a power cut is redone as after a crash), except that the last tool of a round to
         end carries the round's close, and with it the next request, in the same commit (a
         barrier). A host's decision (`retry=False`: a client tool's result, a denial) is a
-        barrier: the host is told."""
+        barrier: the host is told. `blobs`: the bytes of the result's images and files, stored
+        in the same commit."""
         parent = rt.task(task.parent_id) if task.parent_id is not None else None
         rounds = self.parent
         if rounds is not None and parent is not None and rounds.closable(rt, parent, task.id):
             parent = await _siblings_written(rt, rounds.round_of(parent), parent, task.id)
         change = rt.change(barrier=not retry)
+        change.put_attachments(blobs or {})
         # `ended_at`: when the call ended, if not now (a call cut off: the interrupt).
         progress = evolve(progress_of(task), result=result, ended_at=rt.now() if ended_at is None else ended_at)
         ended = change.put_task(evolve(task, state=Terminal(outcome), checkpoint=progress))
