@@ -11,6 +11,8 @@ import sys
 import time
 from typing import Any
 
+from .inspect_data import shown_text
+
 
 def print_session(data: dict[str, Any]) -> None:
     """Print what `read_session` returned, for a person (a wide table when piped)."""
@@ -36,6 +38,8 @@ def print_session(data: dict[str, Any]) -> None:
     c = f["counts"]
     facts.add_row("holds", f"{c['conversations']} conversation(s), {c['entries']} entries, "
                            f"{c['submissions']} submissions, {c['tasks']} tasks ({c['live_tasks']} not ended)")
+    if c.get("attachments"):
+        facts.add_row("attachments", f"{c['attachments']} image(s) and file(s), {c['attachment_bytes']:,} bytes")
     console.print(Text("Session file", style="bold underline"))
     console.print(facts)
 
@@ -153,11 +157,9 @@ def _entry_text(e: dict[str, Any]) -> str:
         if e.get("error"):
             text += f" [{e['error']}]"
         return text
-    if kind == "tool_result":
-        return _short(e.get("content") or "")
     if kind == "compaction":
         return _short(e.get("summary") or "")
-    return _short(e.get("text") or "")
+    return _short(shown_text(e))
 
 
 def _live_text(live: dict[str, Any]) -> str:

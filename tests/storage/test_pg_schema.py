@@ -80,6 +80,7 @@ async def a_version_4_database(server: Any) -> str:
     with psycopg.connect(dsn) as conn:
         conn.execute("INSERT INTO durable.inbox (space, id, conversation_id, text, created_at) "
                      "VALUES ('s', 'r1', 'root', 'from afar', 1.5)")
+        conn.execute("DROP TABLE durable.attachments")  # version 8
         conn.execute("DROP TABLE durable.texts")  # version 7
         conn.execute("ALTER TABLE durable.tasks DROP COLUMN texts")
         conn.execute("ALTER TABLE durable.documents DROP COLUMN texts")
