@@ -69,11 +69,11 @@ class Content:
         if media_type is None:
             media_type = guess_media_type(data, name)
             if media_type is None:
-                raise AttachmentError(f"The media type of {self._named(name)} is not known: pass media_type=")
+                raise AttachmentError(f"The media type of the {self._named(name)} is not known: pass media_type=")
         if not isinstance(media_type, str) or "/" not in media_type:
-            raise AttachmentError(f"{self._named(name)} has the media type {media_type!r}, not a type/subtype")
+            raise AttachmentError(f"The {self._named(name)} has the media type {media_type!r}, not a type/subtype")
         if self.kind == "image" and not media_type.startswith("image/"):
-            raise AttachmentError(f"{self._named(name)} is {media_type}, not an image: use durable.File")
+            raise AttachmentError(f"The {self._named(name)} is {media_type}, not an image: use durable.File")
         self.data = data
         self.media_type = media_type
         self.name = name
@@ -81,11 +81,11 @@ class Content:
 
     def _named(self, name: str | None) -> str:
         what = type(self).__name__.lower()
-        return f"{what} {name!r}" if name is not None else f"the {what} bytes"
+        return f"{what} {name!r}" if name is not None else f"{what} given as bytes"
 
     @property
     def described(self) -> str:
-        """How messages name it: "image 'shot.png'", "the file bytes"."""
+        """How messages name it: "image 'shot.png'", "file given as bytes"."""
         return self._named(self.name)
 
     def attachment(self) -> Attachment:

@@ -175,6 +175,9 @@ class CrashableStorage:
     async def get_live(self, *a: Any, **k: Any) -> Any:
         return await self._pass("get_live", *a, **k)
 
+    async def get_attachments(self, *a: Any, **k: Any) -> Any:
+        return await self._pass("get_attachments", *a, **k)
+
     def __getattr__(self, name: str) -> Any:
         if name == "inner":
             raise AttributeError(name)
