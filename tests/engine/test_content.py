@@ -128,7 +128,7 @@ async def test_a_retried_input_id_with_the_same_parts_is_the_same_input_and_with
         first = await h.root.submit(["look", durable.Image(PNG)], id="in-1")
         again = await h.root.submit(["look", durable.Image(PNG)], id="in-1")
         assert again.id == first.id
-        with pytest.raises(durable.InvalidInput, match="Submission id 'in-1' .* is taken by another input"):
+        with pytest.raises(durable.InvalidInput, match=r"Submission id 'in-1' .* is taken by another input"):
             await h.root.submit(["look", durable.Image(SHOT)], id="in-1")
         await first.answer()
     assert [type(e).__name__ for e in await host.entries()] == ["UserEntry", "AssistantEntry"]

@@ -6,6 +6,7 @@ Anthropic Messages)."""
 from __future__ import annotations
 
 import base64
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 import durable
 from durable import records as r
 
-from .test_harness_integration import APIS, PATH, answer, host, make_settings, model  # noqa: F401 - the fixture
+from .test_harness_integration import APIS, PATH, Host, answer, make_settings, model
 
 pytestmark = pytest.mark.anyio
 
@@ -32,6 +33,12 @@ def screenshot() -> durable.Tool:
 
 
 SCHEMA = {"type": "object", "properties": {}}
+PDF_URL = f"data:application/pdf;base64,{B64['pdf']}"
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Host:
+    return Host(tmp_path / "session.sqlite")
 
 
 def expected(api: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -40,7 +47,7 @@ def expected(api: str) -> tuple[dict[str, Any], dict[str, Any]]:
         first = [{"role": "user", "content": [
             {"type": "input_text", "text": "What is this?"},
             {"type": "input_image", "image_url": f"data:image/png;base64,{B64['png']}", "detail": "auto"},
-            {"type": "input_file", "filename": "report.pdf", "file_data": f"data:application/pdf;base64,{B64['pdf']}"},
+            {"type": "input_file", "filename": "report.pdf", "file_data": PDF_URL},
         ]}]
         second = [*first,
                   {"type": "function_call", "call_id": "call_1", "name": "screenshot", "arguments": "{}"},
@@ -56,7 +63,7 @@ def expected(api: str) -> tuple[dict[str, Any], dict[str, Any]]:
         first = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": [
             {"type": "text", "text": "What is this?"},
             {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{B64['png']}"}},
-            {"type": "file", "file": {"filename": "report.pdf", "file_data": f"data:application/pdf;base64,{B64['pdf']}"}},
+            {"type": "file", "file": {"filename": "report.pdf", "file_data": PDF_URL}},
         ]}]
         # A tool message is text only: the image follows the round's tool messages in a user message.
         second = [*first,
@@ -76,12 +83,14 @@ def expected(api: str) -> tuple[dict[str, Any], dict[str, Any]]:
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": B64["png"]}},
         {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": B64["pdf"]}},
     ]}
+    result = {"type": "tool_result", "tool_use_id": "call_1", "is_error": False, "content": [
+        {"type": "text", "text": "Screen captured"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": B64["shot"]}},
+    ]}
     second = [user,
-              {"role": "assistant", "content": [{"type": "tool_use", "id": "call_1", "name": "screenshot", "input": {}}]},
-              {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_1", "is_error": False, "content": [
-                  {"type": "text", "text": "Screen captured"},
-                  {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": B64["shot"]}},
-              ]}]}]
+              {"role": "assistant", "content": [{"type": "tool_use", "id": "call_1", "name": "screenshot",
+                                                 "input": {}}]},
+              {"role": "user", "content": [result]}]
     common = {"model": "claude-test", "max_tokens": 8192, "stream": True, "system": "Be brief.",
               "tools": [{"name": "screenshot", "description": "Take a screenshot", "input_schema": SCHEMA}]}
     return {**common, "messages": [user]}, {**common, "messages": second}
