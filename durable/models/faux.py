@@ -14,11 +14,10 @@ possible). In deferred mode (`deferred=True`) a step is bound to a job at `submi
 returns `StillRunning(poll_after)` until the job has been fetched `polls` times, then its final
 message (a `hang` step makes `fetch` itself hang; an `error` step makes `fetch` raise).
 
-It records what a crash test needs: the requests, stream calls, submitted, fetched and cancelled
-jobs; of the requests only the newest `keep_requests` (100 by default, as each holds a whole
-context; `calls` counts them all; `None` keeps every one, as the crash explorer's invariant check
-needs). `wait_for_requests` waits for the n-th request. A request's images and files are in its
-entries' `parts` (references) and its `attachments` (their bytes, by sha256), as received.
+It records what a crash test needs: the requests (images' bytes in `attachments`), stream calls,
+submitted, fetched and cancelled jobs; of the requests only the newest `keep_requests` (100 by
+default: each holds a whole context; `calls` counts them all; `None` keeps every one, as the crash
+explorer's invariant check needs). `wait_for_requests` waits for the n-th request.
 """
 
 from __future__ import annotations

@@ -190,6 +190,7 @@ class MemoryStorage:
              for seq, (kind, body, _) in sorted(self._entries[cid].items())],
             [(sid, cid, status, body) for sid, (cid, status, body) in self._subs.items()],
             [(cid, rows.joined_body(body, "live", col, streams)) for cid, (body, col) in sorted(self._docs.items())],
+            self.attachment_rows(),
         )
 
     def _check(self) -> None:

@@ -259,6 +259,7 @@ class StoredRows:
     entries: list[EntryRow] = field(factory=list)  # in (conversation_id, seq) order
     submissions: list[SubmissionRow] = field(factory=list)  # in the order they were first committed
     documents: list[DocumentRow] = field(factory=list)
+    attachments: list[tuple[str, str, int]] = field(factory=list)  # sha256, media type, size (never the bytes)
 
 
 @define
@@ -272,11 +273,12 @@ class SessionRecords:
     submissions: dict[str, Submission] = field(factory=dict)
     live: dict[str, Live] = field(factory=dict)
     problems: list[str] = field(factory=list)
+    attachments: dict[str, tuple[str, int]] = field(factory=dict)  # sha256: media type, size, as stored
 
 
 def decode_rows(rows: StoredRows, location: str) -> SessionRecords:
     """Decode every row; rows that do not decode become `problems`, never an exception."""
-    out = SessionRecords(location)
+    out = SessionRecords(location, attachments={sha: (media_type, size) for sha, media_type, size in rows.attachments})
 
     def load(body: str, cls: Any, what: str) -> Any:
         try:

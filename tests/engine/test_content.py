@@ -203,3 +203,24 @@ async def test_inspect_and_export_show_references_with_size_and_type_never_the_b
     exported = export_session(host.path)
     assert "base64" not in json.dumps(exported) and PNG_SHA in json.dumps(exported)
     assert "### 1 · user\n\nlook\n\n[image: image/png, 1.0 kB]\n\n### 2 · assistant (stop)" in to_markdown(exported)
+
+
+async def test_the_invariant_checker_finds_an_image_referenced_but_not_stored_or_stored_otherwise(host):
+    from durable.storage import Batch
+    from durable.testing.invariants import check_invariants
+
+    store = MemoryStorage()
+    await store.open()
+    shot = image(SHOT_SHA, len(SHOT))
+    await store.commit(Batch(entries=[r.StoredEntry("root", 1, r.UserEntry("look", None, (image(),))),
+                                      r.StoredEntry("root", 2, r.UserEntry("again", None, (shot,)))],
+                             attachments={PNG_SHA: ("image/jpeg", PNG)}))
+    assert check_invariants(store) == [
+        f"Entry 1 of conversation 'root' references the image {PNG_SHA} as image/png, {len(PNG)} bytes; it is "
+        f"stored as image/jpeg, {len(PNG)} bytes",
+        f"Entry 2 of conversation 'root' references the image {SHOT_SHA}, which is not stored",
+    ]
+    model = FauxModel([reply("seen")])
+    async with host.open(model, settings=settings()) as h:
+        await (await h.root.submit(["look", durable.Image(PNG)])).answer()
+    assert check_invariants(host.path, clean_close=True, quiescent=True) == []

@@ -296,4 +296,7 @@ def read_rows(conn: Any, space: str) -> StoredRows:
         docs = [(cid, rows.joined_body(body, "live", col, streams)) for cid, body, col in conn.execute(
             f"SELECT conversation_id, body, {col} FROM durable.documents WHERE space = %s "
             "ORDER BY conversation_id COLLATE \"C\"", (space,))]
-    return StoredRows(tasks, entries, subs, docs)
+        stored = conn.execute("SELECT to_regclass('durable.attachments') IS NOT NULL").fetchone()[0]
+        attachments = conn.execute("SELECT sha256, media_type, size FROM durable.attachments WHERE space = %s "
+                                   "ORDER BY sha256 COLLATE \"C\"", (space,)).fetchall() if stored else []
+    return StoredRows(tasks, entries, subs, docs, attachments)

@@ -298,6 +298,8 @@ class SessionReader:
                 self._all("SELECT id, conversation_id, status, body FROM submissions ORDER BY rowid"),
                 [(cid, rows.joined_body(body, "live", col, streams)) for cid, body, col in self._all(
                     f"SELECT conversation_id, body, {t} FROM documents ORDER BY conversation_id")],
+                self._all("SELECT sha256, media_type, size FROM attachments ORDER BY sha256")
+                if self.schema_version >= 8 else [],
             )
 
     def _texts_of(self, column: str | None) -> dict[str, str] | None:

@@ -7,7 +7,9 @@ structured output and usage. Each check returns its violations, one sentence eac
 - structured output: an answered input of an output schema holds a value that matches it and is
   its answer's text; no run sent back more answers than `output_retries` allows;
 - usage: a conversation's totals count at least every answer in it, and every distinct request
-  the model saw for it.
+  the model saw for it;
+- attachments: every image or file an input, an entry or a tool's result references is stored,
+  with the media type and size the reference says (its bytes came with the first reference).
 """
 
 from __future__ import annotations
@@ -17,7 +19,17 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ...records import Answered, AssistantEntry, CompactionEntry, StoredEntry, Task, Usage, UserEntry
+from ...records import (
+    Answered,
+    AssistantEntry,
+    Attachment,
+    CompactionEntry,
+    StoredEntry,
+    Task,
+    ToolResultEntry,
+    Usage,
+    UserEntry,
+)
 from ...tasks.generation.records import notes_of
 from ...texts import times
 from ...tools.arguments import check_value
@@ -106,3 +118,27 @@ def check_instruction_history(batches: Iterable[Any]) -> list[str]:
 
 
 __all__ = ["check_instruction_history", "check_outputs", "check_requests_sent", "check_usage"]
+
+
+def check_attachments(image: SessionImage) -> list[str]:
+    out = []
+    referenced: list[tuple[str, tuple[Any, ...]]] = [(f"Submission {s.id}", s.parts)
+                                                     for s in image.submissions.values()]
+    for cid, entries in image.entries.items():
+        referenced += [(f"Entry {e.seq} of conversation {cid!r}", e.entry.parts) for e in entries
+                       if isinstance(e.entry, (UserEntry, ToolResultEntry))]
+    for task in image.tasks.values():
+        result = getattr(task.checkpoint, "result", None)
+        if isinstance(result, ToolResultEntry):
+            referenced.append((f"The result of task {task.id}", result.parts))
+    for what, parts in referenced:
+        for part in parts:
+            if not isinstance(part, Attachment):
+                continue
+            stored = image.attachments.get(part.sha256)
+            if stored is None:
+                out.append(f"{what} references the {part.kind} {part.sha256}, which is not stored")
+            elif stored != (part.media_type, part.size):
+                out.append(f"{what} references the {part.kind} {part.sha256} as {part.media_type}, {part.size} bytes; "
+                           f"it is stored as {stored[0]}, {stored[1]} bytes")
+    return out
