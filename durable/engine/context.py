@@ -17,9 +17,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import overload
 
-from ..records import Entry, StoredEntry
+from ..records import Attachment, Entry, StoredEntry, ToolResultEntry, UserEntry
 from ..storage.protocol import RawContext
 from ..tokens import entry_tokens, in_context
+
+_MARK = '{"type":"attachment"'
+
+
+def _attachments(entry: Entry) -> tuple[Attachment, ...]:
+    parts = entry.parts if isinstance(entry, (UserEntry, ToolResultEntry)) else ()
+    return tuple(p for p in parts if isinstance(p, Attachment))
+
 
 Decode = Callable[[int, str], StoredEntry]
 """Decodes the JSON text of the entry at a seq (raising `CorruptSession` naming it)."""
@@ -102,6 +110,19 @@ class Context(Sequence[StoredEntry]):
         self._items[index] = stored
         return stored
 
+    def attachments(self, n: int) -> list[Attachment]:
+        """The images and files the first `n` entries reference, in order. An entry still held as
+        text is decoded only when its text holds an attachment (the codec writes one as
+        `{"type":"attachment"`, which no escaped string inside the JSON can contain)."""
+        found: list[Attachment] = []
+        items = self._items
+        for i in range(n):
+            item = items[i]
+            if isinstance(item, str) and _MARK not in item:
+                continue
+            found += _attachments(self._at(i).entry)
+        return found
+
     def seq_at(self, index: int) -> int:
         """The seq of the entry at `index`, without decoding it."""
         return self._seqs[index]
@@ -158,6 +179,11 @@ class Messages(Sequence[Entry]):
         for i in range(self._n):
             yield context[i].entry
         yield from self._tail
+
+    def attachments(self) -> list[Attachment]:
+        """The images and files the messages reference, in order (`Context.attachments`)."""
+        return [*(a for e in self._head for a in _attachments(e)), *self._context.attachments(self._n),
+                *(a for e in self._tail for a in _attachments(e))]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str | bytes):

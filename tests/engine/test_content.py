@@ -224,3 +224,23 @@ async def test_the_invariant_checker_finds_an_image_referenced_but_not_stored_or
     async with host.open(model, settings=settings()) as h:
         await (await h.root.submit(["look", durable.Image(PNG)])).answer()
     assert check_invariants(host.path, clean_close=True, quiescent=True) == []
+
+
+def test_a_stored_context_decodes_only_the_entries_that_hold_an_attachment_to_find_them():
+    from durable import codec
+    from durable.engine.context import Context
+    from durable.storage.protocol import RawContext
+
+    entries = [r.UserEntry('text "type":"attachment" quoted', "s1"), r.UserEntry("look", "s2", (image(),)),
+               r.AssistantEntry("seen", "stop"), r.ToolResultEntry("c1", "shot", "", parts=(image(SHOT_SHA, 9),))]
+    bodies = [codec.dumps(e, r.Entry) for e in entries]
+    decoded: list[int] = []
+
+    def decode(seq: int, body: str) -> r.StoredEntry:
+        decoded.append(seq)
+        return r.StoredEntry("root", seq, codec.loads(body, r.Entry))  # type: ignore[arg-type]
+
+    context = Context.stored(RawContext([1, 2, 3, 4], bodies, 40), decode)
+    assert context.attachments(4) == [image(), image(SHOT_SHA, 9)]
+    assert decoded == [2, 4]
+    assert context.messages(3, tail=(entries[3],)).attachments() == [image(), image(SHOT_SHA, 9)]

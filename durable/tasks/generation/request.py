@@ -19,18 +19,7 @@ from typing import TYPE_CHECKING
 from ..._frozen import evolve
 from ...engine.instructions import static_text
 from ...models.protocol import ModelRequest
-from ...records import (
-    EMPTY_USAGE,
-    Attachment,
-    GenerationLive,
-    Live,
-    Running,
-    StoredEntry,
-    Task,
-    ToolResultEntry,
-    UsageTotals,
-    UserEntry,
-)
+from ...records import EMPTY_USAGE, GenerationLive, Live, Running, StoredEntry, Task, UsageTotals
 from ...settings import UsageLimits
 from ...tokens import entry_tokens, estimate_tokens, in_context
 from .. import usage
@@ -60,8 +49,7 @@ async def build(rt: Runtime, task: Task, attempt: int, pending: Sequence[StoredE
     notes = notes_of(task.checkpoint) if notes is None else notes
     system = notes.instructions if notes.instructions is not None else static_text(settings.system_prompt,
                                                                                      rt.instructions)
-    hashes = [p.sha256 for e in messages if isinstance(e, (UserEntry, ToolResultEntry)) and e.parts
-              for p in e.parts if isinstance(p, Attachment)]
+    hashes = [a.sha256 for a in messages.attachments()]
     return ModelRequest(system, messages, rt.tools.specs, dict(settings.model_options), attempt, key,
                         output.schema_of(rt, task), await rt.attachments(hashes) if hashes else {})
 
