@@ -22,6 +22,8 @@ from .records.content import Attachment, Part, TextPart, size_text, text_of
 
 Blobs = dict[str, tuple[str, bytes]]
 """Bytes to store, by sha256: (media type, bytes)."""
+Parts = tuple[str, tuple[Part, ...], Blobs]
+"""An input or a result as `content_parts` makes it: its text, its parts, the bytes to store."""
 
 _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -131,8 +133,7 @@ def has_content(value: object) -> bool:
     return isinstance(value, (list, tuple)) and any(isinstance(v, Content) for v in value)
 
 
-def content_parts(value: str | Content | Sequence[str | Content], where: str,
-                  limit: int) -> tuple[str, tuple[Part, ...], Blobs]:
+def content_parts(value: str | Content | Sequence[str | Content], where: str, limit: int) -> Parts:
     """An input or a tool's return value as (its text, its parts, the bytes to store by sha256).
     A plain string has no parts. `where` ("an input for conversation 'root'", "tool shot") names
     it in errors: `AttachmentError` for a part that is not a str, an `Image` or a `File`;
@@ -158,4 +159,4 @@ def content_parts(value: str | Content | Sequence[str | Content], where: str,
     return text_of(parts), tuple(parts), blobs
 
 
-__all__ = ["Blobs", "Content", "File", "Image", "content_parts", "guess_media_type", "has_content"]
+__all__ = ["Blobs", "Content", "File", "Image", "Parts", "content_parts", "guess_media_type", "has_content"]

@@ -204,8 +204,10 @@ class Harness:
         """What every conversation of this session used so far (see `durable.Harness.usage`)."""
         return self._run(self.harness.usage)
 
-    def submit_tool_result(self, call_id: str, content: str, *, is_error: bool = False) -> None:
-        """Answer a client tool call (`ToolResultRejected` for an unknown or answered call)."""
+    def submit_tool_result(self, call_id: str, content: str | Sequence[str | Content], *,
+                           is_error: bool = False) -> None:
+        """Answer a client tool call, with text or parts (`durable.Harness.submit_tool_result`;
+        `ToolResultRejected` for an unknown or answered call)."""
 
         async def submit() -> None:
             await self.harness.submit_tool_result(call_id, content, is_error=is_error)

@@ -21,6 +21,7 @@ import anyio
 import anyio.abc
 from attrs import frozen
 
+from ..content import Content, content_parts
 from ..errors import (
     ApprovalRejected,
     DiskFull,
@@ -411,12 +412,16 @@ class Harness(Generic[DepsT]):
         await self.rt.commit(change, retry=False)
         return task.id
 
-    async def submit_tool_result(self, call_id: str, content: str, *, is_error: bool = False) -> None:
-        """Answer a client tool call. Raises `ToolResultRejected` for an unknown call, a call that
-        is not a client tool's, or one already answered."""
+    async def submit_tool_result(self, call_id: str, content: str | Sequence[str | Content], *,
+                                 is_error: bool = False) -> None:
+        """Answer a client tool call with text, or a list of strings, `durable.Image`s and
+        `durable.File`s (`AttachmentTooLarge` past `settings.max_attachment_bytes`, before anything
+        is committed). Raises `ToolResultRejected` for an unknown call, a call that is not a client
+        tool's, or one already answered."""
         self._check_open()
+        made = content_parts(content, f"the result of tool call {call_id}", self.settings.max_attachment_bytes)
         await self.resume()
-        await self.runs.submit_client_result(self.rt, call_id, content, is_error)
+        await self.runs.submit_client_result(self.rt, call_id, made, is_error)
 
     async def approve(self, call_id: str, arguments: Mapping[str, Any] | None = None) -> None:
         """Approve the tool call `call_id`, which waits for a person's decision (`live.approvals`;

@@ -244,3 +244,22 @@ def test_a_stored_context_decodes_only_the_entries_that_hold_an_attachment_to_fi
     assert context.attachments(4) == [image(), image(SHOT_SHA, 9)]
     assert decoded == [2, 4]
     assert context.messages(3, tail=(entries[3],)).attachments() == [image(), image(SHOT_SHA, 9)]
+
+
+async def test_a_client_tool_answered_with_a_screenshot_stores_it_with_the_result(host):
+    from .conftest import until_live
+
+    ask = durable.define_tool("screen", "The user's screen", client=True)
+    model = FauxModel([reply("", tool_calls=[call("screen", {}, id="q1")]), reply("I see it.")])
+    async with host.open(model, tools=[ask], settings=settings(max_attachment_bytes=300)) as h:
+        sub = await h.root.submit("Look at my screen")
+        await until_live(h, lambda live: [s.status for s in live.tools] == ["waiting"])
+        with pytest.raises(durable.AttachmentTooLarge, match=r"The image given as bytes in the result of tool call "
+                                                              r"q1 is 308 B \(308 bytes\), over the limit of 300 B"):
+            await h.submit_tool_result("q1", ["Here", durable.Image(SHOT)])
+        await h.submit_tool_result("q1", ["Here", durable.Image(SHOT[:200])])
+        assert await sub.answer() == "I see it."
+    small = hashlib.sha256(SHOT[:200]).hexdigest()
+    assert (await host.entries())[2] == r.ToolResultEntry("q1", "screen", "Here",
+                                                          parts=(r.TextPart("Here"), image(small, 200)))
+    assert dict(model.requests[1].attachments) == {small: SHOT[:200]}

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._frozen import evolve
-from ...content import Blobs
+from ...content import Blobs, Parts
 from ...engine import tracing
 from ...engine.kinds import Resumed, TaskKind
 from ...engine.transitions import END, Transitions
@@ -312,15 +312,15 @@ class ToolKind(TaskKind):
         await self._finish(rt, current, error_result(current, TOOL_TIMED_OUT, "timeout"),
                            Failed(ErrorInfo(f"Tool {inp.call.name} execution timed out", ErrorDetail("timeout"))))
 
-    async def submit_client_result(self, rt: Runtime, call_id: str, content: str, is_error: bool) -> None:
+    async def submit_client_result(self, rt: Runtime, call_id: str, content: Parts, is_error: bool) -> None:
         for task in rt.live_tasks(kind=self.name):
             inp = input_of(task)
             if inp.call.id == call_id:
                 if not inp.client:
                     raise ToolResultRejected(
                         f"Tool call {call_id} ({inp.call.name}) is not a client tool call; the harness runs it")
-                result = ToolResultEntry(call_id, inp.call.name, content, is_error)
-                await self._finish(rt, task, result, Done(), retry=False)
+                result = ToolResultEntry(call_id, inp.call.name, content[0], is_error, parts=content[1])
+                await self._finish(rt, task, result, Done(), retry=False, blobs=content[2])
                 return
         raise ToolResultRejected(
             f"No client tool call {call_id} is waiting for a result (unknown, or already answered)")
