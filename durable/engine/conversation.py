@@ -159,7 +159,7 @@ class Conversation:
 
 def input_parts(text: object, conversation_id: str, limit: int) -> tuple[str, tuple[Part, ...], Blobs]:
     """An input's text, its parts (none for a string) and the bytes to store (see `submit`)."""
-    if isinstance(text, str) or not isinstance(text, (list, tuple)):
+    if isinstance(text, str) or not isinstance(text, (list, tuple, Content)):
         return check_text(text, conversation_id), (), {}
     words, parts, blobs = content_parts(text, f"the input for conversation {conversation_id!r}", limit)
     if not blobs:

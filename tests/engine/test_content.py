@@ -263,3 +263,14 @@ async def test_a_client_tool_answered_with_a_screenshot_stores_it_with_the_resul
     assert (await host.entries())[2] == r.ToolResultEntry("q1", "screen", "Here",
                                                           parts=(r.TextPart("Here"), image(small, 200)))
     assert dict(model.requests[1].attachments) == {small: SHOT[:200]}
+
+
+async def test_the_input_and_the_bytes_it_references_are_one_commit_and_a_lone_image_is_an_input(host):
+    model = FauxModel([reply("A chart.")])
+    async with host.open(model, settings=settings()) as h:
+        sub = await h.root.submit(durable.Image(PNG))
+        await sub.answer()
+    assert host.storage.history[0] == (
+        f"task 1 generation running/request; entry root#1 user; submission {sub.id} queued; live root; "
+        f"attachment {PNG_SHA[:12]} image/png {len(PNG)} bytes")
+    assert (await host.entries())[0] == r.UserEntry("", sub.id, (image(),))
