@@ -204,7 +204,7 @@ class Harness:
         """What every conversation of this session used so far (see `durable.Harness.usage`)."""
         return self._run(self.harness.usage)
 
-    def submit_tool_result(self, call_id: str, content: str | Sequence[str | Content], *,
+    def submit_tool_result(self, call_id: str, content: str | Content | Sequence[str | Content], *,
                            is_error: bool = False) -> None:
         """Answer a client tool call, with text or parts (`durable.Harness.submit_tool_result`;
         `ToolResultRejected` for an unknown or answered call)."""
@@ -241,7 +241,7 @@ class Conversation:
         self._conv = conversation
         self.id = conversation.id
 
-    def submit(self, text: str | Sequence[str | Content], *, when_busy: WhenBusy | None = None,
+    def submit(self, text: str | Content | Sequence[str | Content], *, when_busy: WhenBusy | None = None,
                id: str | None = None, output: Any = None) -> SubmissionHandle:
         """Commit a user input (durable when this returns) and start or queue its run; see
         `durable.Conversation.submit` for parts (`durable.Image`, `durable.File`), `when_busy`,

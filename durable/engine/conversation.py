@@ -51,12 +51,12 @@ class Conversation:
         self._h = harness
         self.id = conversation_id
 
-    async def submit(self, text: str | Sequence[str | Content], *, when_busy: WhenBusy | None = None,
+    async def submit(self, text: str | Content | Sequence[str | Content], *, when_busy: WhenBusy | None = None,
                      id: str | None = None, output: Any = None) -> SubmissionHandle:
         """Commit a user input (durable when this returns) and start or queue its run.
 
-        `text` is a string, or a list of parts: strings, `durable.Image`s and `durable.File`s, in
-        order. The bytes of each image and file are stored once per session (by sha256) in the
+        `text` is a string, a `durable.Image` or `durable.File`, or a list of parts: strings,
+        images and files, in order. The bytes of each image and file are stored once per session (by sha256) in the
         commit of the input; one over `settings.max_attachment_bytes` is `AttachmentTooLarge`
         (naming the file and the limit), and a part of another type `AttachmentError`, before
         anything is written.

@@ -412,7 +412,7 @@ class Harness(Generic[DepsT]):
         await self.rt.commit(change, retry=False)
         return task.id
 
-    async def submit_tool_result(self, call_id: str, content: str | Sequence[str | Content], *,
+    async def submit_tool_result(self, call_id: str, content: str | Content | Sequence[str | Content], *,
                                  is_error: bool = False) -> None:
         """Answer a client tool call with text, or a list of strings, `durable.Image`s and
         `durable.File`s (`AttachmentTooLarge` past `settings.max_attachment_bytes`, before anything
