@@ -19,10 +19,11 @@ from providers.test_harness_integration import PATH, USAGE, answer
 
 from durable.records import AssistantEntry, Attachment, TextPart, UserEntry
 from durable.storage.sqlite.reader import SessionReader
+from durable.testing import explore
 from durable.testing.invariants import check_invariants
 from durable.testing.kill import _argv, _Child, _run_child
 
-from .content_scenario import PICTURE
+from .content_scenario import IMAGE_TOOL_ROUND, PICTURE
 
 APIS = ["responses", "chat", "anthropic"]
 SCENARIO = "tests.crash.content_scenario:IMAGE_REQUEST"
@@ -91,3 +92,15 @@ def test_a_request_with_an_image_cut_off_by_sigkill_is_sent_again_with_the_same_
                                AssistantEntry("A login form.", "stop", (), USAGE[api], None, 2)]  # attempt 2: charged
     finally:
         server.stop()
+
+
+@pytest.mark.anyio
+async def test_every_commit_boundary_of_a_tool_round_with_images_keeps_every_invariant():
+    """The explorer crashes the scenario at every commit boundary, both sides: the images and the
+    receipt are stored with the commit that first references them and every request (checked by
+    the invariants on the faux model's requests) carries their bytes."""
+    exploration = await explore(IMAGE_TOOL_ROUND)
+    print(f"\n{exploration.summary()}")
+    assert exploration.commits > 0
+    assert exploration.crash_points == 2 * exploration.commits
+    exploration.assert_ok()

@@ -274,3 +274,18 @@ async def test_the_input_and_the_bytes_it_references_are_one_commit_and_a_lone_i
         f"task 1 generation running/request; entry root#1 user; submission {sub.id} queued; live root; "
         f"attachment {PNG_SHA[:12]} image/png {len(PNG)} bytes")
     assert (await host.entries())[0] == r.UserEntry("", sub.id, (image(),))
+
+
+async def test_the_invariant_checker_finds_a_request_sent_without_the_bytes_it_references(host):
+    from durable.models.protocol import ModelRequest
+    from durable.testing.invariants import check_invariants
+
+    model = FauxModel([reply("seen")], keep_requests=None)
+    async with host.open(model, settings=settings()) as h:
+        await (await h.root.submit(["look", durable.Image(PNG)])).answer()
+    [sent] = model.requests
+    assert check_invariants(host.path, requests=[sent]) == []
+    bare = ModelRequest(sent.system, tuple(sent.messages), key=sent.key)
+    wrong = ModelRequest(sent.system, tuple(sent.messages), key=sent.key, attachments={PNG_SHA: SHOT})
+    assert check_invariants(host.path, requests=[bare, wrong]) == [
+        f"Request {sent.key} was sent without the bytes of the image {PNG_SHA}"] * 2

@@ -14,6 +14,7 @@ structured output and usage. Each check returns its violations, one sentence eac
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -76,11 +77,13 @@ def check_usage(image: SessionImage) -> list[str]:
 
 
 def check_requests_sent(image: SessionImage, requests: Sequence[Any]) -> list[str]:
-    """What the model's requests witness: each sent a run's committed instructions, and each
-    conversation counts at least the distinct requests its runs sent."""
+    """What the model's requests witness: each sent a run's committed instructions and the bytes
+    of every image and file its messages reference, and each conversation counts at least the
+    distinct requests its runs sent."""
     out = []
     keys: dict[str, set[str]] = defaultdict(set)
     for request in requests:
+        out += _unsent_bytes(request)
         match = _KEY.match(request.key)
         task = image.tasks.get(int(match.group(1))) if match else None
         if task is None:
@@ -94,6 +97,19 @@ def check_requests_sent(image: SessionImage, requests: Sequence[Any]) -> list[st
         counted = image.live[cid].usage.requests if cid in image.live else 0
         if counted < len(sent):
             out.append(f"Conversation {cid!r} counts {counted} request(s), but the model saw {len(sent)} of its runs")
+    return out
+
+
+def _unsent_bytes(request: Any) -> list[str]:
+    sent = getattr(request, "attachments", {})
+    out = []
+    for entry in request.messages:
+        for part in entry.parts if isinstance(entry, (UserEntry, ToolResultEntry)) else ():
+            if not isinstance(part, Attachment):
+                continue
+            data = sent.get(part.sha256)
+            if data is None or hashlib.sha256(data).hexdigest() != part.sha256:
+                out.append(f"Request {request.key} was sent without the bytes of the {part.kind} {part.sha256}")
     return out
 
 
