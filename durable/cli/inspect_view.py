@@ -52,7 +52,7 @@ def print_session(data: dict[str, Any]) -> None:
         for col in ("seq", "entry", "text"):
             table.add_column(col, overflow="fold")
         for e in conv["entries"]:
-            table.add_row(str(e["seq"]), _entry_kind(e), _entry_text(e))
+            table.add_row(str(e["seq"]), _entry_kind(e), Text(_entry_text(e)))  # not markup: "[image: ...]"
         console.print(table)
         live = data["live"].get(conv["id"])
         if live is not None:
@@ -70,7 +70,8 @@ def print_session(data: dict[str, Any]) -> None:
         status = Text(s["status"] or "?", style=style)
         if s["reason"]:
             status.append(f" ({s['reason']}): {s['detail']}")
-        table.add_row(s["id"], s["conversation_id"], str(s["task_id"] or ""), status, _short(s["text"] or "", 60))
+        text = Text(_short(shown_text({**s, "type": "user"}), 60))  # not markup: "[image: ...]"
+        table.add_row(s["id"], s["conversation_id"], str(s["task_id"] or ""), status, text)
     console.print(table)
 
     console.print()

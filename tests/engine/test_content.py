@@ -289,3 +289,15 @@ async def test_the_invariant_checker_finds_a_request_sent_without_the_bytes_it_r
     wrong = ModelRequest(sent.system, tuple(sent.messages), key=sent.key, attachments={PNG_SHA: SHOT})
     assert check_invariants(host.path, requests=[bare, wrong]) == [
         f"Request {sent.key} was sent without the bytes of the image {PNG_SHA}"] * 2
+
+
+async def test_durable_inspect_prints_the_placeholders_of_entries_and_inputs_not_as_markup(host, capsys):
+    from durable.cli.inspect_view import print_session
+
+    model = FauxModel([reply("seen")])
+    async with host.open(model, settings=settings()) as h:
+        await (await h.root.submit(["look", durable.Image(PNG)])).answer()
+    print_session(read_session(host.path))
+    printed = capsys.readouterr().out
+    assert "attachments  1 image(s) and file(s), 1,032 bytes" in printed
+    assert printed.count("look [image: image/png, 1.0 kB]") == 2  # the entry and the submission
