@@ -29,11 +29,12 @@ from contextlib import asynccontextmanager
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
+from .._frozen import evolve
 from ..codec import CodecError
 from ..errors import CommitFailed, CommitRefused, DiskFull, StorageClosed, StorageError
 from ..records import EMPTY_LIVE, CompactionEntry, Live, StoredEntry, Submission
 from ..storage import rows as _rows
-from ..storage.protocol import Batch, Opened, Storage
+from ..storage.protocol import Opened, Storage
 from ..tokens import in_context
 from . import tracing
 from .context import Context
@@ -179,8 +180,7 @@ class Session(Head):
                         raise
                     delay = min(delay * 2, 5.0)
                     await self._finished_before(number)  # then it is sent again in its place
-                    batch = Batch(batch.tasks, batch.entries, batch.submissions, batch.live, batch.barrier,
-                                  first_in_line=True)
+                    batch = evolve(batch, first_in_line=True)  # all of it: its inbox rows, its attachments
         except BaseException as exc:
             if refused and not isinstance(exc, StorageClosed):
                 # Put the head back first: until then the marks of what this change ended or

@@ -301,3 +301,27 @@ async def test_durable_inspect_prints_the_placeholders_of_entries_and_inputs_not
     printed = capsys.readouterr().out
     assert "attachments  1 image(s) and file(s), 1,032 bytes" in printed
     assert printed.count("look [image: image/png, 1.0 kB]") == 2  # the entry and the submission
+
+
+async def test_a_tool_ending_refused_once_is_sent_again_with_its_image(host):
+    from durable.errors import CommitFailed
+    from durable.testing.invariants import check_invariants
+
+    model = FauxModel([reply("", tool_calls=[call("screenshot", {}, id="c1")]), reply("A login form.")])
+    refused: list[int] = []
+    async with host.open(model, tools=[screenshot_tool(durable.Image(SHOT))], settings=settings()) as h:
+        inner = host.storage.inner
+        real_commit = inner.commit
+
+        async def commit(batch: Any) -> None:
+            if batch.attachments and not refused:  # the tool's ending: refused once, for a passing cause
+                refused.append(len(batch.tasks))
+                raise CommitFailed(f"A commit to {host.path} failed and was rolled back (disk I/O error, injected)",
+                                   location=host.path)
+            await real_commit(batch)
+
+        inner.commit = commit
+        assert await (await h.root.submit("What is on screen?")).answer() == "A login form."
+    assert refused == [2]  # the tool and its generation (the round closes with it)
+    assert dict(model.requests[1].attachments) == {SHOT_SHA: SHOT}
+    assert check_invariants(host.path, clean_close=True, quiescent=True, requests=model.requests) == []
