@@ -27,9 +27,9 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 
 import anyio
+import attrs
 from anyio.streams.memory import MemoryObjectSendStream
 
-from .._frozen import evolve
 from ..codec import CodecError
 from ..errors import CommitFailed, CommitRefused, DiskFull, StorageClosed, StorageError
 from ..records import EMPTY_LIVE, CompactionEntry, Live, StoredEntry, Submission
@@ -180,7 +180,7 @@ class Session(Head):
                         raise
                     delay = min(delay * 2, 5.0)
                     await self._finished_before(number)  # then it is sent again in its place
-                    batch = evolve(batch, first_in_line=True)  # all of it: its inbox rows, its attachments
+                    batch = attrs.evolve(batch, first_in_line=True)
         except BaseException as exc:
             if refused and not isinstance(exc, StorageClosed):
                 # Put the head back first: until then the marks of what this change ended or
