@@ -12,7 +12,6 @@ anything is committed, and returns the parts to store with the bytes to write on
 from __future__ import annotations
 
 import hashlib
-import mimetypes
 import os
 from collections.abc import Sequence
 from typing import ClassVar, Literal
@@ -42,6 +41,8 @@ def guess_media_type(data: bytes, name: str | None) -> str | None:
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "image/webp"
     if name is not None:
+        import mimetypes  # on first use: `import durable` stays light
+
         found, _ = mimetypes.guess_type(name, strict=False)
         if found is not None:
             return found
