@@ -36,13 +36,15 @@ Decode = Callable[[int, str], StoredEntry]
 class Context(Sequence[StoredEntry]):
     """See the module docstring. Indexing gives `StoredEntry`s (decoding on first read)."""
 
-    __slots__ = ("_decode", "_items", "_seqs", "tokens")
+    __slots__ = ("_decode", "_items", "_refs", "_scanned", "_seqs", "tokens")
 
     def __init__(self, entries: Iterable[StoredEntry] = ()) -> None:
         self._items: list[StoredEntry | str] = list(entries)  # an entry, or its JSON text until first read
         self._seqs: list[int] = [e.seq for e in self._items if isinstance(e, StoredEntry)]
         self._decode: Decode | None = None
         self.tokens = sum(entry_tokens(e.entry) for e in self._items if isinstance(e, StoredEntry))
+        self._refs: list[tuple[int, Attachment]] = []  # (index, attachment) of the entries scanned so far
+        self._scanned = 0
 
     @classmethod
     def stored(cls, raw: RawContext, decode: Decode) -> Context:
@@ -111,17 +113,17 @@ class Context(Sequence[StoredEntry]):
         return stored
 
     def attachments(self, n: int) -> list[Attachment]:
-        """The images and files the first `n` entries reference, in order. An entry still held as
-        text is decoded only when its text holds an attachment (the codec writes one as
-        `{"type":"attachment"`, which no escaped string inside the JSON can contain)."""
-        found: list[Attachment] = []
-        items = self._items
-        for i in range(n):
+        """The images and files the first `n` entries reference, in order. Each entry is looked
+        at once (the context only grows); one still held as text is decoded only when its text
+        holds an attachment (the codec writes one as `{"type":"attachment"`, which no escaped
+        string inside the JSON can contain)."""
+        items, refs = self._items, self._refs
+        for i in range(self._scanned, len(items)):
             item = items[i]
-            if isinstance(item, str) and _MARK not in item:
-                continue
-            found += _attachments(self._at(i).entry)
-        return found
+            if not isinstance(item, str) or _MARK in item:
+                refs += [(i, a) for a in _attachments(self._at(i).entry)]
+        self._scanned = len(items)
+        return [a for i, a in refs if i < n]
 
     def seq_at(self, index: int) -> int:
         """The seq of the entry at `index`, without decoding it."""

@@ -244,6 +244,10 @@ def test_a_stored_context_decodes_only_the_entries_that_hold_an_attachment_to_fi
     assert context.attachments(4) == [image(), image(SHOT_SHA, 9)]
     assert decoded == [2, 4]
     assert context.messages(3, tail=(entries[3],)).attachments() == [image(), image(SHOT_SHA, 9)]
+    context.append(r.StoredEntry("root", 5, r.UserEntry("more", "s3", (image(PDF_SHA, 7),))))
+    assert context.attachments(5) == [image(), image(SHOT_SHA, 9), image(PDF_SHA, 7)]
+    assert context.attachments(2) == [image()]
+    assert decoded == [2, 4]  # each entry looked at once
 
 
 async def test_a_client_tool_answered_with_a_screenshot_stores_it_with_the_result(host):
