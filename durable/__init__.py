@@ -12,6 +12,7 @@ itself (generation phases, tool progress) beside the kind, in `durable.tasks`.
 
 from typing import TYPE_CHECKING
 
+from .content import File as File, Image as Image
 from .engine.stream_events import (  # plain values (no anyio): imported at once
     ApprovalRequestedEvent as ApprovalRequestedEvent,
     AttemptRestartedEvent as AttemptRestartedEvent,
@@ -26,6 +27,8 @@ from .engine.stream_events import (  # plain values (no anyio): imported at once
 )
 from .errors import (
     ApprovalRejected as ApprovalRejected,
+    AttachmentError as AttachmentError,
+    AttachmentTooLarge as AttachmentTooLarge,
     BackgroundJobsUnsupported as BackgroundJobsUnsupported,
     CommitFailed as CommitFailed,
     CommitRefused as CommitRefused,
@@ -64,6 +67,7 @@ from .records import (
     Answered as Answered,
     ApprovalSlot as ApprovalSlot,
     AssistantEntry as AssistantEntry,
+    Attachment as Attachment,
     Checkpoint as Checkpoint,
     CompactionEntry as CompactionEntry,
     CompactionFailure as CompactionFailure,
@@ -99,6 +103,7 @@ from .records import (
     Task as Task,
     TaskInput as TaskInput,
     Terminal as Terminal,
+    TextPart as TextPart,
     ToolCall as ToolCall,
     ToolResultEntry as ToolResultEntry,
     ToolSlot as ToolSlot,
@@ -213,6 +218,9 @@ __all__ = [
     "ApprovalRequestedEvent",
     "ApprovalSlot",
     "AssistantEntry",
+    "Attachment",
+    "AttachmentError",
+    "AttachmentTooLarge",
     "AttemptRestartedEvent",
     "BackgroundJobsUnsupported",
     "CancelInput",
@@ -246,6 +254,7 @@ __all__ = [
     "FallbackModel",
     "FaultReason",
     "Faulted",
+    "File",
     "ForkRefused",
     "GenerationInput",
     "GenerationLive",
@@ -254,6 +263,7 @@ __all__ = [
     "HarnessError",
     "HarnessState",
     "IllegalTransition",
+    "Image",
     "InterruptReason",
     "InvalidHistory",
     "InvalidInput",
@@ -319,6 +329,7 @@ __all__ = [
     "TaskRef",
     "Terminal",
     "TextDeltaEvent",
+    "TextPart",
     "Tool",
     "ToolApi",
     "ToolArgumentError",

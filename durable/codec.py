@@ -52,6 +52,7 @@ _TAGS: dict[Any, dict[str, type]] = {
     r.Entry: {"user": r.UserEntry, "assistant": r.AssistantEntry, "tool_result": r.ToolResultEntry,
               "compaction": r.CompactionEntry},
     r.SubmissionStatus: {"queued": r.Queued, "done": r.Answered, "unanswered": r.Unanswered},
+    r.Part: {"text": r.TextPart, "attachment": r.Attachment},
     # Open variants: empty here, filled by the task kinds (`register_variants`).
     r.TaskInput: {},
     r.Checkpoint: {},
@@ -414,7 +415,7 @@ def _explain(exc: BaseException) -> str:
     if isinstance(exc, cattrs.ClassValidationError | cattrs.IterableValidationError):
         notes = cattrs.transform_error(exc)
         # A CodecError raised deep inside (an unknown tag) is the most useful sentence.
-        for sub in _leaves(exc):
+        for sub in exception_leaves(exc):
             if isinstance(sub, CodecError):
                 return str(sub)
         return "; ".join(notes)
@@ -423,13 +424,14 @@ def _explain(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _leaves(exc: BaseException) -> Iterator[BaseException]:
+def exception_leaves(exc: BaseException) -> Iterator[BaseException]:
+    """The exceptions inside `exc`, however deep its exception groups nest (`exc` if none)."""
     if isinstance(exc, BaseExceptionGroup):
         for sub in exc.exceptions:
-            yield from _leaves(sub)
+            yield from exception_leaves(sub)
     else:
         yield exc
 
 
-__all__ = ["CodecError", "UnknownVariant", "converter", "dumps", "from_data", "loads", "register_variants",
-           "tag_of", "to_data", "variants"]
+__all__ = ["CodecError", "UnknownVariant", "converter", "dumps", "exception_leaves", "from_data", "loads",
+           "register_variants", "tag_of", "to_data", "variants"]

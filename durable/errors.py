@@ -8,7 +8,8 @@ sentences that name the file, task, conversation or tool concerned.
     |   +-- ServerUnavailable (+-- CommitOutcomeUnknown)  PostgreSQL: names the server and space
     +-- HarnessError               the host API: HarnessClosed, ConversationBusy, UnknownTask, UnknownTaskKind,
     |   UnknownSubmission, SubmissionUnanswered, ToolResultRejected, ApprovalRejected, IllegalTransition,
-    |   ToolDefinitionError, ConversationArchived, ForkRefused; ToolArgumentError, InvalidInput, InvalidHistory
+    |   ToolDefinitionError, ConversationArchived, ForkRefused; ToolArgumentError, InvalidHistory,
+    |   InvalidInput (+-- AttachmentError +-- AttachmentTooLarge) (also ValueErrors)
     +-- MissingExtra (also an ImportError)  an optional extra is not installed
     +-- BackgroundJobsUnsupported (also a ValueError)  deferred mode on a server without them
     +-- CodecError (also a ValueError)      durable.codec: a value without its record's shape
@@ -16,7 +17,6 @@ sentences that name the file, task, conversation or tool concerned.
     +-- MissingCredentials (also a ValueError)  durable.models.errors: a provider without a key
     +-- MCPServerError, MCPCallError        durable.mcp: a server, or a call of one of its tools
     RetryTool (an Exception, not a DurableError)  raised by a tool to have the model call it again
-
 Those naming a module live beside the code raising them; this one imports nothing (every layer may).
 """
 
@@ -246,6 +246,17 @@ class InvalidInput(HarnessError, ValueError):
     """The host passed a value durable refuses before anything is written: a conversation id that
     is not a non-empty string, or holds a NUL or a lone surrogate (it could not be stored as
     UTF-8); an input that is not non-empty text. The message names the value (its repr)."""
+
+
+class AttachmentError(InvalidInput):
+    """An image or a file that cannot be an input or a tool result: a path that cannot be read, a
+    media type that is not given and cannot be told from the bytes or the file's name, or one
+    that is not an image for `durable.Image`. The message names the file (or says "bytes")."""
+
+
+class AttachmentTooLarge(AttachmentError):
+    """An image or a file larger than `settings.max_attachment_bytes`; refused before anything is
+    committed. The message names the file, its size and the limit."""
 
 
 class BackgroundJobsUnsupported(DurableError, ValueError):

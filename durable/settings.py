@@ -1,23 +1,8 @@
-"""Settings of a harness, with their defaults. Plain frozen values; `attrs.evolve` to change.
+"""Settings of a harness, with their defaults: plain frozen values (`attrs.evolve` to change).
 
-| setting | default | meaning |
-|---|---|---|
-| `retry` | 3 retries, 1 s doubling up to 60 s | how failed model attempts are retried (`RetryPolicy`) |
-| `restart_limit` | 3 | a task cut off this many times in a row is not run again |
-| `progress` | 0.1 s / 0.1 s | partial text / tool output committed at most this often (0 = every delta) |
-| `stream` | streamed, 300 s silence | `deferred`: background jobs instead; `stream_silence`: a silent stream ends |
-| `client_tool_timeout` | 300 s | how long a client tool may take, from its stored start |
-| `compaction` | on, 0.8, keep 4 | compact before a request past that share of the window, keep the last 4 |
-| `system_prompt` | "You are a helpful assistant." | the first section of the instructions |
-| `when_busy` | "queue" | default for inputs submitted while a run is active |
-| `max_tool_rounds` | 50 | tool rounds one run may make; the next ends it `unanswered{tool_round_limit}` |
-| `check_integrity` | True | check the file for damage in the background (from a second after resume), and report it |
-| `prepare_timeout` | 60 s | one instruction section's time (event loop's); then `unanswered{prepare_failed}` |
-| `output_retries` | 2 | invalid structured answers sent back to the model; then `unanswered{output_invalid}` |
-| `usage_limits` / `conversation_usage_limits` | None | per run / per conversation (`UsageLimits`) |
-| `approval_timeout` | None | seconds a tool call waits for a person's decision, then denied (None: no limit) |
-| `disk_full_patience` | 60 s | how long a full disk is waited out (commits tried again) before the harness stops |
-| `prices` | None (`genai-prices` if installed) | the model prices usage is costed with (`durable.Prices`) |
+`Settings` holds them all; the grouped ones are classes of their own (`RetryPolicy`, `Progress`,
+`StreamSettings`, `Compaction`, `UsageLimits`). Each field's comment says what it governs, and the
+README's settings table lists every one with its default and meaning.
 """
 
 from __future__ import annotations
@@ -149,8 +134,12 @@ class Settings:
     conversation_usage_limits: UsageLimits | None = None
     # Cost: the prices usage is costed with when read (None: genai-prices, when installed).
     prices: Prices | None = None
+    # Images and files in inputs and tool results: each at most this many bytes.
+    max_attachment_bytes: int = 20_000_000
 
     def __attrs_post_init__(self) -> None:
+        if self.max_attachment_bytes < 1:
+            raise ValueError(f"max_attachment_bytes must be at least 1, not {self.max_attachment_bytes}")
         if self.restart_limit < 1:
             raise ValueError(f"restart_limit must be at least 1, not {self.restart_limit}")
         if self.max_tool_rounds < 1:

@@ -25,7 +25,7 @@ import concurrent.futures
 import os
 import queue
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from types import TracebackType
 from typing import Any, Literal, TypeVar, overload
@@ -33,6 +33,7 @@ from typing import Any, Literal, TypeVar, overload
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from . import _open
+from .content import Content
 from .engine import conversation as _conversation, harness as _async
 from .engine.clock import Clock
 from .engine.harness import HarnessState, Wake
@@ -205,8 +206,10 @@ class Harness:
         """What every conversation of this session used so far (see `durable.Harness.usage`)."""
         return self._run(self.harness.usage)
 
-    def submit_tool_result(self, call_id: str, content: str, *, is_error: bool = False) -> None:
-        """Answer a client tool call (`ToolResultRejected` for an unknown or answered call)."""
+    def submit_tool_result(self, call_id: str, content: str | Content | Sequence[str | Content], *,
+                           is_error: bool = False) -> None:
+        """Answer a client tool call, with text or parts (`durable.Harness.submit_tool_result`;
+        `ToolResultRejected` for an unknown or answered call)."""
 
         async def submit() -> None:
             await self.harness.submit_tool_result(call_id, content, is_error=is_error)
@@ -240,11 +243,11 @@ class Conversation:
         self._conv = conversation
         self.id = conversation.id
 
-    def submit(self, text: str, *, when_busy: WhenBusy | None = None, id: str | None = None,
-               output: Any = None) -> SubmissionHandle:
+    def submit(self, text: str | Content | Sequence[str | Content], *, when_busy: WhenBusy | None = None,
+               id: str | None = None, output: Any = None) -> SubmissionHandle:
         """Commit a user input (durable when this returns) and start or queue its run; see
-        `durable.Conversation.submit` for `when_busy`, `id` (a retry-safe, caller-chosen id) and
-        `output` (the type of a structured answer)."""
+        `durable.Conversation.submit` for parts (`durable.Image`, `durable.File`), `when_busy`,
+        `id` (a retry-safe, caller-chosen id) and `output` (the type of a structured answer)."""
 
         async def submit() -> _conversation.SubmissionHandle:
             return await self._conv.submit(text, when_busy=when_busy, id=id, output=output)

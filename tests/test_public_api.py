@@ -18,25 +18,26 @@ import durable
 import durable.records
 
 PUBLIC = [
-    "Aborted", "Answered", "ApprovalRejected", "ApprovalSlot", "AssistantEntry", "BackgroundJobsUnsupported",
-    "CancelInput", "Change", "Checkpoint", "Clock", "CodecError", "CommitFailed", "CommitRefused", "Compaction",
-    "CompactionEntry", "CompactionFailure", "CompactionInput", "Conversation", "ConversationArchived",
-    "ConversationBusy", "CorruptSession", "DeferredLive", "Diagnostic", "DiskFull", "Done", "DurableError", "Entry",
-    "ErrorDetail", "ErrorInfo", "ErrorReport", "Failed", "FailureReason", "FakeClock", "FallbackMemberMissing",
-    "FallbackModel", "FaultReason", "Faulted", "ForkRefused", "GenerationInput", "GenerationLive", "Harness",
-    "HarnessClosed", "HarnessError", "HarnessState", "IllegalTransition", "InterruptReason", "InvalidHistory",
-    "InvalidInput", "Live", "LockLost", "MemoryStorage", "MissingCredentials", "MissingExtra", "Model",
-    "ModelError", "ModelFallback", "ModelStopReason", "ModelUsage", "NotASession", "Outcome", "PartialMessage",
-    "Pending", "PrepareContext", "Price", "Prices", "Progress", "Queued", "Replay", "Report", "ReportCallback",
-    "Resumed", "RetryLive", "RetryPolicy", "RetryTool", "Run", "RunFailure", "Running", "Runtime", "SQLiteStorage",
-    "SchemaTooNew", "SessionLocked", "SessionReadOnly", "Settings", "Sleeping", "State", "StopMark", "StopReason",
-    "Storage", "StorageClosed", "StorageError", "StoredEntry", "StreamSettings", "Submission", "SubmissionHandle",
+    "Aborted", "Answered", "ApprovalRejected", "ApprovalSlot", "AssistantEntry", "Attachment", "AttachmentError",
+    "AttachmentTooLarge", "BackgroundJobsUnsupported", "CancelInput", "Change", "Checkpoint", "Clock", "CodecError",
+    "CommitFailed", "CommitRefused", "Compaction", "CompactionEntry", "CompactionFailure", "CompactionInput",
+    "Conversation", "ConversationArchived", "ConversationBusy", "CorruptSession", "DeferredLive", "Diagnostic",
+    "DiskFull", "Done", "DurableError", "Entry", "ErrorDetail", "ErrorInfo", "ErrorReport", "Failed",
+    "FailureReason", "FakeClock", "FallbackMemberMissing", "FallbackModel", "FaultReason", "Faulted", "File",
+    "ForkRefused", "GenerationInput", "GenerationLive", "Harness", "HarnessClosed", "HarnessError", "HarnessState",
+    "IllegalTransition", "Image", "InterruptReason", "InvalidHistory", "InvalidInput", "Live", "LockLost",
+    "MemoryStorage", "MissingCredentials", "MissingExtra", "Model", "ModelError", "ModelFallback",
+    "ModelStopReason", "ModelUsage", "NotASession", "Outcome", "PartialMessage", "Pending", "PrepareContext",
+    "Price", "Prices", "Progress", "Queued", "Replay", "Report", "ReportCallback", "Resumed", "RetryLive",
+    "RetryPolicy", "RetryTool", "Run", "RunFailure", "Running", "Runtime", "SQLiteStorage", "SchemaTooNew",
+    "SessionLocked", "SessionReadOnly", "Settings", "Sleeping", "State", "StopMark", "StopReason", "Storage",
+    "StorageClosed", "StorageError", "StoredEntry", "StreamSettings", "Submission", "SubmissionHandle",
     "SubmissionStatus", "SubmissionUnanswered", "Synchronous", "SystemClock", "Task", "TaskFaulted", "TaskInput",
-    "TaskInterrupted", "TaskKind", "TaskRef", "Terminal", "Tool", "ToolApi", "ToolArgumentError", "ToolCall",
-    "ToolContext", "ToolDefinitionError", "ToolInput", "ToolResultEntry", "ToolResultRejected", "ToolSlot",
-    "Transitions", "Unanswered", "UnansweredReason", "UnknownSubmission", "UnknownTask", "UnknownTaskKind",
-    "UnsafeSessionFile", "Usage", "UsageLimits", "UsageTotals", "UserEntry", "Waiting", "WhenBusy", "define_tool",
-    "open_harness", "sync", "tool"
+    "TaskInterrupted", "TaskKind", "TaskRef", "Terminal", "TextPart", "Tool", "ToolApi", "ToolArgumentError",
+    "ToolCall", "ToolContext", "ToolDefinitionError", "ToolInput", "ToolResultEntry", "ToolResultRejected",
+    "ToolSlot", "Transitions", "Unanswered", "UnansweredReason", "UnknownSubmission", "UnknownTask",
+    "UnknownTaskKind", "UnsafeSessionFile", "Usage", "UsageLimits", "UsageTotals", "UserEntry", "Waiting",
+    "WhenBusy", "define_tool", "open_harness", "sync", "tool"
 ]
 # What `SubmissionHandle.stream()` yields.
 PUBLIC = sorted(PUBLIC + [

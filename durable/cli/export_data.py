@@ -17,7 +17,7 @@ from typing import Any
 from .. import codec, records as r
 from ..errors import StorageError
 from ..storage.sqlite.reader import SessionReader
-from .inspect_data import submission_data
+from .inspect_data import shown_text, submission_data
 
 
 class UnknownConversation(StorageError):
@@ -83,7 +83,7 @@ def _reasoning_markdown(block: dict[str, Any]) -> str:
 def _entry_markdown(e: dict[str, Any]) -> str:
     kind, seq = e["type"], e["seq"]
     if kind == "user":
-        return f"### {seq} · user\n\n{e['text']}"
+        return f"### {seq} · user\n\n{shown_text(e)}"
     if kind == "assistant":
         notes = [str(e["stop_reason"])]
         if e.get("attempt", 1) > 1:
@@ -104,7 +104,7 @@ def _entry_markdown(e: dict[str, Any]) -> str:
     if kind == "tool_result":
         title = f"### {seq} · tool result `{e['tool_name']}` (call {e['call_id']})" + (
             ", error" if e.get("is_error") else "")
-        return f"{title}\n\n{_fence(e['content'])}"
+        return f"{title}\n\n{_fence(shown_text(e))}"
     if kind == "compaction":
         return (f"### {seq} · compaction summary (keeps entries from {e['first_kept_seq']} on)\n\n"
                 f"{e['summary']}")

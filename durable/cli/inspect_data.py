@@ -20,6 +20,7 @@ from typing import Any
 from .. import codec, records as r, tasks as _kinds  # noqa: F401 - the standard kinds: their records decode
 from ..engine.kinds import kind_class
 from ..prices import DEFAULT_PRICES, Prices
+from ..records.content import placeholder_text
 from ..storage.sqlite.reader import FileFacts, SessionReader, owner_of
 from ..storage.sqlite.schema import SCHEMA_VERSION
 
@@ -105,6 +106,8 @@ def _file_facts(f: FileFacts, path: str) -> dict[str, Any]:
             "submissions": f.submissions,
             "tasks": f.tasks,
             "live_tasks": f.live_tasks,
+            "attachments": f.attachments,
+            "attachment_bytes": f.attachment_bytes,
         },
     }
 
@@ -122,7 +125,17 @@ def submission_data(s: r.Submission) -> dict[str, Any]:
         "task_id": s.task_id,
         "seq": s.seq,
         "created_at": s.created_at,
+        **({"parts": codec.to_data(s.parts, tuple[r.Part, ...])} if s.parts else {}),
     }
+
+
+def shown_text(e: dict[str, Any]) -> str:
+    """The text of a user entry or tool result in the codec's JSON shape, its images and files as
+    their placeholders ("[image shot.png: image/png, 12 kB]"): what the views print."""
+    parts = e.get("parts")
+    if not parts:
+        return str(e.get("text") if e.get("type") == "user" else e.get("content") or "")
+    return placeholder_text(codec.from_data(parts, tuple[r.Part, ...]))
 
 
 def _task(t: r.Task) -> dict[str, Any]:
@@ -155,4 +168,4 @@ def _kind_details(t: r.Task) -> dict[str, Any]:
     return kind.details(t) if kind is not None else {}
 
 
-__all__ = ["TASK_STATES", "read_session", "submission_data"]
+__all__ = ["TASK_STATES", "read_session", "shown_text", "submission_data"]

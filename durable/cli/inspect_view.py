@@ -11,6 +11,8 @@ import sys
 import time
 from typing import Any
 
+from .inspect_data import shown_text
+
 
 def print_session(data: dict[str, Any]) -> None:
     """Print what `read_session` returned, for a person (a wide table when piped)."""
@@ -36,6 +38,8 @@ def print_session(data: dict[str, Any]) -> None:
     c = f["counts"]
     facts.add_row("holds", f"{c['conversations']} conversation(s), {c['entries']} entries, "
                            f"{c['submissions']} submissions, {c['tasks']} tasks ({c['live_tasks']} not ended)")
+    if c.get("attachments"):
+        facts.add_row("attachments", f"{c['attachments']} image(s) and file(s), {c['attachment_bytes']:,} bytes")
     console.print(Text("Session file", style="bold underline"))
     console.print(facts)
 
@@ -48,7 +52,7 @@ def print_session(data: dict[str, Any]) -> None:
         for col in ("seq", "entry", "text"):
             table.add_column(col, overflow="fold")
         for e in conv["entries"]:
-            table.add_row(str(e["seq"]), _entry_kind(e), _entry_text(e))
+            table.add_row(str(e["seq"]), _entry_kind(e), Text(_entry_text(e)))  # not markup: "[image: ...]"
         console.print(table)
         live = data["live"].get(conv["id"])
         if live is not None:
@@ -69,7 +73,8 @@ def print_session(data: dict[str, Any]) -> None:
         status = Text(s["status"] or "?", style=style)
         if s["reason"]:
             status.append(f" ({s['reason']}): {s['detail']}")
-        table.add_row(s["id"], s["conversation_id"], str(s["task_id"] or ""), status, _short(s["text"] or "", 60))
+        text = Text(_short(shown_text({**s, "type": "user"}), 60))  # not markup: "[image: ...]"
+        table.add_row(s["id"], s["conversation_id"], str(s["task_id"] or ""), status, text)
     console.print(table)
 
     console.print()
@@ -174,11 +179,9 @@ def _entry_text(e: dict[str, Any]) -> str:
             partial = ", partial" if any(b.get("partial") for b in blocks) else ""
             text = f"(reasoning: {len(blocks)} block(s), {size:,} chars{partial}) {text.lstrip()}".rstrip()
         return text
-    if kind == "tool_result":
-        return _short(e.get("content") or "")
     if kind == "compaction":
         return _short(e.get("summary") or "")
-    return _short(e.get("text") or "")
+    return _short(shown_text(e))
 
 
 def _live_text(live: dict[str, Any]) -> str:

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from .. import records as r
+from ..records.content import placeholder_text
 from .demo_model import STEPS, Step
 from .plain_view import Ui, describe_approval, describe_entry, readable_json
 
@@ -171,7 +172,7 @@ class RichUi(Ui):
 
 def _entry_row(entry: Any) -> tuple[str, str, str]:
     if isinstance(entry, r.UserEntry):
-        return "you", entry.text, "cyan"
+        return "you", placeholder_text(entry.parts) if entry.parts else entry.text, "cyan"
     if isinstance(entry, r.AssistantEntry):
         if entry.stop_reason in ("aborted", "error"):
             how = "cut off" if entry.stop_reason == "aborted" else "failed"
@@ -180,5 +181,5 @@ def _entry_row(entry: Any) -> tuple[str, str, str]:
         return "assistant", entry.text + calls, "green"
     if isinstance(entry, r.ToolResultEntry):
         mark, style = ("error", "red") if entry.is_error else ("✓", "yellow")
-        return f"{entry.tool_name} {mark}", entry.content, style
+        return f"{entry.tool_name} {mark}", placeholder_text(entry.parts) if entry.parts else entry.content, style
     return "summary", getattr(entry, "summary", ""), "dim"

@@ -10,6 +10,7 @@ from typing import Any
 from .. import records as r, tasks as _kinds  # noqa: F401 - the standard kinds, registered
 from ..engine.kinds import kind_class
 from ..engine.reports import TaskFaulted, TaskInterrupted
+from ..records.content import placeholder_text
 from .demo_model import Step
 
 
@@ -39,7 +40,8 @@ def describe_entry(entry: Any) -> tuple[str, str] | None:
             return "tool calls", f"(attempt {entry.attempt}) {_one_line(entry.text)} -> {calls}"
         return "answer", f"(attempt {entry.attempt}, {entry.usage.output_tokens} tokens) {_one_line(entry.text, 800)}"
     if isinstance(entry, r.ToolResultEntry):
-        return ("tool error" if entry.is_error else "tool done"), f"{entry.tool_name}: {_one_line(entry.content)}"
+        content = placeholder_text(entry.parts) if entry.parts else entry.content
+        return ("tool error" if entry.is_error else "tool done"), f"{entry.tool_name}: {_one_line(content)}"
     if isinstance(entry, r.CompactionEntry):
         return "compaction", _one_line(entry.summary)
     return None

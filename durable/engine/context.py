@@ -17,9 +17,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import overload
 
-from ..records import Entry, StoredEntry
+from ..records import Attachment, Entry, StoredEntry, ToolResultEntry, UserEntry
 from ..storage.protocol import RawContext
 from ..tokens import entry_tokens, in_context
+
+_MARK = '{"type":"attachment"'
+
+
+def _attachments(entry: Entry) -> tuple[Attachment, ...]:
+    parts = entry.parts if isinstance(entry, (UserEntry, ToolResultEntry)) else ()
+    return tuple(p for p in parts if isinstance(p, Attachment))
+
 
 Decode = Callable[[int, str], StoredEntry]
 """Decodes the JSON text of the entry at a seq (raising `CorruptSession` naming it)."""
@@ -28,13 +36,15 @@ Decode = Callable[[int, str], StoredEntry]
 class Context(Sequence[StoredEntry]):
     """See the module docstring. Indexing gives `StoredEntry`s (decoding on first read)."""
 
-    __slots__ = ("_decode", "_items", "_seqs", "tokens")
+    __slots__ = ("_decode", "_items", "_refs", "_scanned", "_seqs", "tokens")
 
     def __init__(self, entries: Iterable[StoredEntry] = ()) -> None:
         self._items: list[StoredEntry | str] = list(entries)  # an entry, or its JSON text until first read
         self._seqs: list[int] = [e.seq for e in self._items if isinstance(e, StoredEntry)]
         self._decode: Decode | None = None
         self.tokens = sum(entry_tokens(e.entry) for e in self._items if isinstance(e, StoredEntry))
+        self._refs: list[tuple[int, Attachment]] = []  # (index, attachment) of the entries scanned so far
+        self._scanned = 0
 
     @classmethod
     def stored(cls, raw: RawContext, decode: Decode) -> Context:
@@ -102,6 +112,19 @@ class Context(Sequence[StoredEntry]):
         self._items[index] = stored
         return stored
 
+    def attachments(self, n: int) -> list[Attachment]:
+        """The images and files the first `n` entries reference, in order. Each entry is looked
+        at once (the context only grows); one still held as text is decoded only when its text
+        holds an attachment (the codec writes one as `{"type":"attachment"`, which no escaped
+        string inside the JSON can contain)."""
+        items, refs = self._items, self._refs
+        for i in range(self._scanned, len(items)):
+            item = items[i]
+            if not isinstance(item, str) or _MARK in item:
+                refs += [(i, a) for a in _attachments(self._at(i).entry)]
+        self._scanned = len(items)
+        return [a for i, a in refs if i < n]
+
     def seq_at(self, index: int) -> int:
         """The seq of the entry at `index`, without decoding it."""
         return self._seqs[index]
@@ -158,6 +181,11 @@ class Messages(Sequence[Entry]):
         for i in range(self._n):
             yield context[i].entry
         yield from self._tail
+
+    def attachments(self) -> list[Attachment]:
+        """The images and files the messages reference, in order (`Context.attachments`)."""
+        return [*(a for e in self._head for a in _attachments(e)), *self._context.attachments(self._n),
+                *(a for e in self._tail for a in _attachments(e))]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str | bytes):

@@ -4,14 +4,15 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Protocol, TypeVar, overload
 
 from .._frozen import evolve
+from ..content import Blobs, Content, content_parts
 from ..errors import ConversationArchived, ConversationBusy, InvalidInput, ToolDefinitionError, UnknownSubmission
 from ..inputs import answer_text, check_submission_id, check_text
 from ..prices import in_force
-from ..records import Answered, Live, Queued, StoredEntry, Submission, SubmissionStatus, Unanswered, UsageTotals
+from ..records import Answered, Live, Part, Queued, StoredEntry, Submission, SubmissionStatus, Unanswered, UsageTotals
 from ..settings import Settings, WhenBusy
 from ..tools.schema import output_schema as schema_of, output_value
 from . import fork as _fork, history
@@ -44,9 +45,15 @@ class Conversation:
         self._h = harness
         self.id = conversation_id
 
-    async def submit(self, text: str, *, when_busy: WhenBusy | None = None, id: str | None = None,
-                     output: Any = None) -> SubmissionHandle:
+    async def submit(self, text: str | Content | Sequence[str | Content], *, when_busy: WhenBusy | None = None,
+                     id: str | None = None, output: Any = None) -> SubmissionHandle:
         """Commit a user input (durable when this returns) and start or queue its run.
+
+        `text` is a string, a `durable.Image` or `durable.File`, or a list of parts: strings,
+        images and files, in order. The bytes of each image and file are stored once per session (by sha256) in the
+        commit of the input; one over `settings.max_attachment_bytes` is `AttachmentTooLarge`
+        (naming the file and the limit), and a part of another type `AttachmentError`, before
+        anything is written.
 
         `when_busy` (default `settings.when_busy`) says what to do while a run is active:
         "queue" answers it after the run, "interrupt" stops the run now, "reject" raises
@@ -63,23 +70,23 @@ class Conversation:
         be a JSON schema is `InvalidInput`, before anything is written."""
         h = self._h
         h._check_open()
-        check_text(text, self.id)
+        words, parts, blobs = input_parts(text, self.id, h.settings.max_attachment_bytes)
         schema = output_schema(output) if output is not None else h.output
         policy = when_busy or h.settings.when_busy
         if policy not in ("queue", "interrupt", "reject"):
             raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {policy!r}")
         if id is None:
-            return await self._place(Submission(f"sub_{uuid.uuid4().hex[:16]}", self.id, text,
-                                                created_at=h.clock.now(), output=schema), policy)
+            return await self._place(Submission(f"sub_{uuid.uuid4().hex[:16]}", self.id, words,
+                                                created_at=h.clock.now(), output=schema, parts=parts), policy, blobs)
         check_submission_id(id)
         await h.resume()
         # One placing per id at a time in this process: a second caller waits, then finds the first.
         async with h.session.placing(id):
             known = h.session.submissions.get(id) or await h.storage.get_submission(id)
             if known is None:
-                return await self._place(Submission(id, self.id, text, created_at=h.clock.now(), output=schema),
-                                         policy)
-        if (known.conversation_id, known.text) != (self.id, text):
+                return await self._place(Submission(id, self.id, words, created_at=h.clock.now(), output=schema,
+                                                    parts=parts), policy, blobs)
+        if (known.conversation_id, known.text, known.parts) != (self.id, words, parts):
             raise InvalidInput(f"Submission id {id!r} in {h.storage.location} is taken by another input (in "
                                f"conversation {known.conversation_id!r}, text {_preview(known.text)}); the input "
                                f"was not accepted")
@@ -88,9 +95,11 @@ class Conversation:
                                f"output schema; the input was not accepted")
         return SubmissionHandle(h, id)
 
-    async def _place(self, sub: Submission, policy: WhenBusy, *, remote: bool = False) -> SubmissionHandle:
-        """Place `sub`; refused (`ConversationArchived`) in an archived conversation, except an input
-        from the store's inbox (`remote`), committed there answered `unanswered{archived}`."""
+    async def _place(self, sub: Submission, policy: WhenBusy, blobs: Blobs, *, remote: bool = False
+                     ) -> SubmissionHandle:
+        """Place `sub` (with the bytes of its images and files, `blobs`); refused
+        (`ConversationArchived`) in an archived conversation, except an input from the store's inbox
+        (`remote`), committed there answered `unanswered{archived}`."""
         h = self._h
         h._check_open()
         await h.resume()
@@ -110,6 +119,7 @@ class Conversation:
                 f"Conversation {self.id!r} is busy (run of task {run.task_id}); the input was not accepted"
             )
         change = h.session.change()
+        change.put_attachments(blobs)  # in the commit of the input that references them
         if run is None and not conv.queued:
             h.runs.begin_run(h.rt, change, self.id, [sub])
         else:
@@ -202,6 +212,16 @@ class Conversation:
 
     def submission(self, submission_id: str) -> SubmissionHandle:
         return SubmissionHandle(self._h, submission_id)
+
+
+def input_parts(text: object, conversation_id: str, limit: int) -> tuple[str, tuple[Part, ...], Blobs]:
+    """An input's text, its parts (none for a string) and the bytes to store (see `submit`)."""
+    if isinstance(text, str) or not isinstance(text, (list, tuple, Content)):
+        return check_text(text, conversation_id), (), {}
+    words, parts, blobs = content_parts(text, f"the input for conversation {conversation_id!r}", limit)
+    if not blobs:
+        check_text(words, conversation_id)
+    return words, parts, blobs
 
 
 def output_schema(output: Any) -> dict[str, Any]:

@@ -21,6 +21,8 @@ import anyio
 import anyio.abc
 from attrs import frozen
 
+from ..codec import exception_leaves
+from ..content import Content, content_parts
 from ..errors import (
     ApprovalRejected,
     DiskFull,
@@ -57,14 +59,6 @@ from .reports import ErrorReport, ReportCallback, Reporter
 from .runtime import Runtime
 from .scheduler import Scheduler
 from .session import Session
-
-
-def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
-    out: list[BaseException] = []
-    for exc in group.exceptions:
-        out.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
-    return out
-
 
 _CHECK_DELAY = 1.0  # seconds from resume to the background integrity check
 
@@ -195,7 +189,7 @@ class Harness(Generic[DepsT]):
                 # The runners let nothing but a BaseException out (a KeyboardInterrupt or a
                 # SystemExit raised by a tool or a model: the harness was closed cleanly above),
                 # so a group of one error is unwrapped: the caller gets what was raised.
-                leaves = _leaves(group)
+                leaves = list(exception_leaves(group))
                 if len(leaves) == 1:
                     if leaves[0] is exc[1]:
                         return False
@@ -232,9 +226,8 @@ class Harness(Generic[DepsT]):
             session.stop_retrying()  # a commit being tried again (a full disk) gives up now
             await scheduler.stop()
             change = session.change()
-            # A harness stopped by its store (a full disk, a lost lock) writes nothing back: work it
-            # dropped (a stream whose request was sent) stays `running` in the file, charged as cut
-            # off when the session is opened again, never sent again as if nothing had been paid.
+            # Stopped by its store: nothing written back, so work it dropped (a stream whose request
+            # was sent) is charged as cut off at the next open, never sent again uncharged.
             for task in list(session.tasks.values()) if self._broken is None else ():
                 kind = self.kinds.get(task.kind)
                 if isinstance(task.state, Running) and kind is not None:
@@ -315,7 +308,7 @@ class Harness(Generic[DepsT]):
 
     async def _place_remote(self, sub: Submission) -> None:
         """Place an input from the store's inbox (durable.engine.inbox): queued behind an active run."""
-        await self.conversation(sub.conversation_id)._place(sub, "queue", remote=True)
+        await self.conversation(sub.conversation_id)._place(sub, "queue", {}, remote=True)
 
     async def _decide_remote(self, decision: InboxDecision) -> None:
         """Apply a decision from the store's inbox (durable.remote) as `approve` / `deny` would, its
@@ -418,12 +411,16 @@ class Harness(Generic[DepsT]):
         await self.rt.commit(change, retry=False)
         return task.id
 
-    async def submit_tool_result(self, call_id: str, content: str, *, is_error: bool = False) -> None:
-        """Answer a client tool call. Raises `ToolResultRejected` for an unknown call, a call that
-        is not a client tool's, or one already answered."""
+    async def submit_tool_result(self, call_id: str, content: str | Content | Sequence[str | Content], *,
+                                 is_error: bool = False) -> None:
+        """Answer a client tool call with text, or a list of strings, `durable.Image`s and
+        `durable.File`s (`AttachmentTooLarge` past `settings.max_attachment_bytes`, before anything
+        is committed). Raises `ToolResultRejected` for an unknown call, a call that is not a client
+        tool's, or one already answered."""
         self._check_open()
+        made = content_parts(content, f"the result of tool call {call_id}", self.settings.max_attachment_bytes)
         await self.resume()
-        await self.runs.submit_client_result(self.rt, call_id, content, is_error)
+        await self.runs.submit_client_result(self.rt, call_id, made, is_error)
 
     async def approve(self, call_id: str, arguments: Mapping[str, Any] | None = None) -> None:
         """Approve the tool call `call_id`, which waits for a person's decision (`live.approvals`;

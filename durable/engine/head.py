@@ -157,6 +157,11 @@ class Change:
     def put_submission(self, submission: Submission) -> None:
         self.batch.submissions.append(submission)
 
+    def put_attachments(self, blobs: Mapping[str, tuple[str, bytes]]) -> None:
+        """Store the bytes of images and files (sha256: (media type, bytes)) that a record of this
+        change references, in its commit; bytes the store holds already are kept as they are."""
+        self.batch.attachments.update(blobs)
+
     def consume_inbox(self, inbox_id: str) -> None:
         """This commit consumes the store's inbox row `inbox_id` (a decision from `durable.remote`):
         the store deletes it in the same transaction, so it is applied exactly once."""

@@ -22,6 +22,7 @@ from attrs import frozen
 
 from .. import codec
 from .._frozen import evolve
+from ..content import Parts
 from ..errors import HarnessError
 from ..records import Checkpoint, ErrorInfo, Faulted, Pending, State, StopMark, Submission, Task, TaskInput, Terminal
 from .transitions import Transitions
@@ -170,7 +171,10 @@ class RunService(Protocol):
 
     async def compact(self, rt: Runtime, conversation_id: str) -> int: ...
 
-    async def submit_client_result(self, rt: Runtime, call_id: str, content: str, is_error: bool) -> None: ...
+    async def submit_client_result(self, rt: Runtime, call_id: str, content: Parts, is_error: bool) -> None:
+        """Answer the client tool call `call_id` with `content` (text, parts, bytes to store:
+        `durable.content.content_parts`); `ToolResultRejected` when no such call waits."""
+        ...
 
     async def decide(self, rt: Runtime, call_id: str, *, approve: bool, arguments: Any = None,
                      reason: str = "", inbox: str | None = None) -> None:

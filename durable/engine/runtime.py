@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 import anyio
 
 from .._frozen import evolve
-from ..errors import StorageError
+from ..errors import CorruptSession, StorageError
 from ..models.protocol import Model
 from ..records import Checkpoint, Live, Pending, Running, State, StoredEntry, Submission, Task, TaskInput
 from ..settings import Settings
@@ -33,6 +33,9 @@ from .reports import ErrorReport, Reporter
 from .session import Session
 
 T = TypeVar("T")
+
+_BLOB_CACHE = 64_000_000
+"""Bytes of attachments a runtime keeps after reading them (beyond the last request's own)."""
 
 
 class Runners(Protocol):
@@ -59,6 +62,7 @@ class Runtime:
         self.report = report
         self.progress = progress  # the flush schedule of streaming progress (its task is the harness's)
         self._runners: Runners | None = None
+        self._blobs: dict[str, bytes] = {}  # attachments read lately, newest last (`attachments`)
         name = getattr(model, "name", None)
         self.provider: str | None = name.split(":", 1)[0] if isinstance(name, str) else None
         """The provider part of the model's name ("openai" for "openai:gpt-4o"), as errors name it."""
@@ -116,6 +120,31 @@ class Runtime:
     async def context(self, conversation_id: str) -> Context:
         """The conversation's model context (loaded once, then kept up to date by commits)."""
         return await self._session.load_context(conversation_id)
+
+    async def attachments(self, hashes: Iterable[str]) -> dict[str, bytes]:
+        """The stored bytes of the images and files of `hashes`, by sha256, read from the store
+        when a request needs them; those read lately (up to `_BLOB_CACHE` bytes) are kept, so a
+        conversation that sends the same screenshot in every request reads it once. A hash the
+        store does not hold is `CorruptSession` naming the file."""
+        wanted = list(dict.fromkeys(hashes))
+        cache = self._blobs
+        missing = [h for h in wanted if h not in cache]
+        storage = self._session.storage
+        if missing:
+            found = await storage.get_attachments(missing)
+            lost = [h for h in missing if h not in found]
+            if lost:
+                raise CorruptSession(f"Session {storage.location} is damaged: the attachment {lost[0]} that its "
+                                     f"entries reference is not stored", location=storage.location)
+            cache.update(found)
+        out = {h: cache.pop(h) for h in wanted}
+        cache.update(out)  # the newest last
+        total = sum(map(len, cache.values()))
+        for h in list(cache):
+            if total <= _BLOB_CACHE or h in out:
+                break
+            total -= len(cache.pop(h))
+        return out
 
     # ------------------------------------------------------------------ committing
 

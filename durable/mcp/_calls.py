@@ -5,11 +5,13 @@ A call is made from the tool task, never inside the connection's task, and races
 connection's `lost` event, so that a call in flight when the connection goes gets an error
 instead of waiting forever. Every ending but a result raises `MCPCallError` naming the server
 and the tool; the caller's cancellation cancels the call (the SDK sends the protocol's
-cancellation). Progress notifications become the tool's streamed output, a line each.
+cancellation). Progress notifications become the tool's streamed output, a line each. Image
+blocks of a result reach the model as images (`durable.Image`).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 from typing import Any
@@ -19,6 +21,8 @@ import mcp.types as mt
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
+from ..content import Image
+from ..errors import AttachmentError
 from ..tools import Tool, ToolApi, ToolContext, define_tool
 from ._connection import Connection, describe
 from ._specs import MCPCallError, Replay, Stdio
@@ -49,8 +53,10 @@ def _replay(connection: Connection, tool: mt.Tool) -> Replay:
     return "unsafe"
 
 
-async def call(connection: Connection, name: str, exposed: str, args: Any, api: ToolApi) -> str:
-    """Call the server's tool `name` (offered as `exposed`); its text, or `MCPCallError`. A
+async def call(connection: Connection, name: str, exposed: str, args: Any,
+               api: ToolApi) -> str | list[str | Image]:
+    """Call the server's tool `name` (offered as `exposed`); its text (its parts when it holds
+    images: `_content`), or `MCPCallError`. A
     cancellation of the caller cancels the call (the SDK sends the protocol's cancellation)."""
     what = f"tool {name}" + (f" (offered as {exposed})" if exposed != name else "")
     live = await connection.connected(name)
@@ -109,10 +115,9 @@ async def call(connection: Connection, name: str, exposed: str, args: Any, api: 
     if error is not None:
         raise MCPCallError(f"{connection.label}: the call of {what} failed: {describe(error)}")
     assert result is not None
-    text = _text(result)
     if result.is_error:
-        raise MCPCallError(f"{connection.label}: {what} returned an error: {text or '(no message)'}")
-    return text
+        raise MCPCallError(f"{connection.label}: {what} returned an error: {_text(result) or '(no message)'}")
+    return _content(result)
 
 
 def _stopped(connection: Connection, what: str, reason: str) -> str:
@@ -121,13 +126,31 @@ def _stopped(connection: Connection, what: str, reason: str) -> str:
             f"The next call to this server gets it {again} again")
 
 
+def _content(result: mt.CallToolResult) -> str | list[str | Image]:
+    """A tool result for the model: its text (`_text`), or, when it holds images, its parts with
+    each image a `durable.Image` (sent to the model as an image, stored once per session)."""
+    parts = _parts(result, images=True)
+    return parts if any(isinstance(p, Image) for p in parts) else _text(result)
+
+
 def _text(result: mt.CallToolResult) -> str:
     """A tool result as text: text blocks as they are, other blocks named in brackets; the
     structured content as JSON when there is nothing else."""
-    parts: list[str] = []
+    parts = [p for p in _parts(result, images=False) if isinstance(p, str)]
+    if not parts and result.structured_content is not None:
+        return json.dumps(result.structured_content, ensure_ascii=False)
+    return "\n".join(parts)
+
+
+def _parts(result: mt.CallToolResult, *, images: bool) -> list[str | Image]:
+    """The blocks of a result: text as it is, others named in brackets; with `images`, an image
+    block that decodes as a `durable.Image`."""
+    parts: list[str | Image] = []
     for block in result.content:
         if isinstance(block, mt.TextContent):
             parts.append(block.text)
+        elif images and isinstance(block, mt.ImageContent) and (image := _image(block)) is not None:
+            parts.append(image)
         elif isinstance(block, (mt.ImageContent, mt.AudioContent)):
             parts.append(f"[{block.type} {block.mime_type}, {len(block.data) * 3 // 4} bytes, not shown]")
         elif isinstance(block, mt.ResourceLink):
@@ -138,9 +161,14 @@ def _text(result: mt.CallToolResult) -> str:
                 parts.append(resource.text)
             else:
                 parts.append(f"[resource {resource.uri} ({resource.mime_type or 'binary'}), not shown]")
-    if not parts and result.structured_content is not None:
-        return json.dumps(result.structured_content, ensure_ascii=False)
-    return "\n".join(parts)
+    return parts
+
+
+def _image(block: mt.ImageContent) -> Image | None:
+    try:
+        return Image(base64.b64decode(block.data, validate=True), media_type=block.mime_type)
+    except (ValueError, AttachmentError):
+        return None
 
 
 __all__ = ["call", "server_tool"]

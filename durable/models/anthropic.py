@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from ..records import (
@@ -40,6 +40,7 @@ from ..records import (
 )
 from ._reasoning import ANTHROPIC, ThinkingBlocks, anthropic_block, anthropic_reasoning
 from ._sdk import SUMMARY_PREFIX, SDKModel, api_key_from, get_field, import_sdk, scrubbed
+from .content import anthropic_blocks
 from .errors import END, classify_status, close_quietly
 from .protocol import (
     OUTPUT_TOOL,
@@ -96,8 +97,9 @@ def batch_custom_id(key: str) -> str:
 # --------------------------------------------------------------------------- records -> wire
 
 
-def anthropic_messages(messages: Sequence[Entry]) -> list[dict[str, Any]]:
-    """The Messages API `messages` for a conversation."""
+def anthropic_messages(messages: Sequence[Entry], attachments: Mapping[str, bytes] = {}) -> list[dict[str, Any]]:
+    """The Messages API `messages` for a conversation (`attachments`: the bytes of its images and
+    files, by sha256, sent as blocks: `durable.models.content`)."""
     out: list[dict[str, Any]] = []
     user_blocks: list[dict[str, Any]] = []
 
@@ -112,13 +114,16 @@ def anthropic_messages(messages: Sequence[Entry]) -> list[dict[str, Any]]:
 
     for entry in messages:
         if isinstance(entry, UserEntry):
-            user_blocks.append({"type": "text", "text": entry.text})
+            user_blocks.extend(anthropic_blocks(entry.parts, attachments) if entry.parts
+                               else [{"type": "text", "text": entry.text}])
         elif isinstance(entry, CompactionEntry):
             user_blocks.append({"type": "text", "text": SUMMARY_PREFIX + entry.summary})
         elif isinstance(entry, ToolResultEntry):
             block: dict[str, Any] = {"type": "tool_result", "tool_use_id": entry.call_id,
                                      "is_error": entry.is_error}
-            if entry.content:
+            if entry.parts:
+                block["content"] = anthropic_blocks(entry.parts, attachments)
+            elif entry.content:
                 block["content"] = entry.content
             user_blocks.append(block)
         elif isinstance(entry, AssistantEntry):
@@ -251,7 +256,7 @@ class AnthropicModel(SDKModel):
         params: dict[str, Any] = {
             "model": o.get("model") or self.model,
             "max_tokens": o.get("max_tokens") or self.max_tokens,
-            "messages": anthropic_messages(request.messages),
+            "messages": anthropic_messages(request.messages, request.attachments),
         }
         if request.system:
             params["system"] = request.system

@@ -15,9 +15,9 @@ Reasoning, then text, is streamed in tokens of `token_size` characters at `token
 is bound to a job at `submit`; `fetch` returns `StillRunning(poll_after)` until the job has
 been fetched `polls` times, then its final message (`hang` makes `fetch` hang; `error` raise).
 
-It records what a crash test needs: the requests, stream calls, submitted, fetched and cancelled
-jobs; of the requests only the newest `keep_requests` (default 100; `calls` counts them all;
-`None` keeps every one, as the crash explorer needs). `wait_for_requests` waits for the n-th.
+It records the requests (images' bytes in `attachments`), stream calls, submitted, fetched and
+cancelled jobs; of the requests only the newest `keep_requests` (default 100; `calls` counts them
+all; `None` keeps every one, as the crash explorer needs). `wait_for_requests` waits for the n-th.
 """
 
 from __future__ import annotations

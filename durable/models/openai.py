@@ -23,7 +23,7 @@ back to protocol events. Invariants:
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -43,6 +43,7 @@ from ._compat import DoneWatch, ToolCallAssembler, chat_stop, chat_usage, reject
 from ._reasoning import OPENAI as WIRE, ResponsesReasoning, chat_reasoning, responses_item
 from ._responses import PROVIDER, arguments as _arguments, failed as _failed, response_message as _response_message
 from ._sdk import SUMMARY_PREFIX, SDKModel, api_key_from, get_field, import_sdk, scrubbed
+from .content import chat_content, chat_tool_attachments, responses_content, tool_text
 from .errors import END, classify_status, close_quietly
 from .protocol import (
     OUTPUT_TOOL,
@@ -68,12 +69,14 @@ __all__ = ["OpenAIModel", "chat_messages", "responses_input"]
 # --------------------------------------------------------------------------- records -> wire
 
 
-def responses_input(messages: Sequence[Entry]) -> list[dict[str, Any]]:
-    """The Responses API `input` items for a conversation."""
+def responses_input(messages: Sequence[Entry], attachments: Mapping[str, bytes] = {}) -> list[dict[str, Any]]:
+    """The Responses API `input` items for a conversation (`attachments`: the bytes of its images
+    and files, by sha256: `durable.models.content`)."""
     items: list[dict[str, Any]] = []
     for entry in messages:
         if isinstance(entry, UserEntry):
-            items.append({"role": "user", "content": entry.text})
+            items.append({"role": "user", "content": responses_content(entry.parts, attachments) if entry.parts
+                          else entry.text})
         elif isinstance(entry, CompactionEntry):
             items.append({"role": "user", "content": SUMMARY_PREFIX + entry.summary})
         elif isinstance(entry, AssistantEntry):
@@ -86,16 +89,20 @@ def responses_input(messages: Sequence[Entry]) -> list[dict[str, Any]]:
                      "arguments": _arguments(call.arguments)}
                 )
         elif isinstance(entry, ToolResultEntry):
-            items.append({"type": "function_call_output", "call_id": entry.call_id, "output": entry.content})
+            items.append({"type": "function_call_output", "call_id": entry.call_id, "output": responses_content(
+                entry.parts, attachments) if entry.parts else entry.content})
     return items
 
 
-def chat_messages(system: str, messages: Sequence[Entry]) -> list[dict[str, Any]]:
-    """The Chat Completions `messages` for a system prompt and a conversation."""
+def chat_messages(system: str, messages: Sequence[Entry],
+                  attachments: Mapping[str, bytes] = {}) -> list[dict[str, Any]]:
+    """The Chat Completions `messages` for a system prompt and a conversation (`attachments`: the
+    bytes of its images and files, by sha256: `durable.models.content`)."""
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for entry in messages:
         if isinstance(entry, UserEntry):
-            out.append({"role": "user", "content": entry.text})
+            out.append({"role": "user", "content": chat_content(entry.parts, attachments) if entry.parts
+                        else entry.text})
         elif isinstance(entry, CompactionEntry):
             out.append({"role": "user", "content": SUMMARY_PREFIX + entry.summary})
         elif isinstance(entry, AssistantEntry):
@@ -110,8 +117,8 @@ def chat_messages(system: str, messages: Sequence[Entry]) -> list[dict[str, Any]
                 ]
             out.append(message)
         elif isinstance(entry, ToolResultEntry):
-            out.append({"role": "tool", "tool_call_id": entry.call_id, "content": entry.content})
-    return out
+            out.append({"role": "tool", "tool_call_id": entry.call_id, "content": tool_text(entry)})
+    return chat_tool_attachments(out, messages, attachments)
 
 
 def _responses_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
@@ -218,7 +225,7 @@ class OpenAIModel(SDKModel):
 
     def _responses_params(self, request: ModelRequest) -> dict[str, Any]:
         model, max_tokens, temperature = self._options(request)
-        params: dict[str, Any] = {"model": model, "input": responses_input(request.messages)}
+        params: dict[str, Any] = {"model": model, "input": responses_input(request.messages, request.attachments)}
         if request.system:
             params["instructions"] = request.system
         if request.tools:
@@ -299,7 +306,7 @@ class OpenAIModel(SDKModel):
         model, max_tokens, temperature = self._options(request)
         params: dict[str, Any] = {
             "model": model,
-            "messages": chat_messages(request.system, request.messages),
+            "messages": chat_messages(request.system, request.messages, request.attachments),
             "stream": True,
         }
         if self.stream_usage:

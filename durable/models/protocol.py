@@ -15,7 +15,7 @@ A provider module (faux, openai, anthropic, gemini) imports this module, `durabl
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 from attrs import field
@@ -65,7 +65,9 @@ class ModelRequest:
     match, None for a text answer; a provider with a structured mode asks for it there (OpenAI
     `json_schema`, Anthropic a forced `final_result` tool) and gives the answer's JSON as the
     final message's text with stop reason `stop`; one without may ignore it (the harness checks
-    the text either way)."""
+    the text either way). `attachments`: the bytes of every image and file the messages
+    reference (`parts` of user entries and tool results), by sha256, read from the store for this
+    request; a provider sends each in its own format (`durable.models.content`)."""
 
     system: str
     messages: Sequence[Entry]
@@ -74,6 +76,7 @@ class ModelRequest:
     attempt: int = 1
     key: str = ""
     output: dict[str, Any] | None = None
+    attachments: Mapping[str, bytes] = field(factory=dict, repr=False)
 
 
 def sendable_reasoning(entry: AssistantEntry, wire_format: str) -> tuple[Reasoning, ...]:

@@ -1,7 +1,8 @@
 """The durable records of a session: plain, frozen values, the ground floor of the library.
 
 Everything the harness commits is built from these: tasks (`tasks`), conversation entries
-(`entries`), submissions (`submissions`), the live document (`live`), usage totals (`usage`) and
+(`entries`) and their content parts (`content`), submissions (`submissions`), the live document
+(`live`), usage totals (`usage`) and
 the reason vocabularies (`reasons`). They carry no behaviour beyond small derived properties; a
 change is a new value. The only place that knows their JSON shape is `durable.codec`. The task
 kinds add their own input and checkpoint records (`durable.tasks`), registered with the codec by
@@ -10,6 +11,7 @@ the kind.
 
 from __future__ import annotations
 
+from .content import Attachment, Part, TextPart
 from .entries import (
     AssistantEntry,
     CompactionEntry,
@@ -68,6 +70,7 @@ __all__ = [
     "Answered",
     "ApprovalSlot",
     "AssistantEntry",
+    "Attachment",
     "Checkpoint",
     "CompactionEntry",
     "CompactionFailure",
@@ -86,6 +89,7 @@ __all__ = [
     "ModelStopReason",
     "ModelUsage",
     "Outcome",
+    "Part",
     "PartialMessage",
     "Pending",
     "Queued",
@@ -105,6 +109,7 @@ __all__ = [
     "Task",
     "TaskInput",
     "Terminal",
+    "TextPart",
     "ToolCall",
     "ToolResultEntry",
     "ToolSlot",

@@ -10,7 +10,8 @@ from typing import Literal, Union
 
 from attrs import field
 
-from .._frozen import OMITTED_WHEN_DEFAULT, frozen
+from .._frozen import OMITTED_WHEN_DEFAULT, evolve, frozen
+from .content import Part, placeholder_text
 from .reasons import StopReason
 
 
@@ -90,10 +91,12 @@ class Diagnostic:
 @frozen
 class UserEntry:
     """An input of the host, in the conversation. `submission_id` is the submission it came from
-    (None for an entry written without one)."""
+    (None for an entry written without one). `parts`: an input of several parts (text, images,
+    files: `durable.records.content`), in order; `text` is then its text parts joined."""
 
     text: str
     submission_id: str | None = None
+    parts: tuple[Part, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen
@@ -118,13 +121,16 @@ class AssistantEntry:
 @frozen
 class ToolResultEntry:
     """The result of one tool call, as the model reads it: `content` (text), with `is_error`
-    when the call failed (bad arguments, an unknown tool, an exception, an interruption)."""
+    when the call failed (bad arguments, an unknown tool, an exception, an interruption).
+    `parts`: a result with images or files (`durable.records.content`), in order; `content` is
+    then its text parts joined."""
 
     call_id: str
     tool_name: str
     content: str
     is_error: bool = False
     diagnostics: tuple[Diagnostic, ...] = ()
+    parts: tuple[Part, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen
@@ -138,6 +144,16 @@ class CompactionEntry:
 
 Entry = Union[UserEntry, AssistantEntry, ToolResultEntry, CompactionEntry]
 """Any entry of a conversation; stored with its kind as a tag."""
+
+
+def without_attachments(entry: Entry) -> Entry:
+    """`entry` with its images and files as placeholder text ("[image: image/png, 12 kB]") and no
+    parts: what a compaction's summary request reads instead of the bytes."""
+    if isinstance(entry, UserEntry) and entry.parts:
+        return evolve(entry, text=placeholder_text(entry.parts), parts=())
+    if isinstance(entry, ToolResultEntry) and entry.parts:
+        return evolve(entry, content=placeholder_text(entry.parts), parts=())
+    return entry
 
 
 @frozen
@@ -162,4 +178,5 @@ __all__ = [
     "Usage",
     "UserEntry",
     "reasoning_text",
+    "without_attachments",
 ]

@@ -105,7 +105,7 @@ def merged(batches: Sequence[EncodedBatch]) -> EncodedBatch:
     submission or live document wins, in the place of its first write (a submission keeps the
     order it was first committed in); entries are kept as they are (a seq written twice is
     refused), copies of entries (a fork) made after them; a row's long texts are those of its
-    last write. A barrier if one of them is."""
+    last write, an attachment's bytes its first. A barrier if one of them is."""
     if len(batches) == 1:
         return batches[0]
     return EncodedBatch(
@@ -117,6 +117,7 @@ def merged(batches: Sequence[EncodedBatch]) -> EncodedBatch:
         tuple(x for b in batches for x in b.inbox),
         tuple({owner: long for b in batches for owner, long in b.texts}.items()),
         tuple(c for b in batches for c in b.copies),
+        tuple({a[0]: a for b in reversed(batches) for a in b.attachments}.values()),  # the first write of a hash
     )
 
 

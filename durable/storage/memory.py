@@ -10,6 +10,7 @@ before anything is changed.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 import anyio
 
@@ -47,6 +48,7 @@ class MemoryStorage:
         # Long texts kept apart in pieces, as the SQL stores keep them (`durable.storage.texts`).
         self._pieces: dict[int, str] = {}
         self._held = HeldTexts()
+        self._attachments: dict[str, tuple[str, int, bytes]] = {}  # sha256: media type, size, bytes
 
     async def open(self) -> Opened:
         if self._open:
@@ -108,6 +110,8 @@ class MemoryStorage:
             for key in [k for k in self._pieces if lo <= k <= hi]:
                 del self._pieces[key]
         self._pieces.update(puts)
+        for sha, media_type, size, data in enc.attachments:
+            self._attachments.setdefault(sha, (media_type, size, data))
         held.commit()
         self.commits += 1
         with anyio.CancelScope(shield=True):
@@ -170,6 +174,14 @@ class MemoryStorage:
         self._check()
         return self._live(conversation_id) if conversation_id in self._docs else None
 
+    async def get_attachments(self, hashes: Sequence[str]) -> dict[str, bytes]:
+        self._check()
+        return {sha: self._attachments[sha][2] for sha in hashes if sha in self._attachments}
+
+    def attachment_rows(self) -> list[tuple[str, str, int]]:
+        """The attachments stored (sha256, media type, size), by hash; never their bytes."""
+        return [(sha, media_type, size) for sha, (media_type, size, _) in sorted(self._attachments.items())]
+
     async def check_integrity(self) -> list[str]:
         """A store in memory cannot be damaged: nothing to report."""
         return []
@@ -189,6 +201,7 @@ class MemoryStorage:
              for seq, (kind, body, _) in sorted(self._entries[cid].items())],
             [(sid, cid, status, body) for sid, (cid, status, body) in self._subs.items()],
             [(cid, rows.joined_body(body, "live", col, streams)) for cid, (body, col) in sorted(self._docs.items())],
+            self.attachment_rows(),
         )
 
     def _check(self) -> None:

@@ -1,7 +1,8 @@
 """The storage protocol: what the engine needs from a session store, in records, never in SQL.
 
 A store holds four kinds of rows: tasks (by id), conversation entries (by conversation and seq,
-append-only), submissions (by id) and one live document per conversation. A `Batch` is one
+append-only), submissions (by id) and one live document per conversation; and the bytes of the
+images and files they reference, once per session by sha256 (`Batch.attachments`). A `Batch` is one
 atomic change to any of them (entries may also be copied from a conversation into a new one:
 `EntryCopy`): `commit(batch)` makes all of it durable or none of it. Backends may
 group concurrent batches into one transaction, but each batch stays atomic on its own.
@@ -83,9 +84,13 @@ class Batch:
     # Entries copied from one conversation into a new one (`EntryCopy`: a fork), after this
     # batch's own entries are written, in the same transaction.
     copies: list[EntryCopy] = field(factory=list)
+    # Bytes of images and files the records of this batch reference (`durable.records.content`), by
+    # sha256: (media type, bytes). Stored once per session: a store keeps the first write of a hash.
+    attachments: dict[str, tuple[str, bytes]] = field(factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.tasks or self.entries or self.submissions or self.live or self.inbox or self.copies)
+        return bool(self.tasks or self.entries or self.submissions or self.live or self.inbox or self.copies
+                    or self.attachments)
 
 
 @frozen
@@ -150,6 +155,11 @@ class Storage(Protocol):
     async def get_submission(self, submission_id: str) -> Submission | None: ...
 
     async def get_live(self, conversation_id: str) -> Live | None: ...
+
+    async def get_attachments(self, hashes: Sequence[str]) -> dict[str, bytes]:
+        """The stored bytes of the images and files of `hashes` (sha256 hex digests), by hash; a
+        hash the store does not hold is left out. Read only when a request needs them."""
+        ...
 
     async def check_integrity(self) -> list[str]:
         """What is damaged in the store, one line a problem; empty when it is sound. Runs beside

@@ -53,6 +53,7 @@ class EncodedBatch:
     inbox: tuple[str, ...] = ()  # inbox rows consumed (see `Batch.inbox`)
     texts: tuple[tuple[str, texts_.Texts], ...] = ()  # owner, its long texts: of every task and document written
     copies: tuple[tuple[str, str, int], ...] = ()  # source, target, to_seq: entries copied (`EntryCopy`)
+    attachments: tuple[tuple[str, str, int, bytes], ...] = ()  # sha256, media type, size, bytes (first write kept)
 
 
 _INT64 = range(-(1 << 63), 1 << 63)
@@ -103,6 +104,7 @@ def encode_batch(batch: Batch) -> EncodedBatch:
         tuple(batch.inbox),
         tuple(texts),
         tuple([(c.source, c.target, c.to_seq) for c in batch.copies]),
+        tuple([(sha, media_type, len(data), data) for sha, (media_type, data) in batch.attachments.items()]),
     )
 
 
@@ -129,8 +131,8 @@ def written_texts(rows: EncodedBatch, held: texts_.HeldTexts) -> tuple[EncodedBa
         col = columns.get(f"live:{cid}") if columns else None
         if held.changed(cid, body, col):
             live.append((cid, body, col))
-    return EncodedBatch(tasks, rows.entries, rows.submissions, tuple(live), rows.barrier, rows.inbox,
-                        copies=rows.copies), puts, drops
+    return (EncodedBatch(tasks, rows.entries, rows.submissions, tuple(live), rows.barrier, rows.inbox,
+                         copies=rows.copies, attachments=rows.attachments), puts, drops)
 
 
 def joined_body(body: str, kind: str, column: str | None, streams: Mapping[int, str]) -> str:
@@ -259,6 +261,7 @@ class StoredRows:
     entries: list[EntryRow] = field(factory=list)  # in (conversation_id, seq) order
     submissions: list[SubmissionRow] = field(factory=list)  # in the order they were first committed
     documents: list[DocumentRow] = field(factory=list)
+    attachments: list[tuple[str, str, int]] = field(factory=list)  # sha256, media type, size (never the bytes)
 
 
 @define
@@ -272,11 +275,12 @@ class SessionRecords:
     submissions: dict[str, Submission] = field(factory=dict)
     live: dict[str, Live] = field(factory=dict)
     problems: list[str] = field(factory=list)
+    attachments: dict[str, tuple[str, int]] = field(factory=dict)  # sha256: media type, size, as stored
 
 
 def decode_rows(rows: StoredRows, location: str) -> SessionRecords:
     """Decode every row; rows that do not decode become `problems`, never an exception."""
-    out = SessionRecords(location)
+    out = SessionRecords(location, attachments={sha: (media_type, size) for sha, media_type, size in rows.attachments})
 
     def load(body: str, cls: Any, what: str) -> Any:
         try:

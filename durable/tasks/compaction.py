@@ -40,6 +40,7 @@ from ..records import (
     ToolResultEntry,
     UserEntry,
 )
+from ..records.entries import without_attachments
 from ..texts import times_in_a_row
 from ..tokens import entry_tokens
 from . import usage
@@ -165,7 +166,8 @@ class CompactionKind(TaskKind):
             await rt.commit(change)
             return None
         comp = rt.compaction(cid)
-        older: list[Entry] = [e.entry for e in context if e.seq < cut]
+        # Images and files are summarized around: the summary request reads their placeholders.
+        older: list[Entry] = [without_attachments(e.entry) for e in context if e.seq < cut]
         summary: tuple[Entry, ...] = (comp.entry,) if comp else ()
         messages = (*summary, *older, UserEntry(SUMMARY_PROMPT))
         request = ModelRequest("You write summaries of conversations.", messages, (), dict(rt.settings.model_options),

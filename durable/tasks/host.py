@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._frozen import evolve
+from ..content import Parts
 from ..records import StopMark, Submission, Task
 from .compaction import CompactionKind
 from .generation import runs
@@ -72,7 +73,7 @@ class StandardRunService:
     async def compact(self, rt: Runtime, conversation_id: str) -> int:
         return await self._compaction.start(rt, conversation_id, "manual", retry=False)
 
-    async def submit_client_result(self, rt: Runtime, call_id: str, content: str, is_error: bool) -> None:
+    async def submit_client_result(self, rt: Runtime, call_id: str, content: Parts, is_error: bool) -> None:
         await self._tool.submit_client_result(rt, call_id, content, is_error)
 
     async def decide(self, rt: Runtime, call_id: str, *, approve: bool, arguments: Any = None,

@@ -175,6 +175,9 @@ class CrashableStorage:
     async def get_live(self, *a: Any, **k: Any) -> Any:
         return await self._pass("get_live", *a, **k)
 
+    async def get_attachments(self, *a: Any, **k: Any) -> Any:
+        return await self._pass("get_attachments", *a, **k)
+
     def __getattr__(self, name: str) -> Any:
         if name == "inner":
             raise AttributeError(name)
@@ -271,7 +274,8 @@ async def crashable_harness(
 
 def describe_batch(batch: Batch) -> str:
     """One line saying what a commit writes: task states, entries, submissions, live documents,
-    and `[lazy]` at the end for a commit that is not a barrier (see `Batch.barrier`)."""
+    the bytes of images and files (their hash's first 12 digits), and `[lazy]` at the end for a
+    commit that is not a barrier (see `Batch.barrier`)."""
     from .. import codec
 
     parts: list[str] = []
@@ -287,6 +291,8 @@ def describe_batch(batch: Batch) -> str:
         parts.append(f"submission {sub.id} {codec.tag_of(sub.status)}")
     for cid in batch.live:
         parts.append(f"live {cid}")
+    for sha, (media_type, data) in batch.attachments.items():
+        parts.append(f"attachment {sha[:12]} {media_type} {len(data)} bytes")
     return ("; ".join(parts) or "(empty)") + ("" if batch.barrier else " [lazy]")
 
 

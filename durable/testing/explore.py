@@ -120,7 +120,7 @@ class Driver:
         self.settled: Settled | None = None
         self.on_submit: Callable[[str], None] | None = None
 
-    async def submit(self, text: str, *, conversation: str = "root", when_busy: str | None = None,
+    async def submit(self, text: str | Sequence[Any], *, conversation: str = "root", when_busy: str | None = None,
                      output: Any = None) -> Any:
         """Submit an input; once this returns it is acknowledged (it must survive any crash)."""
         handle = await self.harness.conversation(conversation).submit(text, when_busy=when_busy, output=output)

@@ -84,6 +84,7 @@ def _downgrade_to_version_2(path):
     """The file as version 2 wrote it: no `tokens` column (version 3), nor what came after it."""
     conn = sqlite3.connect(path)
     with conn:
+        conn.execute("DROP TABLE attachments")  # version 8
         conn.execute("DROP TABLE texts")  # version 7
         conn.execute("ALTER TABLE tasks DROP COLUMN texts")
         conn.execute("ALTER TABLE documents DROP COLUMN texts")

@@ -284,3 +284,19 @@ def test_the_result_text_names_blocks_that_are_not_text():
                mt.ResourceLink(type="resource_link", uri="file:///x", name="x")]
     assert _text(mt.CallToolResult(content=content)) == "a\n[image image/png, 3 bytes, not shown]\n[resource file:///x]"
     assert _text(mt.CallToolResult(content=[], structured_content={"n": 1})) == json.dumps({"n": 1})
+
+
+def test_an_image_block_of_a_result_reaches_the_model_as_an_image():
+    import base64
+
+    import mcp.types as mt
+
+    from durable.mcp._calls import _content
+
+    png = b"\x89PNG\r\n\x1a\n" + b"pixels"
+    content = [mt.TextContent(type="text", text="a"),
+               mt.ImageContent(type="image", data=base64.b64encode(png).decode(), mime_type="image/png"),
+               mt.ImageContent(type="image", data="not base64!", mime_type="image/png")]
+    assert _content(mt.CallToolResult(content=content)) == [
+        "a", durable.Image(png, media_type="image/png"), "[image image/png, 8 bytes, not shown]"]
+    assert _content(mt.CallToolResult(content=content[:1])) == "a"

@@ -162,16 +162,28 @@ MIGRATIONS: dict[int, list[str]] = {
         "ALTER TABLE durable.tasks ADD COLUMN texts text",
         "ALTER TABLE durable.documents ADD COLUMN texts text",
     ],
+    # The bytes of images and files in inputs and tool results (durable.records.content), once per
+    # space, keyed by their sha256 (hex); SQLite's 8.
+    8: [
+        """CREATE TABLE durable.attachments (
+            space text NOT NULL,
+            sha256 text NOT NULL,
+            media_type text NOT NULL,
+            size bigint NOT NULL,
+            data bytea NOT NULL,
+            PRIMARY KEY (space, sha256)
+        )""",
+    ],
 }
 PG_SCHEMA_VERSION = max(MIGRATIONS)
 DECISIONS = ("SELECT id, decision, created_at FROM durable.inbox WHERE space = %s AND decision IS NOT NULL "
              "ORDER BY ord LIMIT %s")  # a space's decisions from durable.remote, oldest first
-# The SQLite schema version these migrations were last checked against (its 7: long texts
-# apart, PostgreSQL's 7; its 6, the commit mark, needs nothing here). When
+# The SQLite schema version these migrations were last checked against (its 8: attachments,
+# PostgreSQL's 8; its 7: long texts apart, PostgreSQL's 7; its 6, the commit mark, needs nothing here). When
 # durable.storage.sqlite.schema gains a version that changes records, add a PostgreSQL migration
 # for it too (an empty one if no table changes), then update this number: a test
 # (tests/storage/test_pg_schema.py) fails until whoever bumps the SQLite version has decided.
-SQLITE_VERSION_SEEN = 7
+SQLITE_VERSION_SEEN = 8
 
 
 def _version(conn: Any) -> int:
@@ -284,4 +296,7 @@ def read_rows(conn: Any, space: str) -> StoredRows:
         docs = [(cid, rows.joined_body(body, "live", col, streams)) for cid, body, col in conn.execute(
             f"SELECT conversation_id, body, {col} FROM durable.documents WHERE space = %s "
             "ORDER BY conversation_id COLLATE \"C\"", (space,))]
-    return StoredRows(tasks, entries, subs, docs)
+        stored = conn.execute("SELECT to_regclass('durable.attachments') IS NOT NULL").fetchone()[0]
+        attachments = conn.execute("SELECT sha256, media_type, size FROM durable.attachments WHERE space = %s "
+                                   "ORDER BY sha256 COLLATE \"C\"", (space,)).fetchall() if stored else []
+    return StoredRows(tasks, entries, subs, docs, attachments)

@@ -209,6 +209,15 @@ class PostgresStorage(GroupCommitter[Any]):
         found = await self._body("documents", "conversation_id", conversation_id, f"live:{conversation_id}")
         return None if found is None else rows.live(found[0], conversation_id, self.location, found[1])
 
+    async def get_attachments(self, hashes: Sequence[str]) -> dict[str, bytes]:
+        wanted = [h for h in dict.fromkeys(hashes) if driver.storable(h)]
+        if not wanted:
+            return {}
+        found = await self._call(lambda c: c.execute(
+            "SELECT sha256, data FROM durable.attachments WHERE space = %s AND sha256 = ANY(%s::text[])",
+            (self.space, wanted)).fetchall())
+        return {sha: bytes(data) for sha, data in found}
+
     # ------------------------------------------------------------------ inbox (durable.remote)
 
     async def take_inbox(self, limit: int) -> list[Submission]:

@@ -86,6 +86,13 @@ i AS (  -- an inbox row (durable.remote) is gone in the commit that places it as
     ON CONFLICT (space, id) DO UPDATE SET body = excluded.body)""",
     "x": """x AS (  -- inbox rows the commit consumes (a decision from durable.remote, applied or refused)
     DELETE FROM durable.inbox WHERE space = %(space)s AND id = ANY(%(x_id)s::text[]) AND (SELECT n FROM f) > 0)""",
+    # Images and files, once per space: the same bytes again write nothing.
+    "a": """a AS (
+    INSERT INTO durable.attachments (space, sha256, media_type, size, data)
+    SELECT %(space)s, u.* FROM unnest(%(a_sha)s::text[], %(a_type)s::text[], %(a_size)s::bigint[],
+                                      %(a_data)s::bytea[]) AS u
+    WHERE (SELECT n FROM f) > 0
+    ON CONFLICT (space, sha256) DO NOTHING)""",
 }
 _STATEMENTS: dict[tuple[bool, ...], str] = {}
 # A fork (`EntryCopy`): a conversation's entries copied as stored, after the statement that wrote the
@@ -97,12 +104,12 @@ SELECT space, %(target)s, seq, kind, body, tokens FROM durable.entries
 
 def _statement(fence: bool, shape: tuple[bool, ...]) -> str:
     """The statement that writes the tables that have rows (`shape`: tasks, entries,
-    submissions, documents, inbox rows consumed, pieces dropped, pieces written), beginning with
-    the fence or inside a fenced transaction (one of 256, made once each)."""
+    submissions, documents, inbox rows consumed, pieces dropped, pieces written, attachments),
+    beginning with the fence or inside a fenced transaction (one of 512, made once each)."""
     key = (fence, *shape)
     sql = _STATEMENTS.get(key)
     if sql is None:
-        parts = [_FENCE if fence else _FENCED, *(_INSERTS[k] for k, has in zip("tesdxpq", shape, strict=True) if has)]
+        parts = [_FENCE if fence else _FENCED, *(_INSERTS[k] for k, has in zip("tesdxpqa", shape, strict=True) if has)]
         sql = _STATEMENTS[key] = "WITH " + ",\n".join(parts) + "\nSELECT n FROM f"
     return sql
 
@@ -256,7 +263,11 @@ class PostgresWrites:
             params.update(p_lo=[x[0] for x in drops], p_hi=[x[1] for x in drops])
         if puts:
             params.update(q_id=[x[0] for x in puts], q_body=[x[1] for x in puts])
-        shape = (bool(tasks), bool(entries), bool(subs), bool(docs), bool(rows.inbox), bool(drops), bool(puts))
+        if rows.attachments:
+            params.update(a_sha=[x[0] for x in rows.attachments], a_type=[x[1] for x in rows.attachments],
+                          a_size=[x[2] for x in rows.attachments], a_data=[x[3] for x in rows.attachments])
+        shape = (bool(tasks), bool(entries), bool(subs), bool(docs), bool(rows.inbox), bool(drops), bool(puts),
+                 bool(rows.attachments))
         self.link.conn.execute(_statement(fence, shape), params, prepare=True)
         for source, target, to_seq in rows.copies:
             self.link.conn.execute(_COPY, {"space": params["space"], "source": source, "target": target,

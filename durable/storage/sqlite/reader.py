@@ -37,7 +37,7 @@ from .lock import owner_pid
 from .schema import APPLICATION_ID, SCHEMA_VERSION
 
 SQLITE_HEADER = b"SQLite format 3\x00"
-TABLES = frozenset({"tasks", "entries", "submissions", "documents", "texts"})
+TABLES = frozenset({"tasks", "entries", "submissions", "documents", "texts", "attachments"})
 
 
 
@@ -138,6 +138,8 @@ class FileFacts:
     submissions: int
     tasks: int
     live_tasks: int
+    attachments: int = 0  # images and files stored (a file before version 8 has none)
+    attachment_bytes: int = 0
 
 
 class SessionReader:
@@ -197,6 +199,9 @@ class SessionReader:
             submissions=one("SELECT COUNT(*) FROM submissions"),
             tasks=one("SELECT COUNT(*) FROM tasks"),
             live_tasks=one("SELECT COUNT(*) FROM tasks WHERE live = 1"),
+            **({"attachments": one("SELECT COUNT(*) FROM attachments"),
+                "attachment_bytes": one("SELECT COALESCE(SUM(size), 0) FROM attachments")}
+               if self.schema_version >= 8 else {}),
         )
 
     def integrity_check(self) -> list[str]:
@@ -293,6 +298,8 @@ class SessionReader:
                 self._all("SELECT id, conversation_id, status, body FROM submissions ORDER BY rowid"),
                 [(cid, rows.joined_body(body, "live", col, streams)) for cid, body, col in self._all(
                     f"SELECT conversation_id, body, {t} FROM documents ORDER BY conversation_id")],
+                self._all("SELECT sha256, media_type, size FROM attachments ORDER BY sha256")
+                if self.schema_version >= 8 else [],
             )
 
     def _texts_of(self, column: str | None) -> dict[str, str] | None:

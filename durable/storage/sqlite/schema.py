@@ -23,7 +23,7 @@ rows `session` and `barriers` (version 6) are the file's side of its commit mark
 from __future__ import annotations
 
 APPLICATION_ID = 0x44524231  # "DRB1"
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -94,5 +94,16 @@ MIGRATIONS: dict[int, list[str]] = {
         "CREATE TABLE texts (id INTEGER PRIMARY KEY, body TEXT NOT NULL) STRICT",
         "ALTER TABLE tasks ADD COLUMN texts TEXT",
         "ALTER TABLE documents ADD COLUMN texts TEXT",
+    ],
+    # Version 8: the bytes of images and files in inputs and tool results
+    # (`durable.records.content`), once per session, keyed by their sha256 (hex); entries,
+    # submissions and tool checkpoints reference them by hash, media type and size.
+    8: [
+        """CREATE TABLE attachments (
+            sha256 TEXT PRIMARY KEY,
+            media_type TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            data BLOB NOT NULL
+        ) STRICT""",
     ],
 }

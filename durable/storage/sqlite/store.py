@@ -25,7 +25,7 @@ import os
 import sqlite3
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
 
 import anyio
@@ -134,6 +134,21 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
             "SELECT body, texts FROM documents WHERE conversation_id = ?", (conversation_id,)).fetchone(),
             f"live:{conversation_id}"))
         return None if row is None else rows.live(row[0], conversation_id, self.path, row[1])
+
+    async def get_attachments(self, hashes: Sequence[str]) -> dict[str, bytes]:
+        wanted = list(dict.fromkeys(hashes))
+        if not wanted:
+            return {}
+
+        def fetch(conn: sqlite3.Connection) -> dict[str, bytes]:
+            found: dict[str, bytes] = {}
+            for i in range(0, len(wanted), 500):  # SQLite's bound on parameters
+                chunk = wanted[i:i + 500]
+                found.update(conn.execute(f"SELECT sha256, data FROM attachments WHERE sha256 IN "
+                                          f"({','.join('?' * len(chunk))})", chunk).fetchall())
+            return found
+
+        return await self._read("attachments", fetch)
 
     async def close(self) -> None:
         if self._closed or self._thread is None:

@@ -50,6 +50,8 @@ _DOCUMENTS = ("INSERT INTO documents (conversation_id, body, texts) VALUES (?,?,
               "ON CONFLICT (conversation_id) DO UPDATE SET body = excluded.body, texts = excluded.texts")
 _PUT = "INSERT INTO texts (id, body) VALUES (?,?) ON CONFLICT (id) DO UPDATE SET body = excluded.body"
 _DROP = "DELETE FROM texts WHERE id BETWEEN ? AND ?"
+# Stored once per session: the same bytes again (the same screenshot) write nothing.
+_ATTACHMENTS = "INSERT OR IGNORE INTO attachments (sha256, media_type, size, data) VALUES (?,?,?,?)"
 
 
 def held_texts(conn: Any) -> HeldTexts:
@@ -84,6 +86,8 @@ def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None) -> 
         conn.executemany(_DROP, drops)
     if puts:
         conn.executemany(_PUT, puts)
+    if rows.attachments:
+        conn.executemany(_ATTACHMENTS, rows.attachments)
 
 
 def drop_failed_frames(conn: Any) -> None:

@@ -2,7 +2,9 @@
 usage limits checked before each is sent.
 
 `build` makes the request of an attempt: the run's instructions (assembled in `prepare`, else
-the static ones), the conversation's context (a view, never a copy) and the run's output schema.
+the static ones), the conversation's context (a view, never a copy), the run's output schema and
+the stored bytes of the images and files the context references (read again by every attempt:
+a request cut off by a crash is sent again with the same bytes).
 `next_request` writes, in the commit that closes a tool round or sends an answer back, the run's
 next position: `request` (a barrier, counted as a request) or `prepare` when a compaction, a
 deferred job or a usage limit must come first. `limit_passed` says which limit the next request
@@ -49,8 +51,9 @@ async def build(rt: Runtime, task: Task, attempt: int, pending: Sequence[StoredE
     key = f"g{task.id}-s{last_seq}-a{attempt}" + (f"-m{notes.model}" if notes.model else "")
     system = notes.instructions if notes.instructions is not None else static_text(settings.system_prompt,
                                                                                      rt.instructions)
+    hashes = [a.sha256 for a in messages.attachments()]
     return ModelRequest(system, messages, rt.tools.specs, dict(settings.model_options), attempt, key,
-                        output.schema_of(rt, task))
+                        output.schema_of(rt, task), await rt.attachments(hashes) if hashes else {})
 
 
 async def next_request(rt: Runtime, change: Change, task: Task, rounds: int, notes: RunNotes,

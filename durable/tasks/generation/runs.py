@@ -60,7 +60,7 @@ def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Subm
     task = rt.new_task(change, conversation_id=conversation_id, kind=KIND,
                        input=GenerationInput(ids), checkpoint=first, state=Running())
     for sub in subs:
-        seq = change.append(conversation_id, UserEntry(sub.text, sub.id))
+        seq = change.append(conversation_id, UserEntry(sub.text, sub.id, sub.parts))
         change.put_submission(evolve(sub, seq=seq, task_id=task.id))
     generation = None if prepared else GenerationLive(1)
     run = Run(task.id, ids, EMPTY_USAGE if rt.settings.usage_limits is not None else None)

@@ -19,11 +19,11 @@ a durable deadline from the stored start (`tool_timeout:<task id>`): the call is
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._frozen import evolve
+from ...content import Blobs, Parts
 from ...engine import tracing
 from ...engine.kinds import Resumed, TaskKind
 from ...engine.transitions import END, Transitions
@@ -69,8 +69,9 @@ from .records import (
     error_result,
     input_of,
     progress_of,
+    result_of,
 )
-from .rounds import RoundParent
+from .rounds import RoundParent, siblings_written
 
 if TYPE_CHECKING:
     from ...engine.runtime import Runtime
@@ -215,7 +216,8 @@ class ToolKind(TaskKind):
         deadline = deadline_of(task)
         await rt.before_external_work(f"Tool {name} (task {task.id})")
         finished: bool | None = None
-        content, failure, retry = "", None, None
+        failure, retry = None, None
+        made = result_of("", name, 1)  # the result: text, parts, bytes to store (empty until it returns)
         self.abandoned |= {task.id} if tool.threaded else set()  # until it returns (see `written_back`)
         async with progress:  # leaving it waits for a flush in flight; the ending below carries the rest
             try:
@@ -223,7 +225,7 @@ class ToolKind(TaskKind):
                     finished, value = True, await run()
                 else:  # cancelled at the deadline, measured from the stored start
                     finished, value = await rt.until(deadline, f"tool_timeout:{task.id}", run)
-                content = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+                made = result_of(value, name, rt.settings.max_attachment_bytes)
             except RetryTool as exc:
                 retry = str(exc) or f"Tool {name} asks to be called again"
             except Exception as exc:  # noqa: BLE001 - the model reads it as an error result
@@ -240,7 +242,8 @@ class ToolKind(TaskKind):
         elif failure is not None:
             await self._finish(rt, current, error_result(current, failure, "tool_error"), Done())
         else:
-            await self._finish(rt, current, ToolResultEntry(input_of(current).call.id, name, content), Done())
+            result = ToolResultEntry(input_of(current).call.id, name, made[0], parts=made[1])
+            await self._finish(rt, current, result, Done(), blobs=made[2])
 
     async def _timed_out(self, rt: Runtime, task: Task, tool: Tool, cut_off: bool = False) -> None:
         inp = input_of(task)
@@ -314,15 +317,15 @@ class ToolKind(TaskKind):
         await self._finish(rt, current, error_result(current, TOOL_TIMED_OUT, "timeout"),
                            Failed(ErrorInfo(f"Tool {inp.call.name} execution timed out", ErrorDetail("timeout"))))
 
-    async def submit_client_result(self, rt: Runtime, call_id: str, content: str, is_error: bool) -> None:
+    async def submit_client_result(self, rt: Runtime, call_id: str, content: Parts, is_error: bool) -> None:
         for task in rt.live_tasks(kind=self.name):
             inp = input_of(task)
             if inp.call.id == call_id:
                 if not inp.client:
                     raise ToolResultRejected(
                         f"Tool call {call_id} ({inp.call.name}) is not a client tool call; the harness runs it")
-                result = ToolResultEntry(call_id, inp.call.name, content, is_error)
-                await self._finish(rt, task, result, Done(), retry=False)
+                result = ToolResultEntry(call_id, inp.call.name, content[0], is_error, parts=content[1])
+                await self._finish(rt, task, result, Done(), retry=False, blobs=content[2])
                 return
         raise ToolResultRejected(
             f"No client tool call {call_id} is waiting for a result (unknown, or already answered)")
@@ -341,18 +344,20 @@ class ToolKind(TaskKind):
         await self._finish(rt, task, error_result(task, msg, code or reason),
                            Failed(ErrorInfo(msg, ErrorDetail(reason))), retry=retry, inbox=inbox, ended_at=ended_at)
 
-    async def _finish(self, rt: Runtime, task: Task, result: ToolResultEntry, outcome: Outcome, *,
-                      retry: bool = True, inbox: str | None = None, ended_at: float | None = None) -> None:
+    async def _finish(self, rt: Runtime, task: Task, result: ToolResultEntry, outcome: Outcome, *, retry: bool = True,
+                      inbox: str | None = None, ended_at: float | None = None, blobs: Blobs | None = None) -> None:
         """Commit the task's ending with `result`. Task code's endings are lazy commits (a result
         lost to a power cut is redone as after a crash), except that the last tool of a round to
         end carries the round's close, and with it the next request, in the same commit (a
         barrier). A host's decision (`retry=False`: a client tool's result, a denial) is a
-        barrier: the host is told."""
+        barrier: the host is told. `blobs`: the bytes of the result's images and files, stored
+        in the same commit."""
         parent = rt.task(task.parent_id) if task.parent_id is not None else None
         rounds = self.parent
         if rounds is not None and parent is not None and rounds.closable(rt, parent, task.id):
-            parent = await _siblings_written(rt, rounds.round_of(parent), parent, task.id)
+            parent = await siblings_written(rt, rounds.round_of(parent), parent, task.id)
         change = rt.change(barrier=not retry)
+        change.put_attachments(blobs or {})
         # `ended_at`: when the call ended, if not now (a call cut off: the interrupt).
         progress = evolve(progress_of(task), result=result, ended_at=rt.now() if ended_at is None else ended_at)
         ended = change.put_task(evolve(task, state=Terminal(outcome), checkpoint=progress))
@@ -434,17 +439,6 @@ async def _retry_result(rt: Runtime, task: Task, tool: Tool, why: str, code: str
         why = TOOL_RETRIES_EXHAUSTED.format(tool=tool.name, max_retries=tool.max_retries, why=why)
         code = "retries_exhausted"
     return error_result(task, why, code)
-
-
-async def _siblings_written(rt: Runtime, siblings: tuple[int, ...], parent: Task, ending: int) -> Task | None:
-    """Wait until the endings of the other tools of `parent`'s round are written, not only in the
-    head: the round's close carries their results, and a sibling's ending still in flight may be
-    refused and tried again after the close landed (a crash then would leave the sibling live
-    with its result already in the context). Returns the parent as the head has it then."""
-    for sibling in siblings:
-        if sibling != ending and rt.ending_in_flight(sibling):
-            await rt.wait_tasks([sibling])
-    return rt.task(parent.id)
 
 
 __all__ = ["ToolKind"]

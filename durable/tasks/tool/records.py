@@ -9,12 +9,14 @@ The sentences are for people and the model; code recognises a situation by the d
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from attrs import field
 
 from ..._frozen import OMITTED_WHEN_DEFAULT, evolve, frozen
-from ...records import ApprovalSlot, Checkpoint, Diagnostic, Replay, Task, TaskInput, ToolCall, ToolResultEntry
+from ...content import Blobs, content_parts, has_content
+from ...records import ApprovalSlot, Checkpoint, Diagnostic, Part, Replay, Task, TaskInput, ToolCall, ToolResultEntry
 
 if TYPE_CHECKING:
     from ...engine.head import Change
@@ -113,6 +115,17 @@ def error_result(task: Task, message: str, code: str) -> ToolResultEntry:
     partial = progress_of(task).output
     content = message + (f"\nPartial output:\n{partial}" if partial else "")
     return ToolResultEntry(call.id, call.name, content, True, (Diagnostic("error", code, message),))
+
+
+def result_of(value: Any, tool: str, limit: int) -> tuple[str, tuple[Part, ...], Blobs]:
+    """What `execute` returned as a result for the model: (text, parts, bytes to store). A str is
+    the text; a `durable.Image` / `durable.File`, or a list holding some (with strings), is parts;
+    anything else is its JSON. An image or file over `limit` bytes raises `AttachmentTooLarge`."""
+    if isinstance(value, str):
+        return value, (), {}
+    if has_content(value):
+        return content_parts(value, f"the result of tool {tool}", limit)
+    return json.dumps(value, ensure_ascii=False, default=str), (), {}
 
 
 def edit_slot(change: Change, cid: str, task_id: int, **fields: Any) -> None:

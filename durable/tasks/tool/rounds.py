@@ -106,4 +106,15 @@ def close_call(change: Change, child: Task | None, call: ToolCall, text: str,
     return result, True
 
 
-__all__ = ["RoundParent", "close_call", "start_calls"]
+async def siblings_written(rt: Runtime, siblings: tuple[int, ...], parent: Task, ending: int) -> Task | None:
+    """Wait until the endings of the other tools of `parent`'s round are written, not only in the
+    head: the round's close carries their results, and a sibling's ending still in flight may be
+    refused and tried again after the close landed (a crash then would leave the sibling live
+    with its result already in the context). Returns the parent as the head has it then."""
+    for sibling in siblings:
+        if sibling != ending and rt.ending_in_flight(sibling):
+            await rt.wait_tasks([sibling])
+    return rt.task(parent.id)
+
+
+__all__ = ["RoundParent", "close_call", "siblings_written", "start_calls"]

@@ -24,7 +24,7 @@ from typing import Any
 
 from ...settings import Settings
 from .describe import describe_session
-from .features import check_outputs, check_reasoning, check_requests_sent, check_usage
+from .features import check_attachments, check_outputs, check_reasoning, check_requests_sent, check_usage
 from .file_checks import (
     Bounds,
     check_attempts,
@@ -87,7 +87,7 @@ def check_invariants(
     What agents are built with (`features`): a structured answer matches its input's schema and
     no run sent back more answers than `output_retries`; a conversation's usage counts at least
     the tokens of every answer in it; a partial reasoning block is only on an aborted or error
-    entry, and no request (of `requests`) carried one.
+    entry, and no request (of `requests`) carried one; every image or file referenced is stored.
 
     `settings` gives the retry policy and restart limit in force (a sequence when successive
     harnesses used different ones: the most permissive bound applies). `acknowledged` lists
@@ -109,6 +109,7 @@ def check_invariants(
     out += check_outputs(image, runs, bounds)
     out += check_usage(image)
     out += check_reasoning(image)
+    out += check_attachments(image)
     if executions is not None:
         out += check_executions(image, executions, bounds)
     if jobs is not None:

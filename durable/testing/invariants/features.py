@@ -10,16 +10,29 @@ structured output and usage. Each check returns its violations, one sentence eac
   the model saw for it;
 - reasoning: a partial (unsigned) reasoning block is only on an entry never sent back (aborted
   or error), and no request the model saw carried one.
+- attachments: every image or file an input, an entry or a tool's result references is stored,
+  with the media type and size the reference says (its bytes came with the first reference).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ...records import Answered, AssistantEntry, CompactionEntry, StoredEntry, Task, Usage, UserEntry
+from ...records import (
+    Answered,
+    AssistantEntry,
+    Attachment,
+    CompactionEntry,
+    StoredEntry,
+    Task,
+    ToolResultEntry,
+    Usage,
+    UserEntry,
+)
 from ...tasks.generation.records import notes_of
 from ...texts import times
 from ...tools.arguments import check_value
@@ -67,11 +80,13 @@ def check_usage(image: SessionImage) -> list[str]:
 
 
 def check_requests_sent(image: SessionImage, requests: Sequence[Any]) -> list[str]:
-    """What the model's requests witness: each sent a run's committed instructions, and each
-    conversation counts at least the distinct requests its runs sent."""
+    """What the model's requests witness: each sent a run's committed instructions and the bytes
+    of every image and file its messages reference, and each conversation counts at least the
+    distinct requests its runs sent."""
     out = []
     keys: dict[str, set[str]] = defaultdict(set)
     for request in requests:
+        out += _unsent_bytes(request)
         match = _KEY.match(request.key)
         task = image.tasks.get(int(match.group(1))) if match else None
         if task is None:
@@ -99,6 +114,19 @@ def check_reasoning(image: SessionImage) -> list[str]:
             and any(b.partial for b in stored.entry.reasoning)]
 
 
+def _unsent_bytes(request: Any) -> list[str]:
+    sent = getattr(request, "attachments", {})
+    out = []
+    for entry in request.messages:
+        for part in entry.parts if isinstance(entry, (UserEntry, ToolResultEntry)) else ():
+            if not isinstance(part, Attachment):
+                continue
+            data = sent.get(part.sha256)
+            if data is None or hashlib.sha256(data).hexdigest() != part.sha256:
+                out.append(f"Request {request.key} was sent without the bytes of the {part.kind} {part.sha256}")
+    return out
+
+
 def check_instruction_history(batches: Iterable[Any]) -> list[str]:
     """Once a run's instructions are committed, no later commit of the run changes them."""
     out = []
@@ -120,3 +148,27 @@ def check_instruction_history(batches: Iterable[Any]) -> list[str]:
 
 
 __all__ = ["check_instruction_history", "check_outputs", "check_requests_sent", "check_usage"]
+
+
+def check_attachments(image: SessionImage) -> list[str]:
+    out = []
+    referenced: list[tuple[str, tuple[Any, ...]]] = [(f"Submission {s.id}", s.parts)
+                                                     for s in image.submissions.values()]
+    for cid, entries in image.entries.items():
+        referenced += [(f"Entry {e.seq} of conversation {cid!r}", e.entry.parts) for e in entries
+                       if isinstance(e.entry, (UserEntry, ToolResultEntry))]
+    for task in image.tasks.values():
+        result = getattr(task.checkpoint, "result", None)
+        if isinstance(result, ToolResultEntry):
+            referenced.append((f"The result of task {task.id}", result.parts))
+    for what, parts in referenced:
+        for part in parts:
+            if not isinstance(part, Attachment):
+                continue
+            stored = image.attachments.get(part.sha256)
+            if stored is None:
+                out.append(f"{what} references the {part.kind} {part.sha256}, which is not stored")
+            elif stored != (part.media_type, part.size):
+                out.append(f"{what} references the {part.kind} {part.sha256} as {part.media_type}, {part.size} bytes; "
+                           f"it is stored as {stored[0]}, {stored[1]} bytes")
+    return out

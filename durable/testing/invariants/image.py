@@ -28,6 +28,7 @@ class SessionImage:
     live: dict[str, Live] = attrs.field(factory=dict)
     problems: list[str] = attrs.field(factory=list)
     readable: bool = True
+    attachments: dict[str, tuple[str, int]] = attrs.field(factory=dict)  # sha256: media type, size
 
 
 # --------------------------------------------------------------------------- loading
@@ -79,7 +80,7 @@ def _load_file(path: str) -> SessionImage:
 
 def _image(records: SessionRecords) -> SessionImage:
     return SessionImage(records.location, records.tasks, records.entries, records.submissions, records.live,
-                        records.problems)
+                        records.problems, attachments=records.attachments)
 
 
 # --------------------------------------------------------------------------- shared views
