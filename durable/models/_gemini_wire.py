@@ -25,12 +25,14 @@ from ..records import (
     Entry,
     ModelStopReason,
     Reasoning,
+    TextPart,
     ToolCall,
     ToolResultEntry,
     Usage,
     UserEntry,
 )
 from ._sdk import SUMMARY_PREFIX, get_field
+from .content import gemini_parts, tool_text
 from .errors import classify_status
 from .protocol import ErrorKind, FinalMessage, ModelError
 from .scrub import Secrets
@@ -115,11 +117,14 @@ def _model_content(entry: AssistantEntry, unsigned: str | None) -> dict[str, Any
     return {"role": "model", "parts": parts} if parts else None  # Gemini refuses a content without parts
 
 
-def gemini_contents(messages: Sequence[Entry], unsigned: str | None = None) -> list[dict[str, Any]]:
+def gemini_contents(messages: Sequence[Entry], unsigned: str | None = None,
+                    attachments: Mapping[str, bytes] | None = None) -> list[dict[str, Any]]:
     """The `contents` of a `generateContent` request for a conversation. Consecutive user-side
-    entries are one user content, function responses first (they answer the model's calls).
+    entries are one user content, function responses first (they answer the model's calls), then
+    the images and files of tool results and inputs (`attachments`: their bytes by sha256).
     `unsigned`: the signature put on the first call of a model turn none of whose calls has one
     (`UNSIGNED` for Gemini 3 and later, see `signs_calls`)."""
+    blobs = attachments or {}
     out: list[dict[str, Any]] = []
     responses: list[dict[str, Any]] = []
     texts: list[dict[str, Any]] = []
@@ -132,16 +137,18 @@ def gemini_contents(messages: Sequence[Entry], unsigned: str | None = None) -> l
 
     for entry in messages:
         if isinstance(entry, UserEntry):
-            texts.append({"text": entry.text})
+            texts.extend(gemini_parts(entry.parts, blobs) if entry.parts else [{"text": entry.text}])
         elif isinstance(entry, CompactionEntry):
             texts.append({"text": SUMMARY_PREFIX + entry.summary})
         elif isinstance(entry, ToolResultEntry):
-            answer = {"error": entry.content} if entry.is_error else {"output": entry.content}
+            result = tool_text(entry)
+            answer = {"error": result} if entry.is_error else {"output": result}
             responses.append({"function_response": {"id": entry.call_id, "name": entry.tool_name,
                                                     "response": answer}})
-        elif isinstance(entry, AssistantEntry) and (content := _model_content(entry, unsigned)) is not None:
+            texts.extend(gemini_parts([p for p in entry.parts if not isinstance(p, TextPart)], blobs))
+        elif isinstance(entry, AssistantEntry) and (turn := _model_content(entry, unsigned)) is not None:
             flush_user()
-            out.append(content)
+            out.append(turn)
     flush_user()
     return out
 

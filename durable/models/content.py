@@ -7,6 +7,8 @@
   one user message after the round's tool messages (`chat_tool_attachments`), which name the call.
 - OpenAI Responses: `input_text`, `input_image` and `input_file` parts, in a user message and as
   the `output` list of a `function_call_output`.
+- Gemini: `text` and `inline_data` parts (bytes, which the SDK encodes) in a user content; a tool
+  result's attachments follow its `function_response` in the same user content.
 - Anthropic: `text`, `image` (base64 source) and `document` blocks (a PDF as a base64 source, a
   text file as a text source), in a user message and as the `content` of a `tool_result`. Another
   file type is a `ModelError` (`invalid_request`) naming the file.
@@ -140,3 +142,18 @@ def anthropic_blocks(parts: Sequence[Part], attachments: Mapping[str, bytes]) ->
 
 __all__ = ["anthropic_blocks", "chat_content", "chat_tool_attachments", "file_name", "responses_content",
            "tool_text"]
+
+
+# --------------------------------------------------------------------------- Gemini
+
+
+def gemini_parts(parts: Sequence[Part], attachments: Mapping[str, bytes]) -> list[dict[str, Any]]:
+    """Parts of a Gemini user content: text, and images and files as `inline_data` (raw bytes)."""
+    out: list[dict[str, Any]] = []
+    for part in parts:
+        if isinstance(part, TextPart):
+            out.append({"text": part.text})
+        else:
+            _data(part, attachments, "google")  # refused when the request lacks its bytes
+            out.append({"inline_data": {"mime_type": part.media_type, "data": attachments[part.sha256]}})
+    return out

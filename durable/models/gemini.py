@@ -150,7 +150,7 @@ class GeminiModel(SDKModel):
         is closed. The SDK sends the request at the first chunk asked for."""
         guard = self._guard()
         model = request.options.get("model") or self.model
-        contents = gemini_contents(request.messages, UNSIGNED if signs_calls(model) else None)
+        contents = gemini_contents(request.messages, UNSIGNED if signs_calls(model) else None, request.attachments)
         config = self._config(request)
         stream = await guard.call(lambda: self._translated(lambda: self._client.aio.models.generate_content_stream(
             model=model, contents=contents, config=config)))

@@ -6,6 +6,7 @@ ending the run without a retry, and a crash mid-stream resent with the same body
 
 from __future__ import annotations
 
+import base64
 import threading
 from pathlib import Path
 from typing import Any
@@ -145,3 +146,38 @@ async def test_a_crash_mid_stream_keeps_the_partial_aborted_and_resends_the_same
     first, second = server.requests
     assert second.body == first.body  # the partial is not sent back: the same request again
     assert check_invariants(host.path) == []
+
+
+async def test_an_image_input_and_a_tool_returning_an_image_are_sent_as_inline_data(server, host, tmp_path):
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+    shot = b"\x89PNG\r\n\x1a\n" + b"screen" * 20
+    pdf = b"%PDF-1.7\n" + b"report" * 10
+    (tmp_path / "report.pdf").write_bytes(pdf)
+
+    async def screenshot(args, api, ctx):
+        return ["Screen captured", durable.Image(shot)]
+
+    call = r.ToolCall("call_1", "screenshot", "{}")
+    tool = durable.define_tool("screenshot", "Take a screenshot", execute=screenshot)
+    server.script("POST", PATH, gemini_stream([], [call]), gemini_stream(["A login form."]))
+    async with host.open(model(server), tools=[tool]) as h:
+        sub = await h.root.submit(["What is this?", durable.Image(png), durable.File(tmp_path / "report.pdf")])
+        assert await sub.answer() == "A login form."
+    # The SDK writes bytes in base64url and keeps `mime_type` as given: the API reads both forms.
+    b64 = {name: base64.urlsafe_b64encode(data).decode() for name, data in (("png", png), ("shot", shot), ("pdf", pdf))}
+    user = {"role": "user", "parts": [
+        {"text": "What is this?"},
+        {"inlineData": {"mime_type": "image/png", "data": b64["png"]}},
+        {"inlineData": {"mime_type": "application/pdf", "data": b64["pdf"]}},
+    ]}
+    first, second = server.requests
+    assert first.body["contents"] == [user]
+    assert second.body["contents"] == [
+        user,
+        {"role": "model", "parts": [{"functionCall": {"id": "call_1", "args": {}, "name": "screenshot"}}]},
+        {"role": "user", "parts": [  # the result's text (its image as a placeholder), then the image itself
+            {"functionResponse": {"id": "call_1", "name": "screenshot",
+                                  "response": {"output": "Screen captured\n\n[image: image/png, 128 B]"}}},
+            {"inlineData": {"mime_type": "image/png", "data": b64["shot"]}},
+        ]},
+    ]
