@@ -17,6 +17,7 @@
 | `usage_limits` / `conversation_usage_limits` | None | per run / per conversation (`UsageLimits`) |
 | `approval_timeout` | None | seconds a tool call waits for a person's decision, then denied (None: no limit) |
 | `disk_full_patience` | 60 s | how long a full disk is waited out (commits tried again) before the harness stops |
+| `model_settings` | None | `ModelSettings` of every request (`model_options`: the older dict form) |
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any, Literal
 from attrs import field
 
 from ._frozen import frozen
+from .records.model_settings import ModelSettings, from_options, merge
 
 WhenBusy = Literal["queue", "interrupt", "reject"]
 """What `submit` does with an input while a run is active: "queue" it for the next run,
@@ -120,7 +122,9 @@ class Settings:
 
     Frozen: make a changed copy with `attrs.evolve(settings, ...)`. Invalid values (`restart_limit`
     below 1, negative `max_retries`, an unknown `when_busy`) raise `ValueError` when made.
-    `model_options` are passed to the model with every request (temperature, ...)."""
+    `model_settings` are the harness's layer of `durable.ModelSettings` (a conversation handle's
+    and an input's are merged over them); `model_options`, the older dict form, is converted (an
+    unknown key is `InvalidModelSettings`) and merged under them."""
 
     retry: RetryPolicy = field(factory=RetryPolicy)
     restart_limit: int = 3
@@ -142,8 +146,10 @@ class Settings:
     output_retries: int = 2
     usage_limits: UsageLimits | None = None
     conversation_usage_limits: UsageLimits | None = None
+    model_settings: ModelSettings | None = None
 
     def __attrs_post_init__(self) -> None:
+        from_options(self.model_options)  # an unknown key is an error here, not ignored at each request
         if self.restart_limit < 1:
             raise ValueError(f"restart_limit must be at least 1, not {self.restart_limit}")
         if self.max_tool_rounds < 1:
@@ -160,3 +166,8 @@ class Settings:
             raise ValueError(f"disk_full_patience must be >= 0 seconds, not {self.disk_full_patience}")
         if self.when_busy not in ("queue", "interrupt", "reject"):
             raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {self.when_busy!r}")
+
+    @property
+    def model_defaults(self) -> ModelSettings:
+        """The harness's model settings: `model_options` converted, `model_settings` over them."""
+        return merge(from_options(self.model_options), self.model_settings)

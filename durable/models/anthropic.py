@@ -35,7 +35,9 @@ from ..records import (
     Usage,
     UserEntry,
 )
+from ..records.model_settings import ModelSettings
 from ._sdk import SUMMARY_PREFIX, SDKModel, api_key_from, get_field, import_sdk, scrubbed
+from .caching import mark_anthropic
 from .errors import END, classify_status, close_quietly
 from .protocol import (
     OUTPUT_TOOL,
@@ -48,8 +50,11 @@ from .protocol import (
     StreamEvent,
     TextDelta,
     ToolCallEvent,
+    ToolSpec,
     UsageEvent,
+    settings_of,
 )
+from .settings_wire import anthropic_fields
 
 __all__ = ["AnthropicModel", "anthropic_messages", "batch_custom_id"]
 
@@ -63,6 +68,10 @@ _STOP: dict[str, ModelStopReason] = {
     "max_tokens": "length",
     "model_context_window_exceeded": "length",
 }
+
+_SDK_ARGUMENTS = frozenset({"model", "max_tokens", "messages", "system", "tools", "tool_choice", "stream",
+                            "stop_sequences", "thinking", "service_tier", "metadata", "output_config"})
+"""The body fields `messages.create` takes as arguments; the others go in `extra_body`."""
 
 
 
@@ -198,7 +207,9 @@ class AnthropicModel(SDKModel):
     `stream_silence`: seconds without any event from the provider before the attempt fails with
     `ModelError(kind="timeout")`. `request_timeout`: seconds for a whole attempt (a stream, a
     submit, a fetch or a cancel). `max_tokens` (required by the API) and `temperature` are
-    defaults that `request.options` overrides, as it does `model`.
+    defaults that the request's `ModelSettings` override, as they do `model`. Every settings
+    field is sent or refused (`check_settings`); with `request.cache_key` set, cache breakpoints
+    are placed (`durable.models.caching`) unless `prompt_cache=False`.
     """
 
     provider = PROVIDER
@@ -229,11 +240,25 @@ class AnthropicModel(SDKModel):
     def __repr__(self) -> str:
         return f"AnthropicModel({self.model!r}, deferred={self.deferred!r})"
 
+    def check_settings(self, settings: ModelSettings, tools: tuple[ToolSpec, ...], structured: bool = False) -> None:
+        """Raise `UnsupportedModelSetting` for a setting this model cannot honour (see
+        `durable.models.settings_wire.anthropic_fields`)."""
+        settings = self._defaults.merged(settings)
+        anthropic_fields(self.name, settings, tools, max_tokens=settings.max_tokens or self.max_tokens or 0,
+                         structured=structured)
+
+    @property
+    def _defaults(self) -> ModelSettings:
+        return ModelSettings(temperature=self.temperature)
+
     def _params(self, request: ModelRequest) -> dict[str, Any]:
-        o = request.options
+        s = self._defaults.merged(settings_of(request))
+        max_tokens = s.max_tokens or self.max_tokens or 0
+        fields, extra = anthropic_fields(self.name, s, request.tools, max_tokens=max_tokens,
+                                         structured=request.output is not None)
         params: dict[str, Any] = {
-            "model": o.get("model") or self.model,
-            "max_tokens": o.get("max_tokens") or self.max_tokens,
+            "model": s.model or self.model,
+            "max_tokens": max_tokens,
             "messages": anthropic_messages(request.messages),
         }
         if request.system:
@@ -248,17 +273,21 @@ class AnthropicModel(SDKModel):
                 "name": OUTPUT_TOOL, "description": "Give the final answer, matching this schema.",
                 "input_schema": request.output}]
             params["tool_choice"] = {"type": "any"} if request.tools else {"type": "tool", "name": OUTPUT_TOOL}
-        temperature = o.get("temperature", self.temperature)
-        if temperature is not None:
-            params["temperature"] = temperature
+        if s.temperature is not None:
+            params["temperature"] = s.temperature
+        params.update(fields)
+        if request.cache_key and s.prompt_cache is not False:
+            mark_anthropic(params)
+        params.update(extra)
         return params
 
     def _create_kwargs(self, params: dict[str, Any]) -> dict[str, Any]:
-        """`messages.create` arguments: this SDK version has no `temperature` argument, so it
-        travels in `extra_body` (the wire field is the same)."""
-        kwargs = dict(params)
-        if "temperature" in kwargs:
-            kwargs["extra_body"] = {"temperature": kwargs.pop("temperature")}
+        """`messages.create` arguments: the body fields this SDK version has no argument for
+        (`temperature`, `top_p`, `extra` fields) travel in `extra_body` (the wire is the same)."""
+        kwargs = {k: v for k, v in params.items() if k in _SDK_ARGUMENTS}
+        rest = {k: v for k, v in params.items() if k not in _SDK_ARGUMENTS}
+        if rest:
+            kwargs["extra_body"] = rest
         return kwargs
 
     # ------------------------------------------------------------------ streaming

@@ -9,15 +9,15 @@ step of its script:
 - `hang("partial text")`: streams the text, then never answers (until cancelled);
 - any callable `f(request) -> step`: decides from the request it sees.
 
-Text is streamed in tokens of `token_size` characters at `tokens_per_second` (None: as fast as
-possible). In deferred mode (`deferred=True`) a step is bound to a job at `submit`; `fetch`
-returns `StillRunning(poll_after)` until the job has been fetched `polls` times, then its final
-message (a `hang` step makes `fetch` itself hang; an `error` step makes `fetch` raise).
+Text is streamed in tokens of `token_size` characters at `tokens_per_second` (None: at once). In
+deferred mode a step is bound to a job at `submit`; `fetch` returns `StillRunning(poll_after)`
+until the job was fetched `polls` times, then its final message (`hang`: `fetch` hangs; `error`:
+it raises). Of `ModelSettings` it honours `stop` (a reply cut before one) and `max_tokens` (cut
+after that many tokens, ending `length`); `refuses=("seed", ...)`: settings it cannot honour.
 
-It records what a crash test needs: the requests, stream calls, submitted, fetched and cancelled
-jobs; of the requests only the newest `keep_requests` (100 by default, as each holds a whole
-context; `calls` counts them all; `None` keeps every one, as the crash explorer's invariant check
-needs). `wait_for_requests` waits for the n-th request.
+It records the requests (the newest `keep_requests`, 100 by default; `calls` counts them all;
+None keeps every one), stream calls, submitted, fetched and cancelled jobs; `wait_for_requests`
+waits for the n-th request.
 """
 
 from __future__ import annotations
@@ -30,7 +30,9 @@ from typing import Any, Literal
 import anyio
 
 from .._frozen import frozen
+from ..errors import UnsupportedModelSetting
 from ..records import ModelStopReason, ToolCall, Usage
+from ..records.model_settings import NO_SETTINGS, ModelSettings
 from .protocol import (
     DeferredHandle,
     ErrorKind,
@@ -42,7 +44,9 @@ from .protocol import (
     StreamEvent,
     TextDelta,
     ToolCallEvent,
+    ToolSpec,
     UsageEvent,
+    settings_of,
 )
 
 
@@ -109,6 +113,7 @@ def hang(partial: str = "") -> Hang:
 class _Job:
     step: Any
     fetches_needed: int
+    settings: ModelSettings = NO_SETTINGS
 
 
 class FauxModel:
@@ -126,7 +131,9 @@ class FauxModel:
         name: str = "faux",
         context_window: int = 200_000,
         keep_requests: int | None = 100,
+        refuses: Sequence[str] = (),
     ) -> None:
+        self.refuses = tuple(refuses)
         self.script: list[Step] = list(script)
         self.tokens_per_second = tokens_per_second
         self.token_size = max(1, token_size)
@@ -149,6 +156,12 @@ class FauxModel:
         self._fetch_counts: dict[str, int] = {}
         self._next = 0
         self._request_event: anyio.Event | None = None  # made by a waiter (`wait_until`), set by a record
+
+    def check_settings(self, settings: ModelSettings, tools: tuple[ToolSpec, ...], structured: bool = False) -> None:
+        """Raise `UnsupportedModelSetting` for a set field this model was told it `refuses`."""
+        for option in settings.set_fields():
+            if option in self.refuses:
+                raise UnsupportedModelSetting(self.name, option, "the faux model was made to refuse it")
 
     # ------------------------------------------------------------------ scripting
 
@@ -208,12 +221,15 @@ class FauxModel:
         step = self._take(request)
         # Closed with the stream: an async generator left to the garbage collector is finalized
         # through the event loop (on trio a thread-safe wake-up per stream).
-        async with aclosing(self._play(step)) as events:
+        async with aclosing(self._play(step, settings_of(request))) as events:
             async for event in events:
                 yield event
 
-    async def _play(self, step: Any) -> AsyncGenerator[StreamEvent, None]:
+    async def _play(self, step: Any, settings: ModelSettings = NO_SETTINGS) -> AsyncGenerator[StreamEvent, None]:
         text = step.text if isinstance(step, Reply) else step.partial
+        if isinstance(step, Reply):
+            step = self._honour(step, settings)
+            text = step.text
         for chunk in self._chunks(text):
             if self.tokens_per_second:
                 await anyio.sleep(1 / self.tokens_per_second)
@@ -238,6 +254,20 @@ class FauxModel:
         stop: ModelStopReason = step.stop_reason or ("tool_use" if step.tool_calls else "stop")
         yield FinalMessage(text, stop, step.tool_calls, usage)
 
+    def _honour(self, step: Reply, settings: ModelSettings) -> Reply:
+        """The reply as `settings` let it be: cut before its first stop sequence, then after
+        `max_tokens` tokens (ending `length`, without its tool calls)."""
+        text = step.text
+        for stop in settings.stop or ():
+            if stop in text:
+                text = text[:text.index(stop)]
+        if text != step.text:
+            step = Reply(text, step.tool_calls, step.stop_reason, step.usage)
+        limit = settings.max_tokens
+        if limit is not None and len(self._chunks(text)) > limit:
+            step = Reply(text[:limit * self.token_size], (), "length", step.usage)
+        return step
+
     def _chunks(self, text: str) -> list[str]:
         return [text[i:i + self.token_size] for i in range(0, len(text), self.token_size)]
 
@@ -253,7 +283,7 @@ class FauxModel:
         step = self._take(request)
         handle = f"faux-job-{len(self.submitted) + 1}"
         self.submitted.append(handle)
-        self._jobs[handle] = _Job(step, self.polls)
+        self._jobs[handle] = _Job(step, self.polls, settings_of(request))
         self._recorded()
         await anyio.lowlevel.checkpoint()
         return DeferredHandle(handle, self.poll_after)
@@ -273,7 +303,7 @@ class FauxModel:
             await anyio.lowlevel.checkpoint()
             return StillRunning(self.poll_after)
         final: FinalMessage | None = None
-        async for event in self._play(job.step):
+        async for event in self._play(job.step, job.settings):
             if isinstance(event, FinalMessage):
                 final = event
         assert final is not None

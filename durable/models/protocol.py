@@ -22,8 +22,9 @@ from attrs import field
 
 from .. import tokens
 from .._frozen import frozen
-from ..errors import DurableError
+from ..errors import DurableError, UnsupportedModelSetting
 from ..records import Entry, ModelStopReason, ToolCall, Usage
+from ..records.model_settings import NO_SETTINGS, TOOL_CHOICES, ModelSettings, from_options
 
 ErrorKind = Literal[
     "rate_limit",  # 429: retryable, honours retry-after
@@ -63,7 +64,12 @@ class ModelRequest:
     match, None for a text answer; a provider with a structured mode asks for it there (OpenAI
     `json_schema`, Anthropic a forced `final_result` tool) and gives the answer's JSON as the
     final message's text with stop reason `stop`; one without may ignore it (the harness checks
-    the text either way)."""
+    the text either way).
+
+    `settings`: the run's merged `ModelSettings` (`options`, their older dict form, is merged
+    under them: see `settings_of`). `cache_key`: the conversation's prompt-cache identity (the
+    harness sets it; "" asks for no prompt caching): OpenAI sends it as `prompt_cache_key`,
+    Anthropic places cache breakpoints; `settings.prompt_cache=False` turns both off."""
 
     system: str
     messages: Sequence[Entry]
@@ -72,6 +78,34 @@ class ModelRequest:
     attempt: int = 1
     key: str = ""
     output: dict[str, Any] | None = None
+    settings: ModelSettings = NO_SETTINGS
+    cache_key: str = ""
+
+
+def settings_of(request: ModelRequest) -> ModelSettings:
+    """What `request` asks of the model: its `options` (the older dict) with its `settings` over
+    them. An unknown option is `InvalidModelSettings`."""
+    if not request.options:
+        return request.settings
+    return from_options(request.options, "ModelRequest.options").merged(request.settings)
+
+
+def check_settings(model: Any, settings: ModelSettings, tools: Sequence[ToolSpec], structured: bool = False) -> None:
+    """Raise `UnsupportedModelSetting` (naming the model and the setting) when `model` cannot
+    honour `settings` for a request offering `tools` (`structured`: with an output schema): a
+    `tool_choice` naming a tool not offered, or "required" without any tool; then whatever the
+    model's own `check_settings(settings, tools, structured)` refuses, if it has one."""
+    name = str(getattr(model, "name", type(model).__name__))
+    choice = settings.tool_choice
+    if choice is not None and choice not in TOOL_CHOICES and choice not in {t.name for t in tools}:
+        offered = ", ".join(sorted(t.name for t in tools)) or "none"
+        raise UnsupportedModelSetting(name, "tool_choice", f"it names the tool {choice!r}, which is not offered "
+                                                           f"(tools offered: {offered})")
+    if choice == "required" and not tools:
+        raise UnsupportedModelSetting(name, "tool_choice", "'required' asks for a tool call, but no tool is offered")
+    own = getattr(model, "check_settings", None)
+    if callable(own):
+        own(settings, tuple(tools), structured)
 
 
 OUTPUT_TOOL = "final_result"

@@ -7,6 +7,7 @@ from typing import Any, Union
 from attrs import field
 
 from .._frozen import OMITTED_WHEN_DEFAULT, frozen
+from .model_settings import ModelSettings
 from .reasons import UnansweredReason
 
 
@@ -48,7 +49,9 @@ class Submission:
     `seq` is the seq of its user entry once a run took it; `task_id` the run (generation task)
     that took it. `settled` is true once it is answered or unanswered: it settles exactly once.
     `output`: the JSON schema its answer must match (structured output), None for a text answer;
-    stored with the input, so a later process enforces the same one."""
+    stored with the input, so a later process enforces the same one. `model_settings`: the
+    conversation handle's and the submission's `ModelSettings`, merged (None: none given); its
+    run merges the harness's under them and stores the result with the generation."""
 
     id: str
     conversation_id: str
@@ -58,6 +61,7 @@ class Submission:
     task_id: int | None = None
     created_at: float = 0.0
     output: dict[str, Any] | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
+    model_settings: ModelSettings | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
 
     @property
     def settled(self) -> bool:
