@@ -24,8 +24,8 @@ PUBLIC = [
     "CompactionFailure", "CompactionInput", "Conversation", "ConversationBusy", "CorruptSession", "DeferredLive",
     "Diagnostic", "DiskFull", "Done", "DurableError", "Entry", "ErrorDetail", "ErrorInfo", "ErrorReport", "Failed",
     "FailureReason", "FakeClock", "FaultReason", "Faulted", "GenerationInput", "GenerationLive", "Harness",
-    "HarnessClosed", "HarnessError", "HarnessState", "IllegalTransition", "InterruptReason", "InvalidInput", "Live",
-    "LockLost", "MemoryStorage", "MissingCredentials", "MissingExtra", "Model", "ModelError", "ModelStopReason",
+    "HarnessClosed", "HarnessError", "HarnessState", "IllegalTransition", "InterruptReason", "InvalidInput", "InvalidModelSettings", "Live",
+    "LockLost", "MemoryStorage", "MissingCredentials", "MissingExtra", "Model", "ModelError", "ModelSettings", "ModelStopReason",
     "ModelUsage", "NotASession", "Outcome", "PartialMessage", "Pending", "PrepareContext", "Progress", "Queued",
     "Replay", "Report", "ReportCallback", "Resumed", "RetryLive", "RetryPolicy", "RetryTool", "Run", "RunFailure",
     "Running", "Runtime", "SQLiteStorage", "SchemaTooNew", "SessionLocked", "SessionReadOnly", "Settings",
@@ -34,7 +34,7 @@ PUBLIC = [
     "SystemClock", "Task", "TaskFaulted", "TaskInput", "TaskInterrupted", "TaskKind", "TaskRef", "Terminal", "Tool",
     "ToolApi", "ToolArgumentError", "ToolCall", "ToolContext", "ToolDefinitionError", "ToolInput", "ToolResultEntry",
     "ToolResultRejected", "ToolSlot", "Transitions", "Unanswered", "UnansweredReason", "UnknownSubmission",
-    "UnknownTask", "UnknownTaskKind", "UnsafeSessionFile", "Usage", "UsageLimits", "UsageTotals", "UserEntry",
+    "UnknownTask", "UnknownTaskKind", "UnsafeSessionFile", "UnsupportedModelSetting", "Usage", "UsageLimits", "UsageTotals", "UserEntry",
     "Waiting", "WhenBusy", "define_tool", "open_harness", "sync", "tool"
 ]
 

@@ -9,9 +9,12 @@ from typing import Any, Protocol, TypeVar, overload
 
 from ..errors import ConversationBusy, InvalidInput, ToolDefinitionError, UnknownSubmission
 from ..inputs import answer_text, check_submission_id, check_text
-from ..records import Answered, Live, Queued, StoredEntry, Submission, SubmissionStatus, UsageTotals
+from ..models.protocol import Model, check_settings
+from ..records import Answered, Live, ModelSettings, Queued, StoredEntry, Submission, SubmissionStatus, UsageTotals
+from ..records.model_settings import NO_SETTINGS, merge
 from ..settings import Settings, WhenBusy
 from ..storage.protocol import Storage
+from ..tools import ToolRegistry
 from ..tools.schema import output_schema as schema_of, output_value
 from .clock import Clock
 from .kinds import RunService
@@ -29,6 +32,8 @@ class Host(Protocol):
     clock: Clock
     runs: RunService
     output: dict[str, Any] | None
+    model: Model
+    tools: ToolRegistry
 
     @property
     def session(self) -> Session: ...
@@ -46,12 +51,15 @@ class Host(Protocol):
 class Conversation:
     """A conversation of a harness; `harness.root` is the root conversation."""
 
-    def __init__(self, harness: Host, conversation_id: str) -> None:
+    def __init__(self, harness: Host, conversation_id: str, model_settings: ModelSettings | None = None) -> None:
         self._h = harness
         self.id = conversation_id
+        self.model_settings = model_settings
+        if model_settings is not None:
+            _check(harness, merge(harness.settings.model_defaults, model_settings), harness.output is not None)
 
     async def submit(self, text: str, *, when_busy: WhenBusy | None = None, id: str | None = None,
-                     output: Any = None) -> SubmissionHandle:
+                     output: Any = None, model_settings: ModelSettings | None = None) -> SubmissionHandle:
         """Commit a user input (durable when this returns) and start or queue its run.
 
         `when_busy` (default `settings.when_busy`) says what to do while a run is active:
@@ -66,25 +74,34 @@ class Conversation:
         input, the model is asked for it natively, and an answer that does not match goes back
         to the model with the errors (`settings.output_retries` times, then the run ends
         `unanswered{output_invalid}`); `await handle.answer(T)` returns a `T`. A type that cannot
-        be a JSON schema is `InvalidInput`, before anything is written."""
+        be a JSON schema is `InvalidInput`, before anything is written.
+
+        `model_settings` (`durable.ModelSettings`) are merged over the harness's and this handle's
+        and stored with the input: its run asks for them, also when sent again after a crash. A
+        setting the model cannot honour is `UnsupportedModelSetting` (naming the model and the
+        setting), before anything is written."""
         h = self._h
         h._check_open()
         check_text(text, self.id)
         schema = output_schema(output) if output is not None else h.output
+        layer = merge(self.model_settings, model_settings)
+        _check(h, merge(h.settings.model_defaults, layer), schema is not None)
+        asked = layer if layer != NO_SETTINGS else None
         policy = when_busy or h.settings.when_busy
         if policy not in ("queue", "interrupt", "reject"):
             raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {policy!r}")
         if id is None:
             return await self._place(Submission(f"sub_{uuid.uuid4().hex[:16]}", self.id, text,
-                                                created_at=h.clock.now(), output=schema), policy)
+                                                created_at=h.clock.now(), output=schema, model_settings=asked),
+                                     policy)
         check_submission_id(id)
         await h.resume()
         # One placing per id at a time in this process: a second caller waits, then finds the first.
         async with h.session.placing(id):
             known = h.session.submissions.get(id) or await h.storage.get_submission(id)
             if known is None:
-                return await self._place(Submission(id, self.id, text, created_at=h.clock.now(), output=schema),
-                                         policy)
+                return await self._place(Submission(id, self.id, text, created_at=h.clock.now(), output=schema,
+                                                    model_settings=asked), policy)
         if (known.conversation_id, known.text) != (self.id, text):
             raise InvalidInput(f"Submission id {id!r} in {h.storage.location} is taken by another input (in "
                                f"conversation {known.conversation_id!r}, text {_preview(known.text)}); the input "
@@ -92,6 +109,9 @@ class Conversation:
         if known.output != schema:
             raise InvalidInput(f"Submission id {id!r} in {h.storage.location} is taken by an input with another "
                                f"output schema; the input was not accepted")
+        if known.model_settings != asked:
+            raise InvalidInput(f"Submission id {id!r} in {h.storage.location} is taken by an input with other "
+                               f"model settings; the input was not accepted")
         return SubmissionHandle(h, id)
 
     async def _place(self, sub: Submission, policy: WhenBusy) -> SubmissionHandle:
@@ -147,6 +167,11 @@ class Conversation:
 
     def submission(self, submission_id: str) -> SubmissionHandle:
         return SubmissionHandle(self._h, submission_id)
+
+
+def _check(h: Host, settings: ModelSettings, structured: bool) -> None:
+    """`UnsupportedModelSetting` when the harness's model cannot honour `settings`."""
+    check_settings(h.model, settings, h.tools.specs, structured)
 
 
 def output_schema(output: Any) -> dict[str, Any]:

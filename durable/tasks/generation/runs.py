@@ -34,6 +34,7 @@ from ...records import (
     UnansweredReason,
     UserEntry,
 )
+from ...records.model_settings import NO_SETTINGS, merge
 from .. import cancel, tool, usage
 from . import request
 from .records import KIND, GenerationInput, Prepare, Request, ToolRound, job_of
@@ -54,9 +55,11 @@ def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Subm
     ids = tuple(s.id for s in subs)
     deferred_model = rt.settings.stream.deferred and rt.model.deferred
     prepared = deferred_model or dynamic(rt.instructions) or request.limited(rt)
-    first: Prepare | Request = Prepare(1) if prepared else Request(1, dict(rt.settings.model_options))
+    settings = merge(rt.settings.model_defaults, subs[0].model_settings)
+    first: Prepare | Request = Prepare(1) if prepared else Request(1, settings.as_options())
     task = rt.new_task(change, conversation_id=conversation_id, kind=KIND,
-                       input=GenerationInput(ids), checkpoint=first, state=Running())
+                       input=GenerationInput(ids, settings if settings != NO_SETTINGS else None), checkpoint=first,
+                       state=Running())
     for sub in subs:
         seq = change.append(conversation_id, UserEntry(sub.text, sub.id))
         change.put_submission(evolve(sub, seq=seq, task_id=task.id))
@@ -74,7 +77,7 @@ def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason
     final assistant entry and its seq, which the inputs' `Answered` status carries, with `output`,
     a structured answer's JSON value). A deferred job still open is cancelled afterwards, as work
     of its own recorded in this change. The next run takes the inputs queued meanwhile that share
-    the first one's output schema (a run answers with one schema)."""
+    the first one's output schema and model settings (a run answers with one of each)."""
     cid = task.conversation_id
     assert isinstance(task.input, GenerationInput)
     job = job_of(task.checkpoint)
@@ -95,7 +98,8 @@ def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason
     change.edit_live(cid, run=None, generation=None, tools=(), run_failure=failure)
     queued = rt.queued(cid)
     if queued:
-        same = list(itertools.takewhile(lambda s: s.output == queued[0].output, queued))
+        same = list(itertools.takewhile(lambda s: (s.output, s.model_settings) == (queued[0].output,
+                                                                                    queued[0].model_settings), queued))
         begin_run(rt, change, cid, same)
 
 
