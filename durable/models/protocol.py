@@ -228,7 +228,9 @@ class ModelError(DurableError):
 @runtime_checkable
 class Model(Protocol):
     """A language model. `name` appears in reports; `context_window` (tokens) drives automatic
-    compaction; `deferred` says the model answers through background jobs."""
+    compaction; `deferred` says the model answers through background jobs. A model may also have
+    `check_settings(settings, tools, structured)`, raising `UnsupportedModelSetting` for model
+    settings it cannot honour: the harness calls it before anything is written (`check_settings`)."""
 
     name: str
     context_window: int

@@ -10,6 +10,7 @@ crash asks for the same. Each provider maps every field to its wire format or re
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -87,6 +88,10 @@ class ModelSettings:
         extra = self.extra
         if extra is not None and not (isinstance(extra, dict) and all(isinstance(k, str) for k in extra)):
             raise bad("extra", "must be a dict with string keys")
+        try:
+            json.dumps(extra, allow_nan=False)
+        except (TypeError, ValueError):
+            raise bad("extra", "must hold JSON values (it is sent and stored as JSON)") from None
 
     def merged(self, later: ModelSettings | None) -> ModelSettings:
         """These settings with `later`'s fields that are not None (its `extra` keys added)."""

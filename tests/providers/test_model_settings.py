@@ -192,6 +192,8 @@ async def test_required_without_tools_and_invalid_values_are_refused_with_exact_
         ({"tool_choice": ""}, "ModelSettings.tool_choice must be a non-empty string, not ''"),
         ({"parallel_tool_calls": "yes"}, "ModelSettings.parallel_tool_calls must be True, False or None, not 'yes'"),
         ({"extra": {1: 2}}, "ModelSettings.extra must be a dict with string keys, not {1: 2}"),
+        ({"extra": {"a": float("nan")}}, "ModelSettings.extra must hold JSON values (it is sent and stored as JSON), "
+                                         "not {'a': nan}"),
     ]:
         with pytest.raises(InvalidModelSettings) as invalid:
             ModelSettings(**kwargs)

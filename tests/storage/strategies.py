@@ -78,7 +78,8 @@ def _model_settings() -> st.SearchStrategy[Any]:
         max_tokens=maybe(st.integers(1, 1 << 20)), stop=maybe(st.lists(name, max_size=3).map(tuple)),
         seed=maybe(INT64), reasoning_effort=maybe(name), thinking_budget=maybe(st.integers(1, 1 << 20)),
         tool_choice=maybe(name), parallel_tool_calls=maybe(st.booleans()), service_tier=maybe(name),
-        prompt_cache=maybe(st.booleans()), extra=maybe(st.dictionaries(TEXT, JSON_VALUES, max_size=3)),
+        prompt_cache=maybe(st.booleans()),
+        extra=maybe(st.dictionaries(TEXT, st.none() | st.booleans() | INT64 | TEXT, max_size=3)),
         model=maybe(name))
 
 
