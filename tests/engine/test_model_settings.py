@@ -123,3 +123,25 @@ async def test_the_faux_model_honours_stop_and_max_tokens():
         finals.append(events[-1])
     assert finals == [FinalMessage("Hello ", "stop", (), r.Usage(10, 2)), FinalMessage("Hello th", "length", (),
                                                                                         r.Usage(10, 2))]
+
+
+async def test_a_compaction_asks_with_the_harness_settings_but_no_tool_choice(host):
+    model = FauxModel([faux.reply("One"), faux.reply("Two"), faux.reply("We talked.")])
+    harness = settings(compaction=durable.Compaction(keep_last=1),
+                       model_settings=ModelSettings(temperature=0.3, tool_choice="required", parallel_tool_calls=False))
+    async with host.open(model, tools=[WEATHER], settings=harness) as h:
+        await (await h.root.submit("Hi", model_settings=ModelSettings(tool_choice="none"))).wait()
+        await (await h.root.submit("Again", model_settings=ModelSettings(tool_choice="none"))).wait()
+        await h.wait_for_task(await h.root.compact())
+    assert [q.settings for q in model.requests] == [
+        ModelSettings(temperature=0.3, tool_choice="none", parallel_tool_calls=False)] * 2 + [
+        ModelSettings(temperature=0.3)]  # a summary request offers no tools
+    assert model.requests[2].tools == ()
+
+
+def test_the_sync_api_takes_settings_per_conversation_and_input(tmp_path):
+    model = FauxModel([faux.reply("One")])
+    with durable.sync.open_harness(tmp_path / "s.sqlite", model=model) as h:
+        conv = h.conversation("root", model_settings=ModelSettings(temperature=0.2))
+        assert conv.submit("Hi", model_settings=ModelSettings(seed=3)).wait() == r.Answered("One", 2)
+    assert model.requests[0].settings == ModelSettings(temperature=0.2, seed=3)
