@@ -28,12 +28,13 @@ import anyio
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import durable  # noqa: E402
-from _common import save, table, verdict  # noqa: E402
-from durable.models.anthropic import AnthropicModel  # noqa: E402
-from durable.models.openai import OpenAIModel  # noqa: E402
-from tests.providers.cache_server import AnthropicCache, OpenAICache  # noqa: E402
-from tests.providers.conftest import FakeServer  # noqa: E402
+from _common import save, table, verdict
+
+import durable
+from durable.models.anthropic import AnthropicModel
+from durable.models.openai import OpenAIModel
+from tests.providers.cache_server import AnthropicCache, OpenAICache
+from tests.providers.conftest import FakeServer
 
 TARGET = 0.90
 INSTRUCTIONS = " ".join(f"Rule {i}: answer the user about their order {i} politely and precisely." for i in range(90))
@@ -58,8 +59,9 @@ async def conversation(provider: str, turns: int, cache: bool) -> list[durable.U
     else:
         server.responders[("POST", "/v1/responses")] = OpenAICache(ANSWER)
         model = OpenAIModel("gpt-test", api_key="sk-bench", base_url=server.url + "/v1")
-    settings = durable.Settings(system_prompt=INSTRUCTIONS,
-                                model_settings=None if cache else durable.ModelSettings(prompt_cache=False))
+    # On: the default for Anthropic; OpenAI sends its cache key unasked to api.openai.com only (this
+    # fake server is not), so it is asked for here. Off: prompt_cache=False.
+    settings = durable.Settings(system_prompt=INSTRUCTIONS, model_settings=durable.ModelSettings(prompt_cache=cache))
     try:
         with tempfile.TemporaryDirectory() as tmp:
             async with durable.open_harness(Path(tmp) / "s.sqlite", model=model, tools=TOOLS, settings=settings) as h:

@@ -204,7 +204,8 @@ class OpenAIModel(SDKModel):
     `ModelError(kind="timeout")`. `request_timeout`: seconds for a whole attempt (a stream, a
     submit, a fetch or a cancel). `max_tokens` and `temperature` are defaults that the request's
     `ModelSettings` override, as they do `model`; every other field is sent or refused
-    (`check_settings`); `request.cache_key` is sent as `prompt_cache_key` unless `prompt_cache=False`.
+    (`check_settings`); `request.cache_key` is sent as `prompt_cache_key` to api.openai.com unless
+    `prompt_cache=False`, and to another server only with `prompt_cache=True`.
     """
 
     provider = PROVIDER

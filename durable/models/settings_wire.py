@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from ..errors import UnsupportedModelSetting
 from ..records.model_settings import TOOL_CHOICES, ModelSettings
@@ -20,6 +21,7 @@ from .protocol import ModelRequest, ToolSpec, settings_of
 
 __all__ = ["anthropic_fields", "openai_fields", "openai_params"]
 
+OPENAI_HOST = "api.openai.com"
 OPENAI_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 OPENAI_TIERS = ("auto", "default", "flex", "scale", "priority")
 ANTHROPIC_EFFORTS = ("low", "medium", "high", "xhigh", "max")
@@ -33,10 +35,13 @@ def _one_of(model: str, option: str, value: str, allowed: tuple[str, ...], provi
                                                      f"not {value!r}")
 
 
-def openai_fields(model: str, api: Literal["responses", "chat"], s: ModelSettings,
-                  tools: Sequence[ToolSpec], cache_key: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
+def openai_fields(model: str, api: Literal["responses", "chat"], s: ModelSettings, tools: Sequence[ToolSpec],
+                  cache_key: str = "", official: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
     """The body fields of settings `s` for OpenAI's `api` (model, max_tokens and temperature
-    excepted: the adapter merges those with its own defaults), and the `extra` fields."""
+    excepted: the adapter merges those with its own defaults), and the `extra` fields.
+    `cache_key` is sent as `prompt_cache_key` to OpenAI's own endpoint (`official`) unless
+    `prompt_cache` is False, and to another (a compatible server, which may not know the
+    field) only when `prompt_cache` is True."""
     where = "the Responses API" if api == "responses" else "Chat Completions"
     out: dict[str, Any] = {}
     if s.top_p is not None:
@@ -67,7 +72,7 @@ def openai_fields(model: str, api: Literal["responses", "chat"], s: ModelSetting
             out["tool_choice"] = {"type": "function", "function": {"name": s.tool_choice}}
     if tools and s.parallel_tool_calls is not None:
         out["parallel_tool_calls"] = s.parallel_tool_calls
-    if cache_key and s.prompt_cache is not False:
+    if cache_key and (s.prompt_cache or (s.prompt_cache is None and official)):
         out["prompt_cache_key"] = cache_key
     return out, dict(s.extra or {})
 
@@ -77,7 +82,8 @@ def openai_params(model: Any, request: ModelRequest, params: dict[str, Any], max
     `max_tokens_field`) and temperature (the model's defaults under them), every other field,
     and `extra` (in `extra_body`, for the SDK)."""
     s = settings_of(request)
-    fields, extra = openai_fields(model.name, model.api, s, request.tools, request.cache_key)
+    official = urlsplit(model.base_url).hostname == OPENAI_HOST
+    fields, extra = openai_fields(model.name, model.api, s, request.tools, request.cache_key, official)
     params["model"] = s.model or model.model
     max_tokens = s.max_tokens if s.max_tokens is not None else model.max_tokens
     if max_tokens is not None:

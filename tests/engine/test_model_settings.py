@@ -5,6 +5,7 @@ run apart; the faux model honours `stop` and `max_tokens`."""
 
 from __future__ import annotations
 
+import anyio
 import pytest
 
 import durable
@@ -40,7 +41,8 @@ async def test_settings_merge_harness_then_conversation_then_input_and_are_store
         assert await plain.wait() == r.Answered("Two", 4)
         own = ModelSettings(temperature=0.1, top_p=0.5, max_tokens=100, extra={"a": 1, "b": 1})
         assert model.requests[1].settings == own
-        assert ((await plain.get()).model_settings, (await h.task(2)).input) == (None, GenerationInput((plain.id,), own))
+        stored = ((await plain.get()).model_settings, (await h.task(2)).input)
+        assert stored == (None, GenerationInput((plain.id,), own))
 
 
 async def test_without_any_settings_nothing_more_is_stored(host):
@@ -101,13 +103,28 @@ async def test_the_same_submission_id_with_other_settings_is_refused(host):
     assert len(model.requests) == 1
 
 
+class Gated(FauxModel):
+    """A faux model whose first request waits for `gate`."""
+
+    def __init__(self, *args, **kw) -> None:
+        super().__init__(*args, **kw)
+        self.gate = anyio.Event()
+
+    async def stream(self, request):
+        if self.request_count == 0:
+            await self.gate.wait()
+        async for event in super().stream(request):
+            yield event
+
+
 async def test_inputs_queued_with_other_settings_are_answered_by_runs_of_their_own(host):
-    model = FauxModel([faux.reply("A"), faux.reply("BC"), faux.reply("D")])
+    model = Gated([faux.reply("A"), faux.reply("BC"), faux.reply("D")])
     async with host.open(model, settings=settings()) as h:
         a = await h.root.submit("a")
         b = await h.root.submit("b", model_settings=ModelSettings(seed=1))
         c = await h.root.submit("c", model_settings=ModelSettings(seed=1))
         d = await h.root.submit("d", model_settings=ModelSettings(seed=2))
+        model.gate.set()  # the run of "a" answers once the others are queued
         assert [await s.wait() for s in (a, b, c, d)] == [r.Answered("A", 2), r.Answered("BC", 5),
                                                           r.Answered("BC", 5), r.Answered("D", 7)]
     assert [q.settings for q in model.requests] == [ModelSettings(), ModelSettings(seed=1), ModelSettings(seed=2)]

@@ -23,7 +23,6 @@ from durable import records as r
 from durable.engine.reports import ErrorReport, TaskInterrupted, TaskRef
 from durable.models import ModelRequest
 from durable.models.anthropic import AnthropicModel
-from durable.models.caching import cache_key
 from durable.models.openai import SUMMARY_PREFIX, OpenAIModel
 from durable.storage import SQLiteStorage
 from durable.tasks.compaction import SUMMARY_PROMPT, CompactionInput
@@ -201,7 +200,6 @@ async def test_a_streamed_answer_through_the_harness(server, host, api):
         assert await sub.wait() == r.Answered("Hello there!", 2)
         assert h.root.live() == r.Live(usage=used(api, 1, USAGE[api]))
         assert (await h.task(1)).state == r.Terminal(r.Done({"seq": 2}))
-        key = cache_key(h.storage.location, "root")
     assert await host.transcript() == ["user", "assistant:stop"]
     assert await host.entries() == [r.UserEntry("Hello", sub.id),
                                     r.AssistantEntry("Hello there!", "stop", (), USAGE[api], None, 1)]
@@ -210,10 +208,9 @@ async def test_a_streamed_answer_through_the_harness(server, host, api):
     assert sent.headers["authorization"] == f"Bearer {KEY[api]}"
     expected = {
         "responses": {"model": "gpt-test", "stream": True, "instructions": "Be brief.",
-                      "input": [user(api, "Hello")], "prompt_cache_key": key},
+                      "input": [user(api, "Hello")]},  # no prompt_cache_key for a server not OpenAI's
         "chat": {"model": "llama", "stream": True, "stream_options": {"include_usage": True},
-                 "messages": [{"role": "system", "content": "Be brief."}, user(api, "Hello")],
-                 "prompt_cache_key": key},
+                 "messages": [{"role": "system", "content": "Be brief."}, user(api, "Hello")]},
         "anthropic": {"model": "claude-test", "max_tokens": 8192, "stream": True,
                       "system": [{"type": "text", "text": "Be brief.", "cache_control": EPHEMERAL}],
                       "messages": [cached_user("Hello")]},  # prompt caching: breakpoints, on by default
@@ -570,11 +567,10 @@ class Jobs:
     def usage(self) -> r.Usage:
         return r.Usage(12, 7) if self.api == "responses" else r.Usage(30, 8)
 
-    def create_body(self, location: str) -> dict:
+    def create_body(self) -> dict:
         if self.api == "responses":
             return {"model": "gpt-test", "instructions": "Be brief.", "input": [user(self.api, "Think hard")],
-                    "background": True, "metadata": {"durable_key": "g1-s1-a1"},
-                    "prompt_cache_key": cache_key(location, "root")}
+                    "background": True, "metadata": {"durable_key": "g1-s1-a1"}}
         return {"requests": [{"custom_id": "g1-s1-a1", "params": {
             "model": "claude-test", "max_tokens": 8192,
             "system": [{"type": "text", "text": "Be brief.", "cache_control": EPHEMERAL}],
@@ -598,7 +594,7 @@ async def test_a_background_job_is_created_once_and_polled_to_completion(server,
             host.clock.advance(2.0)
         assert await sub.wait() == r.Answered("Deep answer", 2)
     assert routes(server) == [jobs.create, jobs.retrieve] + done_routes
-    assert server.requests[0].body == jobs.create_body(h.storage.location)
+    assert server.requests[0].body == jobs.create_body()
     assert await host.transcript() == ["user", "assistant:stop"]
     assert (await host.entries())[1] == r.AssistantEntry("Deep answer", "stop", (), jobs.usage, None, 1)
     assert host.reports == []

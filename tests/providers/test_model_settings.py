@@ -9,6 +9,7 @@ import pytest
 
 from durable import InvalidModelSettings, ModelSettings, UnsupportedModelSetting
 from durable.models.protocol import FinalMessage, ModelRequest, check_settings
+from durable.models.settings_wire import openai_fields
 from durable.records import AssistantEntry, ToolCall, ToolResultEntry, Usage, UserEntry
 
 from .cache_server import AnthropicCache, OpenAICache
@@ -42,7 +43,7 @@ async def test_every_setting_the_responses_api_takes_is_in_the_request_body(serv
     server.script("POST", "/v1/responses", responses_stream(["Hi"]))
     settings = ModelSettings(temperature=0.2, top_p=0.9, max_tokens=300, reasoning_effort="high",
                              tool_choice="get_weather", parallel_tool_calls=False, service_tier="flex",
-                             extra={"user": "u-1", "truncation": "auto"}, model="gpt-other")
+                             prompt_cache=True, extra={"user": "u-1", "truncation": "auto"}, model="gpt-other")
     await collect(openai_model(server).stream(asking(settings, cache_key="ck")))
     assert server.requests[0].body == {
         "model": "gpt-other", "input": [USER], "instructions": "Be brief.", "tools": [RESPONSES_WEATHER],
@@ -55,7 +56,7 @@ async def test_every_setting_chat_completions_takes_is_in_the_request_body(serve
     server.script("POST", "/v1/chat/completions", chat_answer())
     settings = ModelSettings(temperature=0.2, top_p=0.9, max_tokens=300, stop=["END", "STOP"], seed=7,
                              reasoning_effort="low", tool_choice="get_weather", parallel_tool_calls=True,
-                             service_tier="priority", extra={"user": "u-1"}, model="llama-other")
+                             service_tier="priority", prompt_cache=True, extra={"user": "u-1"}, model="llama-other")
     await collect(chat_model(server).stream(asking(settings, cache_key="ck")))
     assert server.requests[0].body == {
         "model": "llama-other", "messages": [{"role": "system", "content": "Be brief."}, USER], "stream": True,
@@ -244,12 +245,15 @@ async def test_anthropic_cache_breakpoints_go_on_the_tools_the_system_and_the_ne
         ]}
 
 
-async def test_openai_sends_the_conversations_cache_key_unless_prompt_caching_is_off(server):
-    server.script("POST", "/v1/responses", responses_stream(["Hi"]), responses_stream(["Hi"]))
+async def test_openai_sends_the_conversations_cache_key_to_its_own_endpoint_unless_prompt_caching_is_off(server):
+    server.script("POST", "/v1/responses", *[responses_stream(["Hi"]) for _ in range(3)])
     m = openai_model(server)
-    await collect(m.stream(asking(ModelSettings(), tools=(), cache_key="durable-k")))
-    await collect(m.stream(asking(ModelSettings(prompt_cache=False), tools=(), cache_key="durable-k")))
-    assert [q.body.get("prompt_cache_key") for q in server.requests] == ["durable-k", None]
+    for cache in (None, True, False):  # a server not OpenAI's gets the key only when asked
+        await collect(m.stream(asking(ModelSettings(prompt_cache=cache), tools=(), cache_key="durable-k")))
+    assert [q.body.get("prompt_cache_key") for q in server.requests] == [None, "durable-k", None]
+    official = [openai_fields("openai:gpt", "responses", ModelSettings(prompt_cache=cache), (), "durable-k")[0]
+                for cache in (None, True, False)]  # api.openai.com: on unless turned off
+    assert official == [{"prompt_cache_key": "durable-k"}, {"prompt_cache_key": "durable-k"}, {}]
 
 
 async def test_anthropic_cache_reads_and_writes_are_in_the_usage(server):
@@ -270,7 +274,7 @@ async def test_openai_cached_tokens_are_the_cache_reads_in_the_usage(server):
     cache = OpenAICache(min_tokens=10, step=1)
     server.responders[("POST", "/v1/responses")] = cache
     m = openai_model(server)
-    request = asking(ModelSettings(), tools=(), cache_key="k")
+    request = asking(ModelSettings(prompt_cache=True), tools=(), cache_key="k")
     first = (await collect(m.stream(request)))[-1]
     second = (await collect(m.stream(request)))[-1]
     total = cache.usages[0]["input_tokens"]
