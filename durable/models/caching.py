@@ -44,10 +44,9 @@ def _mark_last_block(message: dict[str, Any]) -> bool:
 
 
 def mark_anthropic(params: dict[str, Any]) -> None:
-    """Place cache breakpoints on a Messages body `params`, in place (see the module docstring).
-    Blocks already marked (by `extra`, say) count against the limit and are left as they are."""
-    used = sum(1 for tool in params.get("tools") or () if isinstance(tool, dict) and "cache_control" in tool)
-    if params.get("tools") and used == 0:
+    """Place cache breakpoints on a Messages body `params`, in place (see the module docstring)."""
+    used = 0
+    if params.get("tools"):
         params["tools"] = [*params["tools"][:-1], {**params["tools"][-1], "cache_control": dict(EPHEMERAL)}]
         used += 1
     system = params.get("system")

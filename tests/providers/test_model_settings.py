@@ -279,3 +279,14 @@ async def test_openai_cached_tokens_are_the_cache_reads_in_the_usage(server):
     second = (await collect(m.stream(request)))[-1]
     total = cache.usages[0]["input_tokens"]
     assert (first.usage, second.usage) == (Usage(total, 2), Usage(total, 2, cache_read_tokens=total))
+
+
+def test_a_conversations_cache_key_is_its_id_hashed_with_the_sessions_location():
+    import hashlib
+
+    from durable.models.caching import cache_key
+
+    digest = hashlib.sha256(b"/data/agent.sqlite\0root").hexdigest()
+    assert cache_key("/data/agent.sqlite", "root") == f"durable-{digest[:32]}"
+    assert len({cache_key("/data/agent.sqlite", "root"), cache_key("/data/agent.sqlite", "c2"),
+                cache_key("/data/other.sqlite", "root")}) == 3
