@@ -254,9 +254,6 @@ class OpenAIModel(SDKModel):
         `durable.models.settings_wire.openai_fields`)."""
         openai_fields(self.name, self.api, settings, tools)
 
-    def _common(self, request: ModelRequest, params: dict[str, Any], max_tokens_field: str) -> dict[str, Any]:
-        return openai_params(self, request, params, max_tokens_field)
-
     def _responses_params(self, request: ModelRequest) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model, "input": responses_input(request.messages)}
         if request.system:
@@ -266,7 +263,7 @@ class OpenAIModel(SDKModel):
         if request.output is not None:  # structured output: the answer's text is its JSON
             params["text"] = {"format": {"type": "json_schema", "name": OUTPUT_TOOL, "schema": request.output,
                                          "strict": False}}
-        return self._common(request, params, "max_output_tokens")
+        return openai_params(self, request, params, "max_output_tokens")
 
     # ------------------------------------------------------------------ streaming
 
@@ -331,7 +328,7 @@ class OpenAIModel(SDKModel):
             params["stream_options"] = {"include_usage": True}
         if request.tools:
             params["tools"] = _chat_tools(request.tools)
-        params = self._common(request, params, "max_tokens")
+        params = openai_params(self, request, params, "max_tokens")
         if request.output is not None:
             params["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": OUTPUT_TOOL, "schema": request.output, "strict": False}}
