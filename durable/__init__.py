@@ -43,6 +43,7 @@ from .errors import (
     IllegalTransition as IllegalTransition,
     InvalidHistory as InvalidHistory,
     InvalidInput as InvalidInput,
+    InvalidModelSettings as InvalidModelSettings,
     LockLost as LockLost,
     MissingExtra as MissingExtra,
     NotASession as NotASession,
@@ -60,6 +61,7 @@ from .errors import (
     UnknownTask as UnknownTask,
     UnknownTaskKind as UnknownTaskKind,
     UnsafeSessionFile as UnsafeSessionFile,
+    UnsupportedModelSetting as UnsupportedModelSetting,
 )
 from .prices import Price as Price, Prices as Prices
 from .records import (
@@ -82,6 +84,7 @@ from .records import (
     Faulted as Faulted,
     GenerationLive as GenerationLive,
     Live as Live,
+    ModelSettings as ModelSettings,
     ModelStopReason as ModelStopReason,
     ModelUsage as ModelUsage,
     Outcome as Outcome,
@@ -267,6 +270,7 @@ __all__ = [
     "InterruptReason",
     "InvalidHistory",
     "InvalidInput",
+    "InvalidModelSettings",
     "Live",
     "LockLost",
     "MemoryStorage",
@@ -275,6 +279,7 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelFallback",
+    "ModelSettings",
     "ModelStopReason",
     "ModelUsage",
     "NotASession",
@@ -350,6 +355,7 @@ __all__ = [
     "UnknownTask",
     "UnknownTaskKind",
     "UnsafeSessionFile",
+    "UnsupportedModelSetting",
     "Usage",
     "UsageLimits",
     "UsageTotals",

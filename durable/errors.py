@@ -11,7 +11,7 @@ sentences that name the file, task, conversation or tool concerned.
     |   ToolDefinitionError, ConversationArchived, ForkRefused; ToolArgumentError, InvalidHistory,
     |   InvalidInput (+-- AttachmentError +-- AttachmentTooLarge) (also ValueErrors)
     +-- MissingExtra (also an ImportError)  an optional extra is not installed
-    +-- BackgroundJobsUnsupported (also a ValueError)  deferred mode on a server without them
+    +-- BackgroundJobsUnsupported, InvalidModelSettings (+-- UnsupportedModelSetting) (ValueErrors)
     +-- CodecError (also a ValueError)      durable.codec: a value without its record's shape
     +-- ModelError                          durable.models: a provider call failed (`kind`)
     +-- MissingCredentials (also a ValueError)  durable.models.errors: a provider without a key
@@ -263,3 +263,20 @@ class BackgroundJobsUnsupported(DurableError, ValueError):
     """A model was asked for deferred mode (background jobs) on an API or server that has none,
     e.g. `OpenAIModel(api="chat", deferred=True)` for a local OpenAI-compatible server. Raised at
     construction; the message names the base URL and says to use `deferred=False`."""
+
+
+class InvalidModelSettings(DurableError, ValueError):
+    """A `durable.ModelSettings` field, or a `Settings.model_options` key, that is not valid for
+    any model: the message names the field (or key) and the value. Raised where it is made."""
+
+
+class UnsupportedModelSetting(InvalidModelSettings):
+    """A model setting the model cannot honour (seed on Anthropic, stop on the OpenAI Responses
+    API, a `tool_choice` naming a tool the harness does not offer...): raised when the harness is
+    made, a conversation handle is made or an input is submitted, never silently dropped. The
+    message names the model (`model`) and the setting (`option`)."""
+
+    def __init__(self, model: str, option: str, why: str) -> None:
+        super().__init__(f"Model {model} cannot honour ModelSettings.{option}: {why}")
+        self.model = model
+        self.option = option

@@ -13,6 +13,7 @@ from attrs import field
 
 from ._frozen import frozen
 from .prices import Prices
+from .records.model_settings import ModelSettings, from_options, merge
 
 WhenBusy = Literal["queue", "interrupt", "reject"]
 """What `submit` does with an input while a run is active: "queue" it for the next run,
@@ -110,7 +111,9 @@ class Settings:
 
     Frozen: make a changed copy with `attrs.evolve(settings, ...)`. Invalid values (`restart_limit`
     below 1, negative `max_retries`, an unknown `when_busy`) raise `ValueError` when made.
-    `model_options` are passed to the model with every request (temperature, ...)."""
+    `model_settings` are the harness's layer of `durable.ModelSettings` (a conversation handle's
+    and an input's are merged over them); `model_options`, the older dict form, is converted (an
+    unknown key is `InvalidModelSettings`) and merged under them."""
 
     retry: RetryPolicy = field(factory=RetryPolicy)
     restart_limit: int = 3
@@ -136,8 +139,10 @@ class Settings:
     prices: Prices | None = None
     # Images and files in inputs and tool results: each at most this many bytes.
     max_attachment_bytes: int = 20_000_000
+    model_settings: ModelSettings | None = None
 
     def __attrs_post_init__(self) -> None:
+        from_options(self.model_options)  # an unknown key is an error here, not ignored at each request
         if self.max_attachment_bytes < 1:
             raise ValueError(f"max_attachment_bytes must be at least 1, not {self.max_attachment_bytes}")
         if self.restart_limit < 1:
@@ -156,3 +161,8 @@ class Settings:
             raise ValueError(f"disk_full_patience must be >= 0 seconds, not {self.disk_full_patience}")
         if self.when_busy not in ("queue", "interrupt", "reject"):
             raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {self.when_busy!r}")
+
+    @property
+    def model_defaults(self) -> ModelSettings:
+        """The harness's model settings: `model_options` converted, `model_settings` over them."""
+        return merge(from_options(self.model_options), self.model_settings)

@@ -43,7 +43,7 @@ from .engine.reports import ReportCallback
 from .engine.stream_events import SubmissionEvent
 from .errors import HarnessClosed
 from .models.protocol import Model
-from .records import Live, StoredEntry, Submission, SubmissionStatus, Task, UsageTotals
+from .records import Live, ModelSettings, StoredEntry, Submission, SubmissionStatus, Task, UsageTotals
 from .settings import Settings, WhenBusy
 from .storage.protocol import Storage
 from .storage.sqlite.store import Synchronous
@@ -170,8 +170,9 @@ class Harness:
     def state(self) -> HarnessState:
         return self.harness.state
 
-    def conversation(self, conversation_id: str = "root") -> Conversation:
-        return Conversation(self, self.harness.conversation(conversation_id))
+    def conversation(self, conversation_id: str = "root", *,
+                     model_settings: ModelSettings | None = None) -> Conversation:
+        return Conversation(self, self.harness.conversation(conversation_id, model_settings=model_settings))
 
     @property
     def root(self) -> Conversation:
@@ -244,13 +245,16 @@ class Conversation:
         self.id = conversation.id
 
     def submit(self, text: str | Content | Sequence[str | Content], *, when_busy: WhenBusy | None = None,
-               id: str | None = None, output: Any = None) -> SubmissionHandle:
+               id: str | None = None, output: Any = None,
+               model_settings: ModelSettings | None = None) -> SubmissionHandle:
         """Commit a user input (durable when this returns) and start or queue its run; see
         `durable.Conversation.submit` for parts (`durable.Image`, `durable.File`), `when_busy`,
-        `id` (a retry-safe, caller-chosen id) and `output` (the type of a structured answer)."""
+        `id` (a retry-safe, caller-chosen id), `output` (the type of a structured answer) and
+        `model_settings`."""
 
         async def submit() -> _conversation.SubmissionHandle:
-            return await self._conv.submit(text, when_busy=when_busy, id=id, output=output)
+            return await self._conv.submit(text, when_busy=when_busy, id=id, output=output,
+                                           model_settings=model_settings)
 
         return SubmissionHandle(self._h, self._h._call(submit))
 

@@ -25,19 +25,19 @@ PUBLIC = [
     "DiskFull", "Done", "DurableError", "Entry", "ErrorDetail", "ErrorInfo", "ErrorReport", "Failed",
     "FailureReason", "FakeClock", "FallbackMemberMissing", "FallbackModel", "FaultReason", "Faulted", "File",
     "ForkRefused", "GenerationInput", "GenerationLive", "Harness", "HarnessClosed", "HarnessError", "HarnessState",
-    "IllegalTransition", "Image", "InterruptReason", "InvalidHistory", "InvalidInput", "Live", "LockLost",
-    "MemoryStorage", "MissingCredentials", "MissingExtra", "Model", "ModelError", "ModelFallback",
-    "ModelStopReason", "ModelUsage", "NotASession", "Outcome", "PartialMessage", "Pending", "PrepareContext",
-    "Price", "Prices", "Progress", "Queued", "Replay", "Report", "ReportCallback", "Resumed", "RetryLive",
-    "RetryPolicy", "RetryTool", "Run", "RunFailure", "Running", "Runtime", "SQLiteStorage", "SchemaTooNew",
-    "SessionLocked", "SessionReadOnly", "Settings", "Sleeping", "State", "StopMark", "StopReason", "Storage",
-    "StorageClosed", "StorageError", "StoredEntry", "StreamSettings", "Submission", "SubmissionHandle",
+    "IllegalTransition", "Image", "InterruptReason", "InvalidHistory", "InvalidInput", "InvalidModelSettings",
+    "Live", "LockLost", "MemoryStorage", "MissingCredentials", "MissingExtra", "Model", "ModelError",
+    "ModelFallback", "ModelSettings", "ModelStopReason", "ModelUsage", "NotASession", "Outcome", "PartialMessage",
+    "Pending", "PrepareContext", "Price", "Prices", "Progress", "Queued", "Replay", "Report", "ReportCallback",
+    "Resumed", "RetryLive", "RetryPolicy", "RetryTool", "Run", "RunFailure", "Running", "Runtime", "SQLiteStorage",
+    "SchemaTooNew", "SessionLocked", "SessionReadOnly", "Settings", "Sleeping", "State", "StopMark", "StopReason",
+    "Storage", "StorageClosed", "StorageError", "StoredEntry", "StreamSettings", "Submission", "SubmissionHandle",
     "SubmissionStatus", "SubmissionUnanswered", "Synchronous", "SystemClock", "Task", "TaskFaulted", "TaskInput",
     "TaskInterrupted", "TaskKind", "TaskRef", "Terminal", "TextPart", "Tool", "ToolApi", "ToolArgumentError",
     "ToolCall", "ToolContext", "ToolDefinitionError", "ToolInput", "ToolResultEntry", "ToolResultRejected",
     "ToolSlot", "Transitions", "Unanswered", "UnansweredReason", "UnknownSubmission", "UnknownTask",
-    "UnknownTaskKind", "UnsafeSessionFile", "Usage", "UsageLimits", "UsageTotals", "UserEntry", "Waiting",
-    "WhenBusy", "define_tool", "open_harness", "sync", "tool"
+    "UnknownTaskKind", "UnsafeSessionFile", "UnsupportedModelSetting", "Usage", "UsageLimits", "UsageTotals",
+    "UserEntry", "Waiting", "WhenBusy", "define_tool", "open_harness", "sync", "tool"
 ]
 # What `SubmissionHandle.stream()` yields.
 PUBLIC = sorted(PUBLIC + [

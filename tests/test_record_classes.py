@@ -126,8 +126,8 @@ def test_records_read_as_they_always_did():  # the texts attrs wrote before
     task = r.Task(7, "root", "generation", GenerationInput(("s-1",)), r.Running(), Request(1, {"t": 0.5}),
                   parent_id=3)
     assert repr(task) == (
-        "Task(id=7, conversation_id='root', kind='generation', input=GenerationInput(submission_ids=('s-1',)), "
-        "state=Running(), checkpoint=Request(attempt=1, options={'t': 0.5}, rounds=0, "
+        "Task(id=7, conversation_id='root', kind='generation', input=GenerationInput(submission_ids=('s-1',), "
+        "settings=None), state=Running(), checkpoint=Request(attempt=1, options={'t': 0.5}, rounds=0, "
         "notes=RunNotes(instructions=None, output_retries=0, model=0)), restarts=0, parent_id=3, "
         "stop=None, created_at=0.0, updated_at=0.0)"
     )

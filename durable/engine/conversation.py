@@ -11,9 +11,23 @@ from .._frozen import evolve
 from ..content import Blobs, Content, content_parts
 from ..errors import ConversationArchived, ConversationBusy, InvalidInput, ToolDefinitionError, UnknownSubmission
 from ..inputs import answer_text, check_submission_id, check_text
+from ..models.protocol import Model, check_settings
 from ..prices import in_force
-from ..records import Answered, Live, Part, Queued, StoredEntry, Submission, SubmissionStatus, Unanswered, UsageTotals
+from ..records import (
+    Answered,
+    Live,
+    ModelSettings,
+    Part,
+    Queued,
+    StoredEntry,
+    Submission,
+    SubmissionStatus,
+    Unanswered,
+    UsageTotals,
+)
+from ..records.model_settings import NO_SETTINGS, merge
 from ..settings import Settings, WhenBusy
+from ..tools import ToolRegistry
 from ..tools.schema import output_schema as schema_of, output_value
 from . import fork as _fork, history
 from .clock import Clock
@@ -33,6 +47,8 @@ class Host(StreamHost, Protocol):
     clock: Clock
     runs: RunService
     output: dict[str, Any] | None
+    model: Model
+    tools: ToolRegistry
 
     @property
     def rt(self) -> Runtime: ...
@@ -41,12 +57,16 @@ class Host(StreamHost, Protocol):
 class Conversation:
     """A conversation of a harness; `harness.root` is the root conversation."""
 
-    def __init__(self, harness: Host, conversation_id: str) -> None:
+    def __init__(self, harness: Host, conversation_id: str, model_settings: ModelSettings | None = None) -> None:
         self._h = harness
         self.id = conversation_id
+        self.model_settings = model_settings
+        if model_settings is not None:
+            _check(harness, merge(harness.settings.model_defaults, model_settings), harness.output is not None)
 
     async def submit(self, text: str | Content | Sequence[str | Content], *, when_busy: WhenBusy | None = None,
-                     id: str | None = None, output: Any = None) -> SubmissionHandle:
+                     id: str | None = None, output: Any = None,
+                     model_settings: ModelSettings | None = None) -> SubmissionHandle:
         """Commit a user input (durable when this returns) and start or queue its run.
 
         `text` is a string, a `durable.Image` or `durable.File`, or a list of parts: strings,
@@ -67,17 +87,26 @@ class Conversation:
         input, the model is asked for it natively, and an answer that does not match goes back
         to the model with the errors (`settings.output_retries` times, then the run ends
         `unanswered{output_invalid}`); `await handle.answer(T)` returns a `T`. A type that cannot
-        be a JSON schema is `InvalidInput`, before anything is written."""
+        be a JSON schema is `InvalidInput`, before anything is written.
+
+        `model_settings` (`durable.ModelSettings`) are merged over the harness's and this handle's
+        and stored with the input: its run asks for them, also when sent again after a crash. A
+        setting the model cannot honour is `UnsupportedModelSetting` (naming the model and the
+        setting), before anything is written."""
         h = self._h
         h._check_open()
         words, parts, blobs = input_parts(text, self.id, h.settings.max_attachment_bytes)
         schema = output_schema(output) if output is not None else h.output
+        layer = merge(self.model_settings, model_settings)
+        _check(h, merge(h.settings.model_defaults, layer), schema is not None)
+        asked = layer if layer != NO_SETTINGS else None
         policy = when_busy or h.settings.when_busy
         if policy not in ("queue", "interrupt", "reject"):
             raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {policy!r}")
         if id is None:
             return await self._place(Submission(f"sub_{uuid.uuid4().hex[:16]}", self.id, words,
-                                                created_at=h.clock.now(), output=schema, parts=parts), policy, blobs)
+                                                created_at=h.clock.now(), output=schema, parts=parts,
+                                                model_settings=asked), policy, blobs)
         check_submission_id(id)
         await h.resume()
         # One placing per id at a time in this process: a second caller waits, then finds the first.
@@ -85,7 +114,7 @@ class Conversation:
             known = h.session.submissions.get(id) or await h.storage.get_submission(id)
             if known is None:
                 return await self._place(Submission(id, self.id, words, created_at=h.clock.now(), output=schema,
-                                                    parts=parts), policy, blobs)
+                                                    parts=parts, model_settings=asked), policy, blobs)
         if (known.conversation_id, known.text, known.parts) != (self.id, words, parts):
             raise InvalidInput(f"Submission id {id!r} in {h.storage.location} is taken by another input (in "
                                f"conversation {known.conversation_id!r}, text {_preview(known.text)}); the input "
@@ -93,6 +122,9 @@ class Conversation:
         if known.output != schema:
             raise InvalidInput(f"Submission id {id!r} in {h.storage.location} is taken by an input with another "
                                f"output schema; the input was not accepted")
+        if known.model_settings != asked:
+            raise InvalidInput(f"Submission id {id!r} in {h.storage.location} is taken by an input with other "
+                               f"model settings; the input was not accepted")
         return SubmissionHandle(h, id)
 
     async def _place(self, sub: Submission, policy: WhenBusy, blobs: Blobs, *, remote: bool = False
@@ -222,6 +254,11 @@ def input_parts(text: object, conversation_id: str, limit: int) -> tuple[str, tu
     if not blobs:
         check_text(words, conversation_id)
     return words, parts, blobs
+
+
+def _check(h: Host, settings: ModelSettings, structured: bool) -> None:
+    """`UnsupportedModelSetting` when the harness's model cannot honour `settings`."""
+    check_settings(h.model, settings, h.tools.specs, structured)
 
 
 def output_schema(output: Any) -> dict[str, Any]:

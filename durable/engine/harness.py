@@ -33,10 +33,11 @@ from ..errors import (
     UnknownTaskKind,
 )
 from ..inputs import check_conversation_id
-from ..models.protocol import Model
+from ..models.protocol import Model, check_settings
 from ..prices import in_force
 from ..records import (
     EMPTY_USAGE,
+    ModelSettings,
     Pending,
     Running,
     Sleeping,
@@ -122,6 +123,7 @@ class Harness(Generic[DepsT]):
         self.runs = runs
         self.tools = ToolRegistry(tools)
         self.settings = settings if settings is not None else Settings()
+        check_settings(model, self.settings.model_defaults, self.tools.specs, self.output is not None)
         self.clock = clock or SystemClock()
         self.report = Reporter(report)
         self._state = HarnessState.NEW
@@ -330,12 +332,15 @@ class Harness(Generic[DepsT]):
 
     # ------------------------------------------------------------------ host API
 
-    def conversation(self, conversation_id: str = "root") -> Conversation:
+    def conversation(self, conversation_id: str = "root", *,
+                     model_settings: ModelSettings | None = None) -> Conversation:
         """The conversation `conversation_id` (created by its first input). Raises `InvalidInput`
         for an id that is not a non-empty `str`, or that holds a NUL or a lone surrogate (it could
-        not be stored as UTF-8 text): refused here, before anything is written."""
+        not be stored as UTF-8 text): refused here, before anything is written. `model_settings`
+        are merged over the harness's for every input submitted through this handle (and stored
+        with each); one the model cannot honour is `UnsupportedModelSetting`, raised here."""
         check_conversation_id(conversation_id)
-        return Conversation(self, conversation_id)
+        return Conversation(self, conversation_id, model_settings)
 
     @property
     def root(self) -> Conversation:

@@ -60,6 +60,7 @@ class Runtime:
         self.settings = settings
         self.clock = clock
         self.report = report
+        self.location = session.storage.location  # the session's, as errors and prompt cache keys name it
         self.progress = progress  # the flush schedule of streaming progress (its task is the harness's)
         self._runners: Runners | None = None
         self._blobs: dict[str, bytes] = {}  # attachments read lately, newest last (`attachments`)

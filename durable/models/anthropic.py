@@ -38,8 +38,10 @@ from ..records import (
     Usage,
     UserEntry,
 )
+from ..records.model_settings import ModelSettings
 from ._reasoning import ANTHROPIC, ThinkingBlocks, anthropic_block, anthropic_reasoning
 from ._sdk import SUMMARY_PREFIX, SDKModel, api_key_from, get_field, import_sdk, scrubbed
+from .caching import mark_anthropic
 from .content import anthropic_blocks
 from .errors import END, classify_status, close_quietly
 from .protocol import (
@@ -54,9 +56,12 @@ from .protocol import (
     StreamEvent,
     TextDelta,
     ToolCallEvent,
+    ToolSpec,
     UsageEvent,
     sendable_reasoning,
+    settings_of,
 )
+from .settings_wire import anthropic_fields
 
 __all__ = ["AnthropicModel", "anthropic_messages", "batch_custom_id"]
 
@@ -70,6 +75,10 @@ _STOP: dict[str, ModelStopReason] = {
     "max_tokens": "length",
     "model_context_window_exceeded": "length",
 }
+
+_SDK_ARGUMENTS = frozenset({"model", "max_tokens", "messages", "system", "tools", "tool_choice", "stream",
+                            "stop_sequences", "thinking", "service_tier", "metadata", "output_config"})
+"""The body fields `messages.create` takes as arguments; the others go in `extra_body`."""
 
 
 
@@ -216,9 +225,12 @@ class AnthropicModel(SDKModel):
 
     `stream_silence`: seconds without any event from the provider before the attempt fails with
     `ModelError(kind="timeout")`. `request_timeout`: seconds for a whole attempt (a stream, a
-    submit, a fetch or a cancel). `max_tokens` (required by the API), `temperature` and
-    `thinking` (extended thinking, the API's object: `{"type": "enabled", "budget_tokens": 4096}`)
-    are defaults that `request.options` overrides, as it does `model`.
+    submit, a fetch or a cancel). `max_tokens` (required by the API) and `temperature` are
+    defaults that the request's `ModelSettings` override, as they do `model`; so is `thinking`
+    (extended thinking, the API's object: `{"type": "enabled", "budget_tokens": 4096}`), which
+    `ModelSettings.thinking_budget` overrides. Every settings field is sent or refused
+    (`check_settings`); with `request.cache_key` set, cache breakpoints are placed
+    (`durable.models.caching`) unless `prompt_cache=False`.
     """
 
     provider = PROVIDER
@@ -251,11 +263,25 @@ class AnthropicModel(SDKModel):
     def __repr__(self) -> str:
         return f"AnthropicModel({self.model!r}, deferred={self.deferred!r})"
 
+    def check_settings(self, settings: ModelSettings, tools: tuple[ToolSpec, ...], structured: bool = False) -> None:
+        """Raise `UnsupportedModelSetting` for a setting this model cannot honour (see
+        `durable.models.settings_wire.anthropic_fields`)."""
+        settings = self._defaults.merged(settings)
+        anthropic_fields(self.name, settings, tools, max_tokens=settings.max_tokens or self.max_tokens or 0,
+                         structured=structured)
+
+    @property
+    def _defaults(self) -> ModelSettings:
+        return ModelSettings(temperature=self.temperature)
+
     def _params(self, request: ModelRequest) -> dict[str, Any]:
-        o = request.options
+        s = self._defaults.merged(settings_of(request))
+        max_tokens = s.max_tokens or self.max_tokens or 0
+        fields, extra = anthropic_fields(self.name, s, request.tools, max_tokens=max_tokens,
+                                         structured=request.output is not None)
         params: dict[str, Any] = {
-            "model": o.get("model") or self.model,
-            "max_tokens": o.get("max_tokens") or self.max_tokens,
+            "model": s.model or self.model,
+            "max_tokens": max_tokens,
             "messages": anthropic_messages(request.messages, request.attachments),
         }
         if request.system:
@@ -270,21 +296,23 @@ class AnthropicModel(SDKModel):
                 "name": OUTPUT_TOOL, "description": "Give the final answer, matching this schema.",
                 "input_schema": request.output}]
             params["tool_choice"] = {"type": "any"} if request.tools else {"type": "tool", "name": OUTPUT_TOOL}
-        temperature = o.get("temperature", self.temperature)
-        if temperature is not None:
-            params["temperature"] = temperature
-        thinking = o.get("thinking", self.thinking)
-        if thinking is not None:
-            params["thinking"] = thinking
+        if s.temperature is not None:
+            params["temperature"] = s.temperature
+        params.update(fields)
+        if "thinking" not in params and self.thinking is not None:
+            params["thinking"] = self.thinking
+        if request.cache_key and s.prompt_cache is not False:
+            mark_anthropic(params)
+        params.update(extra)
         return params
 
     def _create_kwargs(self, params: dict[str, Any]) -> dict[str, Any]:
-        """`messages.create` arguments: this SDK version has no `temperature` or `thinking`
-        argument, so they travel in `extra_body` (the wire fields are the same)."""
-        kwargs = dict(params)
-        extra = {name: kwargs.pop(name) for name in ("temperature", "thinking") if name in kwargs}
-        if extra:
-            kwargs["extra_body"] = extra
+        """`messages.create` arguments: the body fields this SDK version has no argument for
+        (`temperature`, `top_p`, `extra` fields) travel in `extra_body` (the wire is the same)."""
+        kwargs = {k: v for k, v in params.items() if k in _SDK_ARGUMENTS}
+        rest = {k: v for k, v in params.items() if k not in _SDK_ARGUMENTS}
+        if rest:
+            kwargs["extra_body"] = rest
         return kwargs
 
     # ------------------------------------------------------------------ streaming

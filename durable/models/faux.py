@@ -11,13 +11,13 @@ step of its script:
 - any callable `f(request) -> step`: decides from the request it sees.
 
 Reasoning, then text, is streamed in tokens of `token_size` characters at `tokens_per_second`
-(None: as fast as possible), reasoning counted as `reasoning_tokens`. In deferred mode a step
-is bound to a job at `submit`; `fetch` returns `StillRunning(poll_after)` until the job has
-been fetched `polls` times, then its final message (`hang` makes `fetch` hang; `error` raise).
-
-It records the requests (images' bytes in `attachments`), stream calls, submitted, fetched and
-cancelled jobs; of the requests only the newest `keep_requests` (default 100; `calls` counts them
-all; `None` keeps every one, as the crash explorer needs). `wait_for_requests` waits for the n-th.
+(None: at once), reasoning counted as `reasoning_tokens`. In deferred mode a step is bound to a
+job at `submit`; `fetch` returns `StillRunning(poll_after)` until the job was fetched `polls`
+times, then its final message (`hang`: `fetch` hangs; `error`: it raises). Of `ModelSettings`
+it honours `stop` and `max_tokens` (ending `length`); `refuses=("seed", ...)`: settings it
+cannot honour. It records the requests (images' bytes in `attachments`; the newest
+`keep_requests`, default 100; `calls` counts them all; None keeps every one), stream calls and
+jobs; `wait_for_requests` waits for the n-th request.
 """
 
 from __future__ import annotations
@@ -29,9 +29,12 @@ from contextlib import aclosing
 from typing import Any, Literal
 
 import anyio
+import attrs
 
 from .._frozen import frozen
+from ..errors import UnsupportedModelSetting
 from ..records import ModelStopReason, Reasoning, ToolCall, Usage
+from ..records.model_settings import NO_SETTINGS, ModelSettings
 from .protocol import (
     DeferredHandle,
     ErrorKind,
@@ -44,7 +47,9 @@ from .protocol import (
     StreamEvent,
     TextDelta,
     ToolCallEvent,
+    ToolSpec,
     UsageEvent,
+    settings_of,
 )
 
 
@@ -121,6 +126,7 @@ def faux_reasoning(text: str) -> tuple[Reasoning, ...]:
 class _Job:
     step: Any
     fetches_needed: int
+    settings: ModelSettings = NO_SETTINGS
 
 
 class FauxModel:
@@ -138,7 +144,9 @@ class FauxModel:
         name: str = "faux",
         context_window: int = 200_000,
         keep_requests: int | None = 100,
+        refuses: Sequence[str] = (),
     ) -> None:
+        self.refuses = tuple(refuses)
         self.script: list[Step] = list(script)
         self.tokens_per_second = tokens_per_second
         self.token_size = max(1, token_size)
@@ -161,6 +169,12 @@ class FauxModel:
         self._fetch_counts: dict[str, int] = {}
         self._next = 0
         self._request_event: anyio.Event | None = None  # made by a waiter (`wait_until`), set by a record
+
+    def check_settings(self, settings: ModelSettings, tools: tuple[ToolSpec, ...], structured: bool = False) -> None:
+        """Raise `UnsupportedModelSetting` for a set field this model was told it `refuses`."""
+        for option in settings.set_fields():
+            if option in self.refuses:
+                raise UnsupportedModelSetting(self.name, option, "the faux model was made to refuse it")
 
     # ------------------------------------------------------------------ scripting
 
@@ -220,12 +234,15 @@ class FauxModel:
         step = self._take(request)
         # Closed with the stream: an async generator left to the garbage collector is finalized
         # through the event loop (on trio a thread-safe wake-up per stream).
-        async with aclosing(self._play(step)) as events:
+        async with aclosing(self._play(step, settings_of(request))) as events:
             async for event in events:
                 yield event
 
-    async def _play(self, step: Any) -> AsyncGenerator[StreamEvent, None]:
+    async def _play(self, step: Any, settings: ModelSettings = NO_SETTINGS) -> AsyncGenerator[StreamEvent, None]:
         text = step.text if isinstance(step, Reply) else step.partial
+        if isinstance(step, Reply):
+            step = self._honour(step, settings)
+            text = step.text
         thought = getattr(step, "reasoning", "")
         events: list[StreamEvent] = [*map(ReasoningDelta, self._chunks(thought)), *map(TextDelta, self._chunks(text))]
         for event in events:
@@ -252,6 +269,20 @@ class FauxModel:
         stop: ModelStopReason = step.stop_reason or ("tool_use" if step.tool_calls else "stop")
         yield FinalMessage(text, stop, step.tool_calls, usage, reasoning=faux_reasoning(thought))
 
+    def _honour(self, step: Reply, settings: ModelSettings) -> Reply:
+        """The reply as `settings` let it be: cut before its first stop sequence, then after
+        `max_tokens` tokens (ending `length`, without its tool calls)."""
+        text = step.text
+        for stop in settings.stop or ():
+            if stop in text:
+                text = text[:text.index(stop)]
+        if text != step.text:
+            step = attrs.evolve(step, text=text)
+        limit = settings.max_tokens
+        if limit is not None and len(self._chunks(text)) > limit:
+            step = attrs.evolve(step, text=text[:limit * self.token_size], tool_calls=(), stop_reason="length")
+        return step
+
     def _chunks(self, text: str) -> list[str]:
         return [text[i:i + self.token_size] for i in range(0, len(text), self.token_size)]
 
@@ -268,7 +299,7 @@ class FauxModel:
         step = self._take(request)
         handle = f"faux-job-{len(self.submitted) + 1}"
         self.submitted.append(handle)
-        self._jobs[handle] = _Job(step, self.polls)
+        self._jobs[handle] = _Job(step, self.polls, settings_of(request))
         self._recorded()
         await anyio.lowlevel.checkpoint()
         return DeferredHandle(handle, self.poll_after)
@@ -288,7 +319,7 @@ class FauxModel:
             await anyio.lowlevel.checkpoint()
             return StillRunning(self.poll_after)
         final: FinalMessage | None = None
-        async for event in self._play(job.step):
+        async for event in self._play(job.step, job.settings):
             if isinstance(event, FinalMessage):
                 final = event
         assert final is not None

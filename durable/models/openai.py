@@ -39,6 +39,7 @@ from ..records import (
     Usage,
     UserEntry,
 )
+from ..records.model_settings import ModelSettings
 from ._compat import DoneWatch, ToolCallAssembler, chat_stop, chat_usage, rejects_stream_options
 from ._reasoning import OPENAI as WIRE, ResponsesReasoning, chat_reasoning, responses_item
 from ._responses import PROVIDER, arguments as _arguments, failed as _failed, response_message as _response_message
@@ -61,6 +62,7 @@ from .protocol import (
     UsageEvent,
     sendable_reasoning,
 )
+from .settings_wire import openai_fields, openai_params
 
 __all__ = ["OpenAIModel", "chat_messages", "responses_input"]
 
@@ -167,8 +169,10 @@ class OpenAIModel(SDKModel):
 
     `stream_silence`: seconds without any event from the provider before the attempt fails with
     `ModelError(kind="timeout")`. `request_timeout`: seconds for a whole attempt (a stream, a
-    submit, a fetch or a cancel). `max_tokens` and `temperature` are defaults that
-    `request.options` overrides, as it does `model`.
+    submit, a fetch or a cancel). `max_tokens` and `temperature` are defaults that the request's
+    `ModelSettings` override, as they do `model`; every other field is sent or refused
+    (`check_settings`); `request.cache_key` is sent as `prompt_cache_key` to api.openai.com unless
+    `prompt_cache=False`, and to another server only with `prompt_cache=True`.
     """
 
     provider = PROVIDER
@@ -218,27 +222,23 @@ class OpenAIModel(SDKModel):
     def __repr__(self) -> str:
         return f"OpenAIModel({self.model!r}, api={self.api!r}, deferred={self.deferred!r})"
 
-    def _options(self, request: ModelRequest) -> tuple[str, int | None, float | None]:
-        o = request.options
-        return (o.get("model") or self.model, o.get("max_tokens", self.max_tokens),
-                o.get("temperature", self.temperature))
+    def check_settings(self, settings: ModelSettings, tools: tuple[ToolSpec, ...], structured: bool = False) -> None:
+        """Raise `UnsupportedModelSetting` for a setting this model cannot honour (see
+        `durable.models.settings_wire.openai_fields`)."""
+        openai_fields(self.name, self.api, settings, tools)
 
     def _responses_params(self, request: ModelRequest) -> dict[str, Any]:
-        model, max_tokens, temperature = self._options(request)
-        params: dict[str, Any] = {"model": model, "input": responses_input(request.messages, request.attachments)}
+        params: dict[str, Any] = {"model": self.model, "input": responses_input(request.messages, request.attachments)}
         if request.system:
             params["instructions"] = request.system
         if request.tools:
             params["tools"] = _responses_tools(request.tools)
-        if max_tokens is not None:
-            params["max_output_tokens"] = max_tokens
-        if temperature is not None:
-            params["temperature"] = temperature
         if request.output is not None:  # structured output: the answer's text is its JSON
             params["text"] = {"format": {"type": "json_schema", "name": OUTPUT_TOOL, "schema": request.output,
                                          "strict": False}}
-        if (reasoning := request.options.get("reasoning", self.reasoning)) is not None:
-            params["reasoning"] = reasoning
+        params = openai_params(self, request, params, "max_output_tokens")
+        if self.reasoning is not None:  # the model's own (summary, effort) under the settings' effort
+            params["reasoning"] = {**self.reasoning, **params.get("reasoning", {})}
         if self.store is not None:  # nothing stored: reasoning comes back encrypted, to be sent again
             params["store"] = self.store
             params["include"] = [] if self.store else ["reasoning.encrypted_content"]
@@ -303,9 +303,8 @@ class OpenAIModel(SDKModel):
 
     async def _stream_chat(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         guard = self._guard()
-        model, max_tokens, temperature = self._options(request)
         params: dict[str, Any] = {
-            "model": model,
+            "model": self.model,
             "messages": chat_messages(request.system, request.messages, request.attachments),
             "stream": True,
         }
@@ -313,10 +312,7 @@ class OpenAIModel(SDKModel):
             params["stream_options"] = {"include_usage": True}
         if request.tools:
             params["tools"] = _chat_tools(request.tools)
-        if max_tokens is not None:
-            params["max_tokens"] = max_tokens
-        if temperature is not None:
-            params["temperature"] = temperature
+        params = openai_params(self, request, params, "max_tokens")
         if request.output is not None:
             params["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": OUTPUT_TOOL, "schema": request.output, "strict": False}}

@@ -22,8 +22,9 @@ from attrs import field
 
 from .. import tokens
 from .._frozen import frozen
-from ..errors import DurableError
+from ..errors import DurableError, UnsupportedModelSetting
 from ..records import AssistantEntry, Entry, ModelStopReason, Reasoning, ToolCall, Usage
+from ..records.model_settings import NO_SETTINGS, TOOL_CHOICES, ModelSettings, from_options
 
 ErrorKind = Literal[
     "rate_limit",  # 429: retryable, honours retry-after
@@ -67,7 +68,12 @@ class ModelRequest:
     final message's text with stop reason `stop`; one without may ignore it (the harness checks
     the text either way). `attachments`: the bytes of every image and file the messages
     reference (`parts` of user entries and tool results), by sha256, read from the store for this
-    request; a provider sends each in its own format (`durable.models.content`)."""
+    request; a provider sends each in its own format (`durable.models.content`).
+
+    `settings`: the run's merged `ModelSettings` (`options`, their older dict form, is merged
+    under them: see `settings_of`). `cache_key`: the conversation's prompt-cache identity (the
+    harness sets it; "" asks for no prompt caching): OpenAI sends it as `prompt_cache_key`,
+    Anthropic places cache breakpoints; `settings.prompt_cache=False` turns both off."""
 
     system: str
     messages: Sequence[Entry]
@@ -77,6 +83,34 @@ class ModelRequest:
     key: str = ""
     output: dict[str, Any] | None = None
     attachments: Mapping[str, bytes] = field(factory=dict, repr=False)
+    settings: ModelSettings = NO_SETTINGS
+    cache_key: str = ""
+
+
+def settings_of(request: ModelRequest) -> ModelSettings:
+    """What `request` asks of the model: its `options` (the older dict) with its `settings` over
+    them. An unknown option is `InvalidModelSettings`."""
+    if not request.options:
+        return request.settings
+    return from_options(request.options, "ModelRequest.options").merged(request.settings)
+
+
+def check_settings(model: Any, settings: ModelSettings, tools: Sequence[ToolSpec], structured: bool = False) -> None:
+    """Raise `UnsupportedModelSetting` (naming the model and the setting) when `model` cannot
+    honour `settings` for a request offering `tools` (`structured`: with an output schema): a
+    `tool_choice` naming a tool not offered, or "required" without any tool; then whatever the
+    model's own `check_settings(settings, tools, structured)` refuses, if it has one."""
+    name = str(getattr(model, "name", type(model).__name__))
+    choice = settings.tool_choice
+    if choice is not None and choice not in TOOL_CHOICES and choice not in {t.name for t in tools}:
+        offered = ", ".join(sorted(t.name for t in tools)) or "none"
+        raise UnsupportedModelSetting(name, "tool_choice", f"it names the tool {choice!r}, which is not offered "
+                                                           f"(tools offered: {offered})")
+    if choice == "required" and not tools:
+        raise UnsupportedModelSetting(name, "tool_choice", "'required' asks for a tool call, but no tool is offered")
+    own = getattr(model, "check_settings", None)
+    if callable(own):
+        own(settings, tuple(tools), structured)
 
 
 def sendable_reasoning(entry: AssistantEntry, wire_format: str) -> tuple[Reasoning, ...]:
@@ -263,7 +297,9 @@ class ModelError(DurableError):
 @runtime_checkable
 class Model(Protocol):
     """A language model. `name` appears in reports; `context_window` (tokens) drives automatic
-    compaction; `deferred` says the model answers through background jobs."""
+    compaction; `deferred` says the model answers through background jobs. A model may also have
+    `check_settings(settings, tools, structured)`, raising `UnsupportedModelSetting` for model
+    settings it cannot honour: the harness calls it before anything is written (`check_settings`)."""
 
     name: str
     context_window: int

@@ -38,6 +38,7 @@ from .live import (
     RunFailure,
     ToolSlot,
 )
+from .model_settings import ModelSettings
 from .reasons import FailureReason, ModelStopReason, StopReason, UnansweredReason
 from .submissions import Answered, Queued, Submission, SubmissionStatus, Unanswered
 from .tasks import (
@@ -86,6 +87,7 @@ __all__ = [
     "Faulted",
     "GenerationLive",
     "Live",
+    "ModelSettings",
     "ModelStopReason",
     "ModelUsage",
     "Outcome",

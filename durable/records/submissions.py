@@ -8,6 +8,7 @@ from attrs import field
 
 from .._frozen import OMITTED_WHEN_DEFAULT, frozen
 from .content import Part
+from .model_settings import ModelSettings
 from .reasons import UnansweredReason
 
 
@@ -50,7 +51,9 @@ class Submission:
     that took it. `settled` is true once it is answered or unanswered: it settles exactly once.
     `output`: the JSON schema its answer must match (structured output), None for a text answer;
     stored with the input, so a later process enforces the same one. `parts`: an input of several
-    parts (text, images, files), in order; `text` is then its text parts joined."""
+    parts (text, images, files), in order; `text` is then its text parts joined. `model_settings`:
+    the conversation handle's and the submission's `ModelSettings`, merged (None: none given); its
+    run merges the harness's under them and stores the result with the generation."""
 
     id: str
     conversation_id: str
@@ -61,6 +64,7 @@ class Submission:
     created_at: float = 0.0
     output: dict[str, Any] | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
     parts: tuple[Part, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    model_settings: ModelSettings | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
 
     @property
     def settled(self) -> bool:

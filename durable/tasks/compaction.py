@@ -170,8 +170,9 @@ class CompactionKind(TaskKind):
         older: list[Entry] = [without_attachments(e.entry) for e in context if e.seq < cut]
         summary: tuple[Entry, ...] = (comp.entry,) if comp else ()
         messages = (*summary, *older, UserEntry(SUMMARY_PROMPT))
-        request = ModelRequest("You write summaries of conversations.", messages, (), dict(rt.settings.model_options),
-                               1, f"c{task.id}")
+        asked = evolve(rt.settings.model_defaults, tool_choice=None, parallel_tool_calls=None)  # no tools here
+        request = ModelRequest("You write summaries of conversations.", messages, (), asked.as_options(),
+                               1, f"c{task.id}", settings=asked)
         tried: list[str] = []  # the models sent the request (a FallbackModel's members, in order)
         try:
             final = await self._ask(rt, request, tried)

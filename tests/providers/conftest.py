@@ -1,7 +1,8 @@
 """A real HTTP server on 127.0.0.1 that speaks the providers' wire formats, for the provider tests.
 
 Tests script replies per route (`server.script("POST", "/v1/responses", reply, ...)`), each
-consumed once and in order; the server records every request it gets. Replies are JSON bodies
+consumed once and in order, or answer a route with a function (`server.responders[route]`, see
+`cache_server`); the server records every request it gets. Replies are JSON bodies
 with a status and headers, or SSE streams sent as HTTP/1.1 chunks that can end cleanly, be
 dropped mid-body, or hold the connection open (a silent stream) until the client goes away or
 the test ends. A reply can also signal that its request arrived (`arrived`) and pause a stream
@@ -108,6 +109,7 @@ class Recorded:
 class FakeServer:
     def __init__(self) -> None:
         self._replies: dict[tuple[str, str], deque[Reply]] = {}
+        self.responders: dict[tuple[str, str], Any] = {}  # route -> f(Recorded) -> Reply, when nothing is scripted
         self.requests: list[Recorded] = []
         self.models: list[Any] = []  # closed when the test ends
         self._lock = threading.Condition()
@@ -137,6 +139,9 @@ class FakeServer:
             queue = self._replies.get((request.method, request.path))
             if queue:
                 return queue.popleft()
+            responder = self.responders.get((request.method, request.path))
+            if responder is not None:
+                return responder(request)
         return json_reply({"error": {"message": f"nothing scripted for {request.method} {request.path}"}}, 599)
 
     async def wait_for(self, event: threading.Event, timeout: float = 5.0) -> None:

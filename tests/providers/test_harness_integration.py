@@ -174,6 +174,14 @@ def user(api: str, text: str) -> dict:
     return {"role": "user", "content": text}
 
 
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def cached_user(text: str) -> dict:
+    """An Anthropic user message holding a cache breakpoint (`durable.models.caching`)."""
+    return {"role": "user", "content": [{"type": "text", "text": text, "cache_control": EPHEMERAL}]}
+
+
 # --------------------------------------------------------------------------- a streamed answer
 
 
@@ -200,11 +208,12 @@ async def test_a_streamed_answer_through_the_harness(server, host, api):
     assert sent.headers["authorization"] == f"Bearer {KEY[api]}"
     expected = {
         "responses": {"model": "gpt-test", "stream": True, "instructions": "Be brief.",
-                      "input": [user(api, "Hello")]},
+                      "input": [user(api, "Hello")]},  # no prompt_cache_key for a server not OpenAI's
         "chat": {"model": "llama", "stream": True, "stream_options": {"include_usage": True},
                  "messages": [{"role": "system", "content": "Be brief."}, user(api, "Hello")]},
-        "anthropic": {"model": "claude-test", "max_tokens": 8192, "stream": True, "system": "Be brief.",
-                      "messages": [user(api, "Hello")]},
+        "anthropic": {"model": "claude-test", "max_tokens": 8192, "stream": True,
+                      "system": [{"type": "text", "text": "Be brief.", "cache_control": EPHEMERAL}],
+                      "messages": [cached_user("Hello")]},  # prompt caching: breakpoints, on by default
     }
     assert sent.body == expected[api]
     assert host.reports == []
@@ -255,14 +264,16 @@ async def test_a_tool_round_sends_the_tool_result_in_the_providers_wire_format(s
         ]
     else:
         assert first.body["tools"] == [{"name": "get_weather", "description": "The weather in a city",
-                                        "input_schema": WEATHER_SCHEMA}]
+                                        "input_schema": WEATHER_SCHEMA, "cache_control": EPHEMERAL}]
         assert second.body["messages"] == [
-            question,
+            cached_user("Weather in Paris?"),  # where the first request's cached prefix ends
             {"role": "assistant", "content": [
                 {"type": "tool_use", "id": "call_1", "name": "get_weather", "input": {"city": "Paris"}}]},
             {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": "call_1", "is_error": False, "content": "18 C"}]},
+                {"type": "tool_result", "tool_use_id": "call_1", "is_error": False, "content": "18 C",
+                 "cache_control": EPHEMERAL}]},
         ]
+        question = cached_user("Weather in Paris?")
     assert sent_messages(api, first.body)[-1] == question
 
 
@@ -333,7 +344,7 @@ async def test_an_overloaded_error_inside_an_anthropic_stream_keeps_the_partial_
     assert await host.transcript() == ["user", "assistant:error", "assistant:stop"]
     assert (await host.entries())[1] == r.AssistantEntry("Hel", "error", (), r.Usage(25, 1, cache_read_tokens=5), message, 1, model=NAME["anthropic"])
     # the failed partial stays in the conversation but is not sent again
-    assert server.requests[1].body["messages"] == [user("anthropic", "Hello")]
+    assert server.requests[1].body["messages"] == [cached_user("Hello")]
 
 
 UNAUTHORIZED = {
@@ -442,9 +453,9 @@ async def test_a_context_overflow_compacts_and_the_same_attempt_answers(server, 
             "You write summaries of conversations.",
             [{"role": "user", "content": [{"type": "text", "text": "First question"},
                                           {"type": "text", "text": SUMMARY_PROMPT}]}])
-        assert after["messages"] == [user(api, SUMMARY_PREFIX + "We talked."),
+        assert after["messages"] == [cached_user(SUMMARY_PREFIX + "We talked."),
                                      {"role": "assistant", "content": [{"type": "text", "text": "First answer."}]},
-                                     user(api, "Second question")]
+                                     cached_user("Second question")]
 
 
 # --------------------------------------------------------------------------- a silent stream
@@ -493,7 +504,8 @@ async def test_a_silent_stream_times_out_and_attempt_2_answers(server, host, api
     assert (await host.entries())[1:] == [r.AssistantEntry("Hel", "error", (), partial_usage, message, 1, model=NAME[api]),
                                           r.AssistantEntry("Hello.", "stop", (), USAGE[api], None, 2, model=NAME[api])]
     assert routes(server) == [("POST", PATH[api])] * 2
-    assert sent_messages(api, server.requests[1].body)[-1:] == [user(api, "Hello")]
+    last = cached_user("Hello") if api == "anthropic" else user(api, "Hello")
+    assert sent_messages(api, server.requests[1].body)[-1:] == [last]
     assert [(x.type, x.message) for x in host.reports] == [("error", f"Attempt 1 of task 1 failed: {message}")]
 
 
@@ -560,8 +572,9 @@ class Jobs:
             return {"model": "gpt-test", "instructions": "Be brief.", "input": [user(self.api, "Think hard")],
                     "background": True, "metadata": {"durable_key": "g1-s1-a1"}}
         return {"requests": [{"custom_id": "g1-s1-a1", "params": {
-            "model": "claude-test", "max_tokens": 8192, "system": "Be brief.",
-            "messages": [user(self.api, "Think hard")]}}]}
+            "model": "claude-test", "max_tokens": 8192,
+            "system": [{"type": "text", "text": "Be brief.", "cache_control": EPHEMERAL}],
+            "messages": [cached_user("Think hard")]}}]}
 
 
 @pytest.mark.parametrize("api", ["responses", "anthropic"])

@@ -67,8 +67,26 @@ def of(tp: Any) -> st.SearchStrategy[Any]:
     raise TypeError(f"no strategy for {tp!r}: add one to tests/storage/strategies.py")
 
 
+def _model_settings() -> st.SearchStrategy[Any]:
+    """Valid `ModelSettings` (each field None or a value it accepts)."""
+    def maybe(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        return st.none() | strategy
+
+    name = st.text(min_size=1, max_size=8)
+    return st.builds(
+        r.ModelSettings, temperature=maybe(st.floats(0, 2)), top_p=maybe(st.floats(0, 1)),
+        max_tokens=maybe(st.integers(1, 1 << 20)), stop=maybe(st.lists(name, max_size=3).map(tuple)),
+        seed=maybe(INT64), reasoning_effort=maybe(name), thinking_budget=maybe(st.integers(1, 1 << 20)),
+        tool_choice=maybe(name), parallel_tool_calls=maybe(st.booleans()), service_tier=maybe(name),
+        prompt_cache=maybe(st.booleans()),
+        extra=maybe(st.dictionaries(TEXT, st.none() | st.booleans() | INT64 | TEXT, max_size=3)),
+        model=maybe(name))
+
+
 def records(cls: type, **overrides: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     """Instances of the attrs record `cls`; `overrides` replaces the strategy of named fields."""
+    if cls is r.ModelSettings and not overrides:  # its fields are checked when made
+        return _model_settings()
     hints = typing.get_type_hints(cls)
     unknown = set(overrides) - {f.name for f in attrs.fields(cls)}
     if unknown:

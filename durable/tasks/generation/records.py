@@ -8,7 +8,7 @@ from typing import Any, Union
 from attrs import field
 
 from ..._frozen import OMITTED_WHEN_DEFAULT, frozen
-from ...records import Checkpoint, DeferredJob, TaskInput, ToolCall
+from ...records import Checkpoint, DeferredJob, ModelSettings, TaskInput, ToolCall
 
 KIND = "generation"
 """The kind's name: its tasks' `kind`, and its input's tag."""
@@ -37,9 +37,13 @@ SECTION_TIMED_OUT = "Instruction section {name} did not finish within {seconds:g
 
 @frozen
 class GenerationInput(TaskInput):
-    """The input of a generation task (a run): the submissions it answers, in order."""
+    """The input of a generation task (a run): the submissions it answers, in order, and the
+    `ModelSettings` every request of the run asks for: the harness's, the conversation handle's
+    and the first input's, merged when the run began (None: none at all), so that an attempt sent
+    again after a crash, in whatever process, asks for the same."""
 
     submission_ids: tuple[str, ...]
+    settings: ModelSettings | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen

@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING
 
 from ..._frozen import evolve
 from ...engine.instructions import static_text
+from ...models.caching import cache_key
 from ...models.fallback import member_of, model_name
 from ...models.protocol import ModelRequest
-from ...records import EMPTY_USAGE, GenerationLive, Live, Running, StoredEntry, Task, UsageTotals
+from ...records import EMPTY_USAGE, GenerationLive, Live, ModelSettings, Running, StoredEntry, Task, UsageTotals
+from ...records.model_settings import NO_SETTINGS
 from ...settings import UsageLimits
 from ...tokens import entry_tokens, estimate_tokens, in_context
 from .. import usage
@@ -52,8 +54,16 @@ async def build(rt: Runtime, task: Task, attempt: int, pending: Sequence[StoredE
     system = notes.instructions if notes.instructions is not None else static_text(settings.system_prompt,
                                                                                      rt.instructions)
     hashes = [a.sha256 for a in messages.attachments()]
-    return ModelRequest(system, messages, rt.tools.specs, dict(settings.model_options), attempt, key,
-                        output.schema_of(rt, task), await rt.attachments(hashes) if hashes else {})
+    asked = run_settings(task)
+    return ModelRequest(system, messages, rt.tools.specs, asked.as_options(), attempt, key,
+                        output.schema_of(rt, task), attachments=await rt.attachments(hashes) if hashes else {},
+                        settings=asked, cache_key=cache_key(rt.location, cid))
+
+
+def run_settings(task: Task) -> ModelSettings:
+    """The model settings a run's requests ask for, as stored with it when it began."""
+    settings = getattr(task.input, "settings", None)
+    return settings if isinstance(settings, ModelSettings) else NO_SETTINGS
 
 
 async def next_request(rt: Runtime, change: Change, task: Task, rounds: int, notes: RunNotes,
@@ -72,7 +82,7 @@ async def next_request(rt: Runtime, change: Change, task: Task, rounds: int, not
         task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(1, rounds, notes)))
     else:
         task = change.put_task(evolve(task, state=Running(),
-                                      checkpoint=Request(1, dict(rt.settings.model_options), rounds, notes)))
+                                      checkpoint=Request(1, run_settings(task).as_options(), rounds, notes)))
         change.barrier = True
         usage.count(rt, change, cid, requests=1, model=model_name(model))
     change.edit_live(cid, generation=GenerationLive(1))
@@ -136,4 +146,4 @@ def _count(n: int, thing: str) -> str:
     return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
 
 
-__all__ = ["build", "estimate", "limit_passed", "limited", "next_request"]
+__all__ = ["build", "estimate", "limit_passed", "limited", "next_request", "run_settings"]

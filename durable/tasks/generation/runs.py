@@ -35,6 +35,7 @@ from ...records import (
     UnansweredReason,
     UserEntry,
 )
+from ...records.model_settings import NO_SETTINGS, merge
 from .. import cancel, tool, usage
 from . import request
 from .records import KIND, GenerationInput, Prepare, Request, ToolRound, job_of
@@ -56,9 +57,11 @@ def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Subm
     primary = member_of(rt.model, 0)  # every run starts on the first model of a FallbackModel
     deferred_model = rt.settings.stream.deferred and primary.deferred
     prepared = deferred_model or dynamic(rt.instructions) or request.limited(rt)
-    first: Prepare | Request = Prepare(1) if prepared else Request(1, dict(rt.settings.model_options))
+    settings = merge(rt.settings.model_defaults, subs[0].model_settings)
+    first: Prepare | Request = Prepare(1) if prepared else Request(1, settings.as_options())
     task = rt.new_task(change, conversation_id=conversation_id, kind=KIND,
-                       input=GenerationInput(ids), checkpoint=first, state=Running())
+                       input=GenerationInput(ids, settings if settings != NO_SETTINGS else None), checkpoint=first,
+                       state=Running())
     for sub in subs:
         seq = change.append(conversation_id, UserEntry(sub.text, sub.id, sub.parts))
         change.put_submission(evolve(sub, seq=seq, task_id=task.id))
@@ -77,8 +80,8 @@ def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason
     a structured answer's JSON value). A deferred job still open is cancelled afterwards, as work
     of its own recorded in this change. A run ended `archived` archives its conversation in this
     change, answering the inputs queued in it the same way (`archive`); otherwise the next run
-    takes the inputs queued meanwhile that share the first one's output schema (a run answers
-    with one schema)."""
+    takes the inputs queued meanwhile that share the first one's output schema and model settings
+    (a run answers with one of each)."""
     cid = task.conversation_id
     assert isinstance(task.input, GenerationInput)
     job = job_of(task.checkpoint)
@@ -102,7 +105,8 @@ def end_run(rt: Runtime, change: Change, task: Task, outcome: Outcome, *, reason
         return
     queued = rt.queued(cid)
     if queued:
-        same = list(itertools.takewhile(lambda s: s.output == queued[0].output, queued))
+        same = list(itertools.takewhile(lambda s: (s.output, s.model_settings) == (queued[0].output,
+                                                                                    queued[0].model_settings), queued))
         begin_run(rt, change, cid, same)
 
 
