@@ -9,6 +9,7 @@ import base64
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
 import durable
@@ -101,7 +102,9 @@ async def test_an_image_input_and_a_tool_returning_an_image_are_sent_in_the_prov
                                                                                            tmp_path):
     (tmp_path / "report.pdf").write_bytes(PDF)
     server.script("POST", PATH[api], answer(api, [], (CALL,)), answer(api, ["A login form."]))
-    async with host.open(model(server, api), tools=[screenshot()], settings=make_settings()) as h:
+    # Prompt caching off: this test is about the parts (the breakpoints have tests of their own).
+    plain = attrs.evolve(make_settings(), model_settings=durable.ModelSettings(prompt_cache=False))
+    async with host.open(model(server, api), tools=[screenshot()], settings=plain) as h:
         sub = await h.root.submit(["What is this?", durable.Image(PNG), durable.File(tmp_path / "report.pdf")])
         assert await sub.answer() == "A login form."
     first, second = expected(api)

@@ -119,7 +119,8 @@ async def test_a_primary_failing_for_good_then_a_kill_mid_stream_on_the_secondar
     # One request to the primary; two to the secondary, the second without the aborted partial.
     assert len(server.requests_to("POST", "/v1/responses")) == 1
     sent = server.requests_to("POST", "/v1/messages")
-    assert [q.body["messages"] for q in sent] == [[{"role": "user", "content": "hi"}]] * 2
+    hi = {"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}
+    assert [q.body["messages"] for q in sent] == [[hi]] * 2  # (the newest user turn: a cache breakpoint)
     assert [q.body["model"] for q in sent] == ["claude-sonnet-4-5"] * 2
     # Costed with genai-prices: Claude Sonnet 4.5 at $3 in, $0.30 cache read, $15 out per million tokens.
     claude_cost = (2 * 20 * 3 + 2 * 5 * 0.3 + 12 * 15) / 1e6

@@ -15,7 +15,7 @@ import durable
 from durable import records as r
 
 from .reasoning_wire import anthropic_thinking, chat_reasoning, responses_reasoning
-from .test_harness_integration import NAME, PATH, WEATHER_SCHEMA, Host, model, until_live, used
+from .test_harness_integration import NAME, PATH, WEATHER_SCHEMA, Host, make_settings, model, until_live, used
 
 pytestmark = pytest.mark.anyio
 
@@ -89,6 +89,10 @@ def conversation(api: str, body: dict) -> list:
     return body["messages"][1:] if api == "chat" else body["messages"]  # chat: after the system message
 
 
+# Prompt caching off: these tests are about the reasoning sent back (breakpoints have tests of their own).
+NO_CACHE = attrs.evolve(make_settings(), model_settings=durable.ModelSettings(prompt_cache=False))
+
+
 def reasoning_model(server: Any, api: str) -> Any:
     if api == "anthropic":
         return model(server, api, thinking={"type": "enabled", "budget_tokens": 2048})
@@ -111,7 +115,7 @@ async def test_a_tool_loop_on_a_reasoning_model_sends_its_reasoning_back_unchang
     weather = durable.define_tool("get_weather", "The weather in a city", WEATHER_SCHEMA, execute=get_weather)
     server.script("POST", PATH[api], thinking_answer(api, True, [], (CALL,)),
                   thinking_answer(api, False, ["Sunny, 18 C."]), thinking_answer(api, False, ["Still sunny."]))
-    async with host.open(reasoning_model(server, api), tools=[weather]) as h:
+    async with host.open(reasoning_model(server, api), tools=[weather], settings=NO_CACHE) as h:
         assert await (await h.root.submit("Weather in Paris?")).wait() == r.Answered("Sunny, 18 C.", 4)
         assert await (await h.root.submit("And now?")).wait() == r.Answered("Still sunny.", 6)
         assert h.root.live().usage == attrs.evolve(used(api, 3, USAGE[api], USAGE[api], USAGE[api]), tool_calls=1)
@@ -149,7 +153,7 @@ LIVE_USAGE = {"anthropic": r.Usage(40, 1), "responses": r.Usage(), "chat": r.Usa
 async def test_live_shows_the_reasoning_as_it_streams_then_the_text_after_it(server, host, api):
     reply = paused(thinking_answer(api, True, ["Sunny."]), b'"Paris? "')
     server.script("POST", PATH[api], reply)
-    async with host.open(reasoning_model(server, api)) as h:
+    async with host.open(reasoning_model(server, api), settings=NO_CACHE) as h:
         sub = await h.root.submit("Weather in Paris?")
         live = await until_live(h, lambda live: live.generation is not None and live.generation.message.reasoning)
         assert live.generation == r.GenerationLive(1, r.PartialMessage("", (), LIVE_USAGE[api], "Paris? "))
@@ -175,7 +179,7 @@ def cut_off(api: str) -> Any:
 @pytest.mark.parametrize("api", APIS)
 async def test_a_reasoning_stream_cut_off_is_kept_as_a_partial_block_and_never_sent_back(server, host, api):
     server.script("POST", PATH[api], cut_off(api), thinking_answer(api, False, ["Sunny."]))
-    async with host.open(reasoning_model(server, api)) as h:
+    async with host.open(reasoning_model(server, api), settings=NO_CACHE) as h:
         sub = await h.root.submit("Weather in Paris?")
         await host.clock.wait_for_timer("retry:1")
         host.clock.advance(1.0)

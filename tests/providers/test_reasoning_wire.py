@@ -11,7 +11,7 @@ from durable.models import FinalMessage, ModelRequest, ReasoningDelta, TextDelta
 from durable.models.anthropic import AnthropicModel
 from durable.models.openai import OpenAIModel
 from durable.models.protocol import check_final
-from durable.records import AssistantEntry, Reasoning, ToolCall, ToolResultEntry, Usage, UserEntry
+from durable.records import AssistantEntry, ModelSettings, Reasoning, ToolCall, ToolResultEntry, Usage, UserEntry
 
 from .conftest import ANTHROPIC_KEY, HELLO, OPENAI_KEY, collect, json_reply, jsonl_reply
 from .reasoning_wire import anthropic_thinking, chat_reasoning, responses_reasoning
@@ -66,7 +66,7 @@ async def test_anthropic_gets_its_own_complete_blocks_back_first_and_never_a_par
         AssistantEntry("Checking.", "tool_use", (CALL,), reasoning=(
             SIGNED, REDACTED, Reasoning("cut off", "anthropic", partial=True), RS, Reasoning("chat text"))),
         ToolResultEntry("toolu_1", "get_weather", "18 C"),
-    ), options={"thinking": {"type": "enabled", "budget_tokens": 1024}})
+    ), settings=ModelSettings(thinking_budget=1024))
     await collect(anthropic(server).stream(request))
     assert server.requests[0].body == {
         "model": "claude-test", "max_tokens": 8192, "stream": True,
