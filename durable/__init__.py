@@ -18,6 +18,7 @@ from .errors import (
     CommitFailed as CommitFailed,
     CommitRefused as CommitRefused,
     ConversationBusy as ConversationBusy,
+    ConversationNotEnded as ConversationNotEnded,
     CorruptSession as CorruptSession,
     DiskFull as DiskFull,
     DurableError as DurableError,
@@ -129,6 +130,7 @@ if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must
     from .models.errors import MissingCredentials as MissingCredentials
     from .models.protocol import Model as Model, ModelError as ModelError
     from .storage import MemoryStorage as MemoryStorage, SQLiteStorage as SQLiteStorage, Storage as Storage
+    from .storage.retention import PruneReport as PruneReport
     from .storage.sqlite.store import Synchronous as Synchronous
     from .tasks import (
         CancelInput as CancelInput,
@@ -165,6 +167,7 @@ else:
         **dict.fromkeys(("CancelInput", "CompactionInput", "GenerationInput", "ToolInput"), ".tasks"),
         **dict.fromkeys(("Resumed", "TaskKind"), ".engine.kinds"),
         "Change": ".engine.head",
+        "PruneReport": ".storage.retention",
         "PrepareContext": ".engine.instructions",
         "Runtime": ".engine.runtime",
         "Transitions": ".engine.transitions",
@@ -207,6 +210,7 @@ __all__ = [
     "CompactionInput",
     "Conversation",
     "ConversationBusy",
+    "ConversationNotEnded",
     "CorruptSession",
     "DeferredLive",
     "Diagnostic",
@@ -246,6 +250,7 @@ __all__ = [
     "Pending",
     "PrepareContext",
     "Progress",
+    "PruneReport",
     "Queued",
     "Replay",
     "Report",

@@ -140,6 +140,11 @@ class ConversationBusy(HarnessError):
     """An input was submitted with `when_busy="reject"` while a run was active."""
 
 
+class ConversationNotEnded(HarnessError):
+    """`Conversation.delete()` of a conversation that is not idle (a live task or an unsettled
+    input), or an input submitted to a conversation while it is being deleted."""
+
+
 class UnknownTask(HarnessError):
     """No task with this id in the session (the message names the id and the file)."""
 

@@ -7,13 +7,15 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any, Protocol, TypeVar, overload
 
-from ..errors import ConversationBusy, InvalidInput, ToolDefinitionError, UnknownSubmission
+from ..errors import ConversationBusy, ConversationNotEnded, InvalidInput, ToolDefinitionError, UnknownSubmission
 from ..inputs import answer_text, check_submission_id, check_text
 from ..records import Answered, Live, Queued, StoredEntry, Submission, SubmissionStatus, UsageTotals
 from ..settings import Settings, WhenBusy
 from ..storage.protocol import Storage
+from ..storage.retention import PruneReport
 from ..tools.schema import output_schema as schema_of, output_value
 from .clock import Clock
+from . import retention
 from .kinds import RunService
 from .runtime import Runtime
 from .session import Session
@@ -98,6 +100,9 @@ class Conversation:
         h = self._h
         h._check_open()
         await h.resume()
+        if self.id in h.session.deleting:
+            raise ConversationNotEnded(f"Conversation {self.id!r} in {h.storage.location} is being deleted; the "
+                                       f"input was not accepted")
         conv = h.session.conversation(self.id)
         run = conv.live.run
         if run is not None and policy == "reject":
@@ -126,6 +131,12 @@ class Conversation:
         self._h._check_open()
         await self._h.resume()
         return await self._h.runs.compact(self._h.rt, self.id)
+
+    async def delete(self) -> PruneReport:
+        """Delete this ended conversation: its entries, tasks, submissions and live document, in
+        bounded commits, crash-safe (docs/spec.md §6; `durable.engine.retention`). Raises
+        `ConversationNotEnded` when it has a live task or an unsettled input."""
+        return await retention.prune(self._h, ended_before=None, only=self.id)
 
     def live(self) -> Live:
         """The live document as committed."""

@@ -31,6 +31,7 @@ from ..._frozen import frozen
 from ...errors import CorruptSession, NotASession, SchemaTooNew, StorageError
 from ...records import Live, StoredEntry, Submission, Task
 from .. import rows
+from ..retention import skip_tombstoned
 from ..rows import StoredRows
 from ..texts import bounds, join_pieces, stream_texts, streams_of
 from .lock import owner_pid
@@ -281,16 +282,18 @@ class SessionReader:
 
     def rows(self) -> StoredRows:
         """Every row as stored, undecoded (`decode_rows` decodes them, reporting bad ones), long
-        texts kept apart joined back into their bodies."""
+        texts kept apart joined back into their bodies. The rows of a conversation being deleted
+        (`durable.storage.retention`: a prune cut off) are left out, as if it were gone."""
         t = self._texts
+        skip = "WHERE " + skip_tombstoned("meta")
         with self._consistent():
             streams = stream_texts(self._all("SELECT id, body FROM texts ORDER BY id")) if t == "texts" else {}
             return StoredRows(
                 [(tid, cid, kind, state, bool(live), parent, rows.joined_body(body, "task", col, streams))
                  for tid, cid, kind, state, live, parent, body, col in self._all(
-                    f"SELECT id, conversation_id, kind, state, live, parent_id, body, {t} FROM tasks ORDER BY id")],
-                self._all("SELECT conversation_id, seq, kind, body FROM entries ORDER BY conversation_id, seq"),
-                self._all("SELECT id, conversation_id, status, body FROM submissions ORDER BY rowid"),
+                    f"SELECT id, conversation_id, kind, state, live, parent_id, body, {t} FROM tasks {skip} ORDER BY id")],
+                self._all(f"SELECT conversation_id, seq, kind, body FROM entries {skip} ORDER BY conversation_id, seq"),
+                self._all(f"SELECT id, conversation_id, status, body FROM submissions {skip} ORDER BY rowid"),
                 [(cid, rows.joined_body(body, "live", col, streams)) for cid, body, col in self._all(
                     f"SELECT conversation_id, body, {t} FROM documents ORDER BY conversation_id")],
             )

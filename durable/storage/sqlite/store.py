@@ -25,7 +25,7 @@ import os
 import sqlite3
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
 
 import anyio
@@ -35,8 +35,9 @@ from ...records import Live, StoredEntry, Submission, Task
 from .. import rows
 from ..group_commit import GroupCommitter
 from ..protocol import Batch, Opened, RawContext
+from ..retention import ROWS_PER_COMMIT, Ended, PruneReport, groups
 from ..writer import Job, thread_safe_caller
-from . import files, opening
+from . import files, opening, prune
 from .context import read_context
 from .lock import FileLock
 from .reader import connect_read_only
@@ -134,6 +135,29 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
             "SELECT body, texts FROM documents WHERE conversation_id = ?", (conversation_id,)).fetchone(),
             f"live:{conversation_id}"))
         return None if row is None else rows.live(row[0], conversation_id, self.path, row[1])
+
+    async def ended(self) -> list[Ended]:
+        """Every ended conversation (idle), with when it ended (`durable.storage.retention`)."""
+        return await self._read("tasks", lambda c: prune.ended(c, self.path))
+
+    async def delete_conversations(self, ids: Sequence[str], *,
+                                   rows_per_commit: int = ROWS_PER_COMMIT) -> PruneReport:
+        """Delete the rows of the idle conversations `ids` in commits of at most `rows_per_commit`
+        rows (tombstoned first: `durable.storage.retention`), then give the space back
+        (`prune.reclaim`). A conversation that is not idle is left alone. Each commit is a job of
+        its own: the owner's commits go on between them."""
+        report = PruneReport()
+        w = self._writes
+        for group in groups(ids, rows_per_commit):
+            report = report.plus(await self._call(lambda _, g=group: prune.tombstone(w, g)))  # type: ignore[misc]
+            while (step := await self._call(lambda _: prune.delete_some(w, rows_per_commit))).commits:
+                report = report.plus(step)
+        return report.plus(await self._call(lambda _: prune.reclaim(w)))
+
+    async def vacuum(self) -> PruneReport:
+        """Rewrite the whole file (`VACUUM`) to give back every free page, and switch it to
+        incremental vacuum (`prune.vacuum`); slow on a large file: only ever run when asked."""
+        return await self._call(lambda _: prune.vacuum(self._writes))
 
     async def close(self) -> None:
         if self._closed or self._thread is None:
@@ -251,8 +275,9 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         try:
             conn = opening.connect(path, lock, st, self.synchronous)
             self._writes.opened(path, lock, conn)
-            opened = self._read_opened(conn)
             self._writes.marked()
+            prune.finish(self._writes, ROWS_PER_COMMIT)  # a prune cut off by a crash: a group at most
+            opened = self._read_opened(conn)
             return opened
         except sqlite3.DatabaseError as exc:
             self._close_connection()
