@@ -4,6 +4,7 @@
     durable inspect PATH [--json] [--last N] [--kind KIND]... [--state STATE]...
     durable export PATH [--conversation ID] [--format json|markdown] [--output FILE]
     durable watch PATH [--interval SECONDS] [--timeout SECONDS] [--once] [--last N]
+    durable prune PATH --older-than AGE [--keep-last N] [--vacuum]
     durable worker --dsn DSN --app MODULE:ATTR [--space-pattern P] [--lease S] [--poll S] [--max-spaces N]
     durable --debug ...     show the traceback of an error
 
@@ -210,6 +211,23 @@ def inspect(path: str, as_json: bool, last: int, kinds: tuple[str, ...], states:
 
 
 # --------------------------------------------------------------------------- export
+
+
+@cli.command()
+@click.argument("path", metavar="PATH")
+@click.option("--older-than", "older_than", required=True, metavar="AGE",
+              help="Delete conversations that ended longer ago than AGE (30d, 12h, 90m, 45s, 2w).")
+@click.option("--keep-last", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+              help="Keep the N conversations that ended last, however old.")
+@click.option("--vacuum", is_flag=True, help="Then rewrite the file to give back every free page (slow).")
+def prune(path: str, older_than: str, keep_last: int, vacuum: bool) -> None:
+    """Delete the ended conversations of a session file (never anything live).
+
+    Owns the file while it runs: refused while its owner process runs. Crash-safe."""
+    from .prune import parse_age, prune_file
+
+    for line in prune_file(path, older_than=parse_age(older_than), keep_last=keep_last, vacuum=vacuum):
+        click.echo(line)
 
 
 @cli.command()

@@ -14,8 +14,8 @@ from ..settings import Settings, WhenBusy
 from ..storage.protocol import Storage
 from ..storage.retention import PruneReport
 from ..tools.schema import output_schema as schema_of, output_value
-from .clock import Clock
 from . import retention
+from .clock import Clock
 from .kinds import RunService
 from .runtime import Runtime
 from .session import Session

@@ -43,4 +43,4 @@ async def prune(h: Host, *, ended_before: float | None, keep_last: int = 0, only
     return report
 
 
-__all__ = ["prune"]
+__all__ = ["PruneReport", "prune"]

@@ -168,7 +168,7 @@ class MemoryStorage:
         last: dict[str, int] = {}
         for tid, row in self._tasks.items():
             last[row[0]] = max(tid, last.get(row[0], tid))
-        return [Ended(cid, self._task(last[cid]).updated_at if cid in last else 0.0)
+        return [Ended(cid, rows.updated_at(self._tasks[last[cid]][5], last[cid], self.location) if cid in last else 0.0)
                 for cid in sorted(self._docs) if cid not in busy]
 
     async def delete_conversations(self, ids: Sequence[str], *,
@@ -191,10 +191,12 @@ class MemoryStorage:
                 del self._docs[cid]
             doomed = set(gone)
             deleted = len(gone) + sum(len(self._entries.pop(cid, {})) for cid in gone)
-            for table in (self._subs, self._tasks):
-                for key in [k for k, row in table.items() if row[0] in doomed]:
-                    del table[key]  # type: ignore[attr-defined]
-                    deleted += 1
+            for sid in [k for k, row in self._subs.items() if row[0] in doomed]:
+                del self._subs[sid]
+                deleted += 1
+            for tid in [k for k, row in self._tasks.items() if row[0] in doomed]:
+                del self._tasks[tid]
+                deleted += 1
             report = report.plus(PruneReport(tuple(gone), deleted, 1 + deleted // rows_per_commit))
             await anyio.lowlevel.checkpoint()
         return report

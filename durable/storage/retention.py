@@ -90,4 +90,5 @@ def groups(ids: Sequence[str], rows_per_commit: int) -> list[list[str]]:
     return [list(ids[i:i + size]) for i in range(0, len(ids), size)]
 
 
-__all__ = ["CONVERSATION_TABLES", "ROWS_PER_COMMIT", "TOMBSTONE", "TOMBSTONES", "skip_tombstoned", "tombstoned_sql", "Ended", "PruneReport", "choose", "groups"]
+__all__ = ["CONVERSATION_TABLES", "ROWS_PER_COMMIT", "TOMBSTONE", "TOMBSTONES", "Ended", "PruneReport", "choose",
+           "groups", "skip_tombstoned", "tombstoned_sql"]

@@ -198,6 +198,15 @@ def raw_context(seqs: Sequence[int], tokens: Sequence[int | None], bodies: Seque
     return RawContext(seqs, bodies, checked)
 
 
+def updated_at(body: str, task_id: int, location: str) -> float:
+    """When a task last changed, read from its row's JSON alone (no task kind needed to read it)."""
+    try:
+        value = json.loads(body).get("updated_at", 0.0)
+        return float(value)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise CorruptSession(f"Task {task_id} in {location} cannot be read: {exc}", location=location) from exc
+
+
 def submission(body: str, submission_id: str, location: str) -> Submission:
     return _load(body, Submission, f"Submission {submission_id}", location)
 

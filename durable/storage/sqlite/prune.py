@@ -19,8 +19,6 @@ from .. import rows
 from ..retention import CONVERSATION_TABLES, TOMBSTONE, TOMBSTONES, Ended, PruneReport, tombstoned_sql
 from .write import SQLiteWrites, translate
 
-
-
 _TOMBSTONED = tombstoned_sql("meta")
 
 
@@ -43,9 +41,9 @@ def ended(conn: sqlite3.Connection, path: str) -> list[Ended]:
             continue
         tid = last.get(cid)
         at = 0.0
-        if tid is not None:  # an ended task keeps its texts inline (`durable.storage.texts`)
+        if tid is not None:
             (body,) = conn.execute("SELECT body FROM tasks WHERE id = ?", (tid,)).fetchone()
-            at = rows.task(body, tid, path).updated_at
+            at = rows.updated_at(body, tid, path)
         out.append(Ended(cid, at))
     return out
 
@@ -72,7 +70,7 @@ def tombstone(w: SQLiteWrites, ids: Sequence[str]) -> PruneReport:
         if drops:
             conn.executemany("DELETE FROM texts WHERE id BETWEEN ? AND ?", drops)
         w.commit()
-    except BaseException as exc:
+    except BaseException as exc:  # noqa: BLE001 - rolled back, then raised again
         _failed(w, exc)
     return PruneReport(rows=deleted, commits=1)
 
@@ -100,15 +98,15 @@ def delete_some(w: SQLiteWrites, limit: int) -> PruneReport:
                         "WHERE conversation_id = ? ORDER BY seq LIMIT ?)", (cid, cid, left)).rowcount
             else:
                 left -= conn.execute(
-                    f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table} "  # noqa: S608 - our table names
+                    f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table} "
                     f"WHERE conversation_id IN ({_TOMBSTONED}) LIMIT ?)", (left,)).rowcount
         deleted = limit - left
-        done = ()
+        done: tuple[str, ...] = ()
         if not deleted:
             conn.execute(f"DELETE FROM meta WHERE {TOMBSTONES}")
             done = tuple(ids)
         w.commit()
-    except BaseException as exc:
+    except BaseException as exc:  # noqa: BLE001 - rolled back, then raised again
         _failed(w, exc)
     return PruneReport(done, deleted, 1)
 

@@ -291,7 +291,8 @@ class SessionReader:
             return StoredRows(
                 [(tid, cid, kind, state, bool(live), parent, rows.joined_body(body, "task", col, streams))
                  for tid, cid, kind, state, live, parent, body, col in self._all(
-                    f"SELECT id, conversation_id, kind, state, live, parent_id, body, {t} FROM tasks {skip} ORDER BY id")],
+                    f"SELECT id, conversation_id, kind, state, live, parent_id, body, {t} FROM tasks {skip} "
+                    "ORDER BY id")],
                 self._all(f"SELECT conversation_id, seq, kind, body FROM entries {skip} ORDER BY conversation_id, seq"),
                 self._all(f"SELECT id, conversation_id, status, body FROM submissions {skip} ORDER BY rowid"),
                 [(cid, rows.joined_body(body, "live", col, streams)) for cid, body, col in self._all(
