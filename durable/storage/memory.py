@@ -197,7 +197,9 @@ class MemoryStorage:
             for tid in [k for k, row in self._tasks.items() if row[0] in doomed]:
                 del self._tasks[tid]
                 deleted += 1
-            report = report.plus(PruneReport(tuple(gone), deleted, 1 + deleted // rows_per_commit))
+            if gone:  # counted as the file stores commit: the tombstones, the rows, the tombstones gone
+                rest = deleted - len(gone)
+                report = report.plus(PruneReport(tuple(gone), deleted, 2 + -(-rest // rows_per_commit)))
             await anyio.lowlevel.checkpoint()
         return report
 
