@@ -43,6 +43,7 @@ from .errors import (
     UnknownTask as UnknownTask,
     UnknownTaskKind as UnknownTaskKind,
     UnsafeSessionFile as UnsafeSessionFile,
+    WrongKey as WrongKey,
 )
 from .records import (
     Aborted as Aborted,
@@ -313,6 +314,7 @@ __all__ = [
     "UserEntry",
     "Waiting",
     "WhenBusy",
+    "WrongKey",
     "define_tool",
     "open_harness",
     "sync",

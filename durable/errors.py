@@ -217,6 +217,11 @@ class RetryTool(Exception):
 # --------------------------------------------------------------------------- installation
 
 
+class WrongKey(StorageError):
+    """An encrypted session file opened without its key, or with another key (or a key given for
+    a store that cannot encrypt); nothing was changed. Names the file."""
+
+
 class MissingExtra(DurableError, ImportError):
     """An optional dependency is not installed (the OpenAI or Anthropic SDK). The message says
     which extra to install, e.g. `pip install "durable-harness[openai]"`."""

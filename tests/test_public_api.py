@@ -35,7 +35,7 @@ PUBLIC = [
     "ToolApi", "ToolArgumentError", "ToolCall", "ToolContext", "ToolDefinitionError", "ToolInput", "ToolResultEntry",
     "ToolResultRejected", "ToolSlot", "Transitions", "Unanswered", "UnansweredReason", "UnknownSubmission",
     "UnknownTask", "UnknownTaskKind", "UnsafeSessionFile", "Usage", "UsageLimits", "UsageTotals", "UserEntry",
-    "Waiting", "WhenBusy", "define_tool", "open_harness", "sync", "tool"
+    "Waiting", "WhenBusy", "WrongKey", "define_tool", "open_harness", "sync", "tool"
 ]
 
 # Names kept in `durable.records` (shared) or beside the kind that owns them, not part of the
