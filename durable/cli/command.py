@@ -5,6 +5,8 @@
     durable export PATH [--conversation ID] [--format json|markdown] [--output FILE]
     durable watch PATH [--interval SECONDS] [--timeout SECONDS] [--once] [--last N]
     durable prune PATH --older-than AGE [--keep-last N] [--vacuum]
+    durable rekey PATH [--key-file OLD] --new-key-file NEW
+    durable inspect PATH --key-file KEY ...   (an encrypted file)
     durable worker --dsn DSN --app MODULE:ATTR [--space-pattern P] [--lease S] [--poll S] [--max-spaces N]
     durable --debug ...     show the traceback of an error
 
@@ -191,14 +193,18 @@ _TASK_STATES = ("pending", "running", "sleeping", "waiting", "terminal", "done",
               help="Only tasks of this kind (generation, tool, compaction, cancel); repeat for several.")
 @click.option("--state", "states", multiple=True, type=click.Choice(_TASK_STATES),
               help="Only tasks in this state, or ended with this outcome; repeat for several.")
-def inspect(path: str, as_json: bool, last: int, kinds: tuple[str, ...], states: tuple[str, ...]) -> None:
+@click.option("--key-file", type=click.Path(exists=True, dir_okay=False), metavar="PATH",
+              help="The key of an encrypted session file (its bytes; a trailing newline is ignored).")
+def inspect(path: str, as_json: bool, last: int, kinds: tuple[str, ...], states: tuple[str, ...],
+            key_file: str | None) -> None:
     """Show a session file: conversations, submissions, tasks, the live document and file facts.
 
     With --kind or --state, every matching task is listed (ended ones too, not bound by --last).
     Read-only and without the lock: safe while the owner process runs."""
     from .inspect_data import read_session
+    from .keys import read_key
 
-    data = read_session(path, last=last, kinds=kinds, states=states)
+    data = read_session(path, last=last, kinds=kinds, states=states, key=read_key(key_file))
     if as_json:
         click.echo(_json_text(data))
     else:
@@ -279,6 +285,22 @@ def watch(ctx: click.Context, path: str, interval: float, timeout: float | None,
     except KeyboardInterrupt:
         click.echo("durable watch: stopped", err=True)
         ctx.exit(130)
+
+
+@cli.command()
+@click.argument("path", metavar="PATH")
+@click.option("--key-file", type=click.Path(exists=True, dir_okay=False), metavar="OLD",
+              help="The file's key now (omit for a file not yet encrypted).")
+@click.option("--new-key-file", required=True, type=click.Path(exists=True, dir_okay=False), metavar="NEW",
+              help="The key to encrypt it with from now on.")
+def rekey(path: str, key_file: str | None, new_key_file: str) -> None:
+    """Encrypt a session file with a new key, a few hundred rows a commit.
+
+    Owns the file while it runs (refused while its owner runs). Crash-safe: run it again after a
+    kill to finish; meanwhile either key opens the file."""
+    from .keys import read_key, rekey_file
+
+    click.echo(rekey_file(path, read_key(key_file), read_key(new_key_file)))
 
 
 @cli.command()

@@ -30,21 +30,21 @@ TASK_STATES = ("pending", "running", "sleeping", "waiting", "terminal", "done", 
 
 
 def read_session(path: str | os.PathLike[str], *, last: int = 10, kinds: Sequence[str] = (),
-                 states: Sequence[str] = ()) -> dict[str, Any]:
+                 states: Sequence[str] = (), key: bytes | None = None) -> dict[str, Any]:
     """Everything `durable inspect` shows about the session file at `path`.
 
     `last` bounds what grows with history: the entries shown per conversation, and the ended
     tasks and settled submissions shown (live tasks and unsettled submissions are always all
     shown). `kinds` and `states` (any of `TASK_STATES`) filter the tasks: with either, every task
     that matches one of the kinds and one of the states is shown, ended ones too, without the
-    `last` bound."""
+    `last` bound. `key`: the key of an encrypted file (`WrongKey` without it)."""
     unknown = sorted(set(states) - set(TASK_STATES))
     if unknown:
         raise ValueError(f"Unknown task state(s) {', '.join(unknown)} (expected: {', '.join(TASK_STATES)})")
     path = os.fspath(path)
     if os.path.islink(path):  # as the owner does: the file itself, with its -wal beside it
         path = os.path.realpath(path)
-    with SessionReader(path) as reader, reader.snapshot():  # one commit in every section
+    with SessionReader(path, key=key) as reader, reader.snapshot():  # one commit in every section
         conversations = []
         for cid in reader.conversation_ids():
             count, last_seq = reader.entry_span(cid)

@@ -103,6 +103,10 @@ def register(location: str, sealer: Sealer | None) -> None:
         _BY_LOCATION[location] = sealer
 
 
+def registered(location: str) -> bool:
+    return location in _BY_LOCATION
+
+
 def plain(body: str, location: str) -> str:
     """A stored body as plain text: opened if sealed (`WrongKey` when no key of the file is known)."""
     if not body.startswith(PREFIX):
