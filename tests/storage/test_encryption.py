@@ -38,8 +38,8 @@ def _lookup() -> durable.Tool:
 
 
 def _model() -> faux.FauxModel:
-    return by_input({f"what is {SECRET}?": [faux.reply("", tool_calls=[faux.call("lookup", {"topic": SECRET + "-arg"})]),
-                                             faux.reply(f"It is {SECRET}-answer " * 80)]},
+    ask = faux.reply("", tool_calls=[faux.call("lookup", {"topic": SECRET + "-arg"})])
+    return by_input({f"what is {SECRET}?": [ask, faux.reply(f"It is {SECRET}-answer " * 80)]},
                     default=faux.reply(f"noted {SECRET}"))
 
 
