@@ -1,14 +1,12 @@
 """The `durable` command: the click group, its commands, and errors as one line.
 
     durable demo [--db PATH] [--kill-after SECONDS] [--model faux|openai|anthropic] [--plain]
-    durable inspect PATH [--json] [--last N] [--kind KIND]... [--state STATE]...
+    durable inspect PATH [--json] [--last N] [--kind KIND]... [--state STATE]... [--key-file KEY]
     durable export PATH [--conversation ID] [--format json|markdown] [--output FILE]
     durable watch PATH [--interval SECONDS] [--timeout SECONDS] [--once] [--last N]
     durable prune PATH --older-than AGE [--keep-last N] [--vacuum]
     durable rekey PATH [--key-file OLD] --new-key-file NEW
-    durable inspect PATH --key-file KEY ...   (an encrypted file)
     durable worker --dsn DSN --app MODULE:ATTR [--space-pattern P] [--lease S] [--poll S] [--max-spaces N]
-    durable --debug ...     show the traceback of an error
 
 `demo` runs (or, on an existing file, resumes) a scripted agent session that survives `kill -9`
 (`durable.cli.demo`). `inspect` (a summary: the last entries, tasks by kind and state), `export`
@@ -17,10 +15,9 @@ session file without owning it: read-only, without the lock, safe while its owne
 (`durable.storage.sqlite.reader`). `worker` takes over PostgreSQL session spaces whose owner is gone.
 
 Errors a person can act on (a missing file, a file another process owns, a newer schema, a file
-that is not a session, a missing API key) are one line on stderr and exit status 2; `--debug`
-shows the traceback. Heavy imports (anyio and trio through the engine, rich, the provider SDKs)
-happen inside the commands that need them: `durable inspect` never imports the event-loop
-libraries.
+that is not a session, a missing API key) are one line on stderr and exit status 2; `durable
+--debug ...` shows the traceback. Heavy imports (anyio and trio through the engine, rich, the provider SDKs)
+happen inside the commands that need them: `durable inspect` never imports the event-loop libraries.
 """
 
 from __future__ import annotations

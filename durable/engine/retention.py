@@ -4,14 +4,23 @@ new input to them and never offers one it holds live (docs/spec.md §6)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..errors import ConversationNotEnded, HarnessError
-from ..storage.protocol import Retention
+from ..storage.protocol import Retention, Storage
 from ..storage.retention import ROWS_PER_COMMIT, PruneReport, choose
+from .session import Session
 
-if TYPE_CHECKING:
-    from .conversation import Host
+
+class Host(Protocol):
+    """What a prune uses of its harness."""
+
+    storage: Storage
+
+    @property
+    def session(self) -> Session: ...
+
+    def _check_open(self) -> None: ...
 
 
 async def prune(h: Host, *, ended_before: float | None, keep_last: int = 0, only: str | None = None,
