@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import rows
+from ..group_commit import _transaction
 from ..retention import CONVERSATION_TABLES, TOMBSTONE, Ended, PruneReport
 from .write import PostgresWrites
 
@@ -117,12 +118,7 @@ def finish(w: PostgresWrites, limit: int) -> PruneReport:
 
 
 def _settled(w: PostgresWrites, attempt: Any) -> None:
-    try:
-        w.settle(attempt)
-    except Exception as exc:
-        w.rollback(exc)
-        from ...errors import StorageError
-
-        if isinstance(exc, StorageError):
-            raise
-        raise w.translate(exc) from exc
+    """One fenced transaction (`group_commit._transaction`); its failure raised as the store's error."""
+    failure = _transaction(w, attempt)
+    if failure is not None:
+        raise w.translate(failure) from failure
