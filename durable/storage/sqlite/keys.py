@@ -30,7 +30,7 @@ _BODIES = (("tasks", "id"), ("submissions", "id"), ("documents", "conversation_i
 def stored_meta(conn: sqlite3.Connection) -> str | None:
     try:
         row = conn.execute(_META).fetchone()
-    except sqlite3.OperationalError:  # no meta table: not a session (yet); refused or made later
+    except sqlite3.DatabaseError:  # no meta table, or not SQLite: not a session (yet); refused or made later
         return None
     return None if row is None else str(row[0])
 
