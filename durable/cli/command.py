@@ -4,7 +4,7 @@
     durable inspect PATH [--json] [--last N] [--kind KIND]... [--state STATE]... [--key-file KEY]
     durable export PATH [--conversation ID] [--format json|markdown] [--output FILE]
     durable watch PATH [--interval SECONDS] [--timeout SECONDS] [--once] [--last N]
-    durable prune PATH --older-than AGE [--keep-last N] [--vacuum]
+    durable prune PATH --older-than AGE [--keep-last N] [--vacuum] [--key-file KEY]
     durable rekey PATH [--key-file OLD] --new-key-file NEW
     durable worker --dsn DSN --app MODULE:ATTR [--space-pattern P] [--lease S] [--poll S] [--max-spaces N]
 
@@ -223,13 +223,17 @@ def inspect(path: str, as_json: bool, last: int, kinds: tuple[str, ...], states:
 @click.option("--keep-last", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
               help="Keep the N conversations that ended last, however old.")
 @click.option("--vacuum", is_flag=True, help="Then rewrite the file to give back every free page (slow).")
-def prune(path: str, older_than: str, keep_last: int, vacuum: bool) -> None:
+@click.option("--key-file", type=click.Path(exists=True, dir_okay=False), metavar="PATH",
+              help="The key of an encrypted session file.")
+def prune(path: str, older_than: str, keep_last: int, vacuum: bool, key_file: str | None) -> None:
     """Delete the ended conversations of a session file (never anything live).
 
     Owns the file while it runs: refused while its owner process runs. Crash-safe."""
+    from .keys import read_key
     from .prune import parse_age, prune_file
 
-    for line in prune_file(path, older_than=parse_age(older_than), keep_last=keep_last, vacuum=vacuum):
+    for line in prune_file(path, older_than=parse_age(older_than), keep_last=keep_last, vacuum=vacuum,
+                           key=read_key(key_file)):
         click.echo(line)
 
 

@@ -26,8 +26,9 @@ def parse_age(text: str) -> float:
     return float(found.group(1)) * _UNITS[found.group(2)]
 
 
-def prune_file(path: str, *, older_than: float, keep_last: int, vacuum: bool, now: float | None = None) -> list[str]:
-    """Prune the session file at `path`; the lines of its report."""
+def prune_file(path: str, *, older_than: float, keep_last: int, vacuum: bool, now: float | None = None,
+               key: bytes | None = None) -> list[str]:
+    """Prune the session file at `path` (`key`: an encrypted file's); the lines of its report."""
     import anyio
 
     from .. import tasks  # noqa: F401 - the task kinds, registered to read the live tasks at open
@@ -40,7 +41,7 @@ def prune_file(path: str, *, older_than: float, keep_last: int, vacuum: bool, no
     async def run() -> list[str]:
         from ..storage.retention import choose
 
-        storage = SQLiteStorage(path)
+        storage = SQLiteStorage(path, encryption_key=key)
         await storage.open()
         try:
             ended = await storage.ended()
