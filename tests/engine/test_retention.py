@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+import anyio
+
 import pytest
 
 import durable
@@ -63,3 +65,32 @@ async def test_delete_refuses_a_conversation_that_has_not_ended(where) -> None:
         assert report.conversations == ("x",)
         assert await h.conversation("x").entries() == []
         assert len(await h.conversation("busy").entries()) == 1
+
+
+class _GatedMemory(durable.MemoryStorage):
+    """A memory store whose deletions wait for the test's gate."""
+
+    def __init__(self) -> None:
+        super().__init__("gated")
+        self.started = anyio.Event()
+        self.gate = anyio.Event()
+
+    async def delete_conversations(self, ids, *, rows_per_commit=500):  # type: ignore[no-untyped-def]
+        self.started.set()
+        await self.gate.wait()
+        return await super().delete_conversations(ids, rows_per_commit=rows_per_commit)
+
+
+async def test_input_to_a_conversation_being_deleted_is_refused() -> None:
+    store = _GatedMemory()
+    async with durable.open_harness(store, model=_model()) as h:
+        assert await (await h.conversation("x").submit("hi")).answer() == "Done."
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(h.conversation("x").delete)
+            await store.started.wait()
+            with pytest.raises(durable.ConversationNotEnded) as refused:
+                await h.conversation("x").submit("more")
+            assert str(refused.value) == ("Conversation 'x' in <memory:gated> is being deleted; the input was not "
+                                          "accepted")
+            store.gate.set()
+        assert await (await h.conversation("x").submit("more")).wait() == Answered("Done.", 2)
