@@ -158,3 +158,27 @@ async def test_a_rekey_cut_off_by_sigkill_opens_with_either_key_then_finishes(tm
     assert await _answers(path, "new") == expected
     with pytest.raises(durable.WrongKey, match="is encrypted with another key"):
         await _answers(path, "old")
+
+
+async def test_a_plain_file_is_encrypted_by_a_rekey(tmp_path) -> None:
+    path = os.fspath(tmp_path / "s.sqlite")
+    async with durable.open_harness(path, model=_model()) as h:
+        assert await (await h.root.submit("hello")).answer() == f"noted {SECRET}"
+    assert SECRET.encode() in open(path, "rb").read()
+    storage = durable.SQLiteStorage(path)
+    await storage.open()
+    assert await storage.rekey("now secret", rows_per_commit=2) == 5  # 2 entries, a task, an input, a document
+    await storage.close()
+    assert SECRET.encode() not in b"".join(_bytes(os.fspath(tmp_path)).values())
+    assert _key_ids(path) == {_meta(path)["key_id"]}
+    async with durable.open_harness(path, model=_model(), encryption_key="now secret") as h:
+        assert [e.entry.text for e in await h.root.entries()] == ["hello", f"noted {SECRET}"]  # type: ignore[union-attr]
+
+
+async def test_without_the_extra_a_key_is_a_missing_extra(tmp_path, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "cryptography.hazmat.primitives.ciphers.aead", None)
+    with pytest.raises(durable.MissingExtra) as missing:
+        async with durable.open_harness(os.fspath(tmp_path / "s.sqlite"), model=_model(), encryption_key="k"):
+            pass
+    assert str(missing.value).startswith("Encryption at rest needs the cryptography package, which cannot be imported")
+    assert str(missing.value).endswith('pip install "durable-harness[encryption]"')

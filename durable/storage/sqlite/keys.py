@@ -59,8 +59,11 @@ def start(w: SQLiteWrites, key: bytes | str) -> Sealer:
 
 
 def begin_rekey(w: SQLiteWrites, new_key: bytes | str) -> Sealer:
-    """Record the new key beside the current one (one commit); new bodies are sealed with it."""
+    """Record the new key beside the current one (one commit); new bodies are sealed with it.
+    Until `end_rekey`, what a commit overwrites is zeroed (`secure_delete`): no plain text of a
+    file encrypted for the first time stays in its free space."""
     conn = w._conn()
+    conn.execute("PRAGMA secure_delete = ON")
     meta = stored_meta(conn)
     if meta is None:  # a plain file becomes encrypted: its rows are sealed as for a rotation
         return start(w, new_key)
@@ -108,9 +111,15 @@ def rekey_some(w: SQLiteWrites, limit: int, after: dict[str, tuple[object, ...]]
 
 def end_rekey(w: SQLiteWrites) -> None:
     """Every body is sealed with the current key: drop the previous one (one commit)."""
-    meta = stored_meta(w._conn())
+    conn = w._conn()
+    meta = stored_meta(conn)
     if meta is not None:
         _commit(w, [(_SET, (finished_meta(meta),))])
+    conn.execute("PRAGMA secure_delete = OFF")
+    try:  # the WAL's copies of the pages as they were go too
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except sqlite3.Error as exc:
+        raise translate(exc, "A key change of", w.path) from exc
 
 
 def _commit(w: SQLiteWrites, statements: Sequence[tuple[str, Any]], *, many: bool = False) -> None:
