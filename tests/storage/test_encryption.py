@@ -182,3 +182,16 @@ async def test_without_the_extra_a_key_is_a_missing_extra(tmp_path, monkeypatch)
             pass
     assert str(missing.value).startswith("Encryption at rest needs the cryptography package, which cannot be imported")
     assert str(missing.value).endswith('pip install "durable-harness[encryption]"')
+
+
+async def test_a_plain_file_opened_with_a_key_is_refused_unchanged(tmp_path) -> None:
+    path = os.fspath(tmp_path / "s.sqlite")
+    async with durable.open_harness(path, model=_model()) as h:
+        assert await (await h.root.submit("hello")).answer() == f"noted {SECRET}"
+    before = _bytes(os.fspath(tmp_path))
+    with pytest.raises(durable.WrongKey) as refused:
+        async with durable.open_harness(path, model=_model(), encryption_key="k"):
+            pass
+    assert str(refused.value) == (f"Session file {path} is not encrypted: encrypt it with `durable rekey {path} "
+                                  f"--new-key-file KEY` (or open it without a key); nothing was changed")
+    assert _bytes(os.fspath(tmp_path)) == before

@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from ...errors import WrongKey
 from ..sealing import Sealer, current_key, finished_meta, new_meta, plain, rotated_meta, unlock
 from .reader import connect_read_only
 from .write import SQLiteWrites, translate
@@ -46,9 +47,19 @@ def unlock_file(path: str, st: os.stat_result, key: bytes | str | None) -> Seale
         return None  # not readable as SQLite: the open refuses it, saying why
     try:
         meta = stored_meta(conn)
+        if meta is None and key is not None and _is_session(conn):
+            raise WrongKey(f"Session file {path} is not encrypted: encrypt it with `durable rekey {path} "
+                           f"--new-key-file KEY` (or open it without a key); nothing was changed", location=path)
     finally:
         conn.close()
     return unlock(meta, key, path)
+
+
+def _is_session(conn: sqlite3.Connection) -> bool:
+    try:
+        return conn.execute("SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone() is not None
+    except sqlite3.DatabaseError:
+        return False
 
 
 def start(w: SQLiteWrites, key: bytes | str) -> Sealer:
