@@ -77,18 +77,18 @@ def tombstone(w: PostgresWrites, ids: Sequence[str]) -> PruneReport:
     return PruneReport(rows=done[0], commits=1) if done[1] else PruneReport()
 
 
-def delete_some(w: PostgresWrites, limit: int) -> PruneReport:
+def delete_some(w: PostgresWrites, limit: int, conn: Any) -> PruneReport:
     """One commit: up to `limit` rows of the space's tombstoned conversations deleted; when none is
-    left, their tombstones instead. An empty report when there was nothing to do."""
+    left, their tombstones instead. An empty report, and no transaction, when there was nothing
+    to do (read on `conn`, the store's connection)."""
     space, prefix = w.lease.space, _prefix(w.lease.space)
+    if not tombstoned(conn, space):
+        return PruneReport()
     out: list[PruneReport] = []
 
     def attempt() -> None:
         conn = w.link.conn
         ids = tombstoned(conn, space)
-        if not ids:
-            out[:] = [PruneReport()]
-            return
         w.begin(True)
         left = limit
         for table in CONVERSATION_TABLES:
@@ -109,10 +109,10 @@ def delete_some(w: PostgresWrites, limit: int) -> PruneReport:
     return out[0]
 
 
-def finish(w: PostgresWrites, limit: int) -> PruneReport:
+def finish(w: PostgresWrites, limit: int, conn: Any) -> PruneReport:
     """Finish the deletions a crash cut off."""
     report = PruneReport()
-    while (step := delete_some(w, limit)).commits:
+    while (step := delete_some(w, limit, conn)).commits:
         report = report.plus(step)
     return report
 

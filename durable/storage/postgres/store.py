@@ -253,7 +253,7 @@ class PostgresStorage(GroupCommitter[Any]):
         report, w = PruneReport(), self._writes
         for group in groups(ids, rows_per_commit):
             report = report.plus(await self._call(lambda _, g=group: prune.tombstone(w, g)))  # type: ignore[misc]
-            while (step := await self._call(lambda _: prune.delete_some(w, rows_per_commit))).commits:
+            while (step := await self._call(lambda c: prune.delete_some(w, rows_per_commit, c))).commits:
                 report = report.plus(step)
         return report
 
@@ -412,7 +412,7 @@ class PostgresStorage(GroupCommitter[Any]):
             self.holding = True
             self._retry_at = -math.inf
             try:
-                prune.finish(self._writes, ROWS_PER_COMMIT)  # a prune a crash cut off
+                prune.finish(self._writes, ROWS_PER_COMMIT, conn)  # a prune a crash cut off
                 opened, self._writes.texts = schema.read_opened(conn, self.space, self.location)
                 return opened
             except BaseException:
