@@ -34,6 +34,7 @@ from .errors import (
     CommitRefused as CommitRefused,
     ConversationArchived as ConversationArchived,
     ConversationBusy as ConversationBusy,
+    ConversationNotEnded as ConversationNotEnded,
     CorruptSession as CorruptSession,
     DiskFull as DiskFull,
     DurableError as DurableError,
@@ -62,6 +63,7 @@ from .errors import (
     UnknownTaskKind as UnknownTaskKind,
     UnsafeSessionFile as UnsafeSessionFile,
     UnsupportedModelSetting as UnsupportedModelSetting,
+    WrongKey as WrongKey,
 )
 from .prices import Price as Price, Prices as Prices
 from .records import (
@@ -155,6 +157,7 @@ if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must
     from .models.fallback import FallbackMemberMissing as FallbackMemberMissing, FallbackModel as FallbackModel
     from .models.protocol import Model as Model, ModelError as ModelError
     from .storage import MemoryStorage as MemoryStorage, SQLiteStorage as SQLiteStorage, Storage as Storage
+    from .storage.retention import PruneReport as PruneReport
     from .storage.sqlite.store import Synchronous as Synchronous
     from .tasks import (
         CancelInput as CancelInput,
@@ -192,6 +195,7 @@ else:
         **dict.fromkeys(("CancelInput", "CompactionInput", "GenerationInput", "ToolInput"), ".tasks"),
         **dict.fromkeys(("Resumed", "TaskKind"), ".engine.kinds"),
         "Change": ".engine.head",
+        "PruneReport": ".storage.retention",
         "PrepareContext": ".engine.instructions",
         "Runtime": ".engine.runtime",
         "Transitions": ".engine.transitions",
@@ -240,6 +244,7 @@ __all__ = [
     "Conversation",
     "ConversationArchived",
     "ConversationBusy",
+    "ConversationNotEnded",
     "CorruptSession",
     "DeferredLive",
     "Diagnostic",
@@ -290,6 +295,7 @@ __all__ = [
     "Price",
     "Prices",
     "Progress",
+    "PruneReport",
     "Queued",
     "ReasoningDeltaEvent",
     "Replay",
@@ -362,6 +368,7 @@ __all__ = [
     "UserEntry",
     "Waiting",
     "WhenBusy",
+    "WrongKey",
     "define_tool",
     "open_harness",
     "sync",

@@ -11,6 +11,7 @@ from .engine.harness import Harness
 from .engine.instructions import Instruction
 from .engine.kinds import TaskKind
 from .engine.reports import ReportCallback
+from .errors import WrongKey
 from .models.protocol import Model
 from .settings import Settings
 from .storage.protocol import Storage
@@ -31,6 +32,7 @@ def open_harness(
     deps: DepsT = None,  # type: ignore[assignment]  # None for a harness without dependencies
     instructions: Iterable[Instruction] = (),
     output: Any = None,
+    encryption_key: bytes | str | None = None,
 ) -> Harness[DepsT]:
     """A harness on `storage` (a session file path, or a `Storage`). Use as `async with`.
 
@@ -48,13 +50,20 @@ def open_harness(
     or an async function of a `durable.PrepareContext` returning one; with such a function, each
     run assembles its instructions in its `prepare` phase and commits the text (a retried attempt
     sends the same; a new run assembles them afresh). `output`: a type every input is answered as
-    unless its `submit(..., output=)` says otherwise (structured output)."""
+    unless its `submit(..., output=)` says otherwise (structured output).
+
+    `encryption_key` (a session file path only; the `encryption` extra): the file's bodies are
+    stored encrypted (AES-GCM, a key per file derived from this one: `durable.storage.sealing`);
+    an encrypted file opened without its key, or with another, is `WrongKey` and left unchanged."""
     from .tasks import default_kinds
 
     if not isinstance(storage, (str, os.PathLike)):
+        if encryption_key is not None:
+            raise WrongKey(f"encryption_key is for a session file path, not for {storage.location}",
+                           location=storage.location)
         store = storage
     else:
-        store = SQLiteStorage(storage, synchronous=synchronous)
+        store = SQLiteStorage(storage, synchronous=synchronous, encryption_key=encryption_key)
     standard, runs = default_kinds()
     return Harness(store, model=model, kinds=[*standard, *kinds], runs=runs, tools=tools, settings=settings,
                    clock=clock, report=report, deps=deps, instructions=instructions, output=output)

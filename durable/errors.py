@@ -155,6 +155,11 @@ class InvalidHistory(HarnessError, ValueError):
     index and the field, and the conversation."""
 
 
+class ConversationNotEnded(HarnessError):
+    """`Conversation.delete()` of a conversation that is not idle (a live task or an unsettled
+    input), or an input submitted to a conversation while it is being deleted."""
+
+
 class UnknownTask(HarnessError):
     """No task with this id in the session (the message names the id and the file)."""
 
@@ -225,6 +230,11 @@ class RetryTool(Exception):
 
 
 # --------------------------------------------------------------------------- installation
+
+
+class WrongKey(StorageError):
+    """An encrypted session file opened without its key, or with another key (or a key given for
+    a store that cannot encrypt); nothing was changed. Names the file."""
 
 
 class MissingExtra(DurableError, ImportError):

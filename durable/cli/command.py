@@ -1,11 +1,12 @@
 """The `durable` command: the click group, its commands, and errors as one line.
 
     durable demo [--db PATH] [--kill-after SECONDS] [--model faux|openai|anthropic|google] [--plain]
-    durable inspect PATH [--json] [--last N] [--kind KIND]... [--state STATE]...
+    durable inspect PATH [--json] [--last N] [--kind KIND]... [--state STATE]... [--key-file KEY]
     durable export PATH [--conversation ID] [--format json|markdown] [--output FILE]
     durable watch PATH [--interval SECONDS] [--timeout SECONDS] [--once] [--last N]
+    durable prune PATH --older-than AGE [--keep-last N] [--vacuum] [--key-file KEY]
+    durable rekey PATH [--key-file OLD] --new-key-file NEW
     durable worker --dsn DSN --app MODULE:ATTR [--space-pattern P] [--lease S] [--poll S] [--max-spaces N]
-    durable --debug ...     show the traceback of an error
 
 `demo` runs (or, on an existing file, resumes) a scripted agent session that survives `kill -9`
 (`durable.cli.demo`). `inspect` (a summary: the last entries, tasks by kind and state), `export`
@@ -14,10 +15,9 @@ session file without owning it: read-only, without the lock, safe while its owne
 (`durable.storage.sqlite.reader`). `worker` takes over PostgreSQL session spaces whose owner is gone.
 
 Errors a person can act on (a missing file, a file another process owns, a newer schema, a file
-that is not a session, a missing API key) are one line on stderr and exit status 2; `--debug`
-shows the traceback. Heavy imports (anyio and trio through the engine, rich, the provider SDKs)
-happen inside the commands that need them: `durable inspect` never imports the event-loop
-libraries.
+that is not a session, a missing API key) are one line on stderr and exit status 2; `durable
+--debug ...` shows the traceback. Heavy imports (anyio and trio through the engine, rich, the provider SDKs)
+happen inside the commands that need them: `durable inspect` never imports the event-loop libraries.
 """
 
 from __future__ import annotations
@@ -191,14 +191,18 @@ _TASK_STATES = ("pending", "running", "sleeping", "waiting", "terminal", "done",
               help="Only tasks of this kind (generation, tool, compaction, cancel); repeat for several.")
 @click.option("--state", "states", multiple=True, type=click.Choice(_TASK_STATES),
               help="Only tasks in this state, or ended with this outcome; repeat for several.")
-def inspect(path: str, as_json: bool, last: int, kinds: tuple[str, ...], states: tuple[str, ...]) -> None:
+@click.option("--key-file", type=click.Path(exists=True, dir_okay=False), metavar="PATH",
+              help="The key of an encrypted session file (its bytes; a trailing newline is ignored).")
+def inspect(path: str, as_json: bool, last: int, kinds: tuple[str, ...], states: tuple[str, ...],
+            key_file: str | None) -> None:
     """Show a session file: conversations, submissions, tasks, the live document and file facts.
 
     With --kind or --state, every matching task is listed (ended ones too, not bound by --last).
     Read-only and without the lock: safe while the owner process runs."""
     from .inspect_data import read_session
+    from .keys import read_key
 
-    data = read_session(path, last=last, kinds=kinds, states=states)
+    data = read_session(path, last=last, kinds=kinds, states=states, key=read_key(key_file))
     if as_json:
         click.echo(_json_text(data))
     else:
@@ -211,6 +215,27 @@ def inspect(path: str, as_json: bool, last: int, kinds: tuple[str, ...], states:
 
 
 # --------------------------------------------------------------------------- export
+
+
+@cli.command()
+@click.argument("path", metavar="PATH")
+@click.option("--older-than", "older_than", required=True, metavar="AGE",
+              help="Delete conversations that ended longer ago than AGE (30d, 12h, 90m, 45s, 2w).")
+@click.option("--keep-last", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+              help="Keep the N conversations that ended last, however old.")
+@click.option("--vacuum", is_flag=True, help="Then rewrite the file to give back every free page (slow).")
+@click.option("--key-file", type=click.Path(exists=True, dir_okay=False), metavar="PATH",
+              help="The key of an encrypted session file.")
+def prune(path: str, older_than: str, keep_last: int, vacuum: bool, key_file: str | None) -> None:
+    """Delete the ended conversations of a session file (never anything live).
+
+    Owns the file while it runs: refused while its owner process runs. Crash-safe."""
+    from .keys import read_key
+    from .prune import parse_age, prune_file
+
+    for line in prune_file(path, older_than=parse_age(older_than), keep_last=keep_last, vacuum=vacuum,
+                           key=read_key(key_file)):
+        click.echo(line)
 
 
 @cli.command()
@@ -262,6 +287,22 @@ def watch(ctx: click.Context, path: str, interval: float, timeout: float | None,
     except KeyboardInterrupt:
         click.echo("durable watch: stopped", err=True)
         ctx.exit(130)
+
+
+@cli.command()
+@click.argument("path", metavar="PATH")
+@click.option("--key-file", type=click.Path(exists=True, dir_okay=False), metavar="OLD",
+              help="The file's key now (omit for a file not yet encrypted).")
+@click.option("--new-key-file", required=True, type=click.Path(exists=True, dir_okay=False), metavar="NEW",
+              help="The key to encrypt it with from now on.")
+def rekey(path: str, key_file: str | None, new_key_file: str) -> None:
+    """Encrypt a session file with a new key, a few hundred rows a commit.
+
+    Owns the file while it runs (refused while its owner runs). Crash-safe: run it again after a
+    kill to finish; meanwhile either key opens the file."""
+    from .keys import read_key, rekey_file
+
+    click.echo(rekey_file(path, read_key(key_file), read_key(new_key_file)))
 
 
 @cli.command()

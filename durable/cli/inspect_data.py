@@ -32,7 +32,8 @@ TASK_STATES = ("pending", "running", "sleeping", "waiting", "terminal", "done", 
 
 
 def read_session(path: str | os.PathLike[str], *, last: int = 10, kinds: Sequence[str] = (),
-                 states: Sequence[str] = (), prices: Prices = DEFAULT_PRICES) -> dict[str, Any]:
+                 states: Sequence[str] = (), prices: Prices = DEFAULT_PRICES,
+                 key: bytes | None = None) -> dict[str, Any]:
     """Everything `durable inspect` shows about the session file at `path`.
 
     `last` bounds what grows with history: the entries shown per conversation, and the ended
@@ -40,14 +41,14 @@ def read_session(path: str | os.PathLike[str], *, last: int = 10, kinds: Sequenc
     shown). `kinds` and `states` (any of `TASK_STATES`) filter the tasks: with either, every task
     that matches one of the kinds and one of the states is shown, ended ones too, without the
     `last` bound. `costs` prices each conversation's usage with `prices` (`genai-prices`, when
-    installed, by default)."""
+    installed, by default). `key`: the key of an encrypted file (`WrongKey` without it)."""
     unknown = sorted(set(states) - set(TASK_STATES))
     if unknown:
         raise ValueError(f"Unknown task state(s) {', '.join(unknown)} (expected: {', '.join(TASK_STATES)})")
     path = os.fspath(path)
     if os.path.islink(path):  # as the owner does: the file itself, with its -wal beside it
         path = os.path.realpath(path)
-    with SessionReader(path) as reader, reader.snapshot():  # one commit in every section
+    with SessionReader(path, key=key) as reader, reader.snapshot():  # one commit in every section
         live = reader.live_documents()
         conversations = []
         for cid in reader.conversation_ids():

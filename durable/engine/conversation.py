@@ -9,7 +9,14 @@ from typing import Any, Protocol, TypeVar, overload
 
 from .._frozen import evolve
 from ..content import Blobs, Content, content_parts
-from ..errors import ConversationArchived, ConversationBusy, InvalidInput, ToolDefinitionError, UnknownSubmission
+from ..errors import (
+    ConversationArchived,
+    ConversationBusy,
+    ConversationNotEnded,
+    InvalidInput,
+    ToolDefinitionError,
+    UnknownSubmission,
+)
 from ..inputs import answer_text, check_submission_id, check_text
 from ..models.protocol import Model, check_settings
 from ..prices import in_force
@@ -27,9 +34,10 @@ from ..records import (
 )
 from ..records.model_settings import NO_SETTINGS, merge
 from ..settings import Settings, WhenBusy
+from ..storage.retention import PruneReport
 from ..tools import ToolRegistry
 from ..tools.schema import output_schema as schema_of, output_value
-from . import fork as _fork, history
+from . import fork as _fork, history, retention
 from .clock import Clock
 from .kinds import RunService
 from .runtime import Runtime
@@ -135,6 +143,9 @@ class Conversation:
         h = self._h
         h._check_open()
         await h.resume()
+        if self.id in h.session.deleting:
+            raise ConversationNotEnded(f"Conversation {self.id!r} in {h.storage.location} is being deleted; the "
+                                       f"input was not accepted")
         conv = h.session.conversation(self.id)
         run = conv.live.run
         if self._archived():
@@ -223,6 +234,12 @@ class Conversation:
         self._h._check_open()
         await self._h.resume()
         return await self._h.runs.compact(self._h.rt, self.id)
+
+    async def delete(self) -> PruneReport:
+        """Delete this ended conversation: its entries, tasks, submissions and live document, in
+        bounded commits, crash-safe (docs/spec.md §6; `durable.engine.retention`). Raises
+        `ConversationNotEnded` when it has a live task or an unsettled input."""
+        return await retention.prune(self._h, ended_before=None, only=self.id)
 
     def live(self) -> Live:
         """The live document as committed."""

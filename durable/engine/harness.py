@@ -50,7 +50,7 @@ from ..records import (
 from ..settings import Settings
 from ..storage.protocol import InboxDecision, Storage
 from ..tools import DepsT, Tool, ToolRegistry
-from . import inbox, ownership, recovery
+from . import inbox, ownership, recovery, retention
 from .clock import Clock, SystemClock
 from .conversation import Conversation, output_schema
 from .instructions import Instruction, checked_instructions
@@ -331,6 +331,10 @@ class Harness(Generic[DepsT]):
                 f"The harness on {self.storage.location} is {self._state.value}; it accepts no more work")
 
     # ------------------------------------------------------------------ host API
+
+    async def prune(self, *, ended_before: float | None = None, keep_last: int = 0) -> retention.PruneReport:
+        """Delete ended conversations, but the `keep_last` newest (docs/spec.md §6; `retention`)."""
+        return await retention.prune(self, ended_before=ended_before, keep_last=keep_last)
 
     def conversation(self, conversation_id: str = "root", *,
                      model_settings: ModelSettings | None = None) -> Conversation:

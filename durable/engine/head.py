@@ -60,6 +60,7 @@ class Head:
         self.ended_children: dict[int, Task] = {}
         self.submissions: dict[str, Submission] = {s.id: s for s in opened.unsettled}
         self.convs: dict[str, ConversationHead] = {}
+        self.deleting: set[str] = set()  # conversations being deleted (`durable.engine.retention`)
         for cid, state in opened.conversations.items():
             self.convs[cid] = ConversationHead(cid, state.last_seq, state.live, state.live, state.last_compaction)
         for sub in sorted(opened.unsettled, key=lambda s: (s.created_at, s.id)):

@@ -20,6 +20,7 @@ from ..records import Live, StoredEntry, Submission, Task
 from ..tokens import NOT_SENT
 from . import rows
 from .protocol import Batch, ConversationState, Opened, RawContext
+from .retention import ROWS_PER_COMMIT, Ended, PruneReport, groups
 from .rows import StoredRows, encode_batch, written_texts
 from .texts import HeldTexts, stream_texts
 
@@ -181,6 +182,52 @@ class MemoryStorage:
     def attachment_rows(self) -> list[tuple[str, str, int]]:
         """The attachments stored (sha256, media type, size), by hash; never their bytes."""
         return [(sha, media_type, size) for sha, (media_type, size, _) in sorted(self._attachments.items())]
+
+    async def ended(self) -> list[Ended]:
+        """Every ended conversation (idle), with when it ended (`durable.storage.retention`)."""
+        self._check()
+        busy = self._busy()
+        last: dict[str, int] = {}
+        for tid, row in self._tasks.items():
+            last[row[0]] = max(tid, last.get(row[0], tid))
+        return [Ended(cid, rows.updated_at(self._tasks[last[cid]][5], last[cid], self.location) if cid in last else 0.0)
+                for cid in sorted(self._docs) if cid not in busy]
+
+    async def delete_conversations(self, ids: Sequence[str], *,
+                                   rows_per_commit: int = ROWS_PER_COMMIT) -> PruneReport:
+        """Delete the rows of the idle conversations `ids` (one that is not idle is left alone);
+        counted in commits of `rows_per_commit` rows as the file stores count them, each one
+        applied whole before the next await."""
+        report = PruneReport()
+        busy = self._busy()
+        for group in groups(ids, rows_per_commit):
+            self._check()
+            gone = [cid for cid in group if cid not in busy and cid in self._docs]
+            for cid in gone:
+                self._held.begin()
+                for lo, hi in self._held.write(f"live:{cid}", {})[1]:
+                    for key in [k for k in self._pieces if lo <= k <= hi]:
+                        del self._pieces[key]
+                self._held.forget(cid)
+                self._held.commit()
+                del self._docs[cid]
+            doomed = set(gone)
+            deleted = len(gone) + sum(len(self._entries.pop(cid, {})) for cid in gone)
+            for sid in [k for k, row in self._subs.items() if row[0] in doomed]:
+                del self._subs[sid]
+                deleted += 1
+            for tid in [k for k, row in self._tasks.items() if row[0] in doomed]:
+                del self._tasks[tid]
+                deleted += 1
+            if gone:  # counted as the file stores commit: the tombstones, the rows, the tombstones gone
+                rest = deleted - len(gone)
+                report = report.plus(PruneReport(tuple(gone), deleted, 2 + -(-rest // rows_per_commit)))
+            await anyio.lowlevel.checkpoint()
+        return report
+
+    def _busy(self) -> set[str]:
+        busy = {row[0] for row in self._tasks.values() if row[3]}
+        return busy | {cid for cid, status, _ in self._subs.values() if status == "queued"}
 
     async def check_integrity(self) -> list[str]:
         """A store in memory cannot be damaged: nothing to report."""

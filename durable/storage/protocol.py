@@ -26,6 +26,7 @@ from attrs import field
 from .._frozen import define, frozen
 from ..errors import CorruptSession, LockLost
 from ..records import Live, StoredEntry, Submission, Task
+from .retention import ROWS_PER_COMMIT, Ended, PruneReport
 
 
 class RawContext(NamedTuple):
@@ -238,6 +239,21 @@ class Inbox(Protocol):
         """Up to `limit` decisions on tool calls (`durable.remote` approve/deny), oldest first. Does
         not delete them: the commit that applies one (or drops it, refused) consumes its row
         (`Batch.inbox`), so a crash before it leaves the decision for the next owner."""
+        ...
+
+
+@runtime_checkable
+class Retention(Protocol):
+    """A store that can delete ended conversations (`durable.storage.retention`): `SQLiteStorage`,
+    `PostgresStorage` and `MemoryStorage` implement it."""
+
+    async def ended(self) -> list[Ended]:
+        """Every ended conversation (no live task, no unsettled submission) and when it ended."""
+        ...
+
+    async def delete_conversations(self, ids: Sequence[str], *, rows_per_commit: int = ROWS_PER_COMMIT) -> PruneReport:
+        """Delete every row of the idle conversations `ids` in commits of at most
+        `rows_per_commit` rows, crash-safe; one that is not idle is left alone."""
         ...
 
 

@@ -21,7 +21,7 @@ from .._frozen import define, frozen
 from ..errors import CorruptSession, UnknownTaskKind
 from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
 from ..tokens import stored_tokens
-from . import texts as texts_
+from . import sealing, texts as texts_
 from .protocol import Batch, RawContext
 
 # --------------------------------------------------------------------------- encoding
@@ -135,6 +135,21 @@ def written_texts(rows: EncodedBatch, held: texts_.HeldTexts) -> tuple[EncodedBa
                          copies=rows.copies, attachments=rows.attachments), puts, drops)
 
 
+def sealed(rows: EncodedBatch, puts: list[texts_.Put],
+           sealer: sealing.Sealer) -> tuple[EncodedBatch, list[texts_.Put]]:
+    """`rows` and `puts` as written to an encrypted file: every body and piece sealed
+    (`durable.storage.sealing`), index columns plain. After `written_texts`, which compares the
+    plain rows with what the file holds."""
+    seal = sealer.seal
+    return EncodedBatch(
+        tuple([t._replace(body=seal(t.body)) for t in rows.tasks]),
+        tuple([(c, s, k, seal(b), n) for c, s, k, b, n in rows.entries]),
+        tuple([(i, c, st, seal(b)) for i, c, st, b in rows.submissions]),
+        tuple([(c, seal(b), t) for c, b, t in rows.live]),
+        rows.barrier, rows.inbox, rows.texts,
+    ), [(key, seal(text)) for key, text in puts]
+
+
 def joined_body(body: str, kind: str, column: str | None, streams: Mapping[int, str]) -> str:
     """A row's JSON body with its long texts (`column`: its `texts` column; `streams`: every
     stream's text) joined back in, for readers that keep rows as JSON; a body that is not JSON
@@ -155,6 +170,7 @@ T = TypeVar("T")
 
 
 def _load(body: str, cls: type[T], what: str, location: str) -> T:
+    body = sealing.plain(body, location)
     try:
         return codec.loads(body, cls)
     except codec.UnknownVariant as exc:
@@ -194,13 +210,25 @@ def all_framed(bodies: Sequence[str]) -> bool:
     return all(map(str.startswith, bodies, repeat(_FRAMES))) and all(map(str.endswith, bodies, repeat("}")))
 
 
-def raw_context(seqs: Sequence[int], tokens: Sequence[int | None], bodies: Sequence[str]) -> RawContext:
+def raw_context(seqs: Sequence[int], tokens: Sequence[int | None], bodies: Sequence[str],
+                location: str = "") -> RawContext:
     """A context from its rows' columns (`RawContext`): the total of their tokens when every row
-    was counted and is framed, else each row's, None for a row to decode at once."""
+    was counted and is framed, else each row's, None for a row to decode at once. Bodies sealed
+    (`durable.storage.sealing`) are opened: the engine only ever sees plain JSON."""
+    bodies = sealing.plain_all(bodies, location)
     if None not in tokens and all_framed(bodies):
         return RawContext(seqs, bodies, sum(cast(Sequence[int], tokens)))
     checked = [t if t is not None and framed(b) else None for t, b in zip(tokens, bodies, strict=True)]
     return RawContext(seqs, bodies, checked)
+
+
+def updated_at(body: str, task_id: int, location: str) -> float:
+    """When a task last changed, read from its row's JSON alone (no task kind needed to read it)."""
+    try:
+        value = json.loads(sealing.plain(body, location)).get("updated_at", 0.0)
+        return float(value)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise CorruptSession(f"Task {task_id} in {location} cannot be read: {exc}", location=location) from exc
 
 
 def submission(body: str, submission_id: str, location: str) -> Submission:

@@ -221,6 +221,11 @@ class HeldTexts:
         self._new_bodies[conversation_id] = (body, texts)
         return written != (body, texts)
 
+    def forget(self, conversation_id: str) -> None:
+        """The live document of `conversation_id` is deleted in this transaction: its next row is
+        written whatever it holds."""
+        self._new_bodies[conversation_id] = ("", None)
+
     def begin(self) -> None:
         self._new: dict[str, dict[str, Stream]] = {}
         self._new_bodies: dict[str, tuple[str, str | None]] = {}

@@ -32,6 +32,7 @@ from .. import rows
 from ..protocol import ConversationState, Opened
 from ..rows import StoredRows
 from ..texts import HeldTexts, stream_texts
+from .prune import skip_tombstoned
 
 _MIGRATION_LOCK = 0x44524231  # pg_advisory_xact_lock key ("DRB1")
 TASKS_FILLFACTOR = 80  # version 5; see the migration
@@ -285,14 +286,15 @@ def read_rows(conn: Any, space: str) -> StoredRows:
         streams = stream_texts(conn.execute("SELECT id, body FROM durable.texts WHERE space = %s ORDER BY id",
                                             (space,))) if apart else {}
         col = "texts" if apart else "NULL"
+        skip, args = skip_tombstoned(space)  # a conversation being deleted is gone (a prune cut off)
         tasks = [(tid, cid, kind, state, live, parent, rows.joined_body(body, "task", col, streams))
                  for tid, cid, kind, state, live, parent, body, col in conn.execute(
                      f"SELECT id, conversation_id, kind, state, live, parent_id, body, {col} FROM durable.tasks "
-                     "WHERE space = %s ORDER BY id", (space,))]
-        entries = conn.execute("SELECT conversation_id, seq, kind, body FROM durable.entries WHERE space = %s "
-                               "ORDER BY conversation_id COLLATE \"C\", seq", (space,)).fetchall()
-        subs = conn.execute("SELECT id, conversation_id, status, body FROM durable.submissions WHERE space = %s "
-                            "ORDER BY ord", (space,)).fetchall()
+                     f"WHERE space = %s AND {skip} ORDER BY id", (space, *args))]
+        entries = conn.execute(f"SELECT conversation_id, seq, kind, body FROM durable.entries WHERE space = %s AND "
+                               f"{skip} ORDER BY conversation_id COLLATE \"C\", seq", (space, *args)).fetchall()
+        subs = conn.execute(f"SELECT id, conversation_id, status, body FROM durable.submissions WHERE space = %s "
+                            f"AND {skip} ORDER BY ord", (space, *args)).fetchall()
         docs = [(cid, rows.joined_body(body, "live", col, streams)) for cid, body, col in conn.execute(
             f"SELECT conversation_id, body, {col} FROM durable.documents WHERE space = %s "
             "ORDER BY conversation_id COLLATE \"C\"", (space,))]

@@ -38,9 +38,10 @@ from ...tokens import NOT_SENT
 from .. import rows
 from ..group_commit import GroupCommitter
 from ..protocol import Batch, InboxDecision, Opened, RawContext
+from ..retention import ROWS_PER_COMMIT, Ended, PruneReport, groups
 from ..rows import StoredRows, decode_rows
 from ..writer import Job, thread_safe_caller
-from . import driver, lease, schema
+from . import driver, lease, prune, schema
 from .driver import Link
 from .lease import Lease
 from .write import PostgresWrites
@@ -250,6 +251,21 @@ class PostgresStorage(GroupCommitter[Any]):
                 return
             await anyio.sleep(self.inbox_poll_seconds)
 
+    async def ended(self) -> list[Ended]:
+        """Every ended conversation (idle), with when it ended (`durable.storage.retention`)."""
+        return await self._call(lambda c: prune.ended(c, self.space, self.location))
+
+    async def delete_conversations(self, ids: Sequence[str], *,
+                                   rows_per_commit: int = ROWS_PER_COMMIT) -> PruneReport:
+        """Delete the idle conversations `ids` in fenced commits of at most `rows_per_commit` rows
+        (`durable.storage.postgres.prune`); each commit a job of its own."""
+        report, w = PruneReport(), self._writes
+        for group in groups(ids, rows_per_commit):
+            report = report.plus(await self._call(lambda _, g=group: prune.tombstone(w, g)))  # type: ignore[misc]
+            while (step := await self._call(lambda c: prune.delete_some(w, rows_per_commit, c))).commits:
+                report = report.plus(step)
+        return report
+
     async def close(self) -> None:
         """Release the lease (the next open gets in at once) and the connection. Idempotent."""
         if self._closed or self._thread is None:
@@ -405,6 +421,7 @@ class PostgresStorage(GroupCommitter[Any]):
             self.holding = True
             self._retry_at = -math.inf
             try:
+                prune.finish(self._writes, ROWS_PER_COMMIT, conn)  # a prune a crash cut off
                 opened, self._writes.texts = schema.read_opened(conn, self.space, self.location)
                 return opened
             except BaseException:

@@ -16,7 +16,7 @@ import json
 import sqlite3
 
 from ...tokens import NOT_SENT
-from .. import rows
+from .. import rows, sealing
 from ..protocol import RawContext
 
 _CONTEXT_ROWS = ("FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? AND kind != 'compaction' "
@@ -40,7 +40,8 @@ caching them (up to the connection's 2 MB) would fault in a new page of memory f
 page faults at 3,500 turns). The connection's own size is set back after the read."""
 
 
-def read_context(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
+def read_context(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq: int,
+                 location: str = "") -> RawContext:
     """`SQLiteStorage.get_context`, on the writer thread (no commit comes between its queries).
     When every row was counted, each chunk's joined text splits back into as many bodies as the
     chunk has rows, every body is framed and the seqs come in order (the order of the primary
@@ -49,16 +50,16 @@ def read_context(conn: sqlite3.Connection, conversation_id: str, from_seq: int, 
     SQLite's longest string) is read again row by row, and its rows checked one by one
     (`rows.raw_context`)."""
     if to_seq - from_seq < _CHUNK:
-        return _read(conn, conversation_id, from_seq, to_seq)
+        return _read(conn, conversation_id, from_seq, to_seq, location)
     cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
     conn.execute(f"PRAGMA cache_size = {_READ_CACHE_PAGES}")
     try:
-        return _read(conn, conversation_id, from_seq, to_seq)
+        return _read(conn, conversation_id, from_seq, to_seq, location)
     finally:
         conn.execute(f"PRAGMA cache_size = {int(cache_size)}")
 
 
-def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
+def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq: int, location: str) -> RawContext:
     seqs: list[int] = []
     bodies: list[str] = []
     total = 0
@@ -69,7 +70,7 @@ def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq:
             n, counted, tokens, first, last, joined = conn.execute(_CONTEXT_JOINED,
                                                                    (conversation_id, lo, hi)).fetchone()
         except sqlite3.DataError:  # longer joined than SQLite's longest string (SQLITE_TOOBIG)
-            return _row_by_row(conn, conversation_id, from_seq, to_seq)
+            return _row_by_row(conn, conversation_id, from_seq, to_seq, location)
         if n == 0:  # a gap in the seqs: on to the next row of the context, if any
             row = conn.execute(_NEXT_SEQ, (conversation_id, hi + 1, to_seq)).fetchone() if hi < to_seq else None
             if row is None:
@@ -78,7 +79,7 @@ def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq:
             continue
         part = joined.split("\x1e")
         if counted != n or len(part) != n:
-            return _row_by_row(conn, conversation_id, from_seq, to_seq)
+            return _row_by_row(conn, conversation_id, from_seq, to_seq, location)
         bodies += part
         if last - first + 1 == n:
             seqs += range(first, last + 1)
@@ -86,15 +87,17 @@ def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq:
             seqs += json.loads(f"[{conn.execute(_CONTEXT_SEQS, (conversation_id, lo, hi)).fetchone()[0]}]")
         total += tokens
         lo = hi + 1
-    if rows.all_framed(bodies) and seqs == sorted(seqs):
-        return RawContext(seqs, bodies, total)
-    return _row_by_row(conn, conversation_id, from_seq, to_seq)
+    opened = sealing.plain_all(bodies, location)  # sealed bodies opened (`durable.storage.sealing`)
+    if rows.all_framed(opened) and seqs == sorted(seqs):
+        return RawContext(seqs, opened, total)
+    return _row_by_row(conn, conversation_id, from_seq, to_seq, location)
 
 
-def _row_by_row(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
+def _row_by_row(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq: int,
+                location: str) -> RawContext:
     found = conn.execute(f"SELECT seq, tokens, body {_CONTEXT_ROWS} ORDER BY seq",
                          (conversation_id, from_seq, to_seq)).fetchall()
-    return rows.raw_context([r[0] for r in found], [r[1] for r in found], [r[2] for r in found])
+    return rows.raw_context([r[0] for r in found], [r[1] for r in found], [r[2] for r in found], location)
 
 
 __all__ = ["read_context"]

@@ -72,6 +72,8 @@ def connect(path: str, lock: FileLock, st: os.stat_result, synchronous: str) -> 
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     try:
         conn.execute("PRAGMA busy_timeout = 5000")
+        if stored is None or stored is False:  # a new session: a prune gives space back (`prune.reclaim`)
+            conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if mode.lower() != "wal":
             raise StorageError(f"Session file {path} cannot use WAL journaling (got {mode})", location=path)

@@ -30,7 +30,8 @@ from typing import Any, Self
 from ..._frozen import frozen
 from ...errors import CorruptSession, NotASession, SchemaTooNew, StorageError
 from ...records import Live, StoredEntry, Submission, Task
-from .. import rows
+from .. import rows, sealing
+from ..retention import skip_tombstoned
 from ..rows import StoredRows
 from ..texts import bounds, join_pieces, stream_texts, streams_of
 from .lock import owner_pid
@@ -147,12 +148,15 @@ class SessionReader:
     file that is not a readable session; close it (or use it as a context manager) when done.
     `snapshot()` makes several reads see the same commit."""
 
-    def __init__(self, path: str | os.PathLike[str], *, writer_may_run: bool = True) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, writer_may_run: bool = True,
+                 key: bytes | str | None = None) -> None:
         self.path = os.fspath(path)
         check_file(self.path)
         self._conn = connect_read_only(self.path, writer_may_run=writer_may_run)
+        self._sealed = False
         try:
             version = read_schema(self._conn, self.path)
+            self._unlock(key)
         except BaseException:
             self._conn.close()
             raise
@@ -160,8 +164,23 @@ class SessionReader:
         self.schema_version = version
         self._texts = "texts" if version >= 7 else "NULL"  # long texts kept apart: schema 7
 
+    def _unlock(self, key: bytes | str | None) -> None:
+        """An encrypted file (`durable.storage.sealing`): its key, checked, and registered while
+        this reader is open (unless a store of this process has it open: then its key serves).
+        Without one, `WrongKey` naming the file."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'encryption'").fetchone()
+        if row is None or (key is None and sealing.registered(self.path)):
+            return
+        sealer = sealing.unlock(row[0], key, self.path)
+        if not sealing.registered(self.path):
+            sealing.register(self.path, sealer)
+            self._sealed = True
+
     def close(self) -> None:
         self._conn.close()
+        if self._sealed:
+            sealing.register(self.path, None)
+            self._sealed = False
 
     def __enter__(self) -> Self:
         return self
@@ -286,28 +305,38 @@ class SessionReader:
 
     def rows(self) -> StoredRows:
         """Every row as stored, undecoded (`decode_rows` decodes them, reporting bad ones), long
-        texts kept apart joined back into their bodies."""
+        texts kept apart joined back into their bodies. The rows of a conversation being deleted
+        (`durable.storage.retention`: a prune cut off) are left out, as if it were gone."""
         t = self._texts
+        skip = "WHERE " + skip_tombstoned("meta")
+        p = self._plain
         with self._consistent():
-            streams = stream_texts(self._all("SELECT id, body FROM texts ORDER BY id")) if t == "texts" else {}
+            streams = stream_texts([(k, p(b)) for k, b in self._all("SELECT id, body FROM texts ORDER BY id")]
+                                   ) if t == "texts" else {}
             return StoredRows(
-                [(tid, cid, kind, state, bool(live), parent, rows.joined_body(body, "task", col, streams))
+                [(tid, cid, kind, state, bool(live), parent, rows.joined_body(p(body), "task", col, streams))
                  for tid, cid, kind, state, live, parent, body, col in self._all(
-                    f"SELECT id, conversation_id, kind, state, live, parent_id, body, {t} FROM tasks ORDER BY id")],
-                self._all("SELECT conversation_id, seq, kind, body FROM entries ORDER BY conversation_id, seq"),
-                self._all("SELECT id, conversation_id, status, body FROM submissions ORDER BY rowid"),
-                [(cid, rows.joined_body(body, "live", col, streams)) for cid, body, col in self._all(
+                    f"SELECT id, conversation_id, kind, state, live, parent_id, body, {t} FROM tasks {skip} "
+                    "ORDER BY id")],
+                [(cid, seq, kind, p(body)) for cid, seq, kind, body in self._all(
+                    f"SELECT conversation_id, seq, kind, body FROM entries {skip} ORDER BY conversation_id, seq")],
+                [(sid, cid, status, p(body)) for sid, cid, status, body in self._all(
+                    f"SELECT id, conversation_id, status, body FROM submissions {skip} ORDER BY rowid")],
+                [(cid, rows.joined_body(p(body), "live", col, streams)) for cid, body, col in self._all(
                     f"SELECT conversation_id, body, {t} FROM documents ORDER BY conversation_id")],
                 self._all("SELECT sha256, media_type, size FROM attachments ORDER BY sha256")
                 if self.schema_version >= 8 else [],
             )
 
+    def _plain(self, body: str) -> str:
+        return sealing.plain(body, self.path)
+
     def _texts_of(self, column: str | None) -> dict[str, str] | None:
         """The long texts of a row whose `texts` column is `column` (None: inline)."""
         if not column:
             return None
-        return {field: join_pieces(self._all("SELECT id, body FROM texts WHERE id BETWEEN ? AND ? ORDER BY id",
-                                             bounds(number)))
+        return {field: join_pieces([(k, self._plain(b)) for k, b in self._all(
+                    "SELECT id, body FROM texts WHERE id BETWEEN ? AND ? ORDER BY id", bounds(number))])
                 for field, number in streams_of(column).items()}
 
     @contextmanager

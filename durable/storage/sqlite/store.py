@@ -32,11 +32,12 @@ import anyio
 
 from ...errors import StorageClosed, StorageError
 from ...records import Live, StoredEntry, Submission, Task
-from .. import rows
+from .. import rows, sealing
 from ..group_commit import GroupCommitter
 from ..protocol import Batch, Opened, RawContext
+from ..retention import ROWS_PER_COMMIT, Ended, PruneReport, groups
 from ..writer import Job, thread_safe_caller
-from . import files, opening
+from . import files, keys, opening, prune
 from .context import read_context
 from .lock import FileLock
 from .reader import connect_read_only
@@ -55,13 +56,15 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
     _closed_what = "Session file"
     _writes: SQLiteWrites  # the connection, once open, and the primitives of the group-commit policy
 
-    def __init__(self, path: str | os.PathLike[str], *, synchronous: Synchronous = "EXTERNAL") -> None:
+    def __init__(self, path: str | os.PathLike[str], *, synchronous: Synchronous = "EXTERNAL",
+                 encryption_key: bytes | str | None = None) -> None:
         if synchronous not in SYNCHRONOUS_LEVELS:
             raise ValueError(f"synchronous must be 'EXTERNAL', 'FULL' or 'NORMAL', not {synchronous!r}")
         self._given = os.fspath(path)
         self.path = self._given  # on open: the file a symbolic link at the path points to
         self.location = self.path
         self.synchronous = synchronous
+        self._key = encryption_key  # see `durable.storage.sealing`
         self._init_writer()
         self._writes = SQLiteWrites(self.path, synchronous)
 
@@ -122,7 +125,7 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         return [rows.entry(conversation_id, seq, body, self.path) for seq, body in found]
 
     async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
-        return await self._read("entries", lambda c: read_context(c, conversation_id, from_seq, to_seq))
+        return await self._read("entries", lambda c: read_context(c, conversation_id, from_seq, to_seq, self.path))
 
     async def get_submission(self, submission_id: str) -> Submission | None:
         row = await self._read("submissions", lambda c: c.execute(
@@ -149,6 +152,45 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
             return found
 
         return await self._read("attachments", fetch)
+
+    async def ended(self) -> list[Ended]:
+        """Every ended conversation (idle), with when it ended (`durable.storage.retention`)."""
+        return await self._read("tasks", lambda c: prune.ended(c, self.path))
+
+    async def delete_conversations(self, ids: Sequence[str], *,
+                                   rows_per_commit: int = ROWS_PER_COMMIT) -> PruneReport:
+        """Delete the rows of the idle conversations `ids` in commits of at most `rows_per_commit`
+        rows (tombstoned first: `durable.storage.retention`), then give the space back
+        (`prune.reclaim`). A conversation that is not idle is left alone. Each commit is a job of
+        its own: the owner's commits go on between them."""
+        report = PruneReport()
+        w = self._writes
+        for group in groups(ids, rows_per_commit):
+            report = report.plus(await self._call(lambda _, g=group: prune.tombstone(w, g)))  # type: ignore[misc]
+            while (step := await self._call(lambda _: prune.delete_some(w, rows_per_commit))).commits:
+                report = report.plus(step)
+        return report.plus(await self._call(lambda _: prune.reclaim(w)))
+
+    async def vacuum(self) -> PruneReport:
+        """Rewrite the whole file (`VACUUM`) to give back every free page, and switch it to
+        incremental vacuum (`prune.vacuum`); slow on a large file: only ever run when asked."""
+        return await self._call(lambda _: prune.vacuum(self._writes))
+
+    async def rekey(self, new_key: bytes | str, *, rows_per_commit: int = ROWS_PER_COMMIT) -> int:
+        """Seal every body with `new_key` (`durable.storage.sqlite.keys`): the new key is recorded
+        beside the old one, then rows are sealed again in commits of at most `rows_per_commit`;
+        crash-safe, and either key opens the file until it is done. Returns the rows sealed again."""
+        w = self._writes
+        sealer = await self._call(lambda _: keys.begin_rekey(w, new_key))
+        sealing.register(self.path, sealer)
+        w.sealer = sealer
+        after: dict[str, tuple[object, ...]] = {}
+        total = 0
+        while n := await self._call(lambda _: keys.rekey_some(w, rows_per_commit, after)):
+            total += n
+        await self._call(lambda _: keys.end_rekey(w))
+        self._key = new_key
+        return total
 
     async def close(self) -> None:
         if self._closed or self._thread is None:
@@ -264,10 +306,17 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         lock = FileLock(path)
         st = opening.acquire(path, lock)
         try:
+            sealer = keys.unlock_file(path, st, self._key)  # a wrong or missing key: WrongKey, nothing written
+            sealing.register(path, sealer)
             conn = opening.connect(path, lock, st, self.synchronous)
             self._writes.opened(path, lock, conn)
-            opened = self._read_opened(conn)
+            if sealer is None and self._key is not None:  # a new (or plain) file: encrypted from now on
+                sealer = keys.start(self._writes, self._key)
+                sealing.register(path, sealer)
+            self._writes.sealer = sealer
             self._writes.marked()
+            prune.finish(self._writes, ROWS_PER_COMMIT)  # a prune cut off by a crash: a group at most
+            opened = self._read_opened(conn)
             return opened
         except sqlite3.DatabaseError as exc:
             self._close_connection()
@@ -276,6 +325,7 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         except BaseException:
             self._close_connection()
             lock.release()
+            sealing.register(path, None)
             raise
 
     def _read_opened(self, conn: sqlite3.Connection) -> Opened:
@@ -283,6 +333,9 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         return opening.read_opened(conn, self.path, self._writes.texts)
 
     def _close_connection(self) -> None:
+        if self._writes.sealer is not None:
+            sealing.register(self.path, None)
+            self._writes.sealer = None
         conn = self._writes.closed()
         if conn is not None:
             try:

@@ -30,7 +30,8 @@ from ...errors import (
     StorageClosed,
     StorageError,
 )
-from ..rows import EncodedBatch, written_texts
+from ..rows import EncodedBatch, sealed, written_texts
+from ..sealing import Sealer, plain
 from ..texts import HeldTexts
 from . import space
 from .lock import FileLock
@@ -54,24 +55,28 @@ _DROP = "DELETE FROM texts WHERE id BETWEEN ? AND ?"
 _ATTACHMENTS = "INSERT OR IGNORE INTO attachments (sha256, media_type, size, data) VALUES (?,?,?,?)"
 
 
-def held_texts(conn: Any) -> HeldTexts:
+def held_texts(conn: Any, location: str = "") -> HeldTexts:
     """The long texts a session file keeps apart (`durable.storage.texts`), read whole: only live
     rows have them."""
     owners = [(f"live:{cid}", col) for cid, col in conn.execute(
         "SELECT conversation_id, texts FROM documents WHERE texts IS NOT NULL")]
     owners += [(f"task:{tid}", col) for tid, col in conn.execute(
         "SELECT id, texts FROM tasks INDEXED BY tasks_live WHERE live = 1 AND texts IS NOT NULL")]
-    return HeldTexts.load(owners, conn.execute("SELECT id, body FROM texts ORDER BY id"))
+    return HeldTexts.load(owners, [(key, plain(body, location))
+                                   for key, body in conn.execute("SELECT id, body FROM texts ORDER BY id")])
 
 
-def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None) -> None:
+def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None, sealer: Sealer | None = None) -> None:
     """Write `rows` in the open transaction of `conn` (a `sqlite3` connection, or an `apsw` one:
     `durable.testing.powercut` writes the store's own SQL). A later upsert of a key wins. `held`:
     the texts the file keeps apart, as of this transaction (None: read them now). A live document
-    whose row did not change is not written again."""
+    whose row did not change is not written again. `sealer`: the file is encrypted (its bodies
+    are sealed as they are written: `durable.storage.sealing`)."""
     if held is None:
         held = held_texts(conn)
     rows, puts, drops = written_texts(rows, held)
+    if sealer is not None:
+        rows, puts = sealed(rows, puts, sealer)
     if rows.tasks:  # `EncodedTask` rows are the columns in order (`live`, a bool, binds as 0/1)
         conn.executemany(_TASKS, rows.tasks)
     if rows.entries:
@@ -168,6 +173,7 @@ class SQLiteWrites:
         self._exhausted: bool | None = None  # whether the file could hardly grow when the last commit failed
         self._wal_due = False  # a barrier was written with the WAL past `WAL_LIMIT`
         self.texts = HeldTexts()  # the long texts the file keeps apart (`durable.storage.texts`)
+        self.sealer: Sealer | None = None  # set: the file is encrypted (`durable.storage.sealing`)
 
     def opened(self, path: str, lock: FileLock, conn: sqlite3.Connection) -> None:
         """The store owns the file at `path` (resolved) by `lock` and opened it on `conn`, at the
@@ -178,7 +184,7 @@ class SQLiteWrites:
         self.conn = conn  # first: whatever fails below, the store's close closes it
         self.level = commit_level(self.synchronous, True)
         self._session, self._counted = counted(conn, path) or ("", 0)
-        self.texts = held_texts(conn)
+        self.texts = held_texts(conn, path)
 
     def marked(self) -> None:
         """Open the commit mark and bring it up to the file's count."""
@@ -219,7 +225,7 @@ class SQLiteWrites:
         self.texts.begin()
 
     def apply(self, rows: EncodedBatch) -> None:
-        apply_rows(self._conn(), rows, self.texts)
+        apply_rows(self._conn(), rows, self.texts, self.sealer)
 
     def savepoint(self) -> None:
         self._conn().execute("SAVEPOINT batch")

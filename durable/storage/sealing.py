@@ -1,0 +1,198 @@
+"""Encryption at rest of a session file's bodies (docs/spec.md §6): AES-256-GCM, keyed per file.
+
+The user's key (any bytes or text) and a random salt kept in the file's `meta` row `encryption`
+give the file key (HKDF-SHA256); its *key id* (a hash of it) is stored beside the salt, so a
+wrong key is found before anything is read or written (`WrongKey`). Every body (tasks, entries,
+submissions, live documents and the pieces of long texts) is stored as `enc1:<key id>:<base64 of
+nonce + ciphertext + tag>`; index columns (ids, kinds, states, seqs, tokens) stay plain, so the
+engine and every query work unchanged. A row carries its key id, so during a key rotation
+(`durable.storage.sqlite.rekey`) rows of both keys are read: the file then also keeps each file
+key sealed under the other (`previous`), and either user key opens it.
+
+Bodies are opened where rows are decoded (`durable.storage.rows`) through `plain(body, location)`,
+which finds the store's `Sealer` by its location (registered while the store or a reader has the
+file open); a body without the prefix is plain (a file made without a key). Needs the
+`encryption` extra (`cryptography`).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import CorruptSession, MissingExtra, StorageError, WrongKey
+
+PREFIX = "enc1:"
+_ID = 16  # hex characters of a key id
+_HEAD = len(PREFIX) + _ID + 1  # "enc1:<id>:"
+_INFO = b"durable session file key v1"
+
+
+def _aesgcm() -> Any:
+    try:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    except ImportError as exc:
+        raise MissingExtra("Encryption at rest", "cryptography", "encryption", str(exc)) from exc
+    return AESGCM
+
+
+def derive(user_key: bytes | str, salt: bytes) -> tuple[bytes, str]:
+    """The file key for `user_key` and `salt` (HKDF-SHA256), and its key id."""
+    if isinstance(user_key, str):
+        user_key = user_key.encode()
+    if not user_key:
+        raise ValueError("An encryption key must not be empty")
+    prk = _hmac(salt, user_key)  # HKDF-extract
+    key = _hmac(prk, _INFO + b"\x01")  # HKDF-expand, one block: 32 bytes
+    return key, hashlib.sha256(b"durable key id\x00" + key).hexdigest()[:_ID]
+
+
+def _hmac(key: bytes, data: bytes) -> bytes:
+    import hmac
+
+    return hmac.new(key, data, "sha256").digest()
+
+
+class Sealer:
+    """The file keys of one session file by key id; `current` seals new bodies."""
+
+    def __init__(self, keys: dict[str, bytes], current: str) -> None:
+        cls = _aesgcm()
+        self.keys = dict(keys)
+        self._ciphers = {kid: cls(key) for kid, key in keys.items()}
+        self.current = current
+        self._seal = self._ciphers[current].encrypt
+        self._head = f"{PREFIX}{current}:"
+
+    def seal(self, text: str) -> str:
+        nonce = os.urandom(12)
+        return self._head + base64.b64encode(nonce + self._seal(nonce, text.encode(), None)).decode()
+
+    def sealed_with_current(self, body: str) -> bool:
+        return body.startswith(self._head)
+
+    def open(self, body: str, location: str) -> str:
+        cipher = self._ciphers.get(body[len(PREFIX):_HEAD - 1])
+        if cipher is None:
+            raise WrongKey(f"A row of {location} is sealed with key id {body[len(PREFIX):_HEAD - 1]!r}, which this "
+                           f"key does not open", location=location)
+        try:
+            raw = base64.b64decode(body[_HEAD:])
+            return str(cipher.decrypt(raw[:12], raw[12:], None).decode())
+        except Exception as exc:  # noqa: BLE001 - a damaged or forged row: said, naming the file
+            raise CorruptSession(f"An encrypted row of {location} does not open: it is damaged "
+                                 f"({type(exc).__name__})", location=location) from None
+
+    def wrap(self, key: bytes) -> str:
+        """`key` sealed under the current file key (kept in `meta` during a rotation)."""
+        return self.seal(base64.b64encode(key).decode())
+
+
+_BY_LOCATION: dict[str, Sealer] = {}
+
+
+def register(location: str, sealer: Sealer | None) -> None:
+    """The sealer of the file at `location` while it is open (None: forget it)."""
+    if sealer is None:
+        _BY_LOCATION.pop(location, None)
+    else:
+        _BY_LOCATION[location] = sealer
+
+
+def registered(location: str) -> bool:
+    return location in _BY_LOCATION
+
+
+def plain(body: str, location: str) -> str:
+    """A stored body as plain text: opened if sealed (`WrongKey` when no key of the file is known)."""
+    if not body.startswith(PREFIX):
+        return body
+    sealer = _BY_LOCATION.get(location)
+    if sealer is None:
+        raise WrongKey(f"Session file {location} is encrypted: open it with its key (encryption_key=..., "
+                       f"or --key-file)", location=location)
+    return sealer.open(body, location)
+
+
+def plain_all(bodies: Sequence[str], location: str) -> Sequence[str]:
+    """`plain` of every body; the same sequence when none is sealed."""
+    if location not in _BY_LOCATION and not any(b.startswith(PREFIX) for b in bodies[:1]):
+        return bodies
+    return [plain(b, location) for b in bodies]
+
+
+# --------------------------------------------------------------------------- the meta row
+
+
+def new_meta(user_key: bytes | str) -> tuple[str, Sealer]:
+    """The `meta` value of a file encrypted from now on under `user_key`, and its sealer."""
+    salt = os.urandom(16)
+    key, kid = derive(user_key, salt)
+    return json.dumps({"cipher": "AES-256-GCM", "salt": salt.hex(), "key_id": kid}), Sealer({kid: key}, kid)
+
+
+def unlock(meta: str | None, user_key: bytes | str | None, location: str) -> Sealer | None:
+    """The sealer of a file whose `meta` row `encryption` is `meta` (None: a plain file), for
+    `user_key`; `WrongKey` when the file is encrypted and the key is missing or another one."""
+    if meta is None:
+        return None
+    if user_key is None:
+        raise WrongKey(f"Session file {location} is encrypted: open it with its key (encryption_key=..., or "
+                       f"--key-file); nothing was changed", location=location)
+    found = json.loads(meta)
+    key, kid = derive(user_key, bytes.fromhex(found["salt"]))
+    previous = found.get("previous")
+    if kid == found["key_id"]:
+        keys = {kid: key}
+        if previous is not None:
+            keys[previous["key_id"]] = _unwrap(Sealer(keys, kid), previous["key"], location)
+        return Sealer(keys, kid)
+    if previous is not None:
+        old, old_id = derive(user_key, bytes.fromhex(previous["salt"]))
+        if old_id == previous["key_id"]:
+            new = _unwrap(Sealer({old_id: old}, old_id), previous["next"], location)
+            return Sealer({old_id: old, found["key_id"]: new}, found["key_id"])
+    raise WrongKey(f"Session file {location} is encrypted with another key (key id {found['key_id']}, this key's "
+                   f"is {kid}); nothing was changed", location=location)
+
+
+def _unwrap(sealer: Sealer, wrapped: str, location: str) -> bytes:
+    return base64.b64decode(sealer.open(wrapped, location))
+
+
+def rotated_meta(meta: str, sealer: Sealer, new_user_key: bytes | str) -> tuple[str, Sealer]:
+    """The `meta` value while rotating from `sealer`'s current key to `new_user_key` (each file key
+    sealed under the other), and the sealer of both, sealing with the new one."""
+    found = json.loads(meta)
+    old_id = found["key_id"]
+    old = sealer.keys[old_id]
+    salt = os.urandom(16)
+    new, new_id = derive(new_user_key, salt)
+    both = Sealer({old_id: old, new_id: new}, new_id)
+    previous = {"salt": found["salt"], "key_id": old_id, "key": both.wrap(old),
+                "next": Sealer({old_id: old}, old_id).wrap(new)}
+    value = {"cipher": "AES-256-GCM", "salt": salt.hex(), "key_id": new_id, "previous": previous}
+    return json.dumps(value), both
+
+
+def current_key(meta: str, user_key: bytes | str, location: str) -> bool:
+    """Whether `user_key` is the file's current key. `StorageError` when it is not and a rotation
+    to another key is under way (it must be finished first, with its own new key)."""
+    found = json.loads(meta)
+    if derive(user_key, bytes.fromhex(found["salt"]))[1] == found["key_id"]:
+        return True
+    if "previous" in found:
+        raise StorageError(f"A key rotation of {location} to another key (key id {found['key_id']}) is under way: "
+                           f"run it again with that key to finish it first", location=location)
+    return False
+
+
+def finished_meta(meta: str) -> str:
+    """The `meta` value once every row is sealed with the current key (the previous one dropped)."""
+    found = json.loads(meta)
+    found.pop("previous", None)
+    return json.dumps(found)

@@ -1,0 +1,150 @@
+"""The key of an encrypted session file (`durable.storage.sealing`): checked before the file is
+written (`unlock_file`, read-only), recorded when a file becomes encrypted (`start`), and rotated
+in bounded commits (`begin_rekey`, `rekey_some`, `end_rekey`) on the store's writer thread.
+
+A rotation first records the new key beside the old one (each file key sealed under the other,
+so either user key opens the file meanwhile), then seals again, a few hundred rows a commit,
+every body not yet sealed with the new key (a plain file's rows too), then drops the old key. A
+kill at any point leaves a file that opens with either key; running the rotation again finishes
+it.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from ...errors import WrongKey
+from ..sealing import Sealer, current_key, finished_meta, new_meta, plain, rotated_meta, unlock
+from .reader import connect_read_only
+from .write import SQLiteWrites, translate
+
+_META = "SELECT value FROM meta WHERE key = 'encryption'"
+_SET = "INSERT INTO meta (key, value) VALUES ('encryption', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+# (table, key columns, body column) of every sealed body
+_BODIES = (("tasks", "id"), ("submissions", "id"), ("documents", "conversation_id"), ("texts", "id"),
+           ("entries", "conversation_id, seq"))
+
+
+def stored_meta(conn: sqlite3.Connection) -> str | None:
+    try:
+        row = conn.execute(_META).fetchone()
+    except sqlite3.DatabaseError:  # no meta table, or not SQLite: not a session (yet); refused or made later
+        return None
+    return None if row is None else str(row[0])
+
+
+def unlock_file(path: str, st: os.stat_result, key: bytes | str | None) -> Sealer | None:
+    """The sealer of the locked file at `path` for `key` (None: a plain or new file), read
+    without writing; `WrongKey` when it is encrypted and the key is missing or another one."""
+    if st.st_size == 0:
+        return None
+    try:
+        conn = connect_read_only(path, writer_may_run=False)
+    except sqlite3.Error:
+        return None  # not readable as SQLite: the open refuses it, saying why
+    try:
+        meta = stored_meta(conn)
+        if meta is None and key is not None and _is_session(conn):
+            raise WrongKey(f"Session file {path} is not encrypted: encrypt it with `durable rekey {path} "
+                           f"--new-key-file KEY` (or open it without a key); nothing was changed", location=path)
+    finally:
+        conn.close()
+    return unlock(meta, key, path)
+
+
+def _is_session(conn: sqlite3.Connection) -> bool:
+    try:
+        return conn.execute("SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone() is not None
+    except sqlite3.DatabaseError:
+        return False
+
+
+def start(w: SQLiteWrites, key: bytes | str) -> Sealer:
+    """Record that the file is encrypted from now on under `key` (one commit)."""
+    value, sealer = new_meta(key)
+    _commit(w, [(_SET, (value,))])
+    return sealer
+
+
+def begin_rekey(w: SQLiteWrites, new_key: bytes | str) -> Sealer:
+    """Record the new key beside the current one (one commit); new bodies are sealed with it.
+    Until `end_rekey`, what a commit overwrites is zeroed (`secure_delete`): no plain text of a
+    file encrypted for the first time stays in its free space."""
+    conn = w._conn()
+    conn.execute("PRAGMA secure_delete = ON")
+    meta = stored_meta(conn)
+    if meta is None:  # a plain file becomes encrypted: its rows are sealed as for a rotation
+        return start(w, new_key)
+    assert w.sealer is not None
+    if current_key(meta, new_key, w.path):  # a rotation to this key cut off: go on with it
+        return w.sealer
+    value, both = rotated_meta(meta, w.sealer, new_key)
+    _commit(w, [(_SET, (value,))])
+    return both
+
+
+def rekey_some(w: SQLiteWrites, limit: int, after: dict[str, tuple[object, ...]]) -> int:
+    """One commit: up to `limit` bodies not sealed with the current key sealed again with it, in
+    key order from where the last step stopped (`after`, by table). Returns how many (0: done)."""
+    conn, sealer, path = w._conn(), w.sealer, w.path
+    assert sealer is not None
+    todo: list[tuple[str, list[tuple[object, ...]]]] = []
+    left = limit
+    for table, keys in _BODIES:
+        if left <= 0:
+            break
+        cols = keys.split(", ")
+        start_at = after.get(table)
+        where = f"WHERE ({keys}) > ({', '.join('?' * len(cols))})" if start_at else ""
+        found = []
+        cursor = conn.execute(f"SELECT {keys}, body FROM {table} {where} ORDER BY {keys}", start_at or ())
+        try:
+            for row in cursor:
+                *key, body = row
+                after[table] = tuple(key)
+                if not sealer.sealed_with_current(body):
+                    found.append((sealer.seal(plain(body, path)), *key))
+                    if len(found) >= left:
+                        break
+        finally:
+            cursor.close()
+        left -= len(found)
+        if found:
+            match = " AND ".join(f"{c} = ?" for c in cols)
+            todo.append((f"UPDATE {table} SET body = ? WHERE {match}", found))
+    if todo:
+        _commit(w, todo, many=True)
+    return limit - left
+
+
+def end_rekey(w: SQLiteWrites) -> None:
+    """Every body is sealed with the current key: drop the previous one (one commit)."""
+    conn = w._conn()
+    meta = stored_meta(conn)
+    if meta is not None:
+        _commit(w, [(_SET, (finished_meta(meta),))])
+    conn.execute("PRAGMA secure_delete = OFF")
+    try:  # the WAL's copies of the pages as they were go too
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except sqlite3.Error as exc:
+        raise translate(exc, "A key change of", w.path) from exc
+
+
+def _commit(w: SQLiteWrites, statements: Sequence[tuple[str, Any]], *, many: bool = False) -> None:
+    conn = w._conn()
+    w.begin(True)
+    try:
+        for sql, args in statements:
+            if many:
+                conn.executemany(sql, args)
+            else:
+                conn.execute(sql, args)
+        w.commit()
+    except BaseException as exc:
+        w.rollback(exc)
+        if isinstance(exc, sqlite3.Error):
+            raise translate(exc, "A key change of", w.path) from exc
+        raise
