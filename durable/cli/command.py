@@ -4,6 +4,7 @@
     durable inspect PATH [--json] [--last N] [--kind KIND]... [--state STATE]...
     durable export PATH [--conversation ID] [--format json|markdown] [--output FILE]
     durable watch PATH [--interval SECONDS] [--timeout SECONDS] [--once] [--last N]
+    durable console PATH... [--port N] [--host H]
     durable worker --dsn DSN --app MODULE:ATTR [--space-pattern P] [--lease S] [--poll S] [--max-spaces N]
     durable --debug ...     show the traceback of an error
 
@@ -260,6 +261,28 @@ def watch(ctx: click.Context, path: str, interval: float, timeout: float | None,
         follow(path, interval=interval, timeout=timeout, once=once, last=last, echo=echo)
     except KeyboardInterrupt:
         click.echo("durable watch: stopped", err=True)
+        ctx.exit(130)
+
+
+@cli.command()
+@click.argument("paths", metavar="PATH...", nargs=-1, required=True)
+@click.option("--port", type=click.IntRange(min=0, max=65535), default=8765, show_default=True,
+              help="The port to listen on (0: any free one).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on; another than 127.0.0.1 lets other machines in (with the token).")
+@click.option("--token", envvar="DURABLE_CONSOLE_TOKEN", hidden=True, help="The token (default: a random one).")
+@click.pass_context
+def console(ctx: click.Context, paths: tuple[str, ...], port: int, host: str, token: str | None) -> None:
+    """Serve a web page that follows session files live and decides tool calls waiting for approval.
+
+    Read-only on the files (their owners write them), but for their inboxes: a decision from the
+    page is committed there and applied by the owner. The URL printed holds a random token."""
+    from .console import run_console
+
+    try:
+        run_console(list(paths), host=host, port=port, token=token)
+    except KeyboardInterrupt:
+        click.echo("durable console: stopped", err=True)
         ctx.exit(130)
 
 

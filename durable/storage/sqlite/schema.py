@@ -95,4 +95,10 @@ MIGRATIONS: dict[int, list[str]] = {
         "ALTER TABLE tasks ADD COLUMN texts TEXT",
         "ALTER TABLE documents ADD COLUMN texts TEXT",
     ],
+    # Version 8: the inbox (`durable.storage.sqlite.inbox`): decisions on tool calls waiting for
+    # approval, put there by another process (`durable console`), deleted by the commit applying each.
+    8: [
+        "CREATE TABLE IF NOT EXISTS inbox (id TEXT PRIMARY KEY, call_id TEXT NOT NULL, "
+        "created_at REAL NOT NULL, body TEXT NOT NULL) STRICT",
+    ],
 }

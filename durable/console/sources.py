@@ -1,0 +1,167 @@
+"""Where the console reads a session from: a file another process owns, or a running harness.
+
+`FileSource(path)` (standalone, `durable console PATH`) reads through `SessionReader`: read-only,
+without the lock, a reader per look, so that the owner's clean close still folds its WAL back.
+It notices commits by the file's and its WAL's size and time (`version`: no connection held
+between looks); a decision goes into the file's inbox (`durable.storage.sqlite.inbox`), in a
+short transaction of its own, the only write the console ever makes to a session file.
+`HarnessSource(h)` (embedded, `durable.console.app(h)`) reads what the harness committed and
+decides through `h.approve` / `h.deny`. Both give the page the same data (`durable.console.views`)
+and both raise `ApprovalRejected` when a decision is refused (decided meanwhile, invalid arguments).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+import anyio
+import anyio.to_thread
+
+from .. import records as r
+from ..errors import ApprovalRejected
+from ..storage.sqlite import inbox
+from ..storage.sqlite.reader import SessionReader, owner_of
+from .views import Recovery, entry_data, session_state
+
+ENDED_SHOWN = 20  # ended tasks shown besides the live ones
+
+
+class Source(Protocol):
+    """What the web app needs of a session."""
+
+    name: str
+
+    def version(self) -> object:
+        """Something that changes when the session commits (cheap: polled)."""
+        ...
+
+    async def state(self) -> dict[str, Any]:
+        ...
+
+    async def entries(self, conversation_id: str, after: int) -> list[dict[str, Any]]:
+        ...
+
+    async def decide(self, call_id: str, *, approve: bool, arguments: str | None, reason: str) -> None:
+        ...
+
+
+def _arguments(arguments: str | None, call_id: str) -> Mapping[str, Any] | None:
+    if arguments is None:
+        return None
+    try:
+        value = json.loads(arguments)
+    except ValueError as exc:
+        raise ApprovalRejected(f"Tool call {call_id} was not approved: the edited arguments are not JSON ({exc})",
+                               call_id=call_id) from None
+    if not isinstance(value, dict):
+        raise ApprovalRejected(f"Tool call {call_id} was not approved: the edited arguments are not a JSON object",
+                               call_id=call_id)
+    return value
+
+
+class FileSource:
+    """A session file another process owns (or nobody does), read-only but for its inbox."""
+
+    def __init__(self, path: str) -> None:
+        self.path = os.path.realpath(path) if os.path.islink(path) else path
+        self.name = os.path.basename(path)
+        self._recovery: dict[str, tuple[int, Recovery]] = {}  # conversation -> last seq read, its notes
+        self._cached: tuple[object, dict[str, Any]] | None = None
+        self._lock = anyio.Lock()
+        with SessionReader(self.path):  # refused now, naming the file, when it is no session
+            pass
+
+    def version(self) -> object:
+        def stat(p: str) -> tuple[int, int]:
+            try:
+                st = os.stat(p)
+            except OSError:
+                return (0, 0)
+            return (st.st_mtime_ns, st.st_size)
+        return (stat(self.path), stat(self.path + "-wal"))
+
+    async def state(self) -> dict[str, Any]:
+        async with self._lock:  # one read per version, however many pages look
+            version = self.version()
+            if self._cached is None or self._cached[0] != version:
+                self._cached = (version, await anyio.to_thread.run_sync(self._read_state))
+            return self._cached[1]
+
+    def _read_state(self) -> dict[str, Any]:
+        owner = owner_of(self.path)
+        who = "not open" if owner is None else ("owned by another process" if owner < 0 else f"owned by process {owner}")
+        with SessionReader(self.path) as reader, reader.snapshot():
+            counts: dict[str, int] = {}
+            story = Recovery()
+            for cid in reader.conversation_ids():
+                count, last_seq = reader.entry_span(cid)
+                counts[cid] = count
+                seen, notes = self._recovery.get(cid, (0, Recovery()))
+                if last_seq > seen:
+                    notes.read(reader.entries(cid, seen + 1))
+                    self._recovery[cid] = (last_seq, notes)
+                story.notes += notes.notes
+            return session_state(name=self.name, location=self.path, owner=who, live=reader.live_documents(),
+                                 tasks=reader.tasks(ended_last=ENDED_SHOWN), entry_counts=counts, recovery=story)
+
+    async def entries(self, conversation_id: str, after: int) -> list[dict[str, Any]]:
+        def read() -> list[dict[str, Any]]:
+            with SessionReader(self.path) as reader:
+                return [entry_data(e) for e in reader.entries(conversation_id, after + 1)]
+        return await anyio.to_thread.run_sync(read)
+
+    async def decide(self, call_id: str, *, approve: bool, arguments: str | None, reason: str) -> None:
+        _arguments(arguments, call_id)  # a JSON object, or refused here; the owner checks its schema
+        await anyio.to_thread.run_sync(lambda: inbox.put_decision(self.path, call_id, approve=approve,
+                                                                  arguments=arguments, reason=reason))
+
+
+class HarnessSource:
+    """A running harness of this process (`durable.console.app(h)`)."""
+
+    def __init__(self, h: Any, name: str | None = None) -> None:
+        self.h = h
+        self.name = name or os.path.basename(h.storage.location)
+        self._recovery: dict[str, tuple[int, Recovery]] = {}
+        self._lock = anyio.Lock()
+
+    def version(self) -> object:
+        session = self.h.session
+        return (session.commit_count, tuple((cid, c.last_seq, id(c.committed_live)) for cid, c in session.convs.items()))
+
+    async def state(self) -> dict[str, Any]:
+        h = self.h
+        async with self._lock:
+            counts: dict[str, int] = {}
+            story = Recovery()
+            live: dict[str, r.Live] = {}
+            for cid, conv in list(h.session.convs.items()):
+                live[cid] = conv.committed_live
+                seen, notes = self._recovery.get(cid, (0, Recovery()))
+                found = await h.conversation(cid).entries(seen + 1)
+                notes.read(found)
+                last = found[-1].seq if found else seen
+                self._recovery[cid] = (last, notes)
+                counts[cid] = last
+                story.notes += notes.notes
+            live_tasks = list(h.session.tasks.values())
+            ended = await h.tasks(state="terminal")
+            tasks = sorted({t.id: t for t in [*ended[-ENDED_SHOWN:], *live_tasks]}.values(), key=lambda t: t.id)
+            schemas = {tool.name: tool.parameters for tool in h.tools}
+            return session_state(name=self.name, location=h.storage.location, owner=f"this process ({os.getpid()})",
+                                 live=live, tasks=tasks, entry_counts=counts, recovery=story, schemas=schemas)
+
+    async def entries(self, conversation_id: str, after: int) -> list[dict[str, Any]]:
+        return [entry_data(e) for e in await self.h.conversation(conversation_id).entries(after + 1)]
+
+    async def decide(self, call_id: str, *, approve: bool, arguments: str | None, reason: str) -> None:
+        if approve:
+            await self.h.approve(call_id, _arguments(arguments, call_id))
+        else:
+            await self.h.deny(call_id, reason)
+
+
+__all__ = ["FileSource", "HarnessSource", "Source"]
