@@ -70,7 +70,7 @@ class FileSource:
         self.name = os.path.basename(path)
         self._recovery: dict[str, tuple[int, Recovery]] = {}  # conversation -> last seq read, its notes
         self._cached: tuple[object, dict[str, Any]] | None = None
-        self._lock = anyio.Lock()
+        self._lock: anyio.Lock | None = None  # made on the loop that serves
         with SessionReader(self.path):  # refused now, naming the file, when it is no session
             pass
 
@@ -84,6 +84,7 @@ class FileSource:
         return (stat(self.path), stat(self.path + "-wal"))
 
     async def state(self) -> dict[str, Any]:
+        self._lock = self._lock or anyio.Lock()
         async with self._lock:  # one read per version, however many pages look
             version = self.version()
             if self._cached is None or self._cached[0] != version:

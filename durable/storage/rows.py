@@ -127,7 +127,7 @@ def written_texts(rows: EncodedBatch, held: texts_.HeldTexts) -> tuple[EncodedBa
         col = columns.get(f"live:{cid}") if columns else None
         if held.changed(cid, body, col):
             live.append((cid, body, col))
-    return EncodedBatch(tasks, rows.entries, rows.submissions, tuple(live), rows.barrier), puts, drops
+    return EncodedBatch(tasks, rows.entries, rows.submissions, tuple(live), rows.barrier, rows.inbox), puts, drops
 
 
 def joined_body(body: str, kind: str, column: str | None, streams: Mapping[int, str]) -> str:
