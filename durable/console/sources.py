@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 import anyio
 import anyio.to_thread
 
-from .. import records as r
+from .. import codec, records as r
 from ..errors import ApprovalRejected
+from ..storage import rows
 from ..storage.sqlite import inbox
 from ..storage.sqlite.reader import SessionReader, owner_of
 from .views import Recovery, entry_data, session_state
@@ -71,6 +73,10 @@ class FileSource:
         self._recovery: dict[str, tuple[int, Recovery]] = {}  # conversation -> last seq read, its notes
         self._cached: tuple[object, dict[str, Any]] | None = None
         self._lock: anyio.Lock | None = None  # made on the loop that serves
+        self._docs: dict[str, tuple[object, r.Live, Any]] = {}  # conversation -> its row, decoded, as data
+        self._counts: dict[str, int] = {}
+        self._spans_at = 0.0
+        self._owner: tuple[float, str] | None = None
         with SessionReader(self.path):  # refused now, naming the file, when it is no session
             pass
 
@@ -91,22 +97,46 @@ class FileSource:
                 self._cached = (version, await anyio.to_thread.run_sync(self._read_state))
             return self._cached[1]
 
+    def _live(self, reader: SessionReader) -> list[str]:
+        """Read the live documents, each decoded again only when its row changed; returns the
+        conversations whose document changed."""
+        changed = []
+        for cid, body, texts in reader.live_rows():
+            key = (body, tuple(sorted(texts.items())) if texts else None)
+            known = self._docs.get(cid)
+            if known is None or known[0] != key:
+                doc = rows.live(body, cid, self.path, texts)
+                self._docs[cid] = (key, doc, codec.to_data(doc))
+                changed.append(cid)
+        return changed
+
     def _read_state(self) -> dict[str, Any]:
-        owner = owner_of(self.path)
-        who = "not open" if owner is None else ("owned by another process" if owner < 0 else f"owned by process {owner}")
+        now = time.monotonic()
+        if self._owner is None or now - self._owner[0] > 1.0:
+            owner = owner_of(self.path)
+            who = "not open" if owner is None else (
+                "owned by another process" if owner < 0 else f"owned by process {owner}")
+            self._owner = (now, who)
         with SessionReader(self.path) as reader, reader.snapshot():
-            counts: dict[str, int] = {}
+            changed = self._live(reader)
+            every = now - self._spans_at > 1.0  # entries without a change of a live document: seen within 1 s
+            if every:
+                self._spans_at = now
             story = Recovery()
-            for cid in reader.conversation_ids():
+            for cid in (reader.conversation_ids() if every else changed):
                 count, last_seq = reader.entry_span(cid)
-                counts[cid] = count
+                self._counts[cid] = count
                 seen, notes = self._recovery.get(cid, (0, Recovery()))
                 if last_seq > seen:
                     notes.read(reader.entries(cid, seen + 1))
                     self._recovery[cid] = (last_seq, notes)
+            for _, notes in self._recovery.values():
                 story.notes += notes.notes
-            return session_state(name=self.name, location=self.path, owner=who, live=reader.live_documents(),
-                                 tasks=reader.tasks(ended_last=ENDED_SHOWN), entry_counts=counts, recovery=story)
+            return session_state(name=self.name, location=self.path, owner=self._owner[1],
+                                 live={cid: d[1] for cid, d in self._docs.items()},
+                                 live_data={cid: d[2] for cid, d in self._docs.items()},
+                                 tasks=reader.tasks(ended_last=ENDED_SHOWN), entry_counts=self._counts,
+                                 recovery=story)
 
     async def entries(self, conversation_id: str, after: int) -> list[dict[str, Any]]:
         def read() -> list[dict[str, Any]]:
@@ -127,7 +157,7 @@ class HarnessSource:
         self.h = h
         self.name = name or os.path.basename(h.storage.location)
         self._recovery: dict[str, tuple[int, Recovery]] = {}
-        self._lock = anyio.Lock()
+        self._lock: anyio.Lock | None = None
 
     def version(self) -> object:
         session = self.h.session
@@ -135,6 +165,7 @@ class HarnessSource:
 
     async def state(self) -> dict[str, Any]:
         h = self.h
+        self._lock = self._lock or anyio.Lock()
         async with self._lock:
             counts: dict[str, int] = {}
             story = Recovery()
@@ -142,11 +173,12 @@ class HarnessSource:
             for cid, conv in list(h.session.convs.items()):
                 live[cid] = conv.committed_live
                 seen, notes = self._recovery.get(cid, (0, Recovery()))
-                found = await h.conversation(cid).entries(seen + 1)
-                notes.read(found)
-                last = found[-1].seq if found else seen
-                self._recovery[cid] = (last, notes)
-                counts[cid] = last
+                if conv.last_seq > seen:
+                    found = await h.conversation(cid).entries(seen + 1)
+                    notes.read(found)
+                    seen = found[-1].seq if found else seen
+                    self._recovery[cid] = (seen, notes)
+                counts[cid] = seen
                 story.notes += notes.notes
             live_tasks = list(h.session.tasks.values())
             ended = await h.tasks(state="terminal")

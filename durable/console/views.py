@@ -96,9 +96,11 @@ class Recovery:
 
 def session_state(*, name: str, location: str, owner: str, live: Mapping[str, r.Live],
                   tasks: Iterable[r.Task], entry_counts: Mapping[str, int], recovery: Recovery,
-                  schemas: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                  schemas: Mapping[str, Any] | None = None,
+                  live_data: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The session as the page shows it. `schemas`: the tools' JSON schemas by name, when known
-    (embedded), so that the page can say what an edited call is checked against."""
+    (embedded), so that the page can say what an edited call is checked against. `live_data`:
+    the live documents already turned into data (the caller's cache), else made here."""
     task_rows = [task_data(t) for t in tasks]
     ids = sorted(set(live) | set(entry_counts))
     conversations, approvals, usage = [], [], r.EMPTY_USAGE
@@ -111,7 +113,7 @@ def session_state(*, name: str, location: str, owner: str, live: Mapping[str, r.
                               "schema": (schemas or {}).get(slot.tool)})
     return {
         "name": name, "location": location, "owner": owner, "conversations": conversations,
-        "live": {cid: codec.to_data(doc) for cid, doc in live.items()},
+        "live": dict(live_data) if live_data is not None else {cid: codec.to_data(doc) for cid, doc in live.items()},
         "tasks": task_rows, "approvals": approvals, "recovery": recovery.story(task_rows),
         "usage": codec.to_data(usage), "schemas_known": schemas is not None,
     }

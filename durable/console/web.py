@@ -37,7 +37,7 @@ from ..errors import ApprovalRejected, DurableError
 from .sources import Source
 
 COOKIE = "durable_console"
-POLL_SECONDS = 0.05  # how often an event stream looks for a commit
+POLL_SECONDS = 0.075  # how often an event stream looks for a commit
 KEEPALIVE_SECONDS = 15.0
 
 
@@ -165,16 +165,20 @@ def _position(request: Request) -> tuple[str, int]:
 async def _stream(request: Request, src: Source, conversation: str, after: int) -> AsyncIterator[str]:
     """`state` now and on each change of the session; `entries` of the conversation followed as
     they are committed; a comment every `KEEPALIVE_SECONDS`. Ends when the page goes."""
-    sent_state, seen, quiet = "", None, 0.0
+    sent_state, seen, quiet, count = "", None, 0.0, None
     while not await request.is_disconnected():
         version = src.version()
         if version != seen:
             seen, quiet = version, 0.0
-            fresh = await src.entries(conversation, after)
-            if fresh:
-                after = fresh[-1]["seq"]
-                yield f"event: entries\ndata: {json.dumps(fresh, ensure_ascii=False)}\n\n"
-            text = json.dumps(await src.state(), ensure_ascii=False)
+            state = await src.state()
+            now = next((c["entries"] for c in state["conversations"] if c["id"] == conversation), 0)
+            if now != count:  # the conversation followed has new entries
+                count = now
+                fresh = await src.entries(conversation, after)
+                if fresh:
+                    after = fresh[-1]["seq"]
+                    yield f"event: entries\ndata: {json.dumps(fresh, ensure_ascii=False)}\n\n"
+            text = json.dumps(state, ensure_ascii=False)
             if text != sent_state:
                 sent_state = text
                 yield f"event: state\ndata: {text}\n\n"
