@@ -161,7 +161,8 @@ class HarnessSource:
 
     def version(self) -> object:
         session = self.h.session
-        return (session.commit_count, tuple((cid, c.last_seq, id(c.committed_live)) for cid, c in session.convs.items()))
+        convs = tuple((cid, c.last_seq, id(c.committed_live)) for cid, c in session.convs.items())
+        return (session.commit_count, convs)
 
     async def state(self) -> dict[str, Any]:
         h = self.h

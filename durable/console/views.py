@@ -68,7 +68,8 @@ class Recovery:
                             f"{len(e.text)} characters: the partial is kept, marked aborted, and the attempt "
                             "is charged (task_interrupted).")
                 else:
-                    text = f"An answer (attempt {e.attempt}) was aborted: its partial ({len(e.text)} characters) is kept."
+                    text = (f"An answer (attempt {e.attempt}) was aborted: its partial ({len(e.text)} characters) "
+                            "is kept.")
                 self.notes.append({"where": where, "kind": "interrupted" if e.interrupted else "aborted",
                                    "seq": stored.seq, "conversation_id": stored.conversation_id, "text": text})
             elif isinstance(e, r.ToolResultEntry) and e.is_error and any(

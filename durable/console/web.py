@@ -67,7 +67,8 @@ class _Guard:
             ok = hmac.compare_digest(header.encode(), self.token.encode()) and (
                 origin is None or origin.split("://", 1)[-1] == host)
         if not ok:
-            await JSONResponse({"error": "forbidden: the console's token is missing or wrong"}, 403)(scope, receive, send)
+            refused = JSONResponse({"error": "forbidden: the console's token is missing or wrong"}, 403)
+            await refused(scope, receive, send)
             return
         await self.app(scope, receive, send)
 

@@ -43,7 +43,8 @@ def test_the_answer_grows_on_the_page_as_it_is_committed(browser, agent, console
     browser.save_screenshot(str(DOCS / "console-streaming.png"))
     # The whole answer lands as an entry, and the partial is gone.
     wait_for(browser, lambda d: "word119" in text_of(d, '.entry.assistant'), "the answer committed as an entry")
-    wait_for(browser, lambda d: text_of(d, "#partial") == "" and "idle" in text_of(d, 'nav a[data-conversation="root"]'),
+    root = 'nav a[data-conversation="root"]'
+    wait_for(browser, lambda d: text_of(d, "#partial") == "" and "idle" in text_of(d, root),
              "the partial gone, the conversation idle")
 
 

@@ -113,8 +113,9 @@ async def test_the_standalone_app_on_a_session_file(tmp_path):
     sent = client.post("/api/sessions/0/decisions", json=decision, headers=guarded)
     assert (sent.status_code, sent.json()) == (200, {"ok": True, "call_id": "call_note", "approve": True})
     twice = client.post("/api/sessions/0/decisions", json={"call_id": "call_note", "approve": False}, headers=guarded)
-    assert (twice.status_code, twice.json()) == (409, {"error": f"Tool call call_note in {path} was already decided "
-                                                                "(another decision is in its inbox); nothing was decided"})
+    assert (twice.status_code, twice.json()) == (409, {
+        "error": f"Tool call call_note in {path} was already decided (another decision is in its inbox); nothing "
+                 "was decided"})
     assert rows_but_inbox(path) == before  # nothing but the inbox was written
 
     # The owner, opening the file, applies the decision once and consumes its row.

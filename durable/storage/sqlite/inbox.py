@@ -36,7 +36,8 @@ def ensure_inbox(conn: sqlite3.Connection) -> None:
 
 def has_decisions(conn: sqlite3.Connection) -> bool:
     """Whether the inbox holds a decision (one index probe)."""
-    return conn.execute("SELECT EXISTS (SELECT 1 FROM inbox)").fetchone()[0] == 1
+    found: int = conn.execute("SELECT EXISTS (SELECT 1 FROM inbox)").fetchone()[0]
+    return found == 1
 
 
 def take_decisions(conn: sqlite3.Connection, limit: int, location: str) -> list[InboxDecision]:
