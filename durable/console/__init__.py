@@ -42,8 +42,10 @@ async def serve(asgi: Any, *, host: str = "127.0.0.1", port: int = 0, ready: Any
     config.errorlog = None
     config.graceful_timeout = 0.5
     sockets = config.create_sockets()
-    bound = sockets.insecure_sockets[0].getsockname()[1]
-    config.bind = [f"fd://{sockets.insecure_sockets[0].fileno()}"]
+    sock = sockets.insecure_sockets[0]
+    sock.listen(config.backlog)  # listening before `ready` says so (Hypercorn listens again, harmlessly)
+    bound = sock.getsockname()[1]
+    config.bind = [f"fd://{sock.fileno()}"]
     if ready is not None:
         ready(bound)
     if sniffio.current_async_library() == "trio":

@@ -6,6 +6,7 @@ inert text; a wrong token is refused. Screenshots of the main views go to docs/.
 from __future__ import annotations
 
 import json
+import os
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -18,6 +19,13 @@ from .agent import XSS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 WAIT = 20.0
+
+
+def screenshot(driver, name: str, tmp_path: Path) -> None:
+    """The page as a PNG: into docs/ with DURABLE_CONSOLE_SCREENSHOTS=1 (how the ones there were
+    taken), else beside the test's files (a test run leaves the checkout as it was)."""
+    folder = DOCS if os.environ.get("DURABLE_CONSOLE_SCREENSHOTS") == "1" else tmp_path
+    assert driver.save_screenshot(str(folder / name))
 
 
 def text_of(driver, selector: str) -> str:
@@ -40,7 +48,7 @@ def test_the_answer_grows_on_the_page_as_it_is_committed(browser, agent, console
                       "the partial answer growing")
     assert longer.startswith(first)
     assert "generating" in text_of(browser, 'nav a[data-conversation="root"]')
-    browser.save_screenshot(str(DOCS / "console-streaming.png"))
+    screenshot(browser, "console-streaming.png", tmp_path)
     # The whole answer lands as an entry, and the partial is gone.
     wait_for(browser, lambda d: "word119" in text_of(d, '.entry.assistant'), "the answer committed as an entry")
     root = 'nav a[data-conversation="root"]'
@@ -63,7 +71,7 @@ def test_a_kill_and_a_restart_show_the_recovery_story(browser, agent, console, t
     story = text_of(browser, "#recovery")
     assert ("root #2: An answer (attempt 1) was cut off by the death of its process after 30 characters: the partial "
             "is kept, marked aborted, and the attempt is charged (task_interrupted).") in story
-    browser.save_screenshot(str(DOCS / "console-recovery.png"))
+    screenshot(browser, "console-recovery.png", tmp_path)
 
 
 def test_an_edited_call_approved_from_the_page_runs_once_and_xss_is_inert(browser, agent, console, tmp_path):
@@ -73,7 +81,7 @@ def test_an_edited_call_approved_from_the_page_runs_once_and_xss_is_inert(browse
     card = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '.approval[data-call="call_note"]'),
                     "the approval card")[0]
     assert json.loads(card.find_element(By.CSS_SELECTOR, "pre.given").text) == {"text": "draft"}
-    browser.save_screenshot(str(DOCS / "console-approval.png"))
+    screenshot(browser, "console-approval.png", tmp_path)
     card.find_element(By.CSS_SELECTOR, "button.edit").click()
     area = card.find_element(By.CSS_SELECTOR, "textarea.arguments")
     area.clear()
@@ -92,7 +100,7 @@ def test_an_edited_call_approved_from_the_page_runs_once_and_xss_is_inert(browse
     assert XSS in text_of(browser, ".entry.tool_result")
     assert browser.execute_script("return window.pwned === undefined")
     assert browser.find_elements(By.CSS_SELECTOR, "#view script, #view img") == []
-    browser.save_screenshot(str(DOCS / "console-transcript.png"))
+    screenshot(browser, "console-transcript.png", tmp_path)
 
 
 def test_a_wrong_token_is_refused(browser, agent, console, tmp_path):
