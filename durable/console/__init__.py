@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import anyio
+
 from .sources import FileSource, HarnessSource, Source
 from .web import make_app
 
@@ -52,10 +54,21 @@ async def serve(asgi: Any, *, host: str = "127.0.0.1", port: int = 0, ready: Any
         from hypercorn.trio import serve as trio_serve
 
         await trio_serve(asgi, config, mode="asgi")
-    else:
+    else:  # Hypercorn on asyncio does not take a cancellation well: it is stopped by its trigger
         from hypercorn.asyncio import serve as asyncio_serve
 
-        await asyncio_serve(asgi, config, mode="asgi")
+        stop = anyio.Event()
+
+        async def run() -> None:
+            with anyio.CancelScope(shield=True):
+                await asyncio_serve(asgi, config, mode="asgi", shutdown_trigger=stop.wait)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            try:
+                await anyio.sleep_forever()
+            finally:
+                stop.set()
 
 
 __all__ = ["FileSource", "HarnessSource", "Source", "app", "files_app", "make_app", "serve"]

@@ -3,7 +3,8 @@
 Routes (every one but `/static/*` needs the token; a session is addressed by its index in the
 sources given, so only those are reachable):
 
-    GET  /?token=T                         the page; sets the token cookie (HttpOnly, SameSite=Strict)
+    GET  /?token=T                         sets the token cookie (HttpOnly, SameSite=Strict), then to /
+    GET  /                                 the page
     GET  /api/sessions                     [{index, name}]
     GET  /api/sessions/{i}                 the session's state (`durable.console.views.session_state`)
     GET  /api/sessions/{i}/entries?conversation=C&after=N     entries after seq N
@@ -28,7 +29,7 @@ from typing import Any
 import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -88,6 +89,10 @@ def make_app(sources: Sequence[Source], *, token: str | None = None) -> Starlett
         return sources[index]
 
     async def index(request: Request) -> Response:
+        if "token" in request.query_params:  # kept in the cookie, and out of the address bar and history
+            response: Response = RedirectResponse("/", 303, headers={"Cache-Control": "no-store"})
+            response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+            return response
         response = HTMLResponse(page, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
                                                "Content-Security-Policy": "default-src 'self'; object-src 'none'"})
         response.set_cookie(COOKIE, token, httponly=True, samesite="strict")

@@ -75,11 +75,15 @@ async def test_the_standalone_app_on_a_session_file(tmp_path):
     # The token: refused without it or with another, then the page sets the cookie.
     assert client.get("/api/sessions").status_code == 403
     assert client.get("/?token=nope").status_code == 403
-    page = client.get(f"/?token={TOKEN}")
+    entry = client.get(f"/?token={TOKEN}", follow_redirects=False)
+    assert (entry.status_code, entry.headers["location"]) == (303, "/")  # the token leaves the address bar
+    assert client.cookies["durable_console"] == TOKEN
+    page = client.get("/")
     assert page.status_code == 200
     assert f'<meta name="durable-token" content="{TOKEN}">' in page.text
     assert page.headers["content-security-policy"] == "default-src 'self'; object-src 'none'"
-    assert client.cookies["durable_console"] == TOKEN
+    assert "samesite=strict" in entry.headers["set-cookie"].lower()
+    assert "httponly" in entry.headers["set-cookie"].lower()
     assert client.get("/static/console.js").status_code == 200
 
     assert client.get("/api/sessions").json() == [{"index": 0, "name": "s.sqlite"}]
@@ -134,8 +138,18 @@ async def test_the_standalone_app_on_a_session_file(tmp_path):
     conn.close()
 
 
+def test_the_command_refuses_a_missing_file_in_one_line(tmp_path):
+    from click.testing import CliRunner
+
+    from durable.cli.command import cli
+
+    done = CliRunner().invoke(cli, ["console", str(tmp_path / "nope.sqlite"), "--port", "0"])
+    assert (done.exit_code, done.output) == (2, f"durable: error: No session file at {tmp_path / 'nope.sqlite'}\n")
+
+
 @pytest.mark.anyio
-async def test_the_embedded_app_of_a_running_harness(tmp_path):
+@pytest.mark.parametrize("anyio_backend", ["trio", "asyncio"])
+async def test_the_embedded_app_of_a_running_harness(tmp_path, anyio_backend):
     runs: list[str] = []
     async with durable.open_harness(tmp_path / "e.sqlite", model=model(),
                                     tools=[note_tool(runs), page_tool()]) as h, anyio.create_task_group() as tg:
@@ -148,7 +162,7 @@ async def test_the_embedded_app_of_a_running_harness(tmp_path):
         sub = await h.root.submit("Save a note")
         async with httpx.AsyncClient(base_url=base, timeout=10) as client:
             assert (await client.get("/api/sessions/0")).status_code == 403
-            assert (await client.get(f"/?token={TOKEN}")).status_code == 200  # the cookie from here on
+            assert (await client.get(f"/?token={TOKEN}", follow_redirects=True)).status_code == 200  # the cookie
             # The event stream: the state (with the call waiting), and the entries so far.
             async with client.stream("GET", "/api/sessions/0/events?conversation=root&after=0") as events:
                 assert events.headers["content-type"].startswith("text/event-stream")
