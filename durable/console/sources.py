@@ -29,6 +29,7 @@ from ..storage.sqlite.reader import SessionReader, owner_of
 from .views import Recovery, entry_data, session_state
 
 ENDED_SHOWN = 20  # ended tasks shown besides the live ones
+FIRST_SHOWN = 500  # entries a page is sent at once: the newest (a long conversation is not sent whole)
 
 
 class Source(Protocol):
@@ -141,7 +142,7 @@ class FileSource:
     async def entries(self, conversation_id: str, after: int) -> list[dict[str, Any]]:
         def read() -> list[dict[str, Any]]:
             with SessionReader(self.path) as reader:
-                return [entry_data(e) for e in reader.entries(conversation_id, after + 1)]
+                return [entry_data(e) for e in reader.entries(conversation_id, after + 1, last=FIRST_SHOWN)]
         return await anyio.to_thread.run_sync(read)
 
     async def decide(self, call_id: str, *, approve: bool, arguments: str | None, reason: str) -> None:
@@ -189,7 +190,9 @@ class HarnessSource:
                                  live=live, tasks=tasks, entry_counts=counts, recovery=story, schemas=schemas)
 
     async def entries(self, conversation_id: str, after: int) -> list[dict[str, Any]]:
-        return [entry_data(e) for e in await self.h.conversation(conversation_id).entries(after + 1)]
+        conv = self.h.session.convs.get(conversation_id)
+        first = max(after + 1, conv.last_seq - FIRST_SHOWN + 1) if conv is not None else after + 1
+        return [entry_data(e) for e in await self.h.conversation(conversation_id).entries(first)]
 
     async def decide(self, call_id: str, *, approve: bool, arguments: str | None, reason: str) -> None:
         if approve:
