@@ -68,6 +68,7 @@ docs: $(DOCS_STAMP)
 
 test: $(STAMP)
 	scripts/ensure-postgres
+	scripts/ensure-chromium
 	$(VENV)/bin/ruff check durable
 	$(VENV)/bin/mypy durable
 	$(VENV)/bin/python -m pytest -q -p no:cacheprovider

@@ -6,17 +6,19 @@
     durable watch PATH [--interval SECONDS] [--timeout SECONDS] [--once] [--last N]
     durable prune PATH --older-than AGE [--keep-last N] [--vacuum] [--key-file KEY]
     durable rekey PATH [--key-file OLD] --new-key-file NEW
+    durable console PATH... [--port N] [--host H]
     durable worker --dsn DSN --app MODULE:ATTR [--space-pattern P] [--lease S] [--poll S] [--max-spaces N]
 
 `demo` runs (or, on an existing file, resumes) a scripted agent session that survives `kill -9`
 (`durable.cli.demo`). `inspect` (a summary: the last entries, tasks by kind and state), `export`
 (every entry of the conversations) and `watch` (the file live, as its owner commits) read a
 session file without owning it: read-only, without the lock, safe while its owner runs
-(`durable.storage.sqlite.reader`). `worker` takes over PostgreSQL session spaces whose owner is gone.
+(`durable.storage.sqlite.reader`); so does `console` (a web page; `durable.console`), but for the
+decisions it puts in a file's inbox. `worker` takes over PostgreSQL spaces whose owner is gone.
 
 Errors a person can act on (a missing file, a file another process owns, a newer schema, a file
-that is not a session, a missing API key) are one line on stderr and exit status 2; `durable
---debug ...` shows the traceback. Heavy imports (anyio and trio through the engine, rich, the provider SDKs)
+that is not a session, a missing API key) are one line on stderr and exit status 2; `--debug`
+shows the traceback. Heavy imports (anyio and trio through the engine, rich, the provider SDKs)
 happen inside the commands that need them: `durable inspect` never imports the event-loop libraries.
 """
 
@@ -303,6 +305,28 @@ def rekey(path: str, key_file: str | None, new_key_file: str) -> None:
     from .keys import read_key, rekey_file
 
     click.echo(rekey_file(path, read_key(key_file), read_key(new_key_file)))
+
+
+@cli.command()
+@click.argument("paths", metavar="PATH...", nargs=-1, required=True)
+@click.option("--port", type=click.IntRange(min=0, max=65535), default=8765, show_default=True,
+              help="The port to listen on (0: any free one).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on; another than 127.0.0.1 lets other machines in (with the token).")
+@click.option("--token", envvar="DURABLE_CONSOLE_TOKEN", hidden=True, help="The token (default: a random one).")
+@click.pass_context
+def console(ctx: click.Context, paths: tuple[str, ...], port: int, host: str, token: str | None) -> None:
+    """Serve a web page that follows session files live and decides tool calls waiting for approval.
+
+    Read-only on the files (their owners write them), but for their inboxes: a decision from the
+    page is committed there and applied by the owner. The URL printed holds a random token."""
+    from .console import run_console
+
+    try:
+        run_console(list(paths), host=host, port=port, token=token)
+    except KeyboardInterrupt:
+        click.echo("durable console: stopped", err=True)
+        ctx.exit(130)
 
 
 @cli.command()

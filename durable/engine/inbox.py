@@ -7,7 +7,8 @@ submit path, queueing behind an active run, with the inbox id as the submission 
 deletes an inbox row in the commit that writes its submission, so a crash before that commit
 leaves the row for the next owner, and a row is never placed twice. Decisions on tool calls
 waiting for approval go to `decide` the same way: the commit that applies one (or drops it,
-refused) consumes its row. A store without an inbox (SQLite, memory) is never watched.
+refused) consumes its row. A session file's inbox holds decisions only (`durable console`); a
+store without an inbox (memory) is never watched.
 """
 
 from __future__ import annotations

@@ -221,7 +221,8 @@ class InboxDecision:
 @runtime_checkable
 class Inbox(Protocol):
     """A store that other processes can submit into while it is owned (`PostgresStorage`, through
-    `durable.remote`); `SQLiteStorage` and `MemoryStorage` do not implement it. Its owner places
+    `durable.remote`; `SQLiteStorage` takes decisions only, from `durable console`); `MemoryStorage`
+    does not implement it. Its owner places
     each inbox input as a submission of the same id through the normal submit path; the store
     deletes the inbox row in the commit that writes that submission (so a crash before it leaves
     the row for the next owner, and a row is placed once)."""

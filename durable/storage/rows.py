@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, TypeVar, cast
 from attrs import field
 
 from .. import codec
-from .._frozen import define, frozen
+from .._frozen import define, evolve, frozen
 from ..errors import CorruptSession, UnknownTaskKind
 from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
 from ..tokens import stored_tokens
@@ -141,12 +141,12 @@ def sealed(rows: EncodedBatch, puts: list[texts_.Put],
     (`durable.storage.sealing`), index columns plain. After `written_texts`, which compares the
     plain rows with what the file holds."""
     seal = sealer.seal
-    return EncodedBatch(
-        tuple([t._replace(body=seal(t.body)) for t in rows.tasks]),
-        tuple([(c, s, k, seal(b), n) for c, s, k, b, n in rows.entries]),
-        tuple([(i, c, st, seal(b)) for i, c, st, b in rows.submissions]),
-        tuple([(c, seal(b), t) for c, b, t in rows.live]),
-        rows.barrier, rows.inbox, rows.texts,
+    return evolve(
+        rows,
+        tasks=tuple([t._replace(body=seal(t.body)) for t in rows.tasks]),
+        entries=tuple([(c, s, k, seal(b), n) for c, s, k, b, n in rows.entries]),
+        submissions=tuple([(i, c, st, seal(b)) for i, c, st, b in rows.submissions]),
+        live=tuple([(c, seal(b), t) for c, b, t in rows.live]),
     ), [(key, seal(text)) for key, text in puts]
 
 

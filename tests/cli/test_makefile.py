@@ -56,6 +56,7 @@ def checkout(tmp_path):
     log.touch()
     (work / "scripts").mkdir()  # `make test` first makes sure PostgreSQL is installed: logged here
     script(work / "scripts" / "ensure-postgres", f'#!/bin/sh\necho ensure-postgres >> "{log}"\n')
+    script(work / "scripts" / "ensure-chromium", f'#!/bin/sh\necho ensure-chromium >> "{log}"\n')
     python = script(tmp_path / "python3", STAND_IN.format(log=log, real=os.path.realpath(sys.executable)))
     return work, python, log
 
@@ -80,7 +81,7 @@ def test_demo_installs_durable_alone_and_test_adds_the_test_extras(checkout):
     log.write_text("")
     assert make(work, "test", f"PYTHON={python}").returncode == 0
     assert logged(log) == ["pip install -q --disable-pip-version-check -e .[test]", "ensure-postgres",
-                           "ruff check durable", "mypy durable", "python -m pytest -q -p no:cacheprovider"]
+                           "ensure-chromium", "ruff check durable", "mypy durable", "python -m pytest -q -p no:cacheprovider"]
 
 
 def test_a_python_older_than_3_11_is_refused_before_anything_is_made(checkout, tmp_path):

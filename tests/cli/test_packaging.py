@@ -53,6 +53,8 @@ def test_the_wheel_has_the_typing_marker_and_the_license_and_no_tests(built):
         metadata = zf.read(f"{dist_info}/METADATA").decode()
         license_text = zf.read(f"{dist_info}/licenses/LICENSE").decode()
     assert {"durable/py.typed", "durable/__init__.py", "durable/tools/define.py", "durable/cli/__init__.py"} <= names
+    assert {"durable/console/static/index.html", "durable/console/static/console.js",
+            "durable/console/static/console.css"} <= names  # the console's page, no build step
     assert not [n for n in names if n.split("/")[0] in ("tests", "examples", "benchmarks")]
     assert "Copyright (c) 2026 durable contributors" in license_text
     headers = [line for line in metadata.split("\n\n", 1)[0].splitlines()]
@@ -65,6 +67,7 @@ def test_the_wheel_has_the_typing_marker_and_the_license_and_no_tests(built):
             "Programming Language :: Python :: 3.13"} <= classifiers
     assert "Requires-Dist: jsonschema>=4.20" in headers
     assert 'Requires-Dist: openai>=1.40; extra == "openai"' in headers
+    assert 'Requires-Dist: starlette>=0.37; extra == "console"' in headers
 
 
 def test_the_sdist_has_the_examples_the_tests_and_the_license(built):

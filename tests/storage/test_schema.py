@@ -13,6 +13,7 @@ import pytest
 from durable.errors import StorageError
 from durable.records import Answered, Done, GenerationLive, Live, Running, Sleeping, Terminal, Waiting
 from durable.storage import Batch, ConversationState, SQLiteStorage
+from durable.storage.sqlite import inbox
 from durable.storage.sqlite.reader import SessionReader
 from durable.storage.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -49,6 +50,8 @@ def schema_at(version: int) -> list[tuple[str, str, str]]:
     for v in range(1, version + 1):
         for statement in MIGRATIONS[v]:
             conn.execute(statement)
+    if version >= SCHEMA_VERSION:  # an open makes the inbox, while the schema constant is below 8
+        conn.execute(inbox.TABLE)
     return schema_of(conn)
 
 
@@ -61,6 +64,7 @@ async def a_version_3_file(path: str) -> None:
     conn = sqlite3.connect(path)
     with conn:
         conn.execute("DROP TABLE attachments")  # version 8
+        conn.execute("DROP TABLE inbox")  # version 8
         conn.execute("DROP TABLE texts")  # version 6
         conn.execute("ALTER TABLE tasks DROP COLUMN texts")
         conn.execute("ALTER TABLE documents DROP COLUMN texts")

@@ -15,7 +15,7 @@ from ...tokens import stored_tokens
 from .. import rows
 from ..protocol import ConversationState, Opened
 from ..texts import HeldTexts
-from . import files, mark, space
+from . import files, inbox, mark, space
 from .lock import FileLock
 from .reader import connect_read_only, read_schema
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
@@ -81,6 +81,7 @@ def connect(path: str, lock: FileLock, st: os.stat_result, synchronous: str) -> 
         conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")  # see durable.storage.sqlite.write
         lock.check()  # SQLite opened the path: it must still name the file locked above
         migrate(conn, path)
+        inbox.ensure_inbox(conn)  # until the schema constant is 8 (durable.storage.sqlite.inbox)
     except BaseException:
         try:
             conn.close()

@@ -298,10 +298,13 @@ class SessionReader:
 
     def live_documents(self) -> dict[str, Live]:
         """The live document of every conversation, by conversation id."""
+        return {cid: rows.live(body, cid, self.path, texts) for cid, body, texts in self.live_rows()}
+
+    def live_rows(self) -> list[tuple[str, str, dict[str, str] | None]]:
+        """The live documents undecoded: conversation id, body, long texts kept apart (or None)."""
         with self._consistent():
-            return {cid: rows.live(body, cid, self.path, self._texts_of(texts))
-                    for cid, body, texts in self._all(
-                        f"SELECT conversation_id, body, {self._texts} FROM documents ORDER BY conversation_id")}
+            return [(cid, body, self._texts_of(texts)) for cid, body, texts in self._all(
+                f"SELECT conversation_id, body, {self._texts} FROM documents ORDER BY conversation_id")]
 
     def rows(self) -> StoredRows:
         """Every row as stored, undecoded (`decode_rows` decodes them, reporting bad ones), long

@@ -105,5 +105,9 @@ MIGRATIONS: dict[int, list[str]] = {
             size INTEGER NOT NULL,
             data BLOB NOT NULL
         ) STRICT""",
+        # The inbox (`durable.storage.sqlite.inbox`): decisions on tool calls waiting for approval,
+        # put there by another process (`durable console`), deleted by the commit applying each.
+        "CREATE TABLE IF NOT EXISTS inbox (id TEXT PRIMARY KEY, call_id TEXT NOT NULL, "
+        "created_at REAL NOT NULL, body TEXT NOT NULL) STRICT",
     ],
 }

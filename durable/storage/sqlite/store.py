@@ -34,10 +34,10 @@ from ...errors import StorageClosed, StorageError
 from ...records import Live, StoredEntry, Submission, Task
 from .. import rows, sealing
 from ..group_commit import GroupCommitter
-from ..protocol import Batch, Opened, RawContext
+from ..protocol import Batch, InboxDecision, Opened, RawContext
 from ..retention import ROWS_PER_COMMIT, Ended, PruneReport, groups
 from ..writer import Job, thread_safe_caller
-from . import files, keys, opening, prune
+from . import files, inbox, keys, opening, prune
 from .context import read_context
 from .lock import FileLock
 from .reader import connect_read_only
@@ -67,6 +67,7 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         self._key = encryption_key  # see `durable.storage.sealing`
         self._init_writer()
         self._writes = SQLiteWrites(self.path, synchronous)
+        self.inbox_poll_seconds = 0.25  # how often an owner looks for decisions from `durable console`
 
     @property
     def barriers(self) -> int:
@@ -264,6 +265,23 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
                 raise read_error(exc, table, path) from exc
 
         return await self._call(read)
+
+    # ------------------------------------------------------------------ inbox (durable console)
+
+    async def take_inbox(self, limit: int) -> list[Submission]:
+        """A session file's inbox holds decisions only (`durable.storage.sqlite.inbox`)."""
+        return []
+
+    async def take_decisions(self, limit: int) -> list[InboxDecision]:
+        """Up to `limit` decisions on tool calls in the file's inbox, oldest first (`Inbox`)."""
+        path = self.path
+        return await self._read("inbox", lambda conn: inbox.take_decisions(conn, limit, path))
+
+    async def wait_inbox(self) -> None:
+        """Return once the inbox holds a decision. Polls (one probe on the writer thread every
+        `inbox_poll_seconds`): another process writes the file, and SQLite tells nobody."""
+        while not await self._read("inbox", inbox.has_decisions):
+            await anyio.sleep(self.inbox_poll_seconds)
 
     async def call_in_writer(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn(connection)` on the writer thread (for tests and fault injection)."""

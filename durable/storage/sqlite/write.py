@@ -87,6 +87,8 @@ def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None, sea
         conn.executemany(_SUBMISSIONS, rows.submissions)
     if rows.live:
         conn.executemany(_DOCUMENTS, rows.live)
+    if rows.inbox:  # decisions this commit applies (durable.storage.sqlite.inbox)
+        conn.executemany("DELETE FROM inbox WHERE id = ?", [(i,) for i in rows.inbox])
     if drops:
         conn.executemany(_DROP, drops)
     if puts:

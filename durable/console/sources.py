@@ -1,0 +1,204 @@
+"""Where the console reads a session from: a file another process owns, or a running harness.
+
+`FileSource(path)` (standalone, `durable console PATH`) reads through `SessionReader`: read-only,
+without the lock, a reader per look, so that the owner's clean close still folds its WAL back.
+It notices commits by the file's and its WAL's size and time (`version`: no connection held
+between looks); a decision goes into the file's inbox (`durable.storage.sqlite.inbox`), in a
+short transaction of its own, the only write the console ever makes to a session file.
+`HarnessSource(h)` (embedded, `durable.console.app(h)`) reads what the harness committed and
+decides through `h.approve` / `h.deny`. Both give the page the same data (`durable.console.views`)
+and both raise `ApprovalRejected` when a decision is refused (decided meanwhile, invalid arguments).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+import anyio
+import anyio.to_thread
+
+from .. import codec, records as r
+from ..errors import ApprovalRejected
+from ..storage import rows
+from ..storage.sqlite import inbox
+from ..storage.sqlite.reader import SessionReader, owner_of
+from .views import Recovery, entry_data, session_state
+
+ENDED_SHOWN = 20  # ended tasks shown besides the live ones
+FIRST_SHOWN = 500  # entries a page is sent at once: the newest (a long conversation is not sent whole)
+
+
+class Source(Protocol):
+    """What the web app needs of a session."""
+
+    name: str
+
+    def version(self) -> object:
+        """Something that changes when the session commits (cheap: polled)."""
+        ...
+
+    async def state(self) -> dict[str, Any]:
+        ...
+
+    async def entries(self, conversation_id: str, after: int) -> list[dict[str, Any]]:
+        ...
+
+    async def decide(self, call_id: str, *, approve: bool, arguments: str | None, reason: str) -> None:
+        ...
+
+
+def _arguments(arguments: str | None, call_id: str) -> Mapping[str, Any] | None:
+    if arguments is None:
+        return None
+    try:
+        value = json.loads(arguments)
+    except ValueError as exc:
+        raise ApprovalRejected(f"Tool call {call_id} was not approved: the edited arguments are not JSON ({exc})",
+                               call_id=call_id) from None
+    if not isinstance(value, dict):
+        raise ApprovalRejected(f"Tool call {call_id} was not approved: the edited arguments are not a JSON object",
+                               call_id=call_id)
+    return value
+
+
+class FileSource:
+    """A session file another process owns (or nobody does), read-only but for its inbox."""
+
+    def __init__(self, path: str) -> None:
+        self.path = os.path.realpath(path) if os.path.islink(path) else path
+        self.name = os.path.basename(path)
+        self._recovery: dict[str, tuple[int, Recovery]] = {}  # conversation -> last seq read, its notes
+        self._cached: tuple[object, dict[str, Any]] | None = None
+        self._lock: anyio.Lock | None = None  # made on the loop that serves
+        self._docs: dict[str, tuple[object, r.Live, Any]] = {}  # conversation -> its row, decoded, as data
+        self._counts: dict[str, int] = {}
+        self._spans_at = 0.0
+        self._owner: tuple[float, str] | None = None
+        with SessionReader(self.path):  # refused now, naming the file, when it is no session
+            pass
+
+    def version(self) -> object:
+        def stat(p: str) -> tuple[int, int]:
+            try:
+                st = os.stat(p)
+            except OSError:
+                return (0, 0)
+            return (st.st_mtime_ns, st.st_size)
+        return (stat(self.path), stat(self.path + "-wal"))
+
+    async def state(self) -> dict[str, Any]:
+        self._lock = self._lock or anyio.Lock()
+        async with self._lock:  # one read per version, however many pages look
+            version = self.version()
+            if self._cached is None or self._cached[0] != version:
+                self._cached = (version, await anyio.to_thread.run_sync(self._read_state))
+            return self._cached[1]
+
+    def _live(self, reader: SessionReader) -> list[str]:
+        """Read the live documents, each decoded again only when its row changed; returns the
+        conversations whose document changed."""
+        changed = []
+        for cid, body, texts in reader.live_rows():
+            key = (body, tuple(sorted(texts.items())) if texts else None)
+            known = self._docs.get(cid)
+            if known is None or known[0] != key:
+                doc = rows.live(body, cid, self.path, texts)
+                self._docs[cid] = (key, doc, codec.to_data(doc))
+                changed.append(cid)
+        return changed
+
+    def _read_state(self) -> dict[str, Any]:
+        now = time.monotonic()
+        if self._owner is None or now - self._owner[0] > 1.0:
+            owner = owner_of(self.path)
+            who = "not open" if owner is None else (
+                "owned by another process" if owner < 0 else f"owned by process {owner}")
+            self._owner = (now, who)
+        with SessionReader(self.path) as reader, reader.snapshot():
+            changed = self._live(reader)
+            every = now - self._spans_at > 1.0  # entries without a change of a live document: seen within 1 s
+            if every:
+                self._spans_at = now
+            story = Recovery()
+            for cid in (reader.conversation_ids() if every else changed):
+                count, last_seq = reader.entry_span(cid)
+                self._counts[cid] = count
+                seen, notes = self._recovery.get(cid, (0, Recovery()))
+                if last_seq > seen:
+                    notes.read(reader.entries(cid, seen + 1))
+                    self._recovery[cid] = (last_seq, notes)
+            for _, notes in self._recovery.values():
+                story.notes += notes.notes
+            return session_state(name=self.name, location=self.path, owner=self._owner[1],
+                                 live={cid: d[1] for cid, d in self._docs.items()},
+                                 live_data={cid: d[2] for cid, d in self._docs.items()},
+                                 tasks=reader.tasks(ended_last=ENDED_SHOWN), entry_counts=self._counts,
+                                 recovery=story)
+
+    async def entries(self, conversation_id: str, after: int) -> list[dict[str, Any]]:
+        def read() -> list[dict[str, Any]]:
+            with SessionReader(self.path) as reader:
+                return [entry_data(e) for e in reader.entries(conversation_id, after + 1, last=FIRST_SHOWN)]
+        return await anyio.to_thread.run_sync(read)
+
+    async def decide(self, call_id: str, *, approve: bool, arguments: str | None, reason: str) -> None:
+        _arguments(arguments, call_id)  # a JSON object, or refused here; the owner checks its schema
+        await anyio.to_thread.run_sync(lambda: inbox.put_decision(self.path, call_id, approve=approve,
+                                                                  arguments=arguments, reason=reason))
+
+
+class HarnessSource:
+    """A running harness of this process (`durable.console.app(h)`)."""
+
+    def __init__(self, h: Any, name: str | None = None) -> None:
+        self.h = h
+        self.name = name or os.path.basename(h.storage.location)
+        self._recovery: dict[str, tuple[int, Recovery]] = {}
+        self._lock: anyio.Lock | None = None
+
+    def version(self) -> object:
+        session = self.h.session
+        convs = tuple((cid, c.last_seq, id(c.committed_live)) for cid, c in session.convs.items())
+        return (session.commit_count, convs)
+
+    async def state(self) -> dict[str, Any]:
+        h = self.h
+        self._lock = self._lock or anyio.Lock()
+        async with self._lock:
+            counts: dict[str, int] = {}
+            story = Recovery()
+            live: dict[str, r.Live] = {}
+            for cid, conv in list(h.session.convs.items()):
+                live[cid] = conv.committed_live
+                seen, notes = self._recovery.get(cid, (0, Recovery()))
+                if conv.last_seq > seen:
+                    found = await h.conversation(cid).entries(seen + 1)
+                    notes.read(found)
+                    seen = found[-1].seq if found else seen
+                    self._recovery[cid] = (seen, notes)
+                counts[cid] = seen
+                story.notes += notes.notes
+            live_tasks = list(h.session.tasks.values())
+            ended = await h.tasks(state="terminal")
+            tasks = sorted({t.id: t for t in [*ended[-ENDED_SHOWN:], *live_tasks]}.values(), key=lambda t: t.id)
+            schemas = {tool.name: tool.parameters for tool in h.tools}
+            return session_state(name=self.name, location=h.storage.location, owner=f"this process ({os.getpid()})",
+                                 live=live, tasks=tasks, entry_counts=counts, recovery=story, schemas=schemas)
+
+    async def entries(self, conversation_id: str, after: int) -> list[dict[str, Any]]:
+        conv = self.h.session.convs.get(conversation_id)
+        first = max(after + 1, conv.last_seq - FIRST_SHOWN + 1) if conv is not None else after + 1
+        return [entry_data(e) for e in await self.h.conversation(conversation_id).entries(first)]
+
+    async def decide(self, call_id: str, *, approve: bool, arguments: str | None, reason: str) -> None:
+        if approve:
+            await self.h.approve(call_id, _arguments(arguments, call_id))
+        else:
+            await self.h.deny(call_id, reason)
+
+
+__all__ = ["FileSource", "HarnessSource", "Source"]

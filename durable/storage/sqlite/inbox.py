@@ -1,0 +1,92 @@
+"""A session file's inbox: decisions on tool calls put there by another process (`durable console`).
+
+The `inbox` table (migration 8 of `durable.storage.sqlite.schema`; `ensure_inbox` also makes it
+when a file is opened, while the schema constant still says 7) holds one row per decision:
+`id`, `call_id`, `created_at` and `body`, the JSON `durable.storage.protocol.InboxDecision`
+reads. `put_decision` writes one in its own short transaction on a connection of its own (the
+owner's lock is not taken, nothing else in the file is touched), refusing a call that no live
+document lists as waiting for approval, or that already has a decision in the inbox (two tabs: one
+wins). The owner (`SQLiteStorage`, an `Inbox`) takes the rows oldest first and deletes each in the
+commit that applies it (`write.apply_rows`), so a crash before that commit leaves it for the next
+open, and a decision is applied once.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import uuid
+from typing import Any
+
+from ...errors import ApprovalRejected, StorageError
+from .. import rows
+from ..protocol import InboxDecision
+
+TABLE = ("CREATE TABLE IF NOT EXISTS inbox (id TEXT PRIMARY KEY, call_id TEXT NOT NULL, "
+         "created_at REAL NOT NULL, body TEXT NOT NULL) STRICT")
+_EXISTS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'inbox'"
+
+
+def ensure_inbox(conn: sqlite3.Connection) -> None:
+    """Make the inbox table of an owned file, unless it has one (then nothing is written)."""
+    if conn.execute(_EXISTS).fetchone() is None:
+        conn.execute(TABLE)
+
+
+def has_decisions(conn: sqlite3.Connection) -> bool:
+    """Whether the inbox holds a decision (one index probe)."""
+    found: int = conn.execute("SELECT EXISTS (SELECT 1 FROM inbox)").fetchone()[0]
+    return found == 1
+
+
+def take_decisions(conn: sqlite3.Connection, limit: int, location: str) -> list[InboxDecision]:
+    """Up to `limit` decisions, oldest first; not deleted (the applying commit deletes them)."""
+    found = conn.execute("SELECT id, body, created_at FROM inbox ORDER BY created_at, id LIMIT ?", (int(limit),))
+    return [InboxDecision.of_row(i, body, at, location) for i, body, at in found.fetchall()]
+
+
+def put_decision(path: str, call_id: str, *, approve: bool, arguments: str | None = None,
+                 reason: str = "") -> str:
+    """Put a decision on the tool call `call_id` in the inbox of the session file at `path`, in
+    one short transaction of its own; returns its row id once committed. `ApprovalRejected`
+    when no live document lists the call as waiting for approval or it already has a decision;
+    `StorageError` when the file has no inbox (its owner runs an older durable) or cannot be written."""
+    body = json.dumps({"call_id": call_id, "approve": approve, "arguments": arguments, "reason": reason},
+                      ensure_ascii=False)
+    did = f"dec_{uuid.uuid4().hex[:16]}"
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, timeout=5.0)
+    except sqlite3.Error as exc:
+        raise StorageError(f"The inbox of {path} cannot be opened ({exc})", location=path) from exc
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute(_EXISTS).fetchone() is None:
+                raise StorageError(f"Session file {path} has no inbox: its owner must run a durable that "
+                                   "reads one to take decisions from the console", location=path)
+            if not _waiting(conn, call_id, path):
+                raise ApprovalRejected(f"No tool call {call_id} waits for a decision in {path}; nothing was "
+                                       "decided", call_id=call_id)
+            if conn.execute("SELECT 1 FROM inbox WHERE call_id = ?", (call_id,)).fetchone() is not None:
+                raise ApprovalRejected(f"Tool call {call_id} in {path} was already decided (another decision "
+                                       "is in its inbox); nothing was decided", call_id=call_id)
+            conn.execute("INSERT INTO inbox (id, call_id, created_at, body) VALUES (?,?,?,?)",
+                         (did, call_id, time.time(), body))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    except sqlite3.Error as exc:
+        raise StorageError(f"A decision could not be put in the inbox of {path} ({exc})", location=path) from exc
+    finally:
+        conn.close()
+    return did
+
+
+def _waiting(conn: sqlite3.Connection, call_id: str, path: str) -> bool:
+    found: list[Any] = conn.execute("SELECT conversation_id, body FROM documents").fetchall()
+    return any(slot.call_id == call_id for cid, body in found for slot in rows.live(body, cid, path).approvals)
+
+
+__all__ = ["TABLE", "ensure_inbox", "has_decisions", "put_decision", "take_decisions"]

@@ -1,0 +1,64 @@
+"""An agent process for the console tests: `python tests/console/agent.py MODE PATH`.
+
+MODE `stream` streams a long answer slowly; `hang` streams a partial and never answers (to be
+killed); `resume` reopens after such a kill (the model answers whole this time); `approve` makes
+a tool call that waits for approval (`save_note`, each run appended to PATH.runs) beside one
+whose output is an XSS payload (`fetch_page`). It says `open`, then `settled` once its input is
+answered, on stdout, and stays open (owning the file) until it is killed or gets SIGTERM.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import anyio
+
+from durable import define_tool, open_harness
+from durable.models.faux import FauxModel, call, hang, reply
+
+XSS = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
+LONG = " ".join(f"word{i}" for i in range(120))
+
+
+def say(line: str) -> None:
+    os.write(1, (line + "\n").encode())
+
+
+async def main(mode: str, path: str) -> None:
+    async def save_note(text: str) -> str:
+        """Save a note."""
+        with open(path + ".runs", "a", encoding="utf-8") as f:
+            f.write(text + "\n")
+        return f"saved {text}"
+
+    async def fetch_page(url: str) -> str:
+        """Fetch a page."""
+        return XSS
+
+    tools = [define_tool(execute=save_note, approval=True), define_tool(execute=fetch_page, replay="safe")]
+    script = {
+        "stream": [reply(LONG)],
+        "hang": [hang("Partial words before the crash")],
+        "resume": [reply("The whole answer, after recovery.")],
+        "approve": [reply("", tool_calls=[call("fetch_page", {"url": "u"}, id="call_page"),
+                                          call("save_note", {"text": "draft"}, id="call_note")]),
+                    reply("Saved.")],
+    }[mode]
+    model = FauxModel(script, tokens_per_second=25 if mode == "stream" else None, token_size=6)
+    async with open_harness(path, model=model, tools=tools) as h:
+        say("open")
+        if mode == "resume":
+            await h.resume()
+            while h.wake().active:
+                await anyio.sleep(0.02)
+        else:
+            sub = await h.root.submit("Tell me something")
+            say("submitted")
+            await sub.wait()
+        say("settled")
+        await anyio.sleep_forever()
+
+
+if __name__ == "__main__":
+    anyio.run(main, sys.argv[1], sys.argv[2], backend="trio")

@@ -1,0 +1,116 @@
+"""The console in a real browser (headless Chromium through Selenium) on session files that agent
+processes own: the answer grows on the page as it is committed; a SIGKILL and a restart show the
+recovery story; an edited call approved from the page runs once; a tool's `<script>` output is
+inert text; a wrong token is refused. Screenshots of the main views go to docs/."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from .agent import XSS
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+WAIT = 20.0
+
+
+def screenshot(driver, name: str, tmp_path: Path) -> None:
+    """The page as a PNG: into docs/ with DURABLE_CONSOLE_SCREENSHOTS=1 (how the ones there were
+    taken), else beside the test's files (a test run leaves the checkout as it was)."""
+    folder = DOCS if os.environ.get("DURABLE_CONSOLE_SCREENSHOTS") == "1" else tmp_path
+    assert driver.save_screenshot(str(folder / name))
+
+
+def text_of(driver, selector: str) -> str:
+    """The text of the first element `selector` finds, read in one script (the page re-renders)."""
+    return driver.execute_script("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''",
+                                 selector)
+
+
+def wait_for(driver, predicate, what: str):
+    return WebDriverWait(driver, WAIT, poll_frequency=0.05).until(lambda d: predicate(d), message=what)
+
+
+def test_the_answer_grows_on_the_page_as_it_is_committed(browser, agent, console, tmp_path):
+    path = tmp_path / "stream.sqlite"
+    agent("stream", path)
+    browser.get(console(path))
+    first = wait_for(browser, lambda d: text_of(d, "#partial-text"), "a partial answer on the page")
+    assert first.startswith("word0")
+    longer = wait_for(browser, lambda d: len(t := text_of(d, "#partial-text")) > len(first) + 12 and t,
+                      "the partial answer growing")
+    assert longer.startswith(first)
+    assert "generating" in text_of(browser, 'nav a[data-conversation="root"]')
+    screenshot(browser, "console-streaming.png", tmp_path)
+    # The whole answer lands as an entry, and the partial is gone.
+    wait_for(browser, lambda d: "word119" in text_of(d, '.entry.assistant'), "the answer committed as an entry")
+    root = 'nav a[data-conversation="root"]'
+    wait_for(browser, lambda d: text_of(d, "#partial") == "" and "idle" in text_of(d, root),
+             "the partial gone, the conversation idle")
+
+
+def test_a_kill_and_a_restart_show_the_recovery_story(browser, agent, console, tmp_path):
+    path = tmp_path / "crash.sqlite"
+    first = agent("hang", path)
+    browser.get(console(path))
+    wait_for(browser, lambda d: text_of(d, "#partial-text") == "Partial words before the crash", "the partial")
+    first.kill()  # SIGKILL
+    second = agent("resume", path)
+    second.expect("settled")
+    wait_for(browser, lambda d: "The whole answer, after recovery." in text_of(d, "#transcript"), "the answer")
+    aborted = browser.find_element(By.CSS_SELECTOR, ".entry.aborted")
+    assert "Partial words before the crash" in aborted.text
+    assert "cut off by a crash: aborted partial" in aborted.text
+    story = text_of(browser, "#recovery")
+    assert ("root #2: An answer (attempt 1) was cut off by the death of its process after 30 characters: the partial "
+            "is kept, marked aborted, and the attempt is charged (task_interrupted).") in story
+    screenshot(browser, "console-recovery.png", tmp_path)
+
+
+def test_an_edited_call_approved_from_the_page_runs_once_and_xss_is_inert(browser, agent, console, tmp_path):
+    path = tmp_path / "approve.sqlite"
+    agent("approve", path)
+    browser.get(console(path))
+    card = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '.approval[data-call="call_note"]'),
+                    "the approval card")[0]
+    assert json.loads(card.find_element(By.CSS_SELECTOR, "pre.given").text) == {"text": "draft"}
+    screenshot(browser, "console-approval.png", tmp_path)
+    card.find_element(By.CSS_SELECTOR, "button.edit").click()
+    area = card.find_element(By.CSS_SELECTOR, "textarea.arguments")
+    area.clear()
+    area.send_keys("[1, 2]")
+    card.find_element(By.CSS_SELECTOR, "button.edit").click()
+    assert card.find_element(By.CSS_SELECTOR, ".message").text == "the arguments must be a JSON object"
+    area.clear()
+    area.send_keys('{"text": "edited"}')
+    card.find_element(By.CSS_SELECTOR, "button.edit").click()
+    wait_for(browser, lambda d: card.find_element(By.CSS_SELECTOR, ".message").text == "approved: sent (committed)",
+             "the page saying the decision is committed")
+    wait_for(browser, lambda d: "saved edited" in text_of(d, "#transcript"), "the tool's result")
+    wait_for(browser, lambda d: "Saved." in text_of(d, "#transcript"), "the final answer")
+    assert (tmp_path / "approve.sqlite.runs").read_text() == "edited\n"  # ran once, with the edit
+    # The tool output holding a <script> is shown as text, and nothing of it ran.
+    assert XSS in text_of(browser, ".entry.tool_result")
+    assert browser.execute_script("return window.pwned === undefined")
+    assert browser.find_elements(By.CSS_SELECTOR, "#view script, #view img") == []
+    screenshot(browser, "console-transcript.png", tmp_path)
+
+
+def test_a_wrong_token_is_refused(browser, agent, console, tmp_path):
+    path = tmp_path / "refused.sqlite"
+    agent("resume", path).expect("settled")
+    url = console(path)
+    wrong = url.replace("token=", "token=wrong")
+    browser.delete_all_cookies()
+    browser.get(wrong)
+    assert "forbidden" in browser.find_element(By.TAG_NAME, "body").text
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(wrong.replace("/?", "/api/sessions?"), timeout=10)
+    assert refused.value.code == 403
