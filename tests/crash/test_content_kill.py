@@ -15,7 +15,7 @@ import time
 
 import pytest
 from providers.conftest import FakeServer, Reply
-from providers.test_harness_integration import PATH, USAGE, answer
+from providers.test_harness_integration import NAME, PATH, USAGE, answer
 
 from durable.records import AssistantEntry, Attachment, TextPart, UserEntry
 from durable.storage.sqlite.reader import SessionReader
@@ -89,7 +89,7 @@ def test_a_request_with_an_image_cut_off_by_sigkill_is_sent_again_with_the_same_
             picture = Attachment("image", hashlib.sha256(PICTURE).hexdigest(), "image/png", len(PICTURE))
             text = "What is on this screenshot?"
             assert entries == [UserEntry(text, acknowledged[0], (TextPart(text), picture)),
-                               AssistantEntry("A login form.", "stop", (), USAGE[api], None, 2)]  # attempt 2: charged
+                               AssistantEntry("A login form.", "stop", (), USAGE[api], None, 2, model=NAME[api])]  # charged
     finally:
         server.stop()
 
