@@ -16,6 +16,7 @@
 | `output_retries` | 2 | invalid structured answers sent back to the model; then `unanswered{output_invalid}` |
 | `usage_limits` / `conversation_usage_limits` | None | per run / per conversation (`UsageLimits`) |
 | `approval_timeout` | None | seconds a tool call waits for a person's decision, then denied (None: no limit) |
+| `subagent_depth` | 3 | how deep sub-agents may nest; a call past it gets an error result naming the depth |
 | `disk_full_patience` | 60 s | how long a full disk is waited out (commits tried again) before the harness stops |
 """
 
@@ -143,6 +144,9 @@ class Settings:
     output_retries: int = 2
     usage_limits: UsageLimits | None = None
     conversation_usage_limits: UsageLimits | None = None
+    # Sub-agents (durable.subagent): the deepest a child conversation may be (a child of a
+    # top-level conversation is at depth 1).
+    subagent_depth: int = 3
 
     def __attrs_post_init__(self) -> None:
         if self.restart_limit < 1:
@@ -153,6 +157,8 @@ class Settings:
             raise ValueError(f"retry.max_retries must be >= 0, not {self.retry.max_retries}")
         if self.approval_timeout is not None and not self.approval_timeout > 0:
             raise ValueError(f"approval_timeout must be positive (or None), not {self.approval_timeout!r}")
+        if self.subagent_depth < 0:
+            raise ValueError(f"subagent_depth must be >= 0, not {self.subagent_depth}")
         if self.output_retries < 0:
             raise ValueError(f"output_retries must be >= 0, not {self.output_retries}")
         if self.prepare_timeout <= 0:

@@ -26,7 +26,7 @@ PUBLIC = [
     "FailureReason", "FakeClock", "FaultReason", "Faulted", "GenerationInput", "GenerationLive", "Harness",
     "HarnessClosed", "HarnessError", "HarnessState", "IllegalTransition", "InterruptReason", "InvalidInput", "Live",
     "LockLost", "MemoryStorage", "MissingCredentials", "MissingExtra", "Model", "ModelError", "ModelStopReason",
-    "ModelUsage", "NotASession", "Outcome", "PartialMessage", "Pending", "PrepareContext", "Progress", "Queued",
+    "ModelUsage", "NotASession", "Outcome", "ParentCall", "PartialMessage", "Pending", "PrepareContext", "Progress", "Queued",
     "Replay", "Report", "ReportCallback", "Resumed", "RetryLive", "RetryPolicy", "RetryTool", "Run", "RunFailure",
     "Running", "Runtime", "SQLiteStorage", "SchemaTooNew", "SessionLocked", "SessionReadOnly", "Settings",
     "Sleeping", "State", "StopMark", "StopReason", "Storage", "StorageClosed", "StorageError", "StoredEntry",
@@ -35,7 +35,7 @@ PUBLIC = [
     "ToolApi", "ToolArgumentError", "ToolCall", "ToolContext", "ToolDefinitionError", "ToolInput", "ToolResultEntry",
     "ToolResultRejected", "ToolSlot", "Transitions", "Unanswered", "UnansweredReason", "UnknownSubmission",
     "UnknownTask", "UnknownTaskKind", "UnsafeSessionFile", "Usage", "UsageLimits", "UsageTotals", "UserEntry",
-    "Waiting", "WhenBusy", "define_tool", "open_harness", "sync", "tool"
+    "Waiting", "WhenBusy", "define_tool", "open_harness", "subagent", "sync", "tool"
 ]
 
 # Names kept in `durable.records` (shared) or beside the kind that owns them, not part of the

@@ -78,6 +78,8 @@ class ToolSlot:
     task_id: int
     output: str = ""
     status: Literal["running", "waiting", "done", "error"] = "running"
+    # A sub-agent's call: the child conversation it runs (docs/spec.md §8). Stored only when set.
+    conversation: str | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen
@@ -117,6 +119,19 @@ class CompactionFailure:
 
 
 @frozen
+class ParentCall:
+    """What a sub-agent's conversation was started by: the parent conversation, the tool task of
+    the call that waits for its answer, the call's id, the sub-agent's name and the child's depth
+    (1 for a child of a top-level conversation)."""
+
+    conversation_id: str
+    task_id: int
+    call_id: str
+    agent: str
+    depth: int = 1
+
+
+@frozen
 class Live:
     """What a UI renders for one conversation; only committed values ever appear here. `usage`:
     the conversation's usage so far (`Conversation.usage()`), committed with what changed it."""
@@ -129,6 +144,8 @@ class Live:
     compaction_failure: CompactionFailure | None = None
     compactions: int = 0
     usage: UsageTotals = field(default=EMPTY_USAGE, metadata=OMITTED_WHEN_DEFAULT)
+    # A sub-agent's conversation: the call that started it (its usage rolls up into its parent's).
+    parent: ParentCall | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
 
     @property
     def busy(self) -> bool:
@@ -145,6 +162,7 @@ __all__ = [
     "DeferredLive",
     "GenerationLive",
     "Live",
+    "ParentCall",
     "PartialMessage",
     "RetryLive",
     "Run",

@@ -77,7 +77,7 @@ class CancelKind(TaskKind):
         handle = inp.job.handle
         try:
             if handle is None:
-                handle = await rt.model.find(inp.job.key)
+                handle = await rt.model_for(task.conversation_id).find(inp.job.key)
                 if handle is None:
                     rt.report(ErrorReport(
                         f"Task {inp.run_task_id}: the deferred job {inp.job.key} may have been submitted "
@@ -88,7 +88,7 @@ class CancelKind(TaskKind):
             found = handle
 
             async def cancel() -> None:
-                await rt.model.cancel(found)
+                await rt.model_for(task.conversation_id).cancel(found)
 
             finished, _ = await rt.within(CANCEL_TIMEOUT, f"cancel:{task.id}", cancel)
             if not finished:

@@ -105,7 +105,7 @@ class CompactionKind(TaskKind):
         settings = rt.settings.compaction
         if not settings.enabled:
             return False
-        window = rt.model.context_window
+        window = rt.model_for(conversation_id).context_window
         if window <= 0:
             return False
         if await _tokens(rt, conversation_id) <= settings.threshold * window:
@@ -115,7 +115,7 @@ class CompactionKind(TaskKind):
     async def may_compact(self, rt: Runtime, conversation_id: str, pending: Sequence[StoredEntry]) -> bool:
         """Whether `compact_if_needed` may start a compaction once `pending` entries are added."""
         settings = rt.settings.compaction
-        window = rt.model.context_window
+        window = rt.model_for(conversation_id).context_window
         if not settings.enabled or window <= 0:
             return False
         extra = sum(entry_tokens(e.entry) for e in pending)
@@ -170,7 +170,7 @@ class CompactionKind(TaskKind):
         request = ModelRequest("You write summaries of conversations.", messages, (), dict(rt.settings.model_options),
                                1, f"c{task.id}")
         try:
-            final = await self._ask(rt, request)
+            final = await self._ask(rt, cid, request)
         except ModelError as exc:
             await self._fail(rt, task, f"Compaction failed: {exc.message}", "model_error", requests=1)
             return None
@@ -182,8 +182,8 @@ class CompactionKind(TaskKind):
         await rt.commit(change)
         return None
 
-    async def _ask(self, rt: Runtime, request: ModelRequest) -> FinalMessage:
-        async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
+    async def _ask(self, rt: Runtime, cid: str, request: ModelRequest) -> FinalMessage:
+        async with aclosing(rt.model_for(cid).stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
             async for event in stream:
                 if isinstance(event, FinalMessage):
                     if event.stop_reason == "error":

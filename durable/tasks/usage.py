@@ -23,31 +23,37 @@ if TYPE_CHECKING:
     from ..engine.runtime import Runtime
 
 
-def model_name(rt: Runtime) -> str:
-    name = getattr(rt.model, "name", None)
-    return name if isinstance(name, str) and name else type(rt.model).__name__
+def model_name(rt: Runtime, conversation_id: str, change: Change | None = None) -> str:
+    """The name usage is counted under: the conversation's model's (its sub-agent's, if any)."""
+    model = rt.model_for(conversation_id, change)
+    name = getattr(model, "name", None)
+    return name if isinstance(name, str) and name else type(model).__name__
 
 
 def count(rt: Runtime, change: Change, conversation_id: str, *, requests: int = 0, tokens: Usage | None = None,
           tool_calls: int = 0, tool_seconds: float = 0.0) -> None:
     """In `change`: add to the conversation's usage totals and, when it keeps them, its run's;
-    requests and tokens are the harness's model's."""
+    requests and tokens are the conversation's model's. A sub-agent's conversation adds the same
+    to each of its ancestors' (its usage rolls up; docs/spec.md §8)."""
     if tokens is not None and not (tokens.input_tokens or tokens.output_tokens):
         tokens = None  # (reasoning and cache tokens are parts of these two)
     if not (requests or tokens or tool_calls or tool_seconds):
         return
-    live = change.live(conversation_id)
-    model = model_name(rt)
+    model = model_name(rt, conversation_id, change)
 
     def more(totals: UsageTotals) -> UsageTotals:
         totals = totals.add(model, requests=requests, tokens=tokens) if requests or tokens else totals
         return totals.with_tools(tool_calls, tool_seconds) if tool_calls or tool_seconds else totals
 
-    run = live.run
-    if run is not None and run.usage is not None:
-        change.edit_live(conversation_id, usage=more(live.usage), run=evolve(run, usage=more(run.usage)))
-    else:
-        change.edit_live(conversation_id, usage=more(live.usage))
+    cid: str | None = conversation_id
+    while cid is not None:
+        live = change.live(cid)
+        run = live.run
+        if run is not None and run.usage is not None:
+            change.edit_live(cid, usage=more(live.usage), run=evolve(run, usage=more(run.usage)))
+        else:
+            change.edit_live(cid, usage=more(live.usage))
+        cid = live.parent.conversation_id if live.parent is not None else None
 
 
 def tool_runtime(calls: Iterable[Task]) -> float:

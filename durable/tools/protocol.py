@@ -5,7 +5,7 @@ given while it runs (`ToolApi`, `ToolContext`). Plain values: a `Tool` is made a
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
 from attrs import field
 from typing_extensions import TypeVar  # a TypeVar with a default (PEP 696; typing has it from 3.13)
@@ -13,6 +13,9 @@ from typing_extensions import TypeVar  # a TypeVar with a default (PEP 696; typi
 from .._frozen import frozen
 from ..models.protocol import ToolSpec
 from ..records import Replay
+
+if TYPE_CHECKING:
+    from .subagent import Subagent
 
 Execute = Callable[[Any, "ToolApi", "ToolContext"], Awaitable[Any]]
 AnyExecute = Callable[..., Awaitable[Any]]
@@ -65,7 +68,8 @@ class Tool:
     `approval`: True, every call waits for a person's decision before it runs; a callable
     (`ApprovalCheck`), only the calls it says so of; False, none. `max_retries`: how many times
     per run the model may be asked to call it again (`durable.RetryTool`, invalid arguments).
-    `timeout`: seconds a call may run, from its stored start (None: no limit)."""
+    `timeout`: seconds a call may run, from its stored start (None: no limit). `agent`: set on
+    a sub-agent's tool (`durable.subagent`): a call runs a child conversation instead of `execute`."""
 
     name: str
     description: str
@@ -78,6 +82,7 @@ class Tool:
     approval: bool | ApprovalCheck = False
     max_retries: int = 1
     timeout: float | None = None
+    agent: Subagent | None = field(default=None, eq=False, repr=False)
 
     @property
     def spec(self) -> ToolSpec:

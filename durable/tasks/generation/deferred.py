@@ -48,7 +48,7 @@ async def submit_job(rt: Runtime, task: Task, request: ModelRequest) -> Task | N
     assert isinstance(phase, Poll)
     await rt.before_external_work(f"The deferred job of task {task.id}")
     try:
-        handle = await model_call(rt, rt.model.submit(request))
+        handle = await model_call(rt, rt.model_for(task.conversation_id).submit(request))
     except ModelError as exc:
         return await attempt_failed(rt, task, failure_of(exc), final_reason="model_error", retry_after=exc.retry_after,
                                     raw=exc, retryable=exc.retryable)
@@ -69,7 +69,7 @@ async def poll(rt: Runtime, task: Task, build: BuildRequest, finish: Finish) -> 
     assert isinstance(phase, Poll)
     if phase.job.handle is None:
         task = await rt.mark_running(task, barrier=True)
-        found = await rt.model.find(phase.job.key)
+        found = await rt.model_for(task.conversation_id).find(phase.job.key)
         if found is not None:
             change = rt.change()
             job = DeferredJob(phase.job.key, found)
@@ -85,7 +85,7 @@ async def poll(rt: Runtime, task: Task, build: BuildRequest, finish: Finish) -> 
         await rt.sleep_until(task.state.until, f"poll:{task.id}")
     task = await rt.mark_running(task, barrier=True)  # a fetch is charged if cut off
     try:
-        result = await model_call(rt, rt.model.fetch(phase.job.handle))
+        result = await model_call(rt, rt.model_for(task.conversation_id).fetch(phase.job.handle))
         if not isinstance(result, StillRunning):
             result = check_final(result, rt.provider)
     except ModelError as exc:

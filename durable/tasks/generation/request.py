@@ -46,8 +46,8 @@ async def build(rt: Runtime, task: Task, attempt: int, pending: Sequence[StoredE
     key = f"g{task.id}-s{last_seq}-a{attempt}"
     notes = notes_of(task.checkpoint) if notes is None else notes
     system = notes.instructions if notes.instructions is not None else static_text(settings.system_prompt,
-                                                                                     rt.instructions)
-    return ModelRequest(system, messages, rt.tools.specs, dict(settings.model_options), attempt, key,
+                                                                                     rt.instructions_for(cid))
+    return ModelRequest(system, messages, rt.tools_for(cid).specs, dict(settings.model_options), attempt, key,
                         output.schema_of(rt, task))
 
 
@@ -57,11 +57,11 @@ async def next_request(rt: Runtime, change: Change, task: Task, rounds: int, not
     entries (`pending`) the change appends: `request` (a barrier: it is sent once committed), or
     `prepare` when a compaction, a deferred job or the end at a usage limit has to come first."""
     cid = task.conversation_id
-    deferred_model = rt.settings.stream.deferred and rt.model.deferred
+    deferred_model = rt.settings.stream.deferred and rt.model_for(cid).deferred
     first = deferred_model or (compaction is not None and await compaction.may_compact(rt, cid, pending))
     if not first and limited(rt):
         system = notes.instructions if notes.instructions is not None else static_text(rt.settings.system_prompt,
-                                                                                         rt.instructions)
+                                                                                         rt.instructions_for(cid))
         first = limit_passed(rt, change.live(cid), await estimate(rt, cid, system, pending)) is not None
     if first:
         task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(1, rounds, notes)))

@@ -52,8 +52,8 @@ def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Subm
     after this commit and first checks whether a compaction must come before the request (then
     it moves back to `prepare`)."""
     ids = tuple(s.id for s in subs)
-    deferred_model = rt.settings.stream.deferred and rt.model.deferred
-    prepared = deferred_model or dynamic(rt.instructions) or request.limited(rt)
+    deferred_model = rt.settings.stream.deferred and rt.model_for(conversation_id, change).deferred
+    prepared = deferred_model or dynamic(rt.instructions_for(conversation_id, change)) or request.limited(rt)
     first: Prepare | Request = Prepare(1) if prepared else Request(1, dict(rt.settings.model_options))
     task = rt.new_task(change, conversation_id=conversation_id, kind=KIND,
                        input=GenerationInput(ids), checkpoint=first, state=Running())
@@ -107,6 +107,7 @@ async def close_calls(rt: Runtime, change: Change, task: Task, text: str, code: 
     if not isinstance(phase, ToolRound):
         return []
     for tid in phase.pending:
+        await tool.halt_child(rt, rt.task(tid))  # a sub-agent's child run is stopped in the same commit
         await rt.cancel_runner(tid)
     ended: list[int] = []
     await answer_calls(rt, change, task, text, code, ended)

@@ -62,7 +62,8 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
     # Leaving the progress stream waits for a flush in flight; the final commit below carries the rest.
     async with rt.progress.stream(rt.settings.progress.persist_within, flush) as progress:
         try:
-            async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
+            model = rt.model_for(task.conversation_id)
+            async with aclosing(model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
                 while True:
                     try:
                         if silence:

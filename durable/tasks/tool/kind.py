@@ -4,6 +4,7 @@
     running/tool_progress -> pending | end        (a crash or a clean close puts it back `pending`)
     waiting/tool_progress -> end                  (a client tool: the host answers, or its deadline)
     waiting/approval -> pending/tool_progress | end   (a person's decision: `durable.tasks.tool.approval`)
+    pending/tool_progress -> waiting/subagent -> end   (a sub-agent's call: `durable.tasks.tool.subagent`)
 
 Its intent (the call, its replay policy, a client tool's deadline, its timeout) is committed when
 the task is created, before anything runs. Streamed output is committed coalesced, without
@@ -45,7 +46,7 @@ from ...records import (
 )
 from ...texts import times_in_a_row
 from ...tools import ArgumentError, Tool, ToolApi, ToolContext, parse_arguments
-from . import approval
+from . import approval, subagent
 from .records import (
     KIND,
     RETRY_CODES,
@@ -69,7 +70,7 @@ from .records import (
     input_of,
     progress_of,
 )
-from .rounds import RoundParent
+from .rounds import RoundParent, siblings_written
 
 if TYPE_CHECKING:
     from ...engine.runtime import Runtime
@@ -80,19 +81,25 @@ class ToolKind(TaskKind):
 
     name = KIND
     input = ToolInput
-    checkpoints: ClassVar[dict[str, type[Checkpoint]]] = {"tool_progress": ToolProgress, "approval": Approval}
+    checkpoints: ClassVar[dict[str, type[Checkpoint]]] = {"tool_progress": ToolProgress, "approval": Approval,
+                                                          "subagent": subagent.Delegated}
     transitions = Transitions(
         start=["pending/tool_progress", "running/tool_progress", "waiting/tool_progress", "waiting/approval"],
-        moves={"pending/tool_progress": ["running/tool_progress", "waiting/approval", END],
-               "running/tool_progress": ["pending/tool_progress", END],
+        moves={"pending/tool_progress": ["running/tool_progress", "waiting/approval", "waiting/subagent", END],
+               "running/tool_progress": ["pending/tool_progress", "waiting/subagent", END],
                "waiting/tool_progress": [END],
-               "waiting/approval": ["pending/tool_progress", END]},
+               "waiting/approval": ["pending/tool_progress", END],
+               "waiting/subagent": [END]},
     )
     warm = True
 
     def __init__(self, parent: RoundParent | None = None) -> None:
-        self.phases = {ToolProgress: self._run, Approval: self._await_decision}
+        self.phases = {ToolProgress: self._run, Approval: self._await_decision,
+                       subagent.Delegated: lambda rt, task: subagent.await_child(rt, task, self._answer)}
         self.parent = parent  # the kind whose rounds these calls are (the generation)
+
+    async def _answer(self, rt: Runtime, task: Task, result: ToolResultEntry) -> None:
+        await self._finish(rt, task, result, Done())
 
     async def resume_interrupted(self, rt: Runtime, task: Task, restarts: int) -> Resumed:
         inp = input_of(task)
@@ -134,9 +141,10 @@ class ToolKind(TaskKind):
         if inp.client:
             await self._wait_for_client(rt, task)
             return None
-        tool = rt.tools.get(name)
-        if tool is None or tool.execute is None:
-            known = ", ".join(t.name for t in rt.tools) or "none"
+        tools = rt.tools_for(task.conversation_id)
+        tool = tools.get(name)
+        if tool is None or (tool.execute is None and tool.agent is None):
+            known = ", ".join(t.name for t in tools) or "none"
             msg = f"Unknown tool {name} (known tools: {known})"
             await self._finish(rt, task, error_result(task, msg, "unknown_tool"), Done())
             return None
@@ -156,6 +164,8 @@ class ToolKind(TaskKind):
                 task = approval.begin_waiting(rt, change, task)
                 await rt.commit(change)
                 return task  # its `approval` phase waits for the decision
+        if tool.agent is not None and self.parent is not None:  # runs a child conversation
+            return await subagent.delegate(rt, task, tool, args, self.parent, self._answer)
         deadline = deadline_of(task)
         if deadline is not None and rt.now() >= deadline:  # a safe tool run again past its deadline
             await self._timed_out(rt, task, tool)
@@ -346,7 +356,7 @@ class ToolKind(TaskKind):
         parent = rt.task(task.parent_id) if task.parent_id is not None else None
         rounds = self.parent
         if rounds is not None and parent is not None and rounds.closable(rt, parent, task.id):
-            parent = await _siblings_written(rt, rounds.round_of(parent), parent, task.id)
+            parent = await siblings_written(rt, rounds.round_of(parent), parent, task.id)
         change = rt.change(barrier=not retry)
         # `ended_at`: when the call ended, if not now (a call cut off: the interrupt).
         progress = evolve(progress_of(task), result=result, ended_at=rt.now() if ended_at is None else ended_at)
@@ -376,6 +386,8 @@ class ToolKind(TaskKind):
 
     @classmethod
     def phase_label(cls, task: Task) -> str | None:
+        if isinstance(task.checkpoint, subagent.Delegated):
+            return "subagent"
         return "approval" if isinstance(task.checkpoint, Approval) else None
 
     @classmethod
@@ -390,6 +402,9 @@ class ToolKind(TaskKind):
             shown["approval"] = {"since": phase.since, "deadline": phase.deadline}
         elif isinstance(phase, ToolProgress) and phase.arguments is not None:
             shown["approved_arguments"] = phase.arguments
+        elif isinstance(phase, subagent.Delegated):
+            shown["subagent"] = {"conversation": phase.conversation_id, "input": phase.submission_id,
+                                 "since": phase.since}
         return {"tool": shown}
 
     @classmethod
@@ -429,17 +444,6 @@ async def _retry_result(rt: Runtime, task: Task, tool: Tool, why: str, code: str
         why = TOOL_RETRIES_EXHAUSTED.format(tool=tool.name, max_retries=tool.max_retries, why=why)
         code = "retries_exhausted"
     return error_result(task, why, code)
-
-
-async def _siblings_written(rt: Runtime, siblings: tuple[int, ...], parent: Task, ending: int) -> Task | None:
-    """Wait until the endings of the other tools of `parent`'s round are written, not only in the
-    head: the round's close carries their results, and a sibling's ending still in flight may be
-    refused and tried again after the close landed (a crash then would leave the sibling live
-    with its result already in the context). Returns the parent as the head has it then."""
-    for sibling in siblings:
-        if sibling != ending and rt.ending_in_flight(sibling):
-            await rt.wait_tasks([sibling])
-    return rt.task(parent.id)
 
 
 __all__ = ["ToolKind"]

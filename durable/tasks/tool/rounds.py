@@ -15,6 +15,7 @@ from ...records import (
     Pending,
     Running,
     State,
+    Submission,
     Task,
     Terminal,
     ToolCall,
@@ -24,6 +25,7 @@ from ...records import (
 )
 from .approval import new_approval
 from .records import KIND, Approval, ToolInput, ToolProgress, approval_slot, drop_approval, progress_of
+from .subagent import stop_child
 
 if TYPE_CHECKING:
     from ...engine.head import Change
@@ -33,6 +35,10 @@ if TYPE_CHECKING:
 class RoundParent(Protocol):
     """What the tool kind asks of the kind whose task started a round of tool calls (the
     generation): the last tool to end writes the round's close in its own ending commit."""
+
+    def begin_run(self, rt: Runtime, change: Change, conversation_id: str, subs: list[Submission]) -> Task:
+        """In `change`: a run answering `subs` in `conversation_id` (a sub-agent's child)."""
+        ...
 
     def round_of(self, parent: Task) -> tuple[int, ...]:
         """The tool tasks of `parent`'s round (empty when it has none open)."""
@@ -56,7 +62,7 @@ def start_calls(rt: Runtime, change: Change, parent: Task, calls: Sequence[ToolC
     cid = parent.conversation_id
     approvals = list(change.live(cid).approvals)
     for call in calls:
-        tool = rt.tools.get(call.name)
+        tool = rt.tools_for(cid).get(call.name)
         client = bool(tool and tool.client)
         deadline = rt.now() + rt.settings.client_tool_timeout if client else None
         # A safe tool is created `running` (its runner starts after this commit; if cut off first,
@@ -100,10 +106,22 @@ def close_call(change: Change, child: Task | None, call: ToolCall, text: str,
     result = ToolResultEntry(call.id, call.name, content, True, (Diagnostic("error", code, text),))
     if child is None or child.terminal:
         return result, False
+    stop_child(change, child)  # a sub-agent's call: its child's run stops too
     change.put_task(evolve(child, state=Terminal(Aborted()),
                            checkpoint=evolve(progress, result=result, ended_at=change.head.now())))
     drop_approval(change, child.conversation_id, child.id)
     return result, True
 
 
-__all__ = ["RoundParent", "close_call", "start_calls"]
+async def siblings_written(rt: Runtime, siblings: tuple[int, ...], parent: Task, ending: int) -> Task | None:
+    """Wait until the endings of the other tools of `parent`'s round are written, not only in the
+    head: the round's close carries their results, and a sibling's ending still in flight may be
+    refused and tried again after the close landed (a crash then would leave the sibling live
+    with its result already in the context). Returns the parent as the head has it then."""
+    for sibling in siblings:
+        if sibling != ending and rt.ending_in_flight(sibling):
+            await rt.wait_tasks([sibling])
+    return rt.task(parent.id)
+
+
+__all__ = ["RoundParent", "close_call", "siblings_written", "start_calls"]
