@@ -15,7 +15,7 @@ import durable
 from durable import records as r
 from durable.models import FauxModel, faux
 from durable.storage import SQLiteStorage
-from durable.tasks.generation.records import CALL_ABORTED, RUN_ABORTED
+from durable.tasks.generation.records import CALL_ABORTED, CALL_INTERRUPTED, RUN_ABORTED
 from durable.tasks.tool import SUBAGENT_TOO_DEEP, SUBAGENT_UNANSWERED, TOOL_MAY_HAVE_RUN, Delegated
 
 from .conftest import settings, until_live
@@ -214,3 +214,52 @@ async def test_a_structured_subagent_answers_its_call_with_json_text(host):
         assert await (await h.root.submit("what is X")).wait() == r.Answered("X is 42.", 4)
     assert child.requests[0].output is not None
     assert parent.requests[1].messages[-1] == r.ToolResultEntry("f1", "facts", json.dumps({"name": "X", "value": 42}))
+
+
+async def test_an_interrupt_of_the_parent_stops_the_child(host):
+    notes: list[str] = []
+    gate, started = anyio.Event(), anyio.Event()
+    parent, tools, _, _ = team(host.clock, notes, gate=gate, started=started)
+    async with host.open(parent, settings=settings(), tools=tools) as h:
+        first = await h.root.submit("go")
+        await started.wait()
+        second = await h.root.submit("never mind", when_busy="interrupt")
+        assert (await first.wait()).reason == "interrupted"
+        assert await h.conversation("root/writer-3").submission("subagent-3").wait() == r.Unanswered(
+            "aborted", RUN_ABORTED)
+        assert await second.wait() == r.Answered("Both done.", 6)  # the faux script's next step
+    assert notes == ["X=42"]
+    assert await transcript(host.path, "root") == [
+        ("user", "go"), ("assistant:tool_use", "Delegating."), ("tool_result", "X is 42."),
+        ("tool_result:error", CALL_INTERRUPTED), ("user", "never mind"), ("assistant:stop", "Both done.")]
+    assert await transcript(host.path, "root/writer-3") == [
+        ("user", "note X"), ("assistant:tool_use", ""), ("tool_result:error", CALL_ABORTED)]
+
+
+async def test_a_call_waiting_for_its_child_survives_a_clean_close_uncharged(host):
+    notes: list[str] = []
+    gate, started = anyio.Event(), anyio.Event()
+    parent, tools, _, _ = team(host.clock, notes, gate=gate, started=started)
+    async with host.open(parent, settings=settings(), tools=tools) as h:
+        sub = await h.root.submit("go")
+        await started.wait()
+    waiting = await _task(host.path, 3)
+    assert (waiting.state, waiting.restarts) == (r.Waiting(), 0)
+    gate.set()
+    async with host.open(parent, settings=settings(), tools=tools) as h:
+        assert await h.root.submission(sub.id).wait() == r.Answered("Both done.", 5)
+        assert (await h.task(3)).restarts == 0
+    assert notes == ["X=42"]  # cut off by the close: "may have partially run", not run again
+    assert (await transcript(host.path, "root/writer-3"))[2] == ("tool_result:error",
+                                                                 TOOL_MAY_HAVE_RUN.format(tool="save_note"))
+
+
+async def _task(path: str, task_id: int) -> r.Task:
+    store = SQLiteStorage(path)
+    await store.open()
+    try:
+        task = await store.get_task(task_id)
+        assert task is not None
+        return task
+    finally:
+        await store.close()
