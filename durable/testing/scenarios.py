@@ -17,8 +17,7 @@ clock is handed to `setup`, never assumed a `FakeClock`, so a scenario runs on a
 | `tool_timeout`, `tool_retry` | a safe and an unsafe tool run past their `timeout`; a tool asks to be called again |
 | `dynamic_instructions` | a section run in `prepare`; a failed attempt and a tool round reuse its text |
 | `structured_output_retry` | an answer off the output schema is sent back; the next one matches |
-| `usage_limit` | a run that would pass its request limit after two tool rounds ends `usage_limit` |
-| `subagents`, `abort_subagent` | two sub-agents, one calling an unsafe tool; the parent aborted while a child works |
+| `usage_limit`; `subagents`, `abort_subagent` | `usage_limit` after 2 rounds; 2 sub-agents; parent aborted mid-child |
 """
 
 from __future__ import annotations

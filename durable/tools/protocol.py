@@ -5,7 +5,7 @@ given while it runs (`ToolApi`, `ToolContext`). Plain values: a `Tool` is made a
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Generic
+from typing import Any, Generic
 
 from attrs import field
 from typing_extensions import TypeVar  # a TypeVar with a default (PEP 696; typing has it from 3.13)
@@ -13,9 +13,6 @@ from typing_extensions import TypeVar  # a TypeVar with a default (PEP 696; typi
 from .._frozen import frozen
 from ..models.protocol import ToolSpec
 from ..records import Replay
-
-if TYPE_CHECKING:
-    from .subagent import Subagent
 
 Execute = Callable[[Any, "ToolApi", "ToolContext"], Awaitable[Any]]
 AnyExecute = Callable[..., Awaitable[Any]]
@@ -82,7 +79,7 @@ class Tool:
     approval: bool | ApprovalCheck = False
     max_retries: int = 1
     timeout: float | None = None
-    agent: Subagent | None = field(default=None, eq=False, repr=False)
+    agent: Any = field(default=None, eq=False, repr=False)  # a `durable.tools.subagent.Subagent`
 
     @property
     def spec(self) -> ToolSpec:
