@@ -34,7 +34,8 @@ def count(rt: Runtime, change: Change, conversation_id: str, *, requests: int = 
           tool_calls: int = 0, tool_seconds: float = 0.0) -> None:
     """In `change`: add to the conversation's usage totals and, when it keeps them, its run's;
     requests and tokens are the conversation's model's. A sub-agent's conversation adds the same
-    to each of its ancestors' (its usage rolls up; docs/spec.md §8)."""
+    to each of its ancestors' totals, at commit (its usage rolls up; docs/spec.md §8); a per-run
+    limit counts the run's own usage."""
     if tokens is not None and not (tokens.input_tokens or tokens.output_tokens):
         tokens = None  # (reasoning and cache tokens are parts of these two)
     if not (requests or tokens or tool_calls or tool_seconds):
@@ -45,15 +46,13 @@ def count(rt: Runtime, change: Change, conversation_id: str, *, requests: int = 
         totals = totals.add(model, requests=requests, tokens=tokens) if requests or tokens else totals
         return totals.with_tools(tool_calls, tool_seconds) if tool_calls or tool_seconds else totals
 
-    cid: str | None = conversation_id
-    while cid is not None:
-        live = change.live(cid)
-        run = live.run
-        if run is not None and run.usage is not None:
-            change.edit_live(cid, usage=more(live.usage), run=evolve(run, usage=more(run.usage)))
-        else:
-            change.edit_live(cid, usage=more(live.usage))
-        cid = live.parent.conversation_id if live.parent is not None else None
+    live = change.live(conversation_id)
+    change.add_usage(conversation_id, more)
+    if live.run is not None and live.run.usage is not None:
+        change.edit_live(conversation_id, run=evolve(live.run, usage=more(live.run.usage)))
+    while live.parent is not None:  # a sub-agent's usage rolls up into each ancestor's totals
+        change.add_usage(live.parent.conversation_id, more, visible=False)
+        live = change.live(live.parent.conversation_id)
 
 
 def tool_runtime(calls: Iterable[Task]) -> float:

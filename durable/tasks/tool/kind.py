@@ -86,7 +86,7 @@ class ToolKind(TaskKind):
     transitions = Transitions(
         start=["pending/tool_progress", "running/tool_progress", "waiting/tool_progress", "waiting/approval"],
         moves={"pending/tool_progress": ["running/tool_progress", "waiting/approval", "waiting/subagent", END],
-               "running/tool_progress": ["pending/tool_progress", "waiting/subagent", END],
+               "running/tool_progress": ["pending/tool_progress", END],
                "waiting/tool_progress": [END],
                "waiting/approval": ["pending/tool_progress", END],
                "waiting/subagent": [END]},

@@ -69,8 +69,8 @@ def start_calls(rt: Runtime, change: Change, parent: Task, calls: Sequence[ToolC
         # it just runs again). An unsafe one commits `running` itself right before it executes, so
         # a crash before that never counts as "may have partially run". A call of a tool that
         # always asks waits for its decision from this commit on; one whose check may ask starts
-        # `pending` (its runner asks the check).
-        safe = tool is not None and tool.replay == "safe" and not client
+        # `pending` (its runner asks the check), as a sub-agent's does (its runner starts the child).
+        safe = tool is not None and tool.replay == "safe" and not client and tool.agent is None
         ask = tool is not None and tool.approval is True
         checkpoint: Checkpoint
         state: State
