@@ -263,3 +263,19 @@ async def _task(path: str, task_id: int) -> r.Task:
         return task
     finally:
         await store.close()
+
+
+async def test_a_parents_commit_built_before_a_childs_roll_up_keeps_the_roll_up(host):
+    from durable.tasks import usage
+
+    async with host.open(FauxModel([]), settings=settings()) as h:
+        stale = h.session.change()
+        stale.edit_live("root", compactions=1)  # the parent's document, read before the child's commit
+        child = h.session.change()
+        child.edit_live("root/helper-9", parent=r.ParentCall("root", 9, "c9", "helper"))
+        usage.count(h.rt, child, "root/helper-9", requests=1, tokens=u(3, 4), tool_calls=1, tool_seconds=1.5)
+        await h.session.commit(child)
+        await h.session.commit(stale)
+        rolled = totals(("faux", 1, 3, 4), tool_calls=1, tool_seconds=1.5)
+        assert h.root.usage() == h.conversation("root/helper-9").usage() == h.usage() == rolled
+        assert h.root.live().compactions == 1
