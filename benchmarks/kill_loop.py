@@ -35,8 +35,8 @@ After `--kills` kills, one last child runs to the end without a kill: every inpu
 `researcher` (no tools, its own model) and a `writer` (the unsafe `append_line`, its own model),
 and answers with their results. Checked besides, after every kill: each sub-agent call has at most
 one child conversation (named after it) holding one input and one user entry; every child's parent
-call is in the file; and the root's usage holds its children's exactly (their models' requests and
-tokens, and their tool runtime, the waiting calls never billed).
+call is in the file; the root's own usage holds no child's model and no tool runtime (the waiting
+calls are never billed), and its rolled-up usage is its own and its children's.
 """
 
 from __future__ import annotations
@@ -341,23 +341,25 @@ def _subagent_problems(tool_tasks: list[Any], conversations: list[str], children
     problems += [f"child conversation {cid!r} holds {n} inputs" for cid, n in per_child.items() if n > 1]
     for s in children:
         link = lives[s.conversation_id].parent if s.conversation_id in lives else None
-        if link is None or f"root/{link.agent}-{link.task_id}" != s.conversation_id or s.id != f"subagent-{link.task_id}":
+        if (link is None or f"root/{link.agent}-{link.task_id}" != s.conversation_id
+                or s.id != f"subagent-{link.task_id}"):
             problems.append(f"child input {s.id} in {s.conversation_id!r} is not linked to its call ({link})")
         elif final and not s.settled:
             problems.append(f"child input {s.id} is not settled after the last run")
     root = lives.get("root")
     if root is not None:
-        kids = [lives[cid].usage for cid in lives if cid != "root"]
-        for model in ("faux-research", "faux-writer"):
-            mine = [(m.requests, m.input_tokens, m.output_tokens) for m in root.usage.models if m.model == model]
-            theirs = [(m.requests, m.input_tokens, m.output_tokens) for k in kids for m in k.models if m.model == model]
-            summed = tuple(map(sum, zip(*theirs))) if theirs else None
-            if (mine[0] if mine else None) != summed:
-                problems.append(f"root's usage of {model} is {mine}, its children's sum {summed}")
-        seconds = sum(k.tool_seconds for k in kids)
-        if abs(root.usage.tool_seconds - seconds) > 1e-6:
-            problems.append(f"root's tool runtime is {root.usage.tool_seconds} s, its children's {seconds} s "
-                            f"(a sub-agent's wait billed, or a child's runtime not rolled up)")
+        from durable.records import rolled_up
+
+        # Its own document: its model's requests and tokens, its calls, and no tool runtime (the
+        # sub-agent calls' waits are never billed); the children's usage, each in its own model.
+        if [m.model for m in root.usage.models if m.model != "faux"] or root.usage.tool_seconds:
+            problems.append(f"root's own usage holds its children's or a billed wait: {root.usage}")
+        problems += [f"child {cid!r} used {m.model}" for cid, live in lives.items() if cid != "root"
+                     for m in live.usage.models if m.model not in ("faux-research", "faux-writer")]
+        total, kids = rolled_up(lives, "root"), [lives[cid].usage for cid in lives if cid != "root"]
+        if total.requests != root.usage.requests + sum(k.requests for k in kids):
+            problems.append(f"the rolled-up usage of root ({total.requests} requests) is not its own and its "
+                            f"children's")
     return problems
 
 
@@ -464,8 +466,8 @@ def main() -> int:
           "no submission settled twice" if result["violation"] is None else f"  VIOLATION: {result['violation']}")
     if result["subagents"]:
         print(f"  sub-agents: {result.get('child conversations', 0)} child conversations, "
-              f"{result.get('child inputs answered', 0)} answered; each call one child at most, usage rolled up "
-              f"exactly after every kill" if result["violation"] is None else "")
+              f"{result.get('child inputs answered', 0)} answered; each call one child at most, no wait billed, "
+              f"usage rolled up after every kill" if result["violation"] is None else "")
     if result["workdir"]:
         print(f"  files kept in {result['workdir']}")
     if args.json:

@@ -9,7 +9,7 @@ from typing import Any, Protocol, TypeVar, overload
 
 from ..errors import ConversationBusy, InvalidInput, ToolDefinitionError, UnknownSubmission
 from ..inputs import answer_text, check_submission_id, check_text
-from ..records import Answered, Live, Queued, StoredEntry, Submission, SubmissionStatus, UsageTotals
+from ..records import Answered, Live, Queued, StoredEntry, Submission, SubmissionStatus, UsageTotals, rolled_up
 from ..settings import Settings, WhenBusy
 from ..storage.protocol import Storage
 from ..tools.schema import output_schema as schema_of, output_value
@@ -133,9 +133,11 @@ class Conversation:
 
     def usage(self) -> UsageTotals:
         """What this conversation used so far, as committed: requests and tokens per model, tool
-        calls and tool runtime (see `durable.UsageTotals`). Kept as running totals in the live
-        document: reading them reads no history."""
-        return self._h.session.conversation(self.id).committed_live.usage
+        calls and tool runtime (see `durable.UsageTotals`), with its sub-agents' rolled up (their
+        conversations' totals added; `live().usage` is its own). Kept as running totals in the live
+        documents: reading them reads no history."""
+        convs = self._h.session.convs
+        return rolled_up({cid: c.committed_live for cid, c in convs.items()}, self.id)
 
     def follow(self) -> AsyncIterator[Live]:
         """Every committed change of the live document, in commit order (ends at close)."""

@@ -369,12 +369,11 @@ class Harness(Generic[DepsT]):
         return await self.storage.find_tasks(kind=kind, state=state, conversation_id=conversation_id)
 
     def usage(self) -> UsageTotals:
-        """What every conversation of this session used so far, as committed (the sum of the
-        top-level ones' `Conversation.usage()`, into which their sub-agents' usage rolls up): read
-        from the live documents the harness holds, never from history."""
+        """What every conversation of this session used so far, as committed (the sum of their
+        own usage, sub-agents' conversations included, each once): read from the live documents
+        the harness holds, never from history."""
         self._check_open()
-        return sum((c.committed_live.usage for c in self.session.convs.values() if c.committed_live.parent is None),
-                   EMPTY_USAGE)
+        return sum((c.committed_live.usage for c in self.session.convs.values()), EMPTY_USAGE)
 
     def wake(self) -> Wake:
         """Whether work is active, and when the next durable timer fires."""

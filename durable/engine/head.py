@@ -20,7 +20,7 @@ import attrs
 
 from .._frozen import evolve
 from ..errors import HarnessError, IllegalTransition
-from ..records import EMPTY_LIVE, Entry, Live, StoredEntry, Submission, Task, UsageTotals
+from ..records import EMPTY_LIVE, Entry, Live, StoredEntry, Submission, Task
 from ..storage.protocol import Batch, Opened
 from .context import Context
 from .transitions import Transitions
@@ -104,9 +104,6 @@ class Change:
         self.barrier = barrier
         self.tasks: dict[int, Task] = {}  # the tasks this change writes, by id
         self.lives: dict[str, Live] = {}  # the live documents it writes, by conversation
-        # What it adds to conversations' usage totals, applied to the head's totals as the commit
-        # is made (`settle_usage`): a total read earlier may be stale, the additions never are.
-        self.usage_adds: dict[str, list[Callable[[UsageTotals], UsageTotals]]] = {}
 
     def task(self, task_id: int) -> Task:
         return self.tasks.get(task_id) or self.head.tasks[task_id]
@@ -168,29 +165,8 @@ class Change:
         self.put_live(conversation_id, live)
         return live
 
-    def add_usage(self, conversation_id: str, add: Callable[[UsageTotals], UsageTotals], *,
-                  visible: bool = True) -> None:
-        """Add to the conversation's usage totals: `add` is applied to the head's totals when the
-        change is committed. `visible`: also at once to the document this change reads (a later
-        read of the same change sees it); a sub-agent's ancestors are added to at commit only."""
-        self.usage_adds.setdefault(conversation_id, []).append(add)
-        if visible:
-            self.edit_live(conversation_id, usage=add(self.live(conversation_id).usage))
-
-    def settle_usage(self) -> None:
-        """As the commit is made: every live document it writes carries the head's usage totals
-        as they are now plus its own additions, so that a change built across an await never
-        writes back totals another commit (a sub-agent's, rolled up) has added to meanwhile."""
-        for cid in [*self.lives, *(c for c in self.usage_adds if c not in self.lives)]:
-            usage = self.head.conversation(cid).live.usage
-            for add in self.usage_adds.get(cid, ()):
-                usage = add(usage)
-            live = self.live(cid)
-            if live.usage != usage:
-                self.lives[cid] = evolve(live, usage=usage)
-
     def __bool__(self) -> bool:
-        return bool(self.tasks or self.lives or self.usage_adds or self.batch)
+        return bool(self.tasks or self.lives or self.batch)
 
 
 __all__ = ["Change", "ConversationHead", "Head"]

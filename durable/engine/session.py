@@ -133,7 +133,6 @@ class Session(Head):
         module docstring): a change sent after one that was refused for a passing cause waits
         until that one lands or gives up, and a refused one is sent again in its place, once
         every change before it has finished."""
-        change.settle_usage()
         for task in change.tasks.values():
             change.batch.tasks.append(task)
         change.batch.live.update(change.lives)

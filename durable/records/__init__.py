@@ -34,6 +34,7 @@ from .live import (
     Run,
     RunFailure,
     ToolSlot,
+    rolled_up,
 )
 from .reasons import FailureReason, ModelStopReason, StopReason, UnansweredReason
 from .submissions import Answered, Queued, Submission, SubmissionStatus, Unanswered
@@ -113,4 +114,5 @@ __all__ = [
     "UsageTotals",
     "UserEntry",
     "Waiting",
+    "rolled_up",
 ]

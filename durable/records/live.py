@@ -7,6 +7,7 @@ deferred job, the tool slots of the current round, the tool calls waiting for a 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from attrs import field
@@ -155,6 +156,23 @@ class Live:
 EMPTY_LIVE = Live()
 
 
+def rolled_up(lives: Mapping[str, Live], conversation_id: str) -> UsageTotals:
+    """The usage of conversation `conversation_id` with its sub-agents' rolled up: its own
+    (`Live.usage`) plus that of every conversation below it (`Live.parent`), each counted once.
+    Read from the documents as they are, so it is exact after any crash (docs/spec.md §8)."""
+    below: dict[str, list[str]] = {}
+    for cid, live in lives.items():
+        if live.parent is not None:
+            below.setdefault(live.parent.conversation_id, []).append(cid)
+    total, stack = EMPTY_USAGE, [conversation_id]
+    while stack:
+        cid = stack.pop()
+        if cid in lives:
+            total = total + lives[cid].usage
+        stack.extend(below.get(cid, ()))
+    return total
+
+
 __all__ = [
     "EMPTY_LIVE",
     "ApprovalSlot",
@@ -168,4 +186,5 @@ __all__ = [
     "Run",
     "RunFailure",
     "ToolSlot",
+    "rolled_up",
 ]

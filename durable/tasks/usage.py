@@ -33,9 +33,8 @@ def model_name(rt: Runtime, conversation_id: str, change: Change | None = None) 
 def count(rt: Runtime, change: Change, conversation_id: str, *, requests: int = 0, tokens: Usage | None = None,
           tool_calls: int = 0, tool_seconds: float = 0.0) -> None:
     """In `change`: add to the conversation's usage totals and, when it keeps them, its run's;
-    requests and tokens are the conversation's model's. A sub-agent's conversation adds the same
-    to each of its ancestors' totals, at commit (its usage rolls up; docs/spec.md §8); a per-run
-    limit counts the run's own usage."""
+    requests and tokens are the conversation's model's (a sub-agent's own). Only the conversation's
+    own document is written: a sub-agent's usage rolls up when totals are read (`rolled_up`)."""
     if tokens is not None and not (tokens.input_tokens or tokens.output_tokens):
         tokens = None  # (reasoning and cache tokens are parts of these two)
     if not (requests or tokens or tool_calls or tool_seconds):
@@ -47,12 +46,11 @@ def count(rt: Runtime, change: Change, conversation_id: str, *, requests: int = 
         return totals.with_tools(tool_calls, tool_seconds) if tool_calls or tool_seconds else totals
 
     live = change.live(conversation_id)
-    change.add_usage(conversation_id, more)
-    if live.run is not None and live.run.usage is not None:
-        change.edit_live(conversation_id, run=evolve(live.run, usage=more(live.run.usage)))
-    while live.parent is not None:  # a sub-agent's usage rolls up into each ancestor's totals
-        change.add_usage(live.parent.conversation_id, more, visible=False)
-        live = change.live(live.parent.conversation_id)
+    run = live.run
+    if run is not None and run.usage is not None:
+        change.edit_live(conversation_id, usage=more(live.usage), run=evolve(run, usage=more(run.usage)))
+    else:
+        change.edit_live(conversation_id, usage=more(live.usage))
 
 
 def tool_runtime(calls: Iterable[Task]) -> float:
