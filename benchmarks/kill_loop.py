@@ -30,6 +30,13 @@ recovers, streams, commits, runs the tool). After each kill it checks, reading t
 
 After `--kills` kills, one last child runs to the end without a kill: every input is settled
 (answered), the file passes every check with a clean close and nothing left to do.
+
+`--subagents` (docs/spec.md §8): the agent's model hands every input to two sub-agents at once, a
+`researcher` (no tools, its own model) and a `writer` (the unsafe `append_line`, its own model),
+and answers with their results. Checked besides, after every kill: each sub-agent call has at most
+one child conversation (named after it) holding one input and one user entry; every child's parent
+call is in the file; the root's own usage holds no child's model and no tool runtime (the waiting
+calls are never billed), and its rolled-up usage is its own and its children's.
 """
 
 from __future__ import annotations
@@ -61,7 +68,7 @@ def say(line: str) -> None:
     os.write(1, (line + "\n").encode())  # one write per line: a reader sees every line said before the kill
 
 
-def _model() -> Any:
+def _model(name: str = "faux") -> Any:
     from durable.models.faux import FauxModel, call, reply
     from durable.records import ToolResultEntry, UserEntry
 
@@ -76,7 +83,31 @@ def _model() -> Any:
         return reply(f"I will append a line for {text}.", tool_calls=calls)
 
     # Every step decides from the request it sees, so the script never runs out in any process.
-    return FauxModel([decide] * 1_000_000, tokens_per_second=400, token_size=6)
+    return FauxModel([decide] * 1_000_000, tokens_per_second=400, token_size=6, name=name)
+
+
+SUBAGENTS = ("researcher", "writer")
+
+
+def _team(side: str) -> tuple[Any, list[Any]]:
+    """The `--subagents` agent: a model that calls both sub-agents for each input, and the tools."""
+    import durable
+    from durable.models.faux import FauxModel, call, reply
+    from durable.records import ToolResultEntry, UserEntry
+
+    def decide(request: Any) -> Any:
+        last = request.messages[-1]
+        if isinstance(last, ToolResultEntry):
+            return reply("Done: both sub-agents answered.")
+        text = last.text if isinstance(last, UserEntry) else "input ?"
+        return reply(f"Asking the team about {text}.", tool_calls=[
+            call(name, {"task": f"{name} {text}"}, id=f"call_{uuid.uuid4().hex[:12]}") for name in SUBAGENTS])
+
+    research = FauxModel([lambda request: reply("Researched: nothing to add.")] * 1_000_000, tokens_per_second=400,
+                         token_size=6, name="faux-research")
+    tools = [durable.subagent("researcher", "Researches an input", model=research),
+             durable.subagent("writer", "Appends the input's line", tools=[_tool(side)], model=_model("faux-writer"))]
+    return FauxModel([decide] * 1_000_000, tokens_per_second=400, token_size=6), tools
 
 
 def _tool(side: str) -> Any:
@@ -108,7 +139,7 @@ def settings() -> Any:
                             retry=durable.RetryPolicy(base_delay=0.01, max_delay=0.05))
 
 
-async def child(path: str, side: str, inputs: int) -> None:
+async def child(path: str, side: str, inputs: int, subagents: bool = False) -> None:
     import durable
     from durable import records as r
     from durable.storage.sqlite.reader import SessionReader
@@ -121,7 +152,8 @@ async def child(path: str, side: str, inputs: int) -> None:
         except durable.NotASession:  # a kill came before the file became a session
             pass
     given = {sub.text for sub in known}
-    async with durable.open_harness(path, model=_model(), tools=[_tool(side)], settings=settings()) as h:
+    model, tools = _team(side) if subagents else (_model(), [_tool(side)])
+    async with durable.open_harness(path, model=model, tools=tools, settings=settings()) as h:
         say("open")
         for sub in sorted(known, key=lambda s: s.created_at):
             if not sub.settled:
@@ -151,7 +183,8 @@ class Violation(AssertionError):
 
 
 class Loop:
-    def __init__(self, workdir: str, inputs: int) -> None:
+    def __init__(self, workdir: str, inputs: int, subagents: bool = False) -> None:
+        self.subagents = subagents
         self.path = os.path.join(workdir, "session.sqlite")
         self.side = os.path.join(workdir, "side.txt")
         self.stderr = os.path.join(workdir, "stderr.txt")
@@ -163,7 +196,8 @@ class Loop:
         self.unanswered: Counter[str] = Counter()
 
     def argv(self) -> list[str]:
-        return [sys.executable, os.path.abspath(__file__), "--child", self.path, self.side, str(self.inputs)]
+        return [sys.executable, os.path.abspath(__file__), "--child", self.path, self.side, str(self.inputs),
+                *(["--subagents"] if self.subagents else [])]
 
     def run_child(self, kill: tuple[str, float] | None, timeout: float) -> tuple[list[str], bool, int | None]:
         """Start a child and SIGKILL it: `("start", t)` t seconds after it was started, `("open", t)`
@@ -228,10 +262,14 @@ class Loop:
         try:
             with SessionReader(self.path, writer_may_run=False) as reader:  # the child was killed and reaped
                 integrity = reader.integrity_check()
-                subs = {s.id: s for s in reader.submissions()}
-                tool_calls = {t.input.call.id for t in reader.tasks(kind="tool")}
-                user_entries = Counter(e.entry.submission_id for e in reader.entries("root")
+                subs = {s.id: s for s in reader.submissions(conversation_id="root")}
+                tool_tasks = reader.tasks(kind="tool")
+                tool_calls = {t.input.call.id for t in tool_tasks}
+                conversations = reader.conversation_ids()
+                user_entries = Counter(e.entry.submission_id for cid in conversations for e in reader.entries(cid)
                                        if getattr(e.entry, "submission_id", None))
+                children = [s for s in reader.submissions() if s.conversation_id != "root"]
+                lives = reader.live_documents()
         except NotASession as exc:
             # Killed during the very first open: the next child must adopt the file (if it
             # cannot, its exit is the violation); nothing can have been acknowledged yet.
@@ -269,13 +307,18 @@ class Loop:
             said = self.said_settled.get(sid, set())
             if said - {outcome}:
                 problems.append(f"a child said {sid} settled {sorted(said)}, the file says {outcome}")
+        if self.subagents:
+            problems += _subagent_problems(tool_tasks, conversations, children, lives, final=final)
+            self.figures["child conversations"] = len(children)
+            self.figures["child inputs answered"] = sum(1 for s in children if type(s.status).__name__ == "Answered")
         if final:
             missing = [n for n in range(self.inputs) if f"input {n}" not in texts]
             if missing:
                 problems.append(f"inputs never given: {missing[:10]}")
         self.figures["unsafe executions"] = sum(runs.values())
-        self.figures["unsafe calls committed"] = len(tool_calls)
-        self.figures["unsafe calls cut off, not run again"] = len(tool_calls - set(runs))
+        unsafe = {t.input.call.id for t in tool_tasks if t.input.call.name == TOOL}
+        self.figures["unsafe calls committed"] = len(unsafe)
+        self.figures["unsafe calls cut off, not run again"] = len(unsafe - set(runs))
         self.figures["submissions"] = len(subs)
         self.figures["settled"] = sum(1 for s in subs.values() if s.settled)
         self.figures["answered"] = sum(1 for s in subs.values() if type(s.status).__name__ == "Answered")
@@ -284,6 +327,40 @@ class Loop:
         self.figures["acknowledged"] = len(self.acked)
         if problems:
             raise Violation("; ".join(problems))
+
+
+def _subagent_problems(tool_tasks: list[Any], conversations: list[str], children: list[Any],
+                       lives: dict[str, Any], *, final: bool) -> list[str]:
+    """The `--subagents` checks of the module docstring, on what the file holds."""
+    problems = []
+    calls = {f"root/{t.input.call.name}-{t.id}": t for t in tool_tasks
+             if t.conversation_id == "root" and t.input.call.name in SUBAGENTS}
+    problems += [f"conversation {cid!r} has no sub-agent call that started it"
+                 for cid in conversations if cid != "root" and cid not in calls]
+    per_child = Counter(s.conversation_id for s in children)
+    problems += [f"child conversation {cid!r} holds {n} inputs" for cid, n in per_child.items() if n > 1]
+    for s in children:
+        link = lives[s.conversation_id].parent if s.conversation_id in lives else None
+        if (link is None or f"root/{link.agent}-{link.task_id}" != s.conversation_id
+                or s.id != f"subagent-{link.task_id}"):
+            problems.append(f"child input {s.id} in {s.conversation_id!r} is not linked to its call ({link})")
+        elif final and not s.settled:
+            problems.append(f"child input {s.id} is not settled after the last run")
+    root = lives.get("root")
+    if root is not None:
+        from durable.records import rolled_up
+
+        # Its own document: its model's requests and tokens, its calls, and no tool runtime (the
+        # sub-agent calls' waits are never billed); the children's usage, each in its own model.
+        if [m.model for m in root.usage.models if m.model != "faux"] or root.usage.tool_seconds:
+            problems.append(f"root's own usage holds its children's or a billed wait: {root.usage}")
+        problems += [f"child {cid!r} used {m.model}" for cid, live in lives.items() if cid != "root"
+                     for m in live.usage.models if m.model not in ("faux-research", "faux-writer")]
+        total, kids = rolled_up(lives, "root"), [lives[cid].usage for cid in lives if cid != "root"]
+        if total.requests != root.usage.requests + sum(k.requests for k in kids):
+            problems.append(f"the rolled-up usage of root ({total.requests} requests) is not its own and its "
+                            f"children's")
+    return problems
 
 
 def _lines(path: str) -> list[str]:
@@ -297,7 +374,7 @@ def _lines(path: str) -> list[str]:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(args.seed)
     workdir = tempfile.mkdtemp(prefix="durable-kill-loop-")
-    loop = Loop(workdir, args.inputs)
+    loop = Loop(workdir, args.inputs, args.subagents)
     began = time.monotonic()
     attempts = kills = missed = 0
     where: Counter[str] = Counter()
@@ -337,7 +414,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "kills": kills, "children": attempts + 1, "ended_before_kill": missed, "kills_by_phase": dict(where),
         "inputs": args.inputs, **dict(loop.figures),
         "unanswered_reasons": dict(loop.unanswered), "settled_during_kills": settled_by_kill_phase,
-        "seed": args.seed, "seconds": round(seconds, 1),
+        "seed": args.seed, "seconds": round(seconds, 1), "subagents": args.subagents,
         "violation": failure, "workdir": workdir if (failure or args.keep) else None,
     }
     if failure is None and not args.keep:
@@ -358,7 +435,7 @@ def main() -> int:
         import trio
 
         path, side, inputs = sys.argv[2], sys.argv[3], int(sys.argv[4])
-        trio.run(child, path, side, inputs)
+        trio.run(child, path, side, inputs, "--subagents" in sys.argv[5:])
         return 0
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--kills", type=int, default=150, help="SIGKILLs that must land (default 150)")
@@ -370,6 +447,7 @@ def main() -> int:
     p.add_argument("--keep", action="store_true", help="keep the session file and the side file")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON line at the end")
     p.add_argument("--progress", action="store_true", help="a line every 10 kills")
+    p.add_argument("--subagents", action="store_true", help="each input handed to two sub-agents (see above)")
     args = p.parse_args()
     result = run(args)
     print(f"kill loop: {result['kills']} SIGKILLs of {result['children']} agent processes on one session file "
@@ -386,6 +464,10 @@ def main() -> int:
           f"{result.get('unsafe calls cut off, not run again', 0)} cut off by a kill and not run again")
     print("  after every kill: integrity_check ok, every acknowledged input present, no unsafe call twice, "
           "no submission settled twice" if result["violation"] is None else f"  VIOLATION: {result['violation']}")
+    if result["subagents"]:
+        print(f"  sub-agents: {result.get('child conversations', 0)} child conversations, "
+              f"{result.get('child inputs answered', 0)} answered; each call one child at most, no wait billed, "
+              f"usage rolled up after every kill" if result["violation"] is None else "")
     if result["workdir"]:
         print(f"  files kept in {result['workdir']}")
     if args.json:

@@ -90,6 +90,7 @@ from .records import (
     ModelStopReason as ModelStopReason,
     ModelUsage as ModelUsage,
     Outcome as Outcome,
+    ParentCall as ParentCall,
     PartialMessage as PartialMessage,
     Pending as Pending,
     Queued as Queued,
@@ -172,6 +173,7 @@ if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must
         define_tool as define_tool,
         tool as tool,
     )
+    from .tools.subagent import subagent as subagent
 else:
     # The engine, the stores, the clocks and the models import anyio; they are loaded on first
     # use, so that a program that only reads a session file (`durable inspect`) starts fast and
@@ -191,6 +193,7 @@ else:
         **dict.fromkeys(("ErrorReport", "FaultReason", "InterruptReason", "ModelFallback", "Report", "ReportCallback",
                          "TaskFaulted", "TaskInterrupted", "TaskRef"), ".engine.reports"),
         **dict.fromkeys(("Tool", "ToolApi", "ToolContext", "define_tool", "tool"), ".tools"),
+        "subagent": ".tools.subagent",
         **dict.fromkeys(("MemoryStorage", "SQLiteStorage", "Storage"), ".storage"),
         **dict.fromkeys(("CancelInput", "CompactionInput", "GenerationInput", "ToolInput"), ".tasks"),
         **dict.fromkeys(("Resumed", "TaskKind"), ".engine.kinds"),
@@ -289,6 +292,7 @@ __all__ = [
     "ModelUsage",
     "NotASession",
     "Outcome",
+    "ParentCall",
     "PartialMessage",
     "Pending",
     "PrepareContext",
@@ -371,6 +375,7 @@ __all__ = [
     "WrongKey",
     "define_tool",
     "open_harness",
+    "subagent",
     "sync",
     "tool",
 ]

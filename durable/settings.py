@@ -140,6 +140,9 @@ class Settings:
     # Images and files in inputs and tool results: each at most this many bytes.
     max_attachment_bytes: int = 20_000_000
     model_settings: ModelSettings | None = None
+    # Sub-agents (durable.subagent): the deepest a child conversation may be (a child of a
+    # top-level conversation is at depth 1).
+    subagent_depth: int = 3
 
     def __attrs_post_init__(self) -> None:
         from_options(self.model_options)  # an unknown key is an error here, not ignored at each request
@@ -153,6 +156,8 @@ class Settings:
             raise ValueError(f"retry.max_retries must be >= 0, not {self.retry.max_retries}")
         if self.approval_timeout is not None and not self.approval_timeout > 0:
             raise ValueError(f"approval_timeout must be positive (or None), not {self.approval_timeout!r}")
+        if self.subagent_depth < 0:
+            raise ValueError(f"subagent_depth must be >= 0, not {self.subagent_depth}")
         if self.output_retries < 0:
             raise ValueError(f"output_retries must be >= 0, not {self.output_retries}")
         if self.prepare_timeout <= 0:

@@ -28,17 +28,17 @@ PUBLIC = [
     "HarnessError", "HarnessState", "IllegalTransition", "Image", "InterruptReason", "InvalidHistory",
     "InvalidInput", "InvalidModelSettings", "Live", "LockLost", "MemoryStorage", "MissingCredentials",
     "MissingExtra", "Model", "ModelError", "ModelFallback", "ModelSettings", "ModelStopReason", "ModelUsage",
-    "NotASession", "Outcome", "PartialMessage", "Pending", "PrepareContext", "Price", "Prices", "Progress",
-    "PruneReport", "Queued", "Replay", "Report", "ReportCallback", "Resumed", "RetryLive", "RetryPolicy",
-    "RetryTool", "Run", "RunFailure", "Running", "Runtime", "SQLiteStorage", "SchemaTooNew", "SessionLocked",
-    "SessionReadOnly", "Settings", "Sleeping", "State", "StopMark", "StopReason", "Storage", "StorageClosed",
-    "StorageError", "StoredEntry", "StreamSettings", "Submission", "SubmissionHandle", "SubmissionStatus",
-    "SubmissionUnanswered", "Synchronous", "SystemClock", "Task", "TaskFaulted", "TaskInput", "TaskInterrupted",
-    "TaskKind", "TaskRef", "Terminal", "TextPart", "Tool", "ToolApi", "ToolArgumentError", "ToolCall",
-    "ToolContext", "ToolDefinitionError", "ToolInput", "ToolResultEntry", "ToolResultRejected", "ToolSlot",
-    "Transitions", "Unanswered", "UnansweredReason", "UnknownSubmission", "UnknownTask", "UnknownTaskKind",
-    "UnsafeSessionFile", "UnsupportedModelSetting", "Usage", "UsageLimits", "UsageTotals", "UserEntry", "Waiting",
-    "WhenBusy", "WrongKey", "define_tool", "open_harness", "sync", "tool"
+    "NotASession", "Outcome", "ParentCall", "PartialMessage", "Pending", "PrepareContext", "Price", "Prices",
+    "Progress", "PruneReport", "Queued", "Replay", "Report", "ReportCallback", "Resumed", "RetryLive",
+    "RetryPolicy", "RetryTool", "Run", "RunFailure", "Running", "Runtime", "SQLiteStorage", "SchemaTooNew",
+    "SessionLocked", "SessionReadOnly", "Settings", "Sleeping", "State", "StopMark", "StopReason", "Storage",
+    "StorageClosed", "StorageError", "StoredEntry", "StreamSettings", "Submission", "SubmissionHandle",
+    "SubmissionStatus", "SubmissionUnanswered", "Synchronous", "SystemClock", "Task", "TaskFaulted", "TaskInput",
+    "TaskInterrupted", "TaskKind", "TaskRef", "Terminal", "TextPart", "Tool", "ToolApi", "ToolArgumentError",
+    "ToolCall", "ToolContext", "ToolDefinitionError", "ToolInput", "ToolResultEntry", "ToolResultRejected",
+    "ToolSlot", "Transitions", "Unanswered", "UnansweredReason", "UnknownSubmission", "UnknownTask",
+    "UnknownTaskKind", "UnsafeSessionFile", "UnsupportedModelSetting", "Usage", "UsageLimits", "UsageTotals",
+    "UserEntry", "Waiting", "WhenBusy", "WrongKey", "define_tool", "open_harness", "subagent", "sync", "tool"
 ]
 # What `SubmissionHandle.stream()` yields.
 PUBLIC = sorted(PUBLIC + [

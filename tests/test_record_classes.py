@@ -137,7 +137,7 @@ def test_records_read_as_they_always_did():  # the texts attrs wrote before
     assert repr(durable.Live()) == (
         "Live(run=None, generation=None, tools=(), approvals=(), run_failure=None, compaction_failure=None, "
         "compactions=0, usage=UsageTotals(models=(), tool_calls=0, tool_seconds=0.0), archived=False, "
-        "forked_from=None, forked_at=0)"
+        "forked_from=None, forked_at=0, parent=None)"
     )
     assert repr(durable.Settings().retry) == (
         "RetryPolicy(enabled=True, max_retries=3, base_delay=1.0, max_delay=60.0)"

@@ -55,6 +55,10 @@ def print_session(data: dict[str, Any]) -> None:
             table.add_row(str(e["seq"]), _entry_kind(e), Text(_entry_text(e)))  # not markup: "[image: ...]"
         console.print(table)
         live = data["live"].get(conv["id"])
+        if live is not None and live.get("parent"):
+            up = live["parent"]
+            console.print(Text(f"sub-agent {up['agent']} of conversation {up['conversation_id']!r} (call "
+                               f"{up['call_id']}, task {up['task_id']}, depth {up.get('depth', 1)})"))
         if live is not None:
             console.print(Text("live document: ", style="bold") + Text(_live_text(live)))
             if live.get("usage"):
@@ -206,7 +210,9 @@ def _live_text(live: dict[str, Any]) -> str:
         parts.append(g)
     for slot in live.get("tools") or ():
         out = (slot.get("output") or "").strip().splitlines()
-        parts.append(f"tool {slot.get('name')} {slot.get('status')}" + (f" ({_short(out[-1], 40)})" if out else ""))
+        child = f" -> conversation {slot['conversation']!r}" if slot.get("conversation") else ""
+        parts.append(f"tool {slot.get('name')} {slot.get('status')}{child}"
+                     + (f" ({_short(out[-1], 40)})" if out else ""))
     for slot in live.get("approvals") or ():
         parts.append(f"call {slot.get('call_id')} waits for approval: {slot.get('tool')}"
                      f"({_short(slot.get('arguments') or '', 60)}), {_deadline(slot.get('deadline'))}")

@@ -31,6 +31,7 @@ from ..records import (
     SubmissionStatus,
     Unanswered,
     UsageTotals,
+    rolled_up,
 )
 from ..records.model_settings import NO_SETTINGS, merge
 from ..settings import Settings, WhenBusy
@@ -247,9 +248,13 @@ class Conversation:
 
     def usage(self) -> UsageTotals:
         """What this conversation used so far, as committed: requests, tokens and cost per model,
-        tool calls and tool runtime (see `durable.UsageTotals`), costed with `settings.prices`.
-        Kept as running totals in the live document: reading them reads no history."""
-        return in_force(self._h.settings.prices).priced(self._h.session.conversation(self.id).committed_live.usage)
+        tool calls and tool runtime (see `durable.UsageTotals`), with its sub-agents' rolled up
+        (their conversations' totals added; `live().usage` is its own), costed with
+        `settings.prices`. Kept as running totals in the live documents: reading them reads no
+        history."""
+        convs = self._h.session.convs
+        totals = rolled_up({cid: c.committed_live for cid, c in convs.items()}, self.id)
+        return in_force(self._h.settings.prices).priced(totals)
 
     def follow(self) -> AsyncIterator[Live]:
         """Every committed change of the live document, in commit order (ends at close)."""

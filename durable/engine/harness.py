@@ -373,8 +373,8 @@ class Harness(Generic[DepsT]):
 
     def usage(self) -> UsageTotals:
         """What every conversation of this session used so far, as committed (the sum of their
-        `Conversation.usage()`, costed with `settings.prices`): read from the live documents the
-        harness holds, never from history."""
+        own usage, sub-agents' conversations included, each once; costed with `settings.prices`):
+        read from the live documents the harness holds, never from history."""
         self._check_open()
         return in_force(self.settings.prices).priced(sum((c.committed_live.usage for c in self.session.convs.values()),
                                                          EMPTY_USAGE))

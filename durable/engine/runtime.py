@@ -23,11 +23,12 @@ from ..models.protocol import Model
 from ..records import Checkpoint, Live, Pending, Running, State, StoredEntry, Submission, Task, TaskInput
 from ..settings import Settings
 from ..tools import ToolRegistry
+from ..tools.subagent import Subagent, agents
 from . import ownership
 from .clock import Clock
 from .context import Context
 from .head import Change
-from .instructions import Instruction
+from .instructions import Instruction, checked_instructions
 from .progress import ProgressFlusher
 from .reports import ErrorReport, Reporter
 from .session import Session
@@ -67,6 +68,37 @@ class Runtime:
         name = getattr(model, "name", None)
         self.provider: str | None = name.split(":", 1)[0] if isinstance(name, str) else None
         """The provider part of the model's name ("openai" for "openai:gpt-4o"), as errors name it."""
+
+    # ------------------------------------------------------------------ a conversation's agent
+
+    def agent(self, conversation_id: str, change: Change | None = None) -> Subagent | None:
+        """The sub-agent a child conversation runs as (None: a top-level conversation, or a
+        sub-agent this harness no longer offers: then it runs with the harness's profile). Read
+        from `change` when given (the commit that starts the child)."""
+        live = change.live(conversation_id) if change is not None else self.live(conversation_id)
+        if live.parent is None:
+            return None
+        return next((a for a in agents(self.tools) if a.name == live.parent.agent), None)
+
+    def model_for(self, conversation_id: str, change: Change | None = None) -> Model:
+        """The model a conversation's requests go to: its sub-agent's, else the harness's."""
+        agent = self.agent(conversation_id, change)
+        return agent.model if agent is not None and agent.model is not None else self.model
+
+    def tools_for(self, conversation_id: str, change: Change | None = None) -> ToolRegistry:
+        """The tools a conversation's model is offered: its sub-agent's own, else the harness's."""
+        agent = self.agent(conversation_id, change)
+        return agent.tools if agent is not None else self.tools
+
+    def instructions_for(self, conversation_id: str, change: Change | None = None) -> Sequence[Instruction]:
+        """The instruction sections of a conversation: its sub-agent's, else the harness's."""
+        agent = self.agent(conversation_id, change)
+        return self.instructions if agent is None else checked_instructions(agent.instructions)
+
+    async def settled(self, submission_id: str) -> Submission | None:
+        """Wait until the submission is settled and return it as committed (None: unknown here)."""
+        record = await self._session.wait_settled(submission_id)
+        return record if record is not None else await self._session.storage.get_submission(submission_id)
 
     def attach(self, runners: Runners) -> None:
         """Give the runtime the scheduler whose runners its commits start (once, at open)."""

@@ -32,11 +32,13 @@ from .live import (
     DeferredLive,
     GenerationLive,
     Live,
+    ParentCall,
     PartialMessage,
     RetryLive,
     Run,
     RunFailure,
     ToolSlot,
+    rolled_up,
 )
 from .model_settings import ModelSettings
 from .reasons import FailureReason, ModelStopReason, StopReason, UnansweredReason
@@ -91,6 +93,7 @@ __all__ = [
     "ModelStopReason",
     "ModelUsage",
     "Outcome",
+    "ParentCall",
     "Part",
     "PartialMessage",
     "Pending",
@@ -122,4 +125,5 @@ __all__ = [
     "UserEntry",
     "Waiting",
     "reasoning_text",
+    "rolled_up",
 ]

@@ -8,6 +8,7 @@ whether it is archived, and where a fork was copied from.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from attrs import field
@@ -81,6 +82,8 @@ class ToolSlot:
     task_id: int
     output: str = ""
     status: Literal["running", "waiting", "done", "error"] = "running"
+    # A sub-agent's call: the child conversation it runs (docs/spec.md §8). Stored only when set.
+    conversation: str | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen
@@ -120,6 +123,19 @@ class CompactionFailure:
 
 
 @frozen
+class ParentCall:
+    """What a sub-agent's conversation was started by: the parent conversation, the tool task of
+    the call that waits for its answer, the call's id, the sub-agent's name and the child's depth
+    (1 for a child of a top-level conversation)."""
+
+    conversation_id: str
+    task_id: int
+    call_id: str
+    agent: str
+    depth: int = 1
+
+
+@frozen
 class Live:
     """What a UI renders for one conversation; only committed values ever appear here. `usage`:
     the conversation's usage so far (`Conversation.usage()`), committed with what changed it.
@@ -138,6 +154,8 @@ class Live:
     archived: bool = field(default=False, metadata=OMITTED_WHEN_DEFAULT)
     forked_from: str | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
     forked_at: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
+    # A sub-agent's conversation: the call that started it (its usage rolls up into its parent's).
+    parent: ParentCall | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
 
     @property
     def busy(self) -> bool:
@@ -147,6 +165,23 @@ class Live:
 EMPTY_LIVE = Live()
 
 
+def rolled_up(lives: Mapping[str, Live], conversation_id: str) -> UsageTotals:
+    """The usage of conversation `conversation_id` with its sub-agents' rolled up: its own
+    (`Live.usage`) plus that of every conversation below it (`Live.parent`), each counted once.
+    Read from the documents as they are, so it is exact after any crash (docs/spec.md §8)."""
+    below: dict[str, list[str]] = {}
+    for cid, live in lives.items():
+        if live.parent is not None:
+            below.setdefault(live.parent.conversation_id, []).append(cid)
+    total, stack = EMPTY_USAGE, [conversation_id]
+    while stack:
+        cid = stack.pop()
+        if cid in lives:
+            total = total + lives[cid].usage
+        stack.extend(below.get(cid, ()))
+    return total
+
+
 __all__ = [
     "EMPTY_LIVE",
     "ApprovalSlot",
@@ -154,9 +189,11 @@ __all__ = [
     "DeferredLive",
     "GenerationLive",
     "Live",
+    "ParentCall",
     "PartialMessage",
     "RetryLive",
     "Run",
     "RunFailure",
     "ToolSlot",
+    "rolled_up",
 ]

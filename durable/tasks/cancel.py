@@ -44,8 +44,9 @@ class CancelInput(TaskInput):
 
 def owe(rt: Runtime, change: Change, conversation_id: str, job: DeferredJob, run_task_id: int) -> Task:
     """In `change`: the cancel of `job`, left open by run `run_task_id`, owed as a task."""
-    members = members_of(rt.model)
-    model = members[job.model] if job.model < len(members) else rt.model
+    base = rt.model_for(conversation_id)
+    members = members_of(base)
+    model = members[job.model] if job.model < len(members) else base
     return rt.new_task(change, conversation_id=conversation_id, kind=CancelKind.name,
                        input=CancelInput(job, run_task_id, provider_of(model)))
 
@@ -79,7 +80,7 @@ class CancelKind(TaskKind):
         provider = inp.provider or "the provider"
         handle = inp.job.handle
         try:
-            model = member_of(rt.model, inp.job.model)  # the member that started the job
+            model = member_of(rt.model_for(task.conversation_id), inp.job.model)  # the member that started the job
             if handle is None:
                 handle = await model.find(inp.job.key)
                 if handle is None:

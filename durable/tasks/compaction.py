@@ -107,7 +107,7 @@ class CompactionKind(TaskKind):
         settings = rt.settings.compaction
         if not settings.enabled:
             return False
-        window = rt.model.context_window
+        window = rt.model_for(conversation_id).context_window
         if window <= 0:
             return False
         if await _tokens(rt, conversation_id) <= settings.threshold * window:
@@ -117,7 +117,7 @@ class CompactionKind(TaskKind):
     async def may_compact(self, rt: Runtime, conversation_id: str, pending: Sequence[StoredEntry]) -> bool:
         """Whether `compact_if_needed` may start a compaction once `pending` entries are added."""
         settings = rt.settings.compaction
-        window = rt.model.context_window
+        window = rt.model_for(conversation_id).context_window
         if not settings.enabled or window <= 0:
             return False
         extra = sum(entry_tokens(e.entry) for e in pending)
@@ -175,7 +175,7 @@ class CompactionKind(TaskKind):
                                1, f"c{task.id}", settings=asked)
         tried: list[str] = []  # the models sent the request (a FallbackModel's members, in order)
         try:
-            final = await self._ask(rt, request, tried)
+            final = await self._ask(rt, cid, request, tried)
         except ModelError as exc:
             await self._fail(rt, task, f"Compaction failed: {exc.message}", "model_error", tried)
             return None
@@ -189,10 +189,10 @@ class CompactionKind(TaskKind):
         await rt.commit(change)
         return None
 
-    async def _ask(self, rt: Runtime, request: ModelRequest, tried: list[str]) -> FinalMessage:
-        """The summary, from the harness's model, or from the first member of its `FallbackModel`
+    async def _ask(self, rt: Runtime, cid: str, request: ModelRequest, tried: list[str]) -> FinalMessage:
+        """The summary, from the conversation's model, or from the first member of its `FallbackModel`
         that gives one (each member asked is added to `tried`); the last member's error is raised."""
-        members = members_of(rt.model)
+        members = members_of(rt.model_for(cid))
         for index, model in enumerate(members):
             tried.append(model_name(model))
             try:

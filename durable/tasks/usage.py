@@ -24,26 +24,29 @@ if TYPE_CHECKING:
     from ..engine.runtime import Runtime
 
 
-def model_name(rt: Runtime) -> str:
-    return fallback.model_name(rt.model)
+def model_name(rt: Runtime, conversation_id: str, change: Change | None = None) -> str:
+    """The name usage is counted under: the conversation's model's (its sub-agent's, if any)."""
+    return fallback.model_name(rt.model_for(conversation_id, change))
 
 
 def count(rt: Runtime, change: Change, conversation_id: str, *, requests: int = 0, tokens: Usage | None = None,
           tool_calls: int = 0, tool_seconds: float = 0.0, model: str | None = None) -> None:
     """In `change`: add to the conversation's usage totals and, when it keeps them, its run's;
     requests and tokens are `model`'s (by name: a `FallbackModel`'s member), by default the
-    harness's model's."""
+    conversation's model's (a sub-agent's own). Only the conversation's own document is written:
+    a sub-agent's usage rolls up when totals are read (`rolled_up`)."""
     if tokens is not None and not (tokens.input_tokens or tokens.output_tokens):
         tokens = None  # (reasoning and cache tokens are parts of these two)
     if not (requests or tokens or tool_calls or tool_seconds):
         return
     live = change.live(conversation_id)
-    model = model if model is not None else model_name(rt)
+    model = model if model is not None else model_name(rt, conversation_id, change)
 
     def more(totals: UsageTotals) -> UsageTotals:
         totals = totals.add(model, requests=requests, tokens=tokens) if requests or tokens else totals
         return totals.with_tools(tool_calls, tool_seconds) if tool_calls or tool_seconds else totals
 
+    live = change.live(conversation_id)
     run = live.run
     if run is not None and run.usage is not None:
         change.edit_live(conversation_id, usage=more(live.usage), run=evolve(run, usage=more(run.usage)))

@@ -112,7 +112,12 @@ class ExecutionLog:
 
     def wrap(self, tool: Any) -> Any:
         """The tool with an `execute` that records each start here first. Client tools (run by
-        the host) are returned unchanged."""
+        the host) are returned unchanged; a sub-agent's tool has its own tools wrapped."""
+        if tool.agent is not None:
+            from ..tools import ToolRegistry
+
+            tools = ToolRegistry(self.wrap_all(tool.agent.tools))
+            return attrs.evolve(tool, agent=attrs.evolve(tool.agent, tools=tools))
         inner = tool.execute
         if inner is None:
             return tool

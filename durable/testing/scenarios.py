@@ -18,6 +18,7 @@ clock is handed to `setup`, never assumed a `FakeClock`, so a scenario runs on a
 | `structured_output_retry` | an answer off the output schema is sent back; the next one matches |
 | `usage_limit` | a run that would pass its request limit after two tool rounds ends `usage_limit` |
 | `fallback_tool_round`, `..._deferred_secondary` | a `FallbackModel`: the primary rejects the key, the second answers |
+| `usage_limit`; `subagents`, `abort_subagent` | `usage_limit` after 2 rounds; 2 sub-agents; parent aborted mid-child |
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ..models.faux import call, error, reply
 from ..records import ApprovalSlot, Replay
 from ..settings import Compaction, Progress, RetryPolicy, Settings, StreamSettings, UsageLimits
 from ..tools import define_tool
+from ..tools.subagent import subagent
 from .explore import Driver, Scenario, World
 from .quiesce import Approve, Deny
 from .scripts import by_input
@@ -425,10 +427,43 @@ fallback_tool_round = Scenario("fallback_tool_round", _fallback_world, _drive_fa
 fallback_deferred_secondary = Scenario("fallback_deferred_secondary", _fallback_deferred_world, _drive_fallback)
 
 
+def _subagent_world(clock: Any) -> World:
+    model = by_input({
+        "Research and buy": [reply("Asking two helpers.", tool_calls=[call("researcher", {"task": "Find the price"}),
+                                                                      call("buyer", {"task": "Buy the book"})]),
+                             reply("The book cost 5 EUR and is bought.")],
+        "Find the price": [reply("", tool_calls=[call("lookup", {"q": "book"})]), reply("5 EUR")],
+        "Buy the book": [reply("Paying.", tool_calls=[call("charge_card", {"amount": 5})]), reply("Bought.")],
+        "Slow job": [reply("", tool_calls=[call("slow_unsafe")]), reply("Never read")],
+        "Delegate": [reply("", tool_calls=[call("worker", {"task": "Slow job"})]), reply("Never read")],
+    }, token_size=8)
+    tools = [subagent("researcher", "Finds prices", instructions="Be exact.", tools=[lookup_tool()]),
+             subagent("buyer", "Buys things", tools=[charge_tool()]),
+             subagent("worker", "Works slowly", tools=[slow_tool("slow_unsafe", clock, replay="unsafe")])]
+    return World(model, tools=tools, settings=base_settings())
+
+
+async def _drive_subagents(d: Driver) -> None:
+    await d.submit("Research and buy")
+
+
+subagents = Scenario("subagents", _subagent_world, _drive_subagents)
+
+
+async def _drive_abort_subagent(d: Driver) -> None:
+    await d.submit("Delegate")
+    await d.until(lambda live: any(slot.output for slot in live.tools), conversation="root/worker-2")
+    await d.abort()
+
+
+abort_subagent = Scenario("abort_subagent", _subagent_world, _drive_abort_subagent)
+
+
 REQUIRED = (streamed_answer, tool_round, retry_after_provider_error, deferred_answer, abort_in_tool_round, compaction)
 TOOL_OPTIONS = (approved_tool, denied_tool, approval_timeout, tool_timeout, tool_retry)
 AGENT_LOOP = (dynamic_instructions, structured_output_retry, usage_limit)
 MODELS = (fallback_tool_round, fallback_deferred_secondary)
+SUBAGENTS = (subagents, abort_subagent)
 ALL = (*REQUIRED, client_tool, queued_inputs, abort_in_backoff, *TOOL_OPTIONS, *AGENT_LOOP, reasoning_tool_loop,
-       *MODELS)
+       *MODELS, *SUBAGENTS)
 BY_NAME = {s.name: s for s in ALL}

@@ -75,7 +75,8 @@ class Tool:
     per run the model may be asked to call it again (`durable.RetryTool`, invalid arguments).
     `timeout`: seconds a call may run, from its stored start (None: no limit). `threaded`: `execute`
     runs a plain `def` in a worker thread (`durable.tools.threads`): a call cancelled is abandoned,
-    and counts as cut off mid-run whatever `replay` says."""
+    and counts as cut off mid-run whatever `replay` says. `agent`: set on a sub-agent's tool
+    (`durable.subagent`): a call runs a child conversation instead of `execute`."""
 
     name: str
     description: str
@@ -89,6 +90,7 @@ class Tool:
     max_retries: int = 1
     timeout: float | None = None
     threaded: bool = False
+    agent: Any = field(default=None, eq=False, repr=False)  # a `durable.tools.subagent.Subagent`
 
     @property
     def spec(self) -> ToolSpec:

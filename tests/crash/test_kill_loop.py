@@ -27,3 +27,14 @@ def test_twenty_random_sigkills_on_one_session_file_keep_every_invariant_and_it_
     assert result["kills"] >= 20
     assert result["submissions"] == result["settled"] == 80  # every input given once, and settled
     assert result["acknowledged"] >= 1 and result["unsafe executions"] >= 40
+
+
+def test_random_sigkills_with_two_sub_agents_per_input_keep_every_invariant_and_roll_usage_up_exactly():
+    done = subprocess.run([sys.executable, str(SCRIPT), "--subagents", "--kills", "8", "--inputs", "12", "--seed", SEED,
+                           "--json"], capture_output=True, text=True, timeout=300)
+    print("\n" + "\n".join(line for line in done.stdout.splitlines() if not line.startswith("{")))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["violation"] is None and result["kills"] >= 8
+    assert result["submissions"] == result["settled"] == 12
+    assert result["child conversations"] == result["child inputs answered"] == 24  # one researcher, one writer each

@@ -14,7 +14,7 @@ from durable.engine.transitions import Transitions, phase_of, position_of, state
 from durable.models import FauxModel, faux
 from durable.tasks import CancelKind, CompactionKind, GenerationKind, ToolKind, default_kinds
 from durable.tasks.generation.records import AttemptFailure, GenerationInput, Poll, Prepare, Request, Retry, ToolRound
-from durable.tasks.tool import Approval, ToolProgress
+from durable.tasks.tool import Approval, Delegated, ToolProgress
 from durable.testing import scenarios
 from durable.testing.explore import explore
 
@@ -37,7 +37,7 @@ def test_every_kind_declares_its_table_and_a_handler_for_each_of_its_phases():
 def _sample(cls):
     samples = {Prepare: Prepare(1), Request: Request(1), Poll: Poll(1, r.DeferredJob("k"), 0.0),
                Retry: Retry(1, 0.0, AttemptFailure("m", "k")), ToolRound: ToolRound(1, (), ()),
-               ToolProgress: ToolProgress(), Approval: Approval(0.0)}
+               ToolProgress: ToolProgress(), Approval: Approval(0.0), Delegated: Delegated("root/s-2", "subagent-2", 0.0)}
     return samples[cls]
 
 

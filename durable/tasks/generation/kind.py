@@ -51,6 +51,7 @@ from ...records import (
     Running,
     Sleeping,
     StoredEntry,
+    Submission,
     Task,
     ToolResultEntry,
     UnansweredReason,
@@ -144,7 +145,7 @@ class GenerationKind(TaskKind):
         phase = task.checkpoint
         assert isinstance(phase, Prepare)
         notes = phase.notes
-        if notes.instructions is None and dynamic(rt.instructions):
+        if notes.instructions is None and dynamic(rt.instructions_for(task.conversation_id)):
             try:
                 notes = evolve(notes, instructions=await prepare.assemble(rt, task))
             except prepare.PrepareFailed as exc:
@@ -398,6 +399,9 @@ class GenerationKind(TaskKind):
         runs.end_run(rt, change, task, Faulted(error), reason=reason, detail=error.message)
 
     # ------------------------------------------------------------------ the tool kind's parent
+
+    def begin_run(self, rt: Runtime, change: Change, conversation_id: str, subs: list[Submission]) -> Task:
+        return runs.begin_run(rt, change, conversation_id, subs)
 
     def round_of(self, parent: Task) -> tuple[int, ...]:
         phase = parent.checkpoint

@@ -1,5 +1,6 @@
-"""Which model a run talks to: the harness's model, or the member of its `FallbackModel` that the
-run's checkpoint names (`RunNotes.model`; a deferred job names its own, `DeferredJob.model`).
+"""Which model a run talks to: its conversation's model (a sub-agent's own, else the harness's),
+or the member of that `FallbackModel` that the run's checkpoint names (`RunNotes.model`; a
+deferred job names its own, `DeferredJob.model`).
 
 A run starts on the first member and moves to the next only through a committed fallback
 (`attempts.attempt_failed`), so after a crash it resumes on the member it was using.
@@ -26,7 +27,7 @@ def index_of(checkpoint: Checkpoint | None) -> int:
 
 def current(rt: Runtime, task: Task) -> Model:
     """The model generation `task` sends its requests to (and polls its job at)."""
-    return member_of(rt.model, index_of(task.checkpoint))
+    return member_of(rt.model_for(task.conversation_id), index_of(task.checkpoint))
 
 
 def name(rt: Runtime, task: Task) -> str:
@@ -46,7 +47,7 @@ def deferred(rt: Runtime, model: Model) -> bool:
 def next_index(rt: Runtime, task: Task) -> int | None:
     """The member after the one generation `task` is on, None when it is on the last."""
     index = notes_of(task.checkpoint).model + 1
-    return index if index < len(members_of(rt.model)) else None
+    return index if index < len(members_of(rt.model_for(task.conversation_id))) else None
 
 
 __all__ = ["current", "deferred", "index_of", "model_name", "name", "next_index", "provider"]

@@ -42,7 +42,7 @@ async def assemble(rt: Runtime, task: Task) -> str:
                          rt.now())
     timeout = rt.settings.prepare_timeout
     parts = [rt.settings.system_prompt]
-    for index, section in enumerate(rt.instructions):
+    for index, section in enumerate(rt.instructions_for(task.conversation_id)):
         if isinstance(section, str):
             parts.append(section)
             continue

@@ -52,10 +52,10 @@ async def build(rt: Runtime, task: Task, attempt: int, pending: Sequence[StoredE
     # Each member of a FallbackModel has its own attempts: its keys say which member they are for.
     key = f"g{task.id}-s{last_seq}-a{attempt}" + (f"-m{notes.model}" if notes.model else "")
     system = notes.instructions if notes.instructions is not None else static_text(settings.system_prompt,
-                                                                                     rt.instructions)
+                                                                                     rt.instructions_for(cid))
     hashes = [a.sha256 for a in messages.attachments()]
     asked = run_settings(task)
-    return ModelRequest(system, messages, rt.tools.specs, asked.as_options(), attempt, key,
+    return ModelRequest(system, messages, rt.tools_for(cid).specs, asked.as_options(), attempt, key,
                         output.schema_of(rt, task), attachments=await rt.attachments(hashes) if hashes else {},
                         settings=asked, cache_key=cache_key(rt.location, cid))
 
@@ -72,11 +72,11 @@ async def next_request(rt: Runtime, change: Change, task: Task, rounds: int, not
     entries (`pending`) the change appends: `request` (a barrier: it is sent once committed), or
     `prepare` when a compaction, a deferred job or the end at a usage limit has to come first."""
     cid = task.conversation_id
-    model = member_of(rt.model, notes.model)
+    model = member_of(rt.model_for(cid), notes.model)
     first = members.deferred(rt, model) or (compaction is not None and await compaction.may_compact(rt, cid, pending))
     if not first and limited(rt):
         system = notes.instructions if notes.instructions is not None else static_text(rt.settings.system_prompt,
-                                                                                         rt.instructions)
+                                                                                         rt.instructions_for(cid))
         first = limit_passed(rt, change.live(cid), await estimate(rt, cid, system, pending)) is not None
     if first:
         task = change.put_task(evolve(task, state=Running(), checkpoint=Prepare(1, rounds, notes)))

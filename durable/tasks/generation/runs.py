@@ -54,9 +54,9 @@ def begin_run(rt: Runtime, change: Change, conversation_id: str, subs: list[Subm
     after this commit and first checks whether a compaction must come before the request (then
     it moves back to `prepare`)."""
     ids = tuple(s.id for s in subs)
-    primary = member_of(rt.model, 0)  # every run starts on the first model of a FallbackModel
+    primary = member_of(rt.model_for(conversation_id, change), 0)  # a run starts on a FallbackModel's first
     deferred_model = rt.settings.stream.deferred and primary.deferred
-    prepared = deferred_model or dynamic(rt.instructions) or request.limited(rt)
+    prepared = deferred_model or dynamic(rt.instructions_for(conversation_id, change)) or request.limited(rt)
     settings = merge(rt.settings.model_defaults, subs[0].model_settings)
     first: Prepare | Request = Prepare(1) if prepared else Request(1, settings.as_options())
     task = rt.new_task(change, conversation_id=conversation_id, kind=KIND,
@@ -126,6 +126,7 @@ async def close_calls(rt: Runtime, change: Change, task: Task, text: str, code: 
     if not isinstance(phase, ToolRound):
         return []
     for tid in phase.pending:
+        await tool.halt_child(rt, rt.task(tid))  # a sub-agent's child run is stopped in the same commit
         await rt.cancel_runner(tid)
     ended: list[int] = []
     await answer_calls(rt, change, task, text, code, ended)

@@ -29,6 +29,7 @@ from .records import (
     ToolProgress,
 )
 from .rounds import RoundParent, close_call, start_calls
+from .subagent import SUBAGENT_TOO_DEEP, SUBAGENT_UNANSWERED, Delegated, child_of, halt_child
 
 __all__ = [
     "APPROVAL_CHECK_FAILED",
@@ -41,6 +42,8 @@ __all__ = [
     "DECISION_UNCHECKABLE",
     "DECISION_UNKNOWN",
     "KIND",
+    "SUBAGENT_TOO_DEEP",
+    "SUBAGENT_UNANSWERED",
     "TOOL_AT_LIMIT",
     "TOOL_DENIED",
     "TOOL_DENIED_WITHOUT_REASON",
@@ -52,10 +55,13 @@ __all__ = [
     "TOOL_TIMEOUT",
     "TOOL_TIMEOUT_UNSAFE",
     "Approval",
+    "Delegated",
     "RoundParent",
     "ToolInput",
     "ToolKind",
     "ToolProgress",
+    "child_of",
     "close_call",
+    "halt_child",
     "start_calls",
 ]

@@ -131,7 +131,7 @@ def edited_arguments(rt: Runtime, task: Task, arguments: Mapping[str, Any] | str
     call = input_of(task).call
     if arguments is None:
         return call.arguments
-    tool = rt.tools.get(call.name)
+    tool = rt.tools_for(task.conversation_id).get(call.name)
     if tool is None:
         raise ApprovalRejected(DECISION_UNCHECKABLE.format(call_id=call.id, tool=call.name), call_id=call.id,
                                tool=call.name)

@@ -4,6 +4,7 @@
     running/tool_progress -> pending | end        (a crash or a clean close puts it back `pending`)
     waiting/tool_progress -> end                  (a client tool: the host answers, or its deadline)
     waiting/approval -> pending/tool_progress | end   (a person's decision: `durable.tasks.tool.approval`)
+    pending/tool_progress -> waiting/subagent -> end   (a sub-agent's call: `durable.tasks.tool.subagent`)
 
 Its intent (the call, its replay policy, a client tool's deadline, its timeout) is committed when
 the task is created, before anything runs. Streamed output is committed coalesced, without
@@ -46,7 +47,7 @@ from ...records import (
 )
 from ...texts import times_in_a_row
 from ...tools import ArgumentError, Tool, ToolApi, ToolContext, parse_arguments
-from . import approval
+from . import approval, subagent
 from .records import (
     KIND,
     RETRY_CODES,
@@ -82,20 +83,26 @@ class ToolKind(TaskKind):
 
     name = KIND
     input = ToolInput
-    checkpoints: ClassVar[dict[str, type[Checkpoint]]] = {"tool_progress": ToolProgress, "approval": Approval}
+    checkpoints: ClassVar[dict[str, type[Checkpoint]]] = {"tool_progress": ToolProgress, "approval": Approval,
+                                                          "subagent": subagent.Delegated}
     transitions = Transitions(
         start=["pending/tool_progress", "running/tool_progress", "waiting/tool_progress", "waiting/approval"],
-        moves={"pending/tool_progress": ["running/tool_progress", "waiting/approval", END],
+        moves={"pending/tool_progress": ["running/tool_progress", "waiting/approval", "waiting/subagent", END],
                "running/tool_progress": ["pending/tool_progress", END],
                "waiting/tool_progress": [END],
-               "waiting/approval": ["pending/tool_progress", END]},
+               "waiting/approval": ["pending/tool_progress", END],
+               "waiting/subagent": [END]},
     )
     warm = True
 
     def __init__(self, parent: RoundParent | None = None) -> None:
-        self.phases = {ToolProgress: self._run, Approval: self._await_decision}
+        self.phases = {ToolProgress: self._run, Approval: self._await_decision,
+                       subagent.Delegated: lambda rt, task: subagent.await_child(rt, task, self._answer)}
         self.parent = parent  # the kind whose rounds these calls are (the generation)
         self.abandoned: set[int] = set()  # plain `def` calls cancelled while their thread ran on
+
+    async def _answer(self, rt: Runtime, task: Task, result: ToolResultEntry) -> None:
+        await self._finish(rt, task, result, Done())
 
     async def resume_interrupted(self, rt: Runtime, task: Task, restarts: int) -> Resumed:
         inp = input_of(task)
@@ -137,9 +144,10 @@ class ToolKind(TaskKind):
         if inp.client:
             await self._wait_for_client(rt, task)
             return None
-        tool = rt.tools.get(name)
-        if tool is None or tool.execute is None:
-            known = ", ".join(t.name for t in rt.tools) or "none"
+        tools = rt.tools_for(task.conversation_id)
+        tool = tools.get(name)
+        if tool is None or (tool.execute is None and tool.agent is None):
+            known = ", ".join(t.name for t in tools) or "none"
             msg = f"Unknown tool {name} (known tools: {known})"
             await self._finish(rt, task, error_result(task, msg, "unknown_tool"), Done())
             return None
@@ -159,6 +167,8 @@ class ToolKind(TaskKind):
                 task = approval.begin_waiting(rt, change, task)
                 await rt.commit(change)
                 return task  # its `approval` phase waits for the decision
+        if tool.agent is not None and self.parent is not None:  # runs a child conversation
+            return await subagent.delegate(rt, task, tool, args, self.parent, self._answer)
         deadline = deadline_of(task)
         if deadline is not None and rt.now() >= deadline:  # a safe tool run again past its deadline
             await self._timed_out(rt, task, tool)
@@ -386,6 +396,8 @@ class ToolKind(TaskKind):
 
     @classmethod
     def phase_label(cls, task: Task) -> str | None:
+        if isinstance(task.checkpoint, subagent.Delegated):
+            return "subagent"
         return "approval" if isinstance(task.checkpoint, Approval) else None
 
     @classmethod
@@ -400,6 +412,9 @@ class ToolKind(TaskKind):
             shown["approval"] = {"since": phase.since, "deadline": phase.deadline}
         elif isinstance(phase, ToolProgress) and phase.arguments is not None:
             shown["approved_arguments"] = phase.arguments
+        elif isinstance(phase, subagent.Delegated):
+            shown["subagent"] = {"conversation": phase.conversation_id, "input": phase.submission_id,
+                                 "since": phase.since}
         return {"tool": shown}
 
     @classmethod

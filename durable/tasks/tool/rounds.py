@@ -15,6 +15,7 @@ from ...records import (
     Pending,
     Running,
     State,
+    Submission,
     Task,
     Terminal,
     ToolCall,
@@ -24,6 +25,7 @@ from ...records import (
 )
 from .approval import new_approval
 from .records import KIND, Approval, ToolInput, ToolProgress, approval_slot, drop_approval, progress_of
+from .subagent import stop_child
 
 if TYPE_CHECKING:
     from ...engine.head import Change
@@ -33,6 +35,10 @@ if TYPE_CHECKING:
 class RoundParent(Protocol):
     """What the tool kind asks of the kind whose task started a round of tool calls (the
     generation): the last tool to end writes the round's close in its own ending commit."""
+
+    def begin_run(self, rt: Runtime, change: Change, conversation_id: str, subs: list[Submission]) -> Task:
+        """In `change`: a run answering `subs` in `conversation_id` (a sub-agent's child)."""
+        ...
 
     def round_of(self, parent: Task) -> tuple[int, ...]:
         """The tool tasks of `parent`'s round (empty when it has none open)."""
@@ -56,15 +62,15 @@ def start_calls(rt: Runtime, change: Change, parent: Task, calls: Sequence[ToolC
     cid = parent.conversation_id
     approvals = list(change.live(cid).approvals)
     for call in calls:
-        tool = rt.tools.get(call.name)
+        tool = rt.tools_for(cid).get(call.name)
         client = bool(tool and tool.client)
         deadline = rt.now() + rt.settings.client_tool_timeout if client else None
         # A safe tool is created `running` (its runner starts after this commit; if cut off first,
         # it just runs again). An unsafe one commits `running` itself right before it executes, so
         # a crash before that never counts as "may have partially run". A call of a tool that
         # always asks waits for its decision from this commit on; one whose check may ask starts
-        # `pending` (its runner asks the check).
-        safe = tool is not None and tool.replay == "safe" and not client
+        # `pending` (its runner asks the check), as a sub-agent's does (its runner starts the child).
+        safe = tool is not None and tool.replay == "safe" and not client and tool.agent is None
         ask = tool is not None and tool.approval is True
         checkpoint: Checkpoint
         state: State
@@ -100,6 +106,7 @@ def close_call(change: Change, child: Task | None, call: ToolCall, text: str,
     result = ToolResultEntry(call.id, call.name, content, True, (Diagnostic("error", code, text),))
     if child is None or child.terminal:
         return result, False
+    stop_child(change, child)  # a sub-agent's call: its child's run stops too
     change.put_task(evolve(child, state=Terminal(Aborted()),
                            checkpoint=evolve(progress, result=result, ended_at=change.head.now())))
     drop_approval(change, child.conversation_id, child.id)

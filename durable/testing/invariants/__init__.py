@@ -24,7 +24,14 @@ from typing import Any
 
 from ...settings import Settings
 from .describe import describe_session
-from .features import check_attachments, check_outputs, check_reasoning, check_requests_sent, check_usage
+from .features import (
+    check_attachments,
+    check_outputs,
+    check_reasoning,
+    check_requests_sent,
+    check_subagents,
+    check_usage,
+)
 from .file_checks import (
     Bounds,
     check_attempts,
@@ -110,6 +117,7 @@ def check_invariants(
     out += check_usage(image)
     out += check_reasoning(image)
     out += check_attachments(image)
+    out += check_subagents(image, quiescent)
     if executions is not None:
         out += check_executions(image, executions, bounds)
     if jobs is not None:

@@ -12,6 +12,9 @@ structured output and usage. Each check returns its violations, one sentence eac
   or error), and no request the model saw carried one.
 - attachments: every image or file an input, an entry or a tool's result references is stored,
   with the media type and size the reference says (its bytes came with the first reference).
+- sub-agents: every child conversation was started by its call (named after it, one input), a
+  waiting call's child and input exist, a call's wait is never billed as tool runtime; settled,
+  no call waits for a child that answered and no child runs for a call that ended.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from ...records import (
     UserEntry,
 )
 from ...tasks.generation.records import notes_of
+from ...tasks.tool import Delegated, ToolInput, ToolProgress
 from ...texts import times
 from ...tools.arguments import check_value
 from .file_checks import Bounds
@@ -147,9 +151,6 @@ def check_instruction_history(batches: Iterable[Any]) -> list[str]:
     return out
 
 
-__all__ = ["check_instruction_history", "check_outputs", "check_requests_sent", "check_usage"]
-
-
 def check_attachments(image: SessionImage) -> list[str]:
     out = []
     referenced: list[tuple[str, tuple[Any, ...]]] = [(f"Submission {s.id}", s.parts)
@@ -172,3 +173,39 @@ def check_attachments(image: SessionImage) -> list[str]:
                 out.append(f"{what} references the {part.kind} {part.sha256} as {part.media_type}, {part.size} bytes; "
                            f"it is stored as {stored[0]}, {stored[1]} bytes")
     return out
+
+
+def check_subagents(image: SessionImage, quiescent: bool) -> list[str]:
+    out = []
+    for cid, live in sorted(image.live.items()):
+        link = live.parent
+        if link is None:
+            continue
+        call = image.tasks.get(link.task_id)
+        if (call is None or call.conversation_id != link.conversation_id or not isinstance(call.input, ToolInput)
+                or cid != f"{link.conversation_id}/{call.input.call.name}-{call.id}"):
+            out.append(f"Conversation {cid!r} names task {link.task_id} as the sub-agent call that started it, "
+                       f"which is not that call")
+            continue
+        sub = image.submissions.get(f"subagent-{call.id}")
+        if sub is None or sub.conversation_id != cid:
+            out.append(f"Conversation {cid!r} (a sub-agent) does not hold its input subagent-{call.id}")
+        if quiescent and call.terminal and live.run is not None:
+            out.append(f"Conversation {cid!r} (a sub-agent) still runs, but its call (task {call.id}) ended")
+    for task in image.tasks.values():
+        phase = task.checkpoint
+        if isinstance(phase, Delegated) and not task.terminal:
+            sub = image.submissions.get(phase.submission_id)
+            if sub is None or sub.conversation_id != phase.conversation_id:
+                out.append(f"Task {task.id} (tool) waits for conversation {phase.conversation_id!r}, which does not "
+                           f"hold its input {phase.submission_id}")
+            elif quiescent and sub.settled:
+                out.append(f"Task {task.id} (tool) still waits for its sub-agent, whose input settled")
+        elif (isinstance(task.input, ToolInput) and isinstance(phase, ToolProgress) and phase.started_at is not None
+              and f"{task.conversation_id}/{task.input.call.name}-{task.id}" in image.live):
+            out.append(f"Task {task.id} (tool) ran a sub-agent but was billed as tool runtime")
+    return out
+
+
+__all__ = ["check_attachments", "check_instruction_history", "check_outputs", "check_reasoning", "check_requests_sent",
+           "check_subagents", "check_usage"]
