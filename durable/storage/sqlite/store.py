@@ -278,10 +278,31 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         return await self._read("inbox", lambda conn: inbox.take_decisions(conn, limit, path))
 
     async def wait_inbox(self) -> None:
-        """Return once the inbox holds a decision. Polls (one probe on the writer thread every
-        `inbox_poll_seconds`): another process writes the file, and SQLite tells nobody."""
-        while not await self._read("inbox", inbox.has_decisions):
+        """Return once the inbox holds a decision. Polls: another process writes the file, and
+        SQLite tells nobody. Every `inbox_poll_seconds` the file and its WAL are looked at
+        (`os.stat`, on the event loop: microseconds); only when either changed since the last
+        look is the inbox probed (a read on the writer thread), so an idle owner, or one whose
+        commits are refused (a full disk), adds no job to its writer."""
+        seen: tuple[int, ...] | None = None
+        while True:
+            stamp = self._stamp()
+            if stamp != seen:
+                seen = stamp
+                if await self._read("inbox", inbox.has_decisions):
+                    return
             await anyio.sleep(self.inbox_poll_seconds)
+
+    def _stamp(self) -> tuple[int, ...]:
+        """The file's and its WAL's modification times and sizes (0 for one that is missing)."""
+        out: list[int] = []
+        for name in (self.path, self.path + "-wal"):
+            try:
+                st = os.stat(name)
+            except OSError:
+                out += [0, 0]
+            else:
+                out += [st.st_mtime_ns, st.st_size]
+        return tuple(out)
 
     async def call_in_writer(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn(connection)` on the writer thread (for tests and fault injection)."""
