@@ -129,6 +129,7 @@ class Harness(Generic[DepsT]):
         self._state = HarnessState.NEW
         self._session: Session | None = None
         self._tg: anyio.abc.TaskGroup | None = None
+        self._inbox_scope = anyio.CancelScope()
         self._scheduler: Scheduler | None = None
         self._rt: Runtime | None = None
         self._broken: StorageError | None = None
@@ -210,8 +211,7 @@ class Harness(Generic[DepsT]):
         self._state = HarnessState.RESUMED
         assert self._scheduler is not None and self._tg is not None
         self._scheduler.start()
-        self._tg.start_soon(inbox.watch, self.storage, self._place_remote, self.report,  # durable.remote
-                            self._decide_remote)
+        self._tg.start_soon(self._watch_inbox)
         if self.settings.check_integrity:
             self._tg.start_soon(self._check_in_background)
 
@@ -226,6 +226,7 @@ class Harness(Generic[DepsT]):
         assert scheduler is not None
         with anyio.CancelScope(shield=True):
             session.stop_retrying()  # a commit being tried again (a full disk) gives up now
+            self._inbox_scope.cancel()
             await scheduler.stop()
             change = session.change()
             # Stopped by its store: nothing written back, so work it dropped (a stream whose request
@@ -248,6 +249,12 @@ class Harness(Generic[DepsT]):
                 session.close_followers()
                 await self.storage.close()
                 self._state = HarnessState.CLOSED
+
+    async def _watch_inbox(self) -> None:
+        """Inputs and decisions other processes put in the store's inbox (`durable.remote`,
+        `durable console`); cancelled as `close` begins (its polls are timers no close waits on)."""
+        with self._inbox_scope:
+            await inbox.watch(self.storage, self._place_remote, self.report, self._decide_remote)
 
     async def _check_in_background(self) -> None:
         # A second after resuming: the first turn of a freshly opened session does not share

@@ -26,12 +26,14 @@ class Host:
         self.clock = FakeClock()
         self.reports: list[Any] = []
         self.storage: CrashableStorage | None = None
+        self.inbox_poll: float | None = 0.25  # None on a mock clock (see SQLiteStorage)
 
     @asynccontextmanager
     async def open(self, model: Any, *, tools: Any = (), settings: Any = None, crash_after: int | None = None,
                    crash_before: int | None = None, clock: Any = None, **options: Any):
         """A harness on the file; `options` go to `open_harness` (deps, instructions, output)."""
-        store = CrashableStorage(SQLiteStorage(self.path), crash_after=crash_after, crash_before=crash_before)
+        store = CrashableStorage(SQLiteStorage(self.path, inbox_poll_seconds=self.inbox_poll), crash_after=crash_after,
+                                 crash_before=crash_before)
         self.storage = store
         h = durable.open_harness(store, model=model, tools=tools, settings=settings,
                                  clock=clock or self.clock, report=self.reports.append, **options)

@@ -26,6 +26,7 @@ def anyio_backend():
 
 async def test_a_silent_model_ends_as_a_timed_out_attempt_with_a_report_by_default(host):
     assert durable.Settings().stream.stream_silence == 300.0
+    host.inbox_poll = None  # no perpetual timer to move the mock clock on while the writer works
     model = FauxModel([faux.hang("Let me"), faux.reply("Fine")])
     async with host.open(model, settings=settings()) as h:
         sub = await h.root.submit("hi")
@@ -43,6 +44,7 @@ async def test_a_silent_model_ends_as_a_timed_out_attempt_with_a_report_by_defau
 
 
 async def test_stream_silence_none_still_means_no_limit(host):
+    host.inbox_poll = None
     model = FauxModel([faux.hang("Let me")])
     with trio.move_on_after(10_000):  # virtual: far past the default 300 s
         async with host.open(model, settings=settings(stream=durable.StreamSettings(stream_silence=None))) as h:

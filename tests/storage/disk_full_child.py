@@ -23,6 +23,7 @@ import trio.testing
 
 import durable
 from durable.models import FauxModel, faux
+from durable.storage import SQLiteStorage
 from durable.testing import FakeClock, check_invariants
 from durable.testing.quiesce import settle
 
@@ -45,7 +46,8 @@ async def main(path: str, limit: int) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
     resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
-    async with durable.open_harness(path, model=model, settings=settings, clock=clock, report=report) as h:
+    async with durable.open_harness(SQLiteStorage(path, inbox_poll_seconds=None), model=model, settings=settings,
+                                    clock=clock, report=report) as h:
         sub = await h.root.submit("Write a long answer", id="long")
         try:
             status: Any = await sub.wait()
@@ -60,7 +62,8 @@ async def main(path: str, limit: int) -> None:
     emit(closed=True, at=trio.current_time(), requests=len(model.requests))
 
     resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))  # space is back
-    async with durable.open_harness(path, model=model, settings=settings, clock=clock, report=report) as h:
+    async with durable.open_harness(SQLiteStorage(path, inbox_poll_seconds=None), model=model, settings=settings,
+                                    clock=clock, report=report) as h:
         settled = await settle(h, clock)
         status = await h.root.submission("long").wait()
         emit(outcome="again", status=type(status).__name__, text_length=len(getattr(status, "text", "")),

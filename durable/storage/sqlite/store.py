@@ -57,7 +57,7 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
     _writes: SQLiteWrites  # the connection, once open, and the primitives of the group-commit policy
 
     def __init__(self, path: str | os.PathLike[str], *, synchronous: Synchronous = "EXTERNAL",
-                 encryption_key: bytes | str | None = None) -> None:
+                 encryption_key: bytes | str | None = None, inbox_poll_seconds: float | None = 0.25) -> None:
         if synchronous not in SYNCHRONOUS_LEVELS:
             raise ValueError(f"synchronous must be 'EXTERNAL', 'FULL' or 'NORMAL', not {synchronous!r}")
         self._given = os.fspath(path)
@@ -67,7 +67,9 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         self._key = encryption_key  # see `durable.storage.sealing`
         self._init_writer()
         self._writes = SQLiteWrites(self.path, synchronous)
-        self.inbox_poll_seconds = 0.25  # how often an owner looks for decisions from `durable console`
+        # How often an owner looks for decisions from `durable console` (None: never; a test on a
+        # mock clock, whose time a perpetual timer would move on while the writer thread works).
+        self.inbox_poll_seconds = inbox_poll_seconds
 
     @property
     def barriers(self) -> int:
@@ -283,6 +285,8 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         (`os.stat`, on the event loop: microseconds); only when either changed since the last
         look is the inbox probed (a read on the writer thread), so an idle owner, or one whose
         commits are refused (a full disk), adds no job to its writer."""
+        if self.inbox_poll_seconds is None:
+            await anyio.sleep_forever()
         seen: tuple[int, ...] | None = None
         while True:
             stamp = self._stamp()
@@ -290,7 +294,7 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
                 seen = stamp
                 if await self._read("inbox", inbox.has_decisions):
                     return
-            await anyio.sleep(self.inbox_poll_seconds)
+            await anyio.sleep(self.inbox_poll_seconds or 0.25)
 
     def _stamp(self) -> tuple[int, ...]:
         """The file's and its WAL's modification times and sizes (0 for one that is missing)."""
