@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 
+from ..errors import UnsupportedModelSetting
 from ..records import (
     AssistantEntry,
     CompactionEntry,
@@ -31,13 +32,14 @@ from ..records import (
     Usage,
     UserEntry,
 )
+from ..records.model_settings import ModelSettings
 from ._sdk import SUMMARY_PREFIX, get_field
 from .content import gemini_parts, tool_text
 from .errors import classify_status
-from .protocol import ErrorKind, FinalMessage, ModelError
+from .protocol import ErrorKind, FinalMessage, ModelError, ToolSpec
 from .scrub import Secrets
 
-__all__ = ["Reply", "gemini_contents", "gemini_error", "gemini_usage", "thought_signatures"]
+__all__ = ["Reply", "gemini_contents", "gemini_error", "gemini_settings", "gemini_usage", "thought_signatures"]
 
 PROVIDER = "google"
 FORMAT = "google"
@@ -297,3 +299,46 @@ def gemini_error(status: int | None, body: Any, headers: Any, secrets: Secrets) 
         headers = {"retry-after": delay} if delay is not None else headers
     return classify_status(status, body, provider=PROVIDER, headers=headers, api_key=secrets, default="server",
                            kind=kind)
+
+
+# --------------------------------------------------------------------------- settings
+
+
+GEMINI_LEVELS = ("low", "high")  # `thinking_level` (Gemini 3): what `reasoning_effort` maps to
+
+
+def gemini_settings(model: str, s: ModelSettings, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    """The `GenerateContentConfig` fields of settings `s` (model, max_tokens and temperature
+    excepted: the adapter merges those with its own defaults), every field mapped or refused with
+    `UnsupportedModelSetting` naming the model and the setting (`durable.models.settings_wire`
+    does the same for the other providers); `extra` fields are merged in as given."""
+    out: dict[str, Any] = {}
+    if s.top_p is not None:
+        out["top_p"] = s.top_p
+    if s.stop is not None:
+        out["stop_sequences"] = list(s.stop)
+    if s.seed is not None:
+        out["seed"] = s.seed
+    thinking: dict[str, Any] = {}
+    if s.thinking_budget is not None:
+        thinking["thinking_budget"] = s.thinking_budget
+    if s.reasoning_effort is not None:
+        if s.reasoning_effort not in GEMINI_LEVELS:
+            raise UnsupportedModelSetting(model, "reasoning_effort", f"Gemini's thinking_level accepts "
+                                          f"{', '.join(map(repr, GEMINI_LEVELS))}, not {s.reasoning_effort!r}")
+        thinking["thinking_level"] = s.reasoning_effort
+    if thinking:
+        out["thinking_config"] = thinking
+    if s.parallel_tool_calls is not None:
+        raise UnsupportedModelSetting(model, "parallel_tool_calls", "Gemini has no switch for parallel tool calls")
+    if s.service_tier is not None:
+        raise UnsupportedModelSetting(model, "service_tier", "Gemini's API has no service tier")
+    if s.tool_choice is not None and tools:
+        names = {t.name for t in tools}
+        mode = {"auto": "AUTO", "required": "ANY", "none": "NONE"}.get(s.tool_choice)
+        calling: dict[str, Any] = {"mode": mode or "ANY"}
+        if mode is None and s.tool_choice in names:
+            calling["allowed_function_names"] = [s.tool_choice]
+        out["tool_config"] = {"function_calling_config": calling}
+    out.update(s.extra or {})
+    return out

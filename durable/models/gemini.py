@@ -26,10 +26,21 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
-from ._gemini_wire import PROVIDER, UNSIGNED, Reply, gemini_contents, gemini_error, signs_calls
+from ..records.model_settings import ModelSettings
+from ._gemini_wire import PROVIDER, UNSIGNED, Reply, gemini_contents, gemini_error, gemini_settings, signs_calls
 from ._sdk import SDKModel, api_key_from, import_sdk
 from .errors import END, close_quietly
-from .protocol import ModelError, ModelRequest, ReasoningDelta, StreamEvent, TextDelta, ToolCallEvent, UsageEvent
+from .protocol import (
+    ModelError,
+    ModelRequest,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolCallEvent,
+    ToolSpec,
+    UsageEvent,
+    settings_of,
+)
 from .scrub import secrets_of
 
 __all__ = ["GeminiModel"]
@@ -58,7 +69,8 @@ class GeminiModel(SDKModel):
 
     `stream_silence`: seconds without any chunk from Gemini before the attempt fails with
     `ModelError(kind="timeout")`. `request_timeout`: seconds for a whole attempt. `max_tokens`
-    and `temperature` are defaults that `request.options` overrides, as it does `model`.
+    and `temperature` are defaults that the request's `ModelSettings` override, as they do `model`;
+    every other setting is mapped or refused (`check_settings`).
     `include_thoughts` asks for thought summaries (read, never sent as the answer's text).
     """
 
@@ -107,8 +119,12 @@ class GeminiModel(SDKModel):
         self._client.close()  # the SDK's own (synchronous) client: nothing of ours goes through it
         await close_quietly(self._http)
 
+    def check_settings(self, settings: ModelSettings, tools: tuple[ToolSpec, ...], structured: bool = False) -> None:
+        """Raise `UnsupportedModelSetting` for a setting Gemini cannot honour (`gemini_settings`)."""
+        gemini_settings(self.name, settings, tools)
+
     def _config(self, request: ModelRequest) -> dict[str, Any]:
-        o = request.options
+        s = settings_of(request)
         config: dict[str, Any] = {"automatic_function_calling": {"disable": True}}
         if "automatic_continuation" in self._fields:  # google-genai 3: one request per attempt
             config["automatic_continuation"] = False
@@ -118,14 +134,16 @@ class GeminiModel(SDKModel):
             config["tools"] = [{"function_declarations": [
                 {"name": t.name, "description": t.description, "parameters_json_schema": t.parameters}
                 for t in request.tools]}]
-        max_tokens = o.get("max_tokens", self.max_tokens)
+        max_tokens = s.max_tokens if s.max_tokens is not None else self.max_tokens
         if max_tokens is not None:
             config["max_output_tokens"] = max_tokens
-        temperature = o.get("temperature", self.temperature)
+        temperature = s.temperature if s.temperature is not None else self.temperature
         if temperature is not None:
             config["temperature"] = temperature
+        fields = gemini_settings(self.name, s, request.tools)
         if self.include_thoughts:
-            config["thinking_config"] = {"include_thoughts": True}
+            fields["thinking_config"] = {"include_thoughts": True, **fields.get("thinking_config", {})}
+        config.update(fields)
         if request.output is not None:  # structured output: the answer's text is its JSON
             config["response_mime_type"] = "application/json"
             config["response_json_schema"] = request.output
@@ -149,7 +167,7 @@ class GeminiModel(SDKModel):
         raises `ModelError`. If the consumer closes it early or is cancelled, the HTTP response
         is closed. The SDK sends the request at the first chunk asked for."""
         guard = self._guard()
-        model = request.options.get("model") or self.model
+        model = settings_of(request).model or self.model
         contents = gemini_contents(request.messages, UNSIGNED if signs_calls(model) else None, request.attachments)
         config = self._config(request)
         stream = await guard.call(lambda: self._translated(lambda: self._client.aio.models.generate_content_stream(

@@ -417,3 +417,30 @@ async def test_the_sdk_goes_through_httpx_under_trio_even_where_aiohttp_is_insta
     monkeypatch.setattr(_api_client, "has_aiohttp", True)
     server.script("POST", PATH, gemini_stream(["Hi ", "trio"]))
     assert (await collect(model(server).stream(HELLO)))[-1] == FinalMessage("Hi trio", "stop", (), TOTAL)
+
+
+@pytest.mark.anyio
+async def test_every_model_setting_reaches_gemini_in_its_config_or_is_refused(server):
+    from durable.errors import UnsupportedModelSetting
+    from durable.models.protocol import ToolSpec
+    from durable.records import ModelSettings
+
+    server.script("POST", PATH, gemini_stream(["Hi"]))
+    m = model(server)
+    tools = (ToolSpec("lookup", "Looks things up"),)
+    asked = ModelSettings(temperature=0.5, top_p=0.9, max_tokens=100, stop=("END",), seed=7, thinking_budget=512,
+                          reasoning_effort="low", tool_choice="lookup", extra={"candidate_count": 1})
+    await collect(m.stream(ModelRequest("", (UserEntry("Hi"),), tools, settings=asked)))
+    body = server.requests[0].body
+    assert body["generationConfig"] == {
+        "temperature": 0.5, "topP": 0.9, "candidateCount": 1, "maxOutputTokens": 100, "stopSequences": ["END"],
+        "seed": 7, "thinkingConfig": {"thinking_budget": 512, "thinking_level": "LOW"}}
+    assert body["toolConfig"] == {"functionCallingConfig": {"allowedFunctionNames": ["lookup"], "mode": "ANY"}}
+    for setting, why in [(ModelSettings(parallel_tool_calls=False), "Gemini has no switch for parallel tool calls"),
+                         (ModelSettings(service_tier="flex"), "Gemini's API has no service tier"),
+                         (ModelSettings(reasoning_effort="medium"),
+                          "Gemini's thinking_level accepts 'low', 'high', not 'medium'")]:
+        with pytest.raises(UnsupportedModelSetting) as refused:
+            m.check_settings(setting, tools)
+        assert why in str(refused.value) and "gemini-test" in str(refused.value)
+    assert len(server.requests) == 1  # a refused setting sends nothing
