@@ -12,11 +12,9 @@
 `demo` runs (or, on an existing file, resumes) a scripted agent session that survives `kill -9`
 (`durable.cli.demo`). `inspect` (a summary: the last entries, tasks by kind and state), `export`
 (every entry of the conversations) and `watch` (the file live, as its owner commits) read a
-session file without owning it: read-only, without the lock, safe while its owner runs
-(`durable.storage.sqlite.reader`); so does `console` (a web page; `durable.console`), but for the
-decisions it puts in a file's inbox. `worker` takes over PostgreSQL spaces whose owner is gone.
-
-Errors a person can act on (a missing file, a file another process owns, a newer schema, a file
+session file without owning it (`durable.storage.sqlite.reader`), as does `console` (a web page),
+but for the decisions it puts in a file's inbox. `worker` takes over PostgreSQL spaces whose owner
+is gone. Errors a person can act on (a missing file, a file another process owns, a newer schema, a file
 that is not a session, a missing API key) are one line on stderr and exit status 2; `--debug`
 shows the traceback. Heavy imports (anyio and trio through the engine, rich, the provider SDKs)
 happen inside the commands that need them: `durable inspect` never imports the event-loop libraries.

@@ -54,6 +54,7 @@ from . import inbox, ownership, recovery, retention
 from .clock import Clock, SystemClock
 from .conversation import Conversation, output_schema
 from .instructions import Instruction, checked_instructions
+from .integrity import IntegrityCheck
 from .kinds import RunService, TaskKind
 from .progress import ProgressFlusher
 from .reports import ErrorReport, ReportCallback, Reporter
@@ -133,8 +134,7 @@ class Harness(Generic[DepsT]):
         self._scheduler: Scheduler | None = None
         self._rt: Runtime | None = None
         self._broken: StorageError | None = None
-        self._integrity: list[str] | None = None  # the store's problems, once checked
-        self._integrity_checked: anyio.Event | None = None
+        self._integrity = IntegrityCheck()
 
     @property
     def state(self) -> HarnessState:
@@ -238,17 +238,14 @@ class Harness(Generic[DepsT]):
             try:
                 if change:
                     await session.commit(change)
-            except StorageError as exc:
-                if not isinstance(self._broken, DiskFull):
-                    raise
-                # Stopped for a full disk, which every wait has met: close returns, and the tasks
-                # stay as the file holds them (charged as cut off when the session is opened again).
-                self.report(ErrorReport(f"The harness on {self.storage.location} could not write its running tasks "
-                                        f"back on close: {exc}", raw=repr(exc), topic="storage"))
             finally:
                 session.close_followers()
                 await self.storage.close()
                 self._state = HarnessState.CLOSED
+            # A full disk, which every wait has met, lets close return (the tasks stay as the file
+            # holds them); a store lost for good (a lost lock) is raised, as its waits did.
+            if self._broken is not None and not isinstance(self._broken, DiskFull):
+                raise self._broken
 
     async def _watch_inbox(self) -> None:
         """Inputs and decisions other processes put in the store's inbox (`durable.remote`,
@@ -272,23 +269,7 @@ class Harness(Generic[DepsT]):
         starts this by itself a second after it resumed, unless `settings.check_integrity` is
         False; a close cancels it."""
         self._check_open()
-        if self._integrity_checked is not None:
-            await self._integrity_checked.wait()
-            return list(self._integrity or [])
-        self._integrity_checked = anyio.Event()
-        try:
-            problems = await self.storage.check_integrity()
-        except StorageError:
-            problems = []  # the file cannot even be read to check it: its commits will say why
-        finally:
-            self._integrity_checked.set()
-        self._integrity = problems
-        if problems:
-            shown = "; ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else "")
-            self.report(ErrorReport(f"Session file {self.storage.location} is damaged: {shown}. Runs that read "
-                                    f"the damaged records end unanswered (storage_error); copy what you need and "
-                                    f"start a new session file.", raw=problems, topic="storage"))
-        return list(problems)
+        return await self._integrity.run(self.storage, self.report)
 
     def _break(self, err: StorageError) -> None:
         """The store lost its file, or refuses for good: stop every runner and end every wait

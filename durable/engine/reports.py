@@ -112,6 +112,13 @@ class ModelFallback:
     error: str
     type: str = "model_fallback"
 
+    @property
+    def message(self) -> str:
+        """The report as a sentence (as an `ErrorReport`'s `message`: code written before fallbacks
+        existed, printing the message of any report that is not a task's, keeps working)."""
+        return (f"Task {self.task.id} moved from model {self.from_model} to {self.to_model}: attempt {self.attempt} "
+                f"failed for good: {self.error}")
+
 
 Report = TaskInterrupted | TaskFaulted | ModelFallback | ErrorReport
 """Every value a report callback can receive."""

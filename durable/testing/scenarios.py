@@ -16,7 +16,6 @@ clock is handed to `setup`, never assumed a `FakeClock`, so a scenario runs on a
 | `tool_timeout`, `tool_retry` | a safe and an unsafe tool run past their `timeout`; a tool asks to be called again |
 | `dynamic_instructions` | a section run in `prepare`; a failed attempt and a tool round reuse its text |
 | `structured_output_retry` | an answer off the output schema is sent back; the next one matches |
-| `usage_limit` | a run that would pass its request limit after two tool rounds ends `usage_limit` |
 | `fallback_tool_round`, `..._deferred_secondary` | a `FallbackModel`: the primary rejects the key, the second answers |
 | `usage_limit`; `subagents`, `abort_subagent` | `usage_limit` after 2 rounds; 2 sub-agents; parent aborted mid-child |
 """
@@ -111,17 +110,22 @@ def weather_tool() -> Any:
 # --------------------------------------------------------------------------- scenarios
 
 
+def _submits(text: str) -> Any:
+    """A driver that submits `text` and lets the run go to its end."""
+
+    async def drive(d: Driver) -> None:
+        await d.submit(text)
+
+    return drive
+
+
 def _streamed_world(clock: Any) -> World:
     model = by_input({"Hello": [reply("Hello there! How can I help you today?")]}, token_size=8)
     return World(model, settings=base_settings())
 
 
 
-async def _drive_streamed(d: Driver) -> None:
-    await d.submit("Hello")
-
-
-streamed_answer = Scenario("streamed_answer", _streamed_world, _drive_streamed)
+streamed_answer = Scenario("streamed_answer", _streamed_world, _submits("Hello"))
 
 
 def _tool_world(clock: Any) -> World:
@@ -134,11 +138,7 @@ def _tool_world(clock: Any) -> World:
     return World(model, tools=[lookup_tool(), charge_tool()], settings=base_settings())
 
 
-async def _drive_tool(d: Driver) -> None:
-    await d.submit("Buy the book")
-
-
-tool_round = Scenario("tool_round", _tool_world, _drive_tool)
+tool_round = Scenario("tool_round", _tool_world, _submits("Buy the book"))
 
 
 def _retry_world(clock: Any) -> World:
@@ -151,11 +151,7 @@ def _retry_world(clock: Any) -> World:
     return World(model, settings=base_settings())
 
 
-async def _drive_retry(d: Driver) -> None:
-    await d.submit("Hi")
-
-
-retry_after_provider_error = Scenario("retry_after_provider_error", _retry_world, _drive_retry)
+retry_after_provider_error = Scenario("retry_after_provider_error", _retry_world, _submits("Hi"))
 
 
 def _deferred_world(clock: Any) -> World:
@@ -163,11 +159,7 @@ def _deferred_world(clock: Any) -> World:
     return World(model, settings=base_settings(stream=StreamSettings(deferred=True)))
 
 
-async def _drive_deferred(d: Driver) -> None:
-    await d.submit("Question")
-
-
-deferred_answer = Scenario("deferred_answer", _deferred_world, _drive_deferred)
+deferred_answer = Scenario("deferred_answer", _deferred_world, _submits("Question"))
 
 
 def _abort_world(clock: Any) -> World:
@@ -221,11 +213,7 @@ def _client_world(clock: Any) -> World:
     return World(model, tools=[picker], settings=base_settings(), answer=lambda c: "/home/me/notes.txt")
 
 
-async def _drive_client(d: Driver) -> None:
-    await d.submit("Pick a file")
-
-
-client_tool = Scenario("client_tool", _client_world, _drive_client)
+client_tool = Scenario("client_tool", _client_world, _submits("Pick a file"))
 
 
 def _queued_world(clock: Any) -> World:
@@ -293,11 +281,7 @@ def _undecided_world(clock: Any) -> World:
     return attrs.evolve(world, settings=base_settings(approval_timeout=60.0), decide=None)
 
 
-async def _drive_undecided(d: Driver) -> None:
-    await d.submit("Pay bob")
-
-
-approval_timeout = Scenario("approval_timeout", _undecided_world, _drive_undecided)
+approval_timeout = Scenario("approval_timeout", _undecided_world, _submits("Pay bob"))
 
 
 def _timeout_world(clock: Any) -> World:
@@ -308,11 +292,7 @@ def _timeout_world(clock: Any) -> World:
     return World(model, tools=tools, settings=base_settings())
 
 
-async def _drive_timeout(d: Driver) -> None:
-    await d.submit("Go slow")
-
-
-tool_timeout = Scenario("tool_timeout", _timeout_world, _drive_timeout)
+tool_timeout = Scenario("tool_timeout", _timeout_world, _submits("Go slow"))
 
 
 def _retry_tool_world(clock: Any) -> World:
@@ -322,11 +302,7 @@ def _retry_tool_world(clock: Any) -> World:
     return World(model, tools=[weather_tool()], settings=base_settings())
 
 
-async def _drive_retry_tool(d: Driver) -> None:
-    await d.submit("Weather in Paris?")
-
-
-tool_retry = Scenario("tool_retry", _retry_tool_world, _drive_retry_tool)
+tool_retry = Scenario("tool_retry", _retry_tool_world, _submits("Weather in Paris?"))
 
 
 async def _day_section(ctx: Any) -> str:
@@ -344,11 +320,7 @@ def _instructions_world(clock: Any) -> World:
     return World(model, tools=[lookup_tool()], settings=base_settings(), instructions=["Be brief.", _day_section])
 
 
-async def _drive_instructions(d: Driver) -> None:
-    await d.submit("Plan my day")
-
-
-dynamic_instructions = Scenario("dynamic_instructions", _instructions_world, _drive_instructions)
+dynamic_instructions = Scenario("dynamic_instructions", _instructions_world, _submits("Plan my day"))
 
 
 @attrs.frozen
@@ -380,11 +352,7 @@ def _limit_world(clock: Any) -> World:
     return World(model, tools=[lookup_tool()], settings=base_settings(usage_limits=UsageLimits(request_limit=2)))
 
 
-async def _drive_limit(d: Driver) -> None:
-    await d.submit("Walk")
-
-
-usage_limit = Scenario("usage_limit", _limit_world, _drive_limit)
+usage_limit = Scenario("usage_limit", _limit_world, _submits("Walk"))
 
 
 def _reasoning_world(clock: Any) -> World:
@@ -395,11 +363,7 @@ def _reasoning_world(clock: Any) -> World:
     return World(model, tools=[lookup_tool()], settings=base_settings())
 
 
-async def _drive_reasoning(d: Driver) -> None:
-    await d.submit("Weather?")
-
-
-reasoning_tool_loop = Scenario("reasoning_tool_loop", _reasoning_world, _drive_reasoning)
+reasoning_tool_loop = Scenario("reasoning_tool_loop", _reasoning_world, _submits("Weather?"))
 
 
 def _fallback_model(deferred: bool) -> FallbackModel:
@@ -419,12 +383,8 @@ def _fallback_deferred_world(clock: Any) -> World:
                  settings=base_settings(stream=StreamSettings(deferred=True)))
 
 
-async def _drive_fallback(d: Driver) -> None:
-    await d.submit("Price?")
-
-
-fallback_tool_round = Scenario("fallback_tool_round", _fallback_world, _drive_fallback)
-fallback_deferred_secondary = Scenario("fallback_deferred_secondary", _fallback_deferred_world, _drive_fallback)
+fallback_tool_round = Scenario("fallback_tool_round", _fallback_world, _submits("Price?"))
+fallback_deferred_secondary = Scenario("fallback_deferred_secondary", _fallback_deferred_world, _submits("Price?"))
 
 
 def _subagent_world(clock: Any) -> World:
@@ -443,11 +403,7 @@ def _subagent_world(clock: Any) -> World:
     return World(model, tools=tools, settings=base_settings())
 
 
-async def _drive_subagents(d: Driver) -> None:
-    await d.submit("Research and buy")
-
-
-subagents = Scenario("subagents", _subagent_world, _drive_subagents)
+subagents = Scenario("subagents", _subagent_world, _submits("Research and buy"))
 
 
 async def _drive_abort_subagent(d: Driver) -> None:

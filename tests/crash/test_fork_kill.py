@@ -18,7 +18,7 @@ from durable.testing import check_invariants
 from . import fork_child
 
 CHILD = os.path.join(os.path.dirname(__file__), "fork_child.py")
-KILLS = int(os.environ.get("DURABLE_KILLS", "10"))
+KILLS = int(os.environ.get("DURABLE_KILLS", "6"))
 SEED = int(os.environ.get("DURABLE_KILL_SEED", "20261202"))
 
 

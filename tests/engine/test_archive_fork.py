@@ -62,7 +62,7 @@ async def test_archive_during_a_streaming_run_ends_it_archived_uncharged_and_ref
     # the queued input never ran: it has no entry
     assert await host.transcript() == ["user", "assistant:aborted", "user", "assistant:stop"]
     entries = await host.entries()
-    assert entries[1] == r.AssistantEntry("Once upon", "aborted", error=ARCHIVED)
+    assert entries[1] == r.AssistantEntry("Once upon", "aborted", error=ARCHIVED, model="faux")
     assert host.reports == []  # no failure, no interruption: nothing charged
     assert check_invariants(host.path) == []
 

@@ -48,7 +48,7 @@ async def test_an_input_of_text_an_image_and_a_file_is_stored_in_order_and_sent_
     assert (stored.text, stored.parts) == ("What are these?\n\nBe short.", parts)
     assert await host.entries() == [
         r.UserEntry("What are these?\n\nBe short.", sub.id, parts),
-        r.AssistantEntry("A chart and a report.", "stop", (), r.Usage(10, 6), None, 1),
+        r.AssistantEntry("A chart and a report.", "stop", (), r.Usage(10, 6), None, 1, model="faux"),
     ]
     # The faux model received the entry with its references and the bytes, by hash.
     assert list(request.messages) == [r.UserEntry("What are these?\n\nBe short.", sub.id, parts)]
@@ -60,7 +60,7 @@ async def test_a_plain_string_is_stored_exactly_as_before(host):
     async with host.open(model, settings=settings()) as h:
         sub = await h.root.submit("Hello")
         await sub.answer()
-    assert await host.entries() == [r.UserEntry("Hello", sub.id), r.AssistantEntry("hi", "stop", (), r.Usage(10, 1))]
+    assert await host.entries() == [r.UserEntry("Hello", sub.id), r.AssistantEntry("hi", "stop", (), r.Usage(10, 1), model="faux")]
     assert model.requests[0].attachments == {}
     body = durable.codec.dumps(r.UserEntry("Hello", sub.id), r.Entry)
     assert body == f'{{"type":"user","text":"Hello","submission_id":"{sub.id}"}}'  # no "parts" key
@@ -202,7 +202,7 @@ async def test_inspect_and_export_show_references_with_size_and_type_never_the_b
     assert (data["file"]["counts"]["attachments"], data["file"]["counts"]["attachment_bytes"]) == (1, len(PNG))
     exported = export_session(host.path)
     assert "base64" not in json.dumps(exported) and PNG_SHA in json.dumps(exported)
-    assert "### 1 · user\n\nlook\n\n[image: image/png, 1.0 kB]\n\n### 2 · assistant (stop)" in to_markdown(exported)
+    assert "### 1 · user\n\nlook\n\n[image: image/png, 1.0 kB]\n\n### 2 · assistant (stop, by faux)" in to_markdown(exported)
 
 
 async def test_the_invariant_checker_finds_an_image_referenced_but_not_stored_or_stored_otherwise(host):

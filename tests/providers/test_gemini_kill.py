@@ -24,7 +24,7 @@ from durable.testing.explore import Driver, Scenario, World
 from durable.testing.scenarios import base_settings
 
 URL = "DURABLE_TEST_GEMINI_URL"
-KILLS = max(3, int(os.environ.get("DURABLE_KILLS", "35")) // 4)
+KILLS = max(3, int(os.environ.get("DURABLE_KILLS", "35")) // 8)
 SEED = int(os.environ.get("DURABLE_KILL_SEED", "1"))
 DELTAS = ["Hello", " there!", " How", " can I", " help?"]
 

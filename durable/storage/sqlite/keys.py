@@ -31,7 +31,7 @@ _BODIES = (("tasks", "id"), ("submissions", "id"), ("documents", "conversation_i
 def stored_meta(conn: sqlite3.Connection) -> str | None:
     try:
         row = conn.execute(_META).fetchone()
-    except sqlite3.DatabaseError:  # no meta table, or not SQLite: not a session (yet); refused or made later
+    except (sqlite3.DatabaseError, UnicodeDecodeError):  # no meta table, not SQLite, or damaged: the open says
         return None
     return None if row is None else str(row[0])
 
@@ -58,7 +58,7 @@ def unlock_file(path: str, st: os.stat_result, key: bytes | str | None) -> Seale
 def _is_session(conn: sqlite3.Connection) -> bool:
     try:
         return conn.execute("SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone() is not None
-    except sqlite3.DatabaseError:
+    except (sqlite3.DatabaseError, UnicodeDecodeError):
         return False
 
 

@@ -103,9 +103,9 @@ def read_schema(conn: sqlite3.Connection, path: str, *, empty_ok: bool = False) 
         if "meta" not in tables:
             raise CorruptSession(f"Session file {path} has no meta table", location=path)
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    except sqlite3.DatabaseError as exc:
+        version = int(row[0]) if row else 0
+    except (sqlite3.DatabaseError, UnicodeDecodeError, ValueError) as exc:  # text that is not text: damage
         raise CorruptSession(f"Session file {path} is damaged and cannot be read ({exc})", location=path) from exc
-    version = int(row[0]) if row else 0
     if version > SCHEMA_VERSION:
         raise SchemaTooNew(path, version, SCHEMA_VERSION)
     missing = TABLES - tables

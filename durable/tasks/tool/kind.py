@@ -42,7 +42,6 @@ from ...records import (
     Task,
     Terminal,
     ToolResultEntry,
-    UserEntry,
     Waiting,
 )
 from ...texts import times_in_a_row
@@ -50,13 +49,11 @@ from ...tools import ArgumentError, Tool, ToolApi, ToolContext, parse_arguments
 from . import approval, subagent
 from .records import (
     KIND,
-    RETRY_CODES,
     TOOL_AT_LIMIT,
     TOOL_DENIED,
     TOOL_DENIED_WITHOUT_REASON,
     TOOL_MAY_HAVE_RUN,
     TOOL_NOT_DECIDED,
-    TOOL_RETRIES_EXHAUSTED,
     TOOL_RUNS_AGAIN,
     TOOL_TIMED_OUT,
     TOOL_TIMEOUT,
@@ -72,7 +69,7 @@ from .records import (
     progress_of,
     result_of,
 )
-from .rounds import RoundParent, siblings_written
+from .rounds import RoundParent, retry_result, siblings_written
 
 if TYPE_CHECKING:
     from ...engine.runtime import Runtime
@@ -155,7 +152,7 @@ class ToolKind(TaskKind):
         try:
             args = parse_arguments(tool, arguments)
         except ArgumentError as exc:
-            await self._finish(rt, task, await _retry_result(rt, task, tool, str(exc), "invalid_arguments"), Done())
+            await self._finish(rt, task, await retry_result(rt, task, tool, str(exc), "invalid_arguments"), Done())
             return None
         if progress.arguments is None and tool.approval is not False and not isinstance(task.state, Running):
             asked = await approval.asks(rt, task, tool, arguments)
@@ -248,7 +245,7 @@ class ToolKind(TaskKind):
         if not finished:
             await self._timed_out(rt, current, tool, cut_off=tool.threaded)
         elif retry is not None:
-            await self._finish(rt, current, await _retry_result(rt, current, tool, retry, "retry"), Done())
+            await self._finish(rt, current, await retry_result(rt, current, tool, retry, "retry"), Done())
         elif failure is not None:
             await self._finish(rt, current, error_result(current, failure, "tool_error"), Done())
         else:
@@ -434,26 +431,6 @@ class ToolKind(TaskKind):
             return [f"Task {task.id} (tool) timed out {ended - start:g} s after its start, before its timeout of "
                     f"{inp.timeout:g} s"]
         return []
-
-
-async def _retry_result(rt: Runtime, task: Task, tool: Tool, why: str, code: str) -> ToolResultEntry:
-    """The error result of a call the model is asked to make again (`RetryTool`, invalid
-    arguments): `why`, or "out of retries" once the tool was asked `max_retries` times in this
-    run. Counted from the run's committed results (those after its inputs in the model context,
-    a compaction in the middle of a run forgetting the ones before it): a crash forgets none."""
-    used = 0
-    context = await rt.context(task.conversation_id)
-    for i in range(len(context) - 1, -1, -1):
-        entry = context[i].entry
-        if isinstance(entry, UserEntry):
-            break
-        if (isinstance(entry, ToolResultEntry) and entry.tool_name == tool.name
-                and any(d.code in RETRY_CODES for d in entry.diagnostics)):
-            used += 1
-    if used >= tool.max_retries:
-        why = TOOL_RETRIES_EXHAUSTED.format(tool=tool.name, max_retries=tool.max_retries, why=why)
-        code = "retries_exhausted"
-    return error_result(task, why, code)
 
 
 __all__ = ["ToolKind"]

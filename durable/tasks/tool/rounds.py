@@ -21,15 +21,28 @@ from ...records import (
     ToolCall,
     ToolResultEntry,
     ToolSlot,
+    UserEntry,
     Waiting,
 )
 from .approval import new_approval
-from .records import KIND, Approval, ToolInput, ToolProgress, approval_slot, drop_approval, progress_of
+from .records import (
+    KIND,
+    RETRY_CODES,
+    TOOL_RETRIES_EXHAUSTED,
+    Approval,
+    ToolInput,
+    ToolProgress,
+    approval_slot,
+    drop_approval,
+    error_result,
+    progress_of,
+)
 from .subagent import stop_child
 
 if TYPE_CHECKING:
     from ...engine.head import Change
     from ...engine.runtime import Runtime
+    from ...tools import Tool
 
 
 class RoundParent(Protocol):
@@ -124,4 +137,24 @@ async def siblings_written(rt: Runtime, siblings: tuple[int, ...], parent: Task,
     return rt.task(parent.id)
 
 
-__all__ = ["RoundParent", "close_call", "siblings_written", "start_calls"]
+async def retry_result(rt: Runtime, task: Task, tool: Tool, why: str, code: str) -> ToolResultEntry:
+    """The error result of a call the model is asked to make again (`RetryTool`, invalid
+    arguments): `why`, or "out of retries" once the tool was asked `max_retries` times in this
+    run. Counted from the run's committed results (those after its inputs in the model context,
+    a compaction in the middle of a run forgetting the ones before it): a crash forgets none."""
+    used = 0
+    context = await rt.context(task.conversation_id)
+    for i in range(len(context) - 1, -1, -1):
+        entry = context[i].entry
+        if isinstance(entry, UserEntry):
+            break
+        if (isinstance(entry, ToolResultEntry) and entry.tool_name == tool.name
+                and any(d.code in RETRY_CODES for d in entry.diagnostics)):
+            used += 1
+    if used >= tool.max_retries:
+        why = TOOL_RETRIES_EXHAUSTED.format(tool=tool.name, max_retries=tool.max_retries, why=why)
+        code = "retries_exhausted"
+    return error_result(task, why, code)
+
+
+__all__ = ["RoundParent", "close_call", "retry_result", "siblings_written", "start_calls"]
