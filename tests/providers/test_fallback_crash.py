@@ -83,8 +83,8 @@ async def test_a_primary_failing_for_good_then_a_kill_mid_stream_on_the_secondar
     sid = seen["submission"]
     assert seen["reports"] == [
         {"type": "error", "message": f"Attempt 1 of task 1 failed: {REJECTED}"},
-        {"type": "model_fallback", "message": None, "from_model": GPT, "to_model": CLAUDE, "attempt": 1,
-         "error": REJECTED},
+        {"type": "model_fallback", "from_model": GPT, "to_model": CLAUDE, "attempt": 1, "error": REJECTED,
+         "message": f"Task 1 moved from model {GPT} to {CLAUDE}: attempt 1 failed for good: {REJECTED}"},
     ]
 
     reports: list = []
