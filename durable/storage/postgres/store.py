@@ -261,7 +261,7 @@ class PostgresStorage(GroupCommitter[Any]):
         (`durable.storage.postgres.prune`); each commit a job of its own."""
         report, w = PruneReport(), self._writes
         for group in groups(ids, rows_per_commit):
-            report = report.plus(await self._call(lambda _, g=group: prune.tombstone(w, g)))  # type: ignore[misc]
+            report = report.plus(await self._call(lambda _, g=group: prune.tombstone(w, g)))  # type: ignore[misc]  # a default binds the loop's group
             while (step := await self._call(lambda c: prune.delete_some(w, rows_per_commit, c))).commits:
                 report = report.plus(step)
         return report

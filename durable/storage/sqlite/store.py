@@ -169,7 +169,7 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         report = PruneReport()
         w = self._writes
         for group in groups(ids, rows_per_commit):
-            report = report.plus(await self._call(lambda _, g=group: prune.tombstone(w, g)))  # type: ignore[misc]
+            report = report.plus(await self._call(lambda _, g=group: prune.tombstone(w, g)))  # type: ignore[misc]  # a default binds the loop's group
             while (step := await self._call(lambda _: prune.delete_some(w, rows_per_commit))).commits:
                 report = report.plus(step)
         return report.plus(await self._call(lambda _: prune.reclaim(w)))
