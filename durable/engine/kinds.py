@@ -111,8 +111,9 @@ class TaskKind:
         """End a task whose abort handler was cut off `restart_limit` times (faulted), in one commit."""
         raise NotImplementedError(f"Task {task.id} ({self.name}) has no abort handler")
 
-    def fault(self, rt: Runtime, change: Change, task: Task, error: ErrorInfo) -> None:
-        """Write the task's ending when its code raised (`error` says what)."""
+    async def fault(self, rt: Runtime, change: Change, task: Task, error: ErrorInfo) -> None:
+        """Write in `change` the task's ending when its code raised (`error` says what), with
+        whatever must end with it (a generation's open tool round)."""
         change.put_task(evolve(task, state=Terminal(Faulted(error))))
 
     def written_back(self, task: Task) -> Task:

@@ -164,7 +164,7 @@ class Scheduler:
         if kind is None:  # no table to check an ending against: it stays as the file holds it
             return
         change = self.rt.change()
-        kind.fault(self.rt, change, task, ErrorInfo(message, ErrorDetail(reason)))
+        await kind.fault(self.rt, change, task, ErrorInfo(message, ErrorDetail(reason)))
         try:
             await self.rt.commit(change, retry=storage is None)
         except StorageError as err:  # it stays as the file holds it; a reopen runs it again

@@ -171,3 +171,35 @@ async def test_an_undecodable_row_ends_the_run_visibly_naming_the_file_instead_o
     assert model.requests == []
     assert [(x.type, getattr(x, "reason", None)) for x in host.reports] == [("error", None),
                                                                             ("task_faulted", "storage_error")]
+
+
+async def test_a_run_that_faults_during_its_tool_round_stops_and_answers_the_calls_still_running(host, monkeypatch):
+    """A bug in the generation while its tool round runs: the run ends faulted, and the call still
+    running is stopped and answered (its partial output kept), so no tool task outlives its run."""
+    from durable.tasks.generation.kind import GenerationKind
+
+    started = anyio.Event()
+
+    async def slow(args, api, ctx):
+        await api.output("half")
+        started.set()
+        await anyio.sleep_forever()
+
+    async def broken_round(self, rt, task):
+        await started.wait()
+        raise ZeroDivisionError("oops in the round")
+
+    monkeypatch.setattr(GenerationKind, "_tool_round", broken_round)
+    model = FauxModel([faux.reply("", tool_calls=[faux.call("slow", {}, id="a")])])
+    tool = durable.define_tool("slow", "never ends", execute=slow)
+    async with host.open(model, settings=settings(), tools=[tool]) as h:
+        result = await (await h.root.submit("go")).wait()
+        assert result == r.Unanswered("faulted", "Task 1 (generation) raised ZeroDivisionError: oops in the round")
+        assert [(t.id, t.kind, type(t.state).__name__) for t in await h.tasks()] == [
+            (1, "generation", "Terminal"), (2, "tool", "Terminal")]
+        assert h.root.live().tools == ()
+    assert await host.transcript() == ["user", "assistant:tool_use", "tool_result:error"]
+    call = (await host.entries())[2]
+    assert call.content == "The tool call was stopped: its run faulted\nPartial output:\nhalf"
+    assert call.diagnostics == (r.Diagnostic("error", "faulted", "The tool call was stopped: its run faulted"),)
+    assert [x.type for x in host.reports] == ["error", "task_faulted"]

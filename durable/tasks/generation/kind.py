@@ -65,6 +65,7 @@ from .records import (
     CALL_ABORTED,
     CALL_ARCHIVED,
     CALL_AT_LIMIT,
+    CALL_FAULTED,
     CALL_INTERRUPTED,
     CALL_NOT_RUN,
     CALL_NOT_RUN_LIMIT,
@@ -394,8 +395,12 @@ class GenerationKind(TaskKind):
                      reason="aborted", detail=detail)
         await rt.commit(change)
 
-    def fault(self, rt: Runtime, change: Change, task: Task, error: ErrorInfo) -> None:
+    async def fault(self, rt: Runtime, change: Change, task: Task, error: ErrorInfo) -> None:
+        """The run ends `unanswered{faulted}` (or `storage_error`), and so does its open tool round:
+        every call still running is stopped (a sub-agent's child run too) and answered with an
+        error result, so no tool task outlives its run."""
         reason: UnansweredReason = "storage_error" if error.detail.reason == "storage_error" else "faulted"
+        await runs.close_calls(rt, change, task, CALL_FAULTED, "faulted")
         runs.end_run(rt, change, task, Faulted(error), reason=reason, detail=error.message)
 
     # ------------------------------------------------------------------ the tool kind's parent

@@ -19,6 +19,7 @@ GENERATION_AT_LIMIT = "The generation was interrupted {times} in its {phase} pha
 RUN_ABORTED = "The run was aborted"
 RUN_INTERRUPTED = "The run was interrupted by a new input"
 CALL_ABORTED = "The tool call was aborted"
+CALL_FAULTED = "The tool call was stopped: its run faulted"
 CALL_INTERRUPTED = "The tool call was interrupted by a new input"
 RUN_ARCHIVED = "The conversation was archived"
 CALL_ARCHIVED = "The tool call was stopped: the conversation was archived"
@@ -163,6 +164,7 @@ def job_of(checkpoint: Checkpoint | None) -> DeferredJob | None:
 __all__ = [
     "CALL_ABORTED",
     "CALL_AT_LIMIT",
+    "CALL_FAULTED",
     "CALL_INTERRUPTED",
     "CALL_NOT_RUN",
     "CALL_NOT_RUN_LIMIT",
