@@ -27,8 +27,8 @@ installed only in those counting runs (a callback per statement costs time).
 
 The peers are installed by this script into its own virtual environment,
 `benchmarks/.peers-venv` (`python -m venv` + `pip install dbos langgraph
-langgraph-checkpoint-sqlite pydantic-ai-slim[dbos] openai-agents`), never into the project's; a peer that cannot be installed is
-skipped with the reason. Every system runs in its own fresh subprocess (the peers with that
+langgraph-checkpoint-sqlite pydantic-ai-slim[dbos] openai-agents`), never into the project's; a
+peer that cannot be installed is skipped with the reason. Every system runs in its own fresh subprocess (the peers with that
 venv's python) which prints one JSON line that this script reads.
 
 The work, in each system (steps do no I/O: they return a constant):
@@ -509,7 +509,8 @@ def main(argv: list[str]) -> None:
     def fmt(x: float | None, f: str = ".2f") -> str:
         return "-" if x is None else format(x, f)
 
-    out = ["### A 3-step durable workflow: ours against DBOS Transact, LangGraph, pydantic-ai and the OpenAI Agents SDK (SQLite)\n"]
+    out = ["### A 3-step durable workflow: ours against DBOS Transact, LangGraph, pydantic-ai and the OpenAI "
+           "Agents SDK (SQLite)\n"]
     targets = []
     for conc in concs:
         rows = [r for r in results if r["concurrency"] == conc]
