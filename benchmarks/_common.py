@@ -189,6 +189,8 @@ PEER_PACKAGES = {
     "dbos": ["dbos"],
     "langgraph": ["langgraph", "langgraph-checkpoint-sqlite"],
     "matplotlib": ["matplotlib"],
+    "pydantic_ai": ["pydantic-ai-slim[dbos]"],
+    "openai_agents": ["openai-agents"],
 }
 
 
@@ -205,7 +207,8 @@ def peers_python(*wanted: str, quiet: bool = False) -> tuple[str | None, dict[st
             why = f"cannot create {PEERS_VENV}: {proc.stderr.strip()[-500:]}"
             return None, {w: why for w in wanted}
     for peer in wanted:
-        module = {"dbos": "dbos", "langgraph": "langgraph.checkpoint.sqlite", "matplotlib": "matplotlib"}[peer]
+        module = {"dbos": "dbos", "langgraph": "langgraph.checkpoint.sqlite", "matplotlib": "matplotlib",
+                  "pydantic_ai": "pydantic_ai.durable_exec.dbos", "openai_agents": "agents"}[peer]
         check = subprocess.run([str(py), "-c", f"import {module}"], capture_output=True, text=True)
         if check.returncode == 0:
             status[peer] = "ok"
