@@ -29,7 +29,7 @@ import doc_snippets  # noqa: E402 - tests/doc_snippets.py, the snippet runner
 PENDING_ELSEWHERE: set[str] = set()  # every public name has a docstring
 
 PAGES = sorted(p.name for p in DOCS.glob("*.md"))
-NEEDS_POSTGRES = {"scaling.md"}  # its snippets reach a PostgreSQL server ($DURABLE_DOCS_DSN)
+NEEDS_POSTGRES = {"scaling.md"}  # its snippets reach a PostgreSQL server ($DATABASE_URL)
 
 
 def slug(heading: str) -> str:
@@ -158,7 +158,7 @@ def test_every_python_block_runs_and_prints_what_the_page_shows(page, tmp_path):
 
 @pytest.mark.parametrize("page", sorted(NEEDS_POSTGRES))
 def test_the_postgres_pages_blocks_run_against_a_server(page, tmp_path, postgres_dsn):
-    run_snippets(DOCS / page, tmp_path, {**snippet_env(), "DURABLE_DOCS_DSN": postgres_dsn})
+    run_snippets(DOCS / page, tmp_path, {**snippet_env(), "DATABASE_URL": postgres_dsn})
 
 
 def test_the_snippet_reader_pairs_each_block_with_the_output_it_shows(tmp_path):
