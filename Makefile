@@ -3,8 +3,9 @@
 # `make demo` installs durable alone, `make test` durable with its test extras. Python 3.11 or
 # newer is checked before anything is made (choose one with `make demo PYTHON=python3.12`), and a
 # .venv made by another Python is made again. `make clean` removes what these commands made.
-# `make test` lints (ruff), type-checks (mypy --strict, configured in pyproject.toml) and then runs
-# the suite; it stops at the first of them that fails. `make docs` builds the documentation into site/.
+# `make test` lints (ruff), type-checks (mypy --strict, configured in pyproject.toml),
+# builds the documentation site strict (MkDocs: any warning fails; offline) and then runs the
+# suite; it stops at the first of them that fails. `make docs` builds the documentation into site/.
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-stamp
@@ -61,14 +62,17 @@ clean:
 demo: $(DEMO_STAMP)
 	$(VENV)/bin/durable demo
 
-# The API reference (pdoc, from the docstrings) and the pages in docs/, into site/; any warning,
-# dangling link or "SPEC §" citation fails it (the test suite runs the same build).
+# The site (mkdocs.yml: the pages in docs/ and the API reference from the docstrings) into site/;
+# strict: any warning or dangling link fails it. No network is used.
 docs: $(DOCS_STAMP)
-	$(VENV)/bin/python docs/build.py site
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/python -m mkdocs build --strict --site-dir site
 
+# The suite's docs test checks the site this target built instead of building it again.
+test: export DURABLE_DOCS_SITE := site
 test: $(STAMP)
 	scripts/ensure-postgres
 	scripts/ensure-chromium
 	$(VENV)/bin/ruff check durable
 	$(VENV)/bin/mypy durable
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/python -m mkdocs build --strict --quiet --site-dir site
 	$(VENV)/bin/python -m pytest -q -p no:cacheprovider

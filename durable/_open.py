@@ -40,7 +40,7 @@ def open_harness(
     (`SchemaTooNew`) and a file that is not a session (`NotASession`), changing nothing in it.
     `synchronous` says when commits reach the disk: "EXTERNAL" (the default) before anything
     outside the process depends on them (a request sent, a tool started, a caller answered),
-    "FULL" at every commit, "NORMAL" only at checkpoints (see the README's guarantees). `kinds`
+    "FULL" at every commit, "NORMAL" only at checkpoints (see docs/guarantees.md). `kinds`
     adds task kinds of the host's own (`durable.TaskKind` subclasses) to the standard ones; start
     their tasks with `Harness.start_task`. A kind whose name is taken is a `HarnessError`. `deps`
     is handed to tools (`ToolContext.deps`) and instruction sections (`PrepareContext.deps`) and

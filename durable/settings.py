@@ -2,7 +2,7 @@
 
 `Settings` holds them all; the grouped ones are classes of their own (`RetryPolicy`, `Progress`,
 `StreamSettings`, `Compaction`, `UsageLimits`). Each field's comment says what it governs, and the
-README's settings table lists every one with its default and meaning.
+settings table of docs/settings.md lists every one with its default and meaning.
 """
 
 from __future__ import annotations

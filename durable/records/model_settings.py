@@ -42,7 +42,7 @@ class ModelSettings:
     provider names them); `thinking_budget` (tokens a model may think, Anthropic); `tool_choice`:
     "auto", "required" (some tool), "none" or the name of a tool; `parallel_tool_calls`;
     `service_tier`; `prompt_cache` (False: no cache breakpoints and no cache key are sent; None
-    or True: placed automatically, see the README's prompt caching); `extra`: fields added to the
+    or True: placed automatically, see docs/models.md, prompt caching); `extra`: fields added to the
     request body as given (a later layer's key wins); `model`: the provider's model name for the
     request instead of the model's own (kept from `model_options`)."""
 

@@ -1,5 +1,5 @@
 """Crash-testing agents built on durable: crash injection, a crash explorer and an invariant
-checker (public, documented in the README).
+checker (public, documented in docs/testing.md).
 
 In-process crashes:
     `CrashableStorage`, `crash(harness)`, `crashable_harness(path, ...)`, `abandon_on_crash`

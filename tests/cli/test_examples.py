@@ -4,7 +4,6 @@ and the chat example survives `kill -9`."""
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -89,30 +88,6 @@ def test_sync_quickstart_does_the_same_without_async_and_leaves_no_thread(tmp_pa
     assert again.returncode == 0, again.stderr
     assert "seq=4, output=None)" in again.stdout
     assert transcript(inspect_json(db)) == ["user", "assistant:stop"] * 2
-
-
-def readme_snippets(section: str) -> list[str]:
-    """The ```python blocks of one README section."""
-    text = (REPO / "README.md").read_text()
-    body = text.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```python\n(.*?)```", body, re.S)
-
-
-def test_the_readme_embedding_snippets_run_as_scripts_async_and_sync(tmp_path):
-    snippets = readme_snippets("Embedding it")
-    assert len(snippets) == 2 and "anyio.run(main)" in snippets[0] and "durable.sync.open_harness" in snippets[1]
-    for i, snippet in enumerate(snippets):
-        cwd = tmp_path / f"snippet{i}"
-        cwd.mkdir()
-        script = cwd / "snippet.py"
-        script.write_text(snippet)
-        done = subprocess.run([sys.executable, str(script)], cwd=cwd, env=clean_env(), capture_output=True,
-                              text=True, timeout=60)
-        assert done.returncode == 0, done.stderr
-        expected = ["Answered(text='It is 42.', seq=4, output=None)", "It is 42."] if i == 0 else ["It is 42."]
-        assert done.stdout.splitlines() == expected
-        assert transcript(inspect_json(cwd / "agent.sqlite")) == [
-            "user", "assistant:tool_use", "tool_result", "assistant:stop"]
 
 
 def test_tools_runs_a_safe_an_unsafe_and_a_client_tool(tmp_path):

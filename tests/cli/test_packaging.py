@@ -79,7 +79,7 @@ def test_the_sdist_has_the_examples_the_tests_and_the_license(built):
     assert examples and {f"examples/{e}" for e in examples} <= names
     assert {"LICENSE", "README.md", "Makefile", "pyproject.toml", "durable/py.typed", "tests/conftest.py",
             "tests/cli/test_packaging.py", "tests/engine/test_tool_schemas.py", "docs/spec.md", "docs/index.md",
-            "docs/build.py"} <= names
+            "mkdocs.yml"} <= names
     assert not [n for n in names if "__pycache__" in n or ".sqlite" in n]
 
 
