@@ -157,15 +157,19 @@ def usage_lines(usage: r.UsageTotals) -> list[str]:
     lines = []
     for m in usage.models:
         cost = f"${m.cost:.6f}" if m.cost is not None else "unknown (no price)"
-        lines.append(f"{m.model}: {m.requests} requests, {m.input_tokens} input tokens "
+        lines.append(f"{m.model}: {_count(m.requests, 'request')}, {m.input_tokens} input tokens "
                      f"({m.cache_read_tokens} cached), {m.output_tokens} output tokens "
                      f"({m.reasoning_tokens} reasoning), cost {cost}")
     if not usage.models:
         lines.append("no requests yet")
     total = f"${usage.cost:.6f}" if usage.cost is not None else "unknown"
     lines.append(f"total: {usage.input_tokens + usage.output_tokens} tokens, cost {total}")
-    lines.append(f"tools: {usage.tool_calls} calls, {usage.tool_seconds:.1f} s of tool runtime")
+    lines.append(f"tools: {_count(usage.tool_calls, 'call')}, {usage.tool_seconds:.1f} s of tool runtime")
     return lines
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def history_line(stored: r.StoredEntry) -> str:
