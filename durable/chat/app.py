@@ -231,8 +231,9 @@ class ChatApp:
                     self.call(self.h.deny, event.call_id, reason or "the user said no")
                     return
                 if answer in ("e", "edit"):
-                    current = json.dumps(json.loads(event.arguments), ensure_ascii=False)
-                    edited = json.loads(self.reader.read("arguments (JSON): ", default=current))
+                    self.screen.line(f"arguments now: {event.arguments}")
+                    typed = self.reader.read("new arguments (a JSON object; Enter keeps them): ").strip()
+                    edited = json.loads(typed or event.arguments)
                     if not isinstance(edited, dict):
                         raise ValueError("the arguments must be a JSON object")
                     self.call(lambda: self.h.approve(event.call_id, arguments=edited))

@@ -25,11 +25,9 @@ class LineReader:
         """Whether lines are read with prompt-toolkit."""
         return self._session is not None
 
-    def read(self, prompt: str, default: str = "") -> str:
+    def read(self, prompt: str) -> str:
         if self._session is not None:
-            return str(self._session.prompt(prompt, default=default))
-        if default:
-            print(f"(current: {default})")
+            return str(self._session.prompt(prompt))
         line = input(prompt)
         if not sys.stdin.isatty():  # piped: show what was read, as a terminal would have
             print(line)

@@ -42,7 +42,11 @@ class Chat:
         self.child.logfile_read = _Sink(self.log)
 
     def expect(self, text: str) -> None:
-        self.child.expect_exact(text)
+        try:
+            self.child.expect_exact(text)
+        except (pexpect.TIMEOUT, pexpect.EOF) as exc:  # what the terminal showed, to see why
+            raise AssertionError(f"{text!r} did not come ({type(exc).__name__}); the terminal showed:\n"
+                                 f"{self.transcript()[-3000:]}") from None
 
     def send(self, line: str) -> None:
         self.child.sendline(line)

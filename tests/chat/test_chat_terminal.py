@@ -134,7 +134,7 @@ ESCAPES = {"tokens_per_second": FAST, "turns": [{"user": "read the secrets", "st
 def test_a_path_escaping_the_folder_is_an_error_result(spawn):
     chat = spawn(ESCAPES, "--yes")
     secret = chat.tmp / "secret.txt"
-    secret.write_text("the secret\n")
+    secret.write_text("TOP-SECRET-42\n")
     os.symlink(secret, chat.work / "link.txt")
     folder = os.path.realpath(chat.work)
     chat.prompt()
@@ -146,7 +146,7 @@ def test_a_path_escaping_the_folder_is_an_error_result(spawn):
     chat.expect("agent: I cannot reach outside the folder.")
     chat.prompt()
     chat.quit()
-    assert secret.read_text() == "the secret\n"
+    assert secret.read_text() == "TOP-SECRET-42\n"
     outside = f"is outside the working folder {folder}; only files inside it can be used"
     assert [e[1:] for e in entries(chat.db) if e[0] == "result"] == [
         ("read_file", f"Tool read_file failed: ToolRefused: Path ../secret.txt {outside}", True),
@@ -154,4 +154,4 @@ def test_a_path_escaping_the_folder_is_an_error_result(spawn):
         ("write_file", f"Tool write_file failed: ToolRefused: Path link.txt {outside}", True),
         ("list_files", f"Tool list_files failed: ToolRefused: Path ../ {outside}", True),
     ]
-    assert "the secret" not in chat.transcript()
+    assert "TOP-SECRET-42" not in chat.transcript()
