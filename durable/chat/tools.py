@@ -143,14 +143,18 @@ def _walk(root: str, start: str) -> list[str]:
     """The files under `start` (itself when it is a file), never leaving `root` through a symlink."""
     if os.path.isfile(start):
         return [start]
-    out = []
+    out: list[str] = []
+    seen: set[str] = set()
     for folder, dirs, files in os.walk(start):
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED)
         for name in sorted(files):
             try:
-                out.append(confined(root, os.path.join(folder, name)))
+                real = confined(root, os.path.join(folder, name))
             except ToolRefused:
                 continue
+            if real not in seen:  # a symlink to a file inside: searched once
+                seen.add(real)
+                out.append(real)
     return out
 
 
