@@ -14,6 +14,7 @@ was in progress is followed to its end (a pending approval is asked again) befor
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -236,7 +237,7 @@ class ChatApp:
                     edited = json.loads(typed or event.arguments)
                     if not isinstance(edited, dict):
                         raise ValueError("the arguments must be a JSON object")
-                    self.call(lambda: self.h.approve(event.call_id, arguments=edited))
+                    self.call(functools.partial(self.h.approve, event.call_id, arguments=edited))
                     return
             except (ApprovalRejected, ValueError) as exc:
                 self.screen.line(f"not accepted: {exc}", "31")

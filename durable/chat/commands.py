@@ -89,7 +89,8 @@ def compact(app: Any, rest: str) -> None:
     app.screen.line(f"compacting (task {task_id})...", "2")
     task = app.call(app.h.wait_for_task, task_id)
     live = app.conv.live()
-    if isinstance(task.state, r.Terminal) and isinstance(task.state.outcome, r.Done) and live.compaction_failure is None:
+    done = isinstance(task.state, r.Terminal) and isinstance(task.state.outcome, r.Done)
+    if done and live.compaction_failure is None:
         app.screen.line(f"compacted: the older entries are now a summary ({live.compactions} compactions so far)")
     else:
         failure = live.compaction_failure

@@ -52,12 +52,13 @@ def _position(request: ModelRequest) -> tuple[str, int, int, list[Any]]:
     """The input being answered (its text), its number among the inputs, the step (tool rounds
     so far in its run) and the entries after it."""
     messages = list(request.messages)
-    users = [i for i, m in enumerate(messages) if isinstance(m, r.UserEntry)]
+    users = [(i, m) for i, m in enumerate(messages) if isinstance(m, r.UserEntry)]
     if not users:
         return "", 0, 0, []
-    after = messages[users[-1] + 1:]
+    last, entry = users[-1]
+    after = messages[last + 1:]
     rounds = sum(1 for m in after if isinstance(m, r.AssistantEntry) and m.tool_calls)
-    return messages[users[-1]].text, len(users), rounds, after
+    return entry.text, len(users), rounds, after
 
 
 def _step(spec: dict[str, Any], request: ModelRequest, index: int) -> Any:

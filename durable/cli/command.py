@@ -1,7 +1,6 @@
 """The `durable` command: the click group, its commands, and errors as one line.
 
     durable demo [--db PATH] [--kill-after SECONDS] [--model faux|openai|anthropic|google] [--plain]
-    durable chat [--session PATH] [--model SPEC] [--cwd DIR] [--yes]
     durable inspect PATH [--json] [--last N] [--kind KIND]... [--state STATE]... [--key-file KEY]
     durable export PATH [--conversation ID] [--format json|markdown] [--output FILE]
     durable watch PATH [--interval SECONDS] [--timeout SECONDS] [--once] [--last N]

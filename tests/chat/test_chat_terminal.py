@@ -31,7 +31,8 @@ def entries(db) -> list[tuple]:
 EDIT_AND_BASH = {"tokens_per_second": FAST, "turns": [{"user": "fix the greeting", "steps": [
     {"reasoning": "Read it, then fix the typo.", "text": "Let me fix it.",
      "tool_calls": [{"name": "edit_file", "arguments": {"path": "hello.txt", "old": "helo", "new": "hello"}}]},
-    {"text": "Fixed. Now the tests.", "tool_calls": [{"name": "bash", "arguments": {"command": "echo ran >> side.txt"}}]},
+    {"text": "Fixed. Now the tests.",
+     "tool_calls": [{"name": "bash", "arguments": {"command": "echo ran >> side.txt"}}]},
     {"text": "You said no to the tests; the edit is in place."},
 ]}]}
 

@@ -54,4 +54,6 @@ def test_a_whole_session(spawn):
     ]
     if os.environ.get("DURABLE_CHAT_TRANSCRIPT") == "1":
         text = chat.transcript().replace(str(chat.tmp), "/tmp/demo")
-        (DOCS / "chat-session.txt").write_text("$ durable chat --session /tmp/demo/chat.sqlite --cwd /tmp/demo/work --model faux:/tmp/demo/script.json\n" + text)
+        command = ("$ durable chat --session /tmp/demo/chat.sqlite --cwd /tmp/demo/work "
+                   "--model faux:/tmp/demo/script.json")
+        (DOCS / "chat-session.txt").write_text(f"{command}\n{text}")
