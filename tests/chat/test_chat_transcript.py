@@ -1,7 +1,7 @@
 """A whole session as docs/chat.md shows it: a first look with the unscripted faux model, then a
 scripted fix (an edit approved after editing its arguments, a bash run with its output streamed),
-/usage and /history. With DURABLE_CHAT_TRANSCRIPT=1 the terminal's text is written to
-docs/chat-session.txt (then pasted into docs/chat.md)."""
+/usage and /history. With DURABLE_CHAT_TRANSCRIPT=1 the terminal's text replaces the recorded
+session in docs/chat.md (between its `session:start` and `session:end` markers)."""
 
 from __future__ import annotations
 
@@ -56,4 +56,8 @@ def test_a_whole_session(spawn):
         text = chat.transcript().replace(str(chat.tmp), "/tmp/demo")
         command = ("$ durable chat --session /tmp/demo/chat.sqlite --cwd /tmp/demo/work "
                    "--model faux:/tmp/demo/script.json")
-        (DOCS / "chat-session.txt").write_text(f"{command}\n{text}")
+        page = DOCS / "chat.md"
+        before, rest = page.read_text().split("<!-- session:start -->\n", 1)
+        after = rest.split("<!-- session:end -->", 1)[1]
+        block = f"```text\n{command}\n{text.rstrip()}\n```\n"
+        page.write_text(f"{before}<!-- session:start -->\n{block}<!-- session:end -->{after}")
