@@ -84,17 +84,25 @@ def sessions(app: Any, rest: str) -> None:
         app.screen.line(f"{mark} {cid}: {live.usage.requests} requests{forked}{busy}")
 
 
+async def _live_of(conv: Any) -> r.Live:
+    return conv.live()  # type: ignore[no-any-return]
+
+
 def compact(app: Any, rest: str) -> None:
     task_id = app.call(app.conv.compact)
     app.screen.line(f"compacting (task {task_id})...", "2")
     task = app.call(app.h.wait_for_task, task_id)
-    live = app.conv.live()
-    done = isinstance(task.state, r.Terminal) and isinstance(task.state.outcome, r.Done)
-    if done and live.compaction_failure is None:
-        app.screen.line(f"compacted: the older entries are now a summary ({live.compactions} compactions so far)")
+    outcome = task.state.outcome if isinstance(task.state, r.Terminal) else None
+    result = outcome.result if isinstance(outcome, r.Done) else None
+    if isinstance(result, dict) and "first_kept_seq" in result:
+        app.screen.line(f"compacted: the entries before {result['first_kept_seq']} are now one summary "
+                        "(/history shows it)")
+    elif isinstance(outcome, r.Done):
+        keep = app.h.settings.compaction.keep_last
+        app.screen.line(f"nothing to compact yet (the last {keep} entries are always kept as they are)")
     else:
-        failure = live.compaction_failure
-        app.screen.line(f"the compaction did not happen: {failure.error if failure else task.state}", "31")
+        failure = app.call(_live_of, app.conv).compaction_failure
+        app.screen.line(f"the compaction failed: {failure.error if failure else outcome}", "31")
 
 
 def help_(app: Any, rest: str) -> None:
