@@ -58,3 +58,31 @@ def test_sigkill_mid_bash_then_resume_runs_it_once_and_says_it_may_be_partial(sp
         ("user", "thanks"),
         ("assistant", "You are welcome.", "stop", ()),
     ]
+
+
+WRITE = {"tokens_per_second": FAST, "turns": [{"user": "write the notes", "steps": [
+    {"text": "Writing them.", "tool_calls": [{"name": "write_file", "arguments": {"path": "notes.txt",
+                                                                                  "content": "notes\n"}}]},
+    {"text": "The notes are written."}]}]}
+
+
+def test_sigkill_at_an_approval_prompt_then_resume_asks_again(spawn):
+    chat = spawn(WRITE)
+    chat.prompt()
+    chat.send("write the notes")
+    chat.expect("approve? [y]es / [n]o / [e]dit the arguments: ")
+    os.kill(chat.child.pid, signal.SIGKILL)
+    chat.child.expect(pexpect.EOF)
+    chat.child.close()
+
+    again = spawn(WRITE)
+    again.expect("(the last process stopped while answering; going on) you> write the notes")
+    again.expect('?? write_file(path="notes.txt", content="notes\\n") wants to run')
+    again.expect("approve? [y]es / [n]o / [e]dit the arguments: ")
+    again.send("y")
+    again.expect("<- write_file ok: Wrote 6 characters to notes.txt")
+    again.expect("agent: The notes are written.")
+    again.prompt()
+    again.quit()
+    assert (again.work / "notes.txt").read_text() == "notes\n"
+    assert "recovery:" not in again.transcript()  # a call waiting for a decision was not cut off
