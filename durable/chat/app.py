@@ -126,7 +126,7 @@ class ChatApp:
 
     def greet(self, existed: bool) -> None:
         entries = self.call(self.conv.entries)
-        how = f"reopened, {len(entries)} entries" if existed else "new"
+        how = f"reopened, {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}" if existed else "new"
         self.screen.line(f"durable chat: session {self.path} ({how}); model {self.opts.model}; folder {self.cwd}")
         self.screen.line("Type /help for the commands; Ctrl-C stops an answer, twice at the prompt quits.", "2")
 

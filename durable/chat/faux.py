@@ -124,9 +124,9 @@ def first_look(request: ModelRequest) -> Any:
 class ChatFaux(FauxModel):
     """The faux model, answering every request from the request itself (see the module)."""
 
-    def __init__(self, script: dict[str, Any] | None = None) -> None:
+    def __init__(self, script: dict[str, Any] | None = None, *, tokens_per_second: float | None = 60.0) -> None:
         brain = scripted(script) if script is not None else first_look
-        speed = (script or {}).get("tokens_per_second", 60.0)
+        speed = (script or {}).get("tokens_per_second", tokens_per_second)
         super().__init__([brain] * 100_000, tokens_per_second=speed, token_size=4, keep_requests=1)
 
 

@@ -91,7 +91,7 @@ class EventView:
                 s.mode = "text"
             s.write(event.text)
         elif isinstance(event, AttemptRestartedEvent):
-            s.line(f"[attempt {event.attempt} starts over; the text above is kept as cut off]", "33")
+            s.line(f"[attempt {event.attempt} starts over; what was streamed before is kept as cut off]", "33")
         elif isinstance(event, RetryWaitingEvent):
             s.line(f"[attempt {event.retry.attempt} failed: {event.retry.error}; trying again]", "33")
         elif isinstance(event, ToolCallStartedEvent):

@@ -19,7 +19,8 @@ SCRIPT = {"tokens_per_second": FAST, "turns": [
 def test_fork_sessions_compact_and_history(tmp_path):
     (tmp_path / "script.json").write_text(json.dumps(SCRIPT))
     db = tmp_path / "chat.sqlite"
-    lines = "hi\n/fork\n/sessions\nmore\n/compact\nagain\nonce more\n/compact\n/history\n/sessions root\n/history 1\n/nope\n/quit\n"
+    lines = ("hi\n/fork\n/sessions\nmore\n/compact\nagain\nonce more\n/compact\n/history\n/sessions root\n"
+             "/history 1\n/nope\n/quit\n")
     done = subprocess.run([sys.executable, "-m", "durable", "chat", "--session", str(db), "--cwd", str(tmp_path),
                            "--model", f"faux:{tmp_path / 'script.json'}"], input=lines, capture_output=True,
                           text=True, timeout=120, env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1",

@@ -127,7 +127,7 @@ async def test_bash_returns_output_and_exit_status(tmp_path):
 
 async def test_the_first_look_lists_reads_and_answers(folder, tmp_path):
     tools = make_file_tools(str(folder), approve=False)
-    async with durable.open_harness(tmp_path / "s.sqlite", model=ChatFaux(), tools=tools) as h:
+    async with durable.open_harness(tmp_path / "s.sqlite", model=ChatFaux(tokens_per_second=None), tools=tools) as h:
         answer = await (await h.root.submit("hello")).answer()
         calls = [e.entry.tool_name for e in await h.root.entries() if isinstance(e.entry, durable.ToolResultEntry)]
     assert calls == ["list_files", "read_file"]
