@@ -48,6 +48,9 @@ def make_model(spec: str) -> tuple[Any, Prices | None]:
         script = load_script(name) if name else None
         price = (script or {}).get("price")
         return ChatFaux(script), Prices({"faux": Price(**price)}) if isinstance(price, dict) else None
+    if kind not in ("openai", "anthropic", "google"):
+        raise UnknownModel(f"--model {spec}: not a model durable chat knows (faux, faux:SCRIPT, openai:NAME, "
+                           f"anthropic:NAME, google:NAME or URL/NAME)")
     if not name:
         raise UnknownModel(f"--model {spec}: give the model's name too ({kind}:NAME)")
     if kind == "openai":
@@ -58,12 +61,9 @@ def make_model(spec: str) -> tuple[Any, Prices | None]:
         from ..models.anthropic import AnthropicModel
 
         return AnthropicModel(name), None
-    if kind == "google":
-        from ..models.gemini import GeminiModel
+    from ..models.gemini import GeminiModel
 
-        return GeminiModel(name), None
-    raise UnknownModel(f"--model {spec}: not a model durable chat knows (faux, faux:SCRIPT, openai:NAME, "
-                       f"anthropic:NAME, google:NAME or URL/NAME)")
+    return GeminiModel(name), None
 
 
 __all__ = ["UnknownModel", "make_model", "split_url"]
