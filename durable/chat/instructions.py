@@ -29,7 +29,7 @@ def agents_md(root: str) -> Callable[[Any], Awaitable[str]]:
         if not os.path.isfile(path):
             return ""
         text = await anyio.to_thread.run_sync(_read, path)
-        return f"The folder's AGENTS.md (the user's instructions for agents):\n\n{text[:MAX_AGENTS_MD]}"
+        return f"The folder's AGENTS.md (the user's instructions for agents):\n\n{text[:MAX_AGENTS_MD].strip()}"
 
     return agents_md_section
 
