@@ -41,18 +41,27 @@ class Chat:
         self.log: list[str] = []
         self.child.logfile_read = _Sink(self.log)
 
-    def expect(self, text: str) -> None:
-        try:
-            self.child.expect_exact(text)
-        except (pexpect.TIMEOUT, pexpect.EOF) as exc:  # what the terminal showed, to see why
-            raise AssertionError(f"{text!r} did not come ({type(exc).__name__}); the terminal showed:\n"
-                                 f"{self.transcript()[-3000:]}") from None
+    def expect(self, *texts: str) -> None:
+        """Wait for each of `texts`, in order."""
+        for text in texts:
+            try:
+                self.child.expect_exact(text)
+            except (pexpect.TIMEOUT, pexpect.EOF) as exc:  # what the terminal showed, to see why
+                raise AssertionError(f"{text!r} did not come ({type(exc).__name__}); the terminal showed:\n"
+                                     f"{self.transcript()[-3000:]}") from None
 
     def send(self, line: str) -> None:
         self.child.sendline(line)
 
     def prompt(self) -> None:
         self.expect("you> ")
+
+    def ask(self, line: str, **files: str) -> None:
+        """Write `files` (name: text) into the folder, then give `line` at the first prompt."""
+        for name, text in files.items():
+            (self.work / name).write_text(text)
+        self.prompt()
+        self.send(line)
 
     def quit(self) -> None:
         self.send("/quit")

@@ -39,14 +39,11 @@ EDIT_AND_BASH = {"tokens_per_second": FAST, "turns": [{"user": "fix the greeting
 
 def test_an_approved_edit_and_a_denied_bash(spawn):
     chat = spawn(EDIT_AND_BASH)
-    (chat.work / "hello.txt").write_text("helo world\n")
-    chat.prompt()
-    chat.send("fix the greeting")
-    chat.expect("thinking: Read it, then fix the typo.")
-    chat.expect("agent: Let me fix it.")
-    chat.expect('-> edit_file(path="hello.txt", old="helo", new="hello")')
-    chat.expect('?? edit_file(path="hello.txt", old="helo", new="hello") wants to run')
-    chat.expect("approve? [y]es / [n]o / [e]dit the arguments: ")
+    chat.ask("fix the greeting", **{"hello.txt": "helo world\n"})
+    chat.expect("thinking: Read it, then fix the typo.", "agent: Let me fix it.",
+                '-> edit_file(path="hello.txt", old="helo", new="hello")',
+                '?? edit_file(path="hello.txt", old="helo", new="hello") wants to run',
+                "approve? [y]es / [n]o / [e]dit the arguments: ")
     chat.send("y")
     chat.expect("<- edit_file ok: Edited hello.txt: replaced 1 occurrence")
     chat.expect("agent: Fixed. Now the tests.")

@@ -24,9 +24,7 @@ FIX = {"tokens_per_second": FAST, "turns": [
 
 def test_a_whole_session(spawn):
     chat = spawn(FIX)
-    (chat.work / "greet.sh").write_text("echo 'helo, world'\n")
-    chat.prompt()
-    chat.send("the greeting has a typo: fix it and run greet.sh")
+    chat.ask("the greeting has a typo: fix it and run greet.sh", **{"greet.sh": "echo 'helo, world'\n"})
     chat.expect("<- grep ok: greet.sh:1: echo 'helo, world'")
     chat.expect("approve? [y]es / [n]o / [e]dit the arguments: ")
     chat.send("e")
