@@ -118,8 +118,12 @@ class ChatApp:
             with portal.wrap_async_context_manager(harness) as h:
                 self.h = h
                 self.greet(existed)
-                self.recover()
-                self.loop()
+                try:
+                    self.recover()
+                except EOFError:
+                    pass
+                else:
+                    self.loop()
         self.screen.line(f"bye: the conversation is saved in {self.path} (run durable chat --session "
                          f"{self.path} to go on)")
         return 0
@@ -158,7 +162,7 @@ class ChatApp:
             return
         for sid in live.run.inputs:
             sub = self.call(self.conv.submission(sid).get)
-            self.screen.line(f"(the last process stopped while answering; going on) you> {sub.text}", "33")
+            self.screen.line(f"(this input was still being answered when the chat stopped; going on) you> {sub.text}", "33")
         self.follow(live.run.inputs[-1])
 
     def loop(self) -> None:
@@ -184,7 +188,10 @@ class ChatApp:
                     return
                 continue
             sub = self.call(self.conv.submit, text)  # committed: survives a kill from here on
-            self.follow(sub.id)
+            try:
+                self.follow(sub.id)
+            except EOFError:
+                return
 
     # ------------------------------------------------------------------ a run
 
@@ -217,6 +224,9 @@ class ChatApp:
             except KeyboardInterrupt:
                 self.screen.line("^C: aborting the run...", "33")
                 self.call(self.conv.abort)
+            except EOFError:  # input ended at an approval prompt: leave it asked (the next open asks again)
+                self.screen.line("(input ended: the call still waits for a decision)", "33")
+                raise
 
     def ask(self, event: ApprovalRequestedEvent) -> None:
         """Ask for a decision on a call waiting for approval, until one is committed."""

@@ -40,7 +40,7 @@ def test_sigkill_mid_bash_then_resume_runs_it_once_and_says_it_may_be_partial(sp
         again = spawn(BUILD)
         again.expect("(reopened, 2 entries)")
         again.expect(NOT_RERUN)
-        again.expect("(the last process stopped while answering; going on) you> run the build")
+        again.expect("(this input was still being answered when the chat stopped; going on) you> run the build")
         again.expect("agent: The build was cut off; I will not run it again without asking you.")
         again.prompt()
         again.send("thanks")
@@ -76,7 +76,7 @@ def test_sigkill_at_an_approval_prompt_then_resume_asks_again(spawn):
     chat.child.close()
 
     again = spawn(WRITE)
-    again.expect("(the last process stopped while answering; going on) you> write the notes")
+    again.expect("(this input was still being answered when the chat stopped; going on) you> write the notes")
     again.expect('?? write_file(path="notes.txt", content="notes\\n") wants to run')
     again.expect("approve? [y]es / [n]o / [e]dit the arguments: ")
     again.send("y")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 
 import pexpect
 
@@ -153,3 +154,47 @@ def test_a_path_escaping_the_folder_is_an_error_result(spawn):
         ("list_files", f"Tool list_files failed: ToolRefused: Path ../ {outside}", True),
     ]
     assert "TOP-SECRET-42" not in chat.transcript()
+
+
+LONG_BASH = {"tokens_per_second": FAST, "turns": [{"user": "watch the logs", "steps": [
+    {"text": "Watching.", "tool_calls": [{"name": "bash", "arguments": {
+        "command": "echo $$ > group.pid; sleep 60 & echo started; wait"}}]}]}]}
+
+
+def test_ctrl_c_during_bash_kills_its_process_group(spawn):
+    """The abort kills the command's process group (the background sleep too) before the run
+    settles: nothing of it is left running when the prompt comes back."""
+    chat = spawn(LONG_BASH, "--yes")
+    chat.ask("watch the logs")
+    chat.expect("  | started")
+    group = int((chat.work / "group.pid").read_text())
+    assert _members(group) != []
+    chat.child.sendintr()
+    chat.expect("^C: aborting the run...", "[aborted: the partial answer is kept in the conversation]")
+    chat.prompt()
+    assert _gone(group)
+    chat.quit()
+    assert entries(chat.db)[2] == ("result", "bash", "The tool call was aborted\nPartial output:\nstarted\n", True)
+
+
+def _gone(group: int) -> bool:
+    """Whether every process of `group` is dead (waits for SIGKILLs sent to land, at most ~5 s)."""
+    for _ in range(500):
+        if not _members(group):
+            return True
+        signal.sigtimedwait([], 0.01)
+    return False
+
+
+def _members(group: int) -> list[int]:
+    """The processes of process group `group` that are not zombies (killed, waiting to be reaped)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            found.append(int(pid))
+    return found
