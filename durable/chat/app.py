@@ -106,7 +106,7 @@ class ChatApp:
 
     def run(self) -> int:
         yes = self.opts.yes
-        tools = [*make_file_tools(self.cwd, approve=not yes),
+        tools = [*make_file_tools(self.cwd, approve=not yes, session=self.path),
                  make_bash(self.cwd, approve=not yes, timeout=self.opts.bash_timeout)]
         existed = os.path.exists(self.path) and os.path.getsize(self.path) > 0
         settings = Settings(system_prompt=SYSTEM_PROMPT, prices=self.prices)
@@ -162,7 +162,8 @@ class ChatApp:
             return
         for sid in live.run.inputs:
             sub = self.call(self.conv.submission(sid).get)
-            self.screen.line(f"(this input was still being answered when the chat stopped; going on) you> {sub.text}", "33")
+            self.screen.line(f"(this input was still being answered when the chat stopped; going on) "
+                             f"you> {sub.text}", "33")
         self.follow(live.run.inputs[-1])
 
     def loop(self) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..tools import Tool, ToolApi, ToolContext, define_tool
@@ -59,11 +60,19 @@ def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
 _STR = {"type": "string"}
 
 
-def make_file_tools(root: str, *, approve: bool) -> list[Tool]:
-    """The five file tools on folder `root`; `approve`: the writing ones ask for a decision."""
+def make_file_tools(root: str, *, approve: bool, session: str | None = None) -> list[Tool]:
+    """The five file tools on folder `root`; `approve`: the writing ones ask for a decision.
+    `session`: the chat's session file, which (with its -wal, -shm... companions) they refuse to touch."""
+    own = os.path.realpath(session) if session else None
+
+    def inside(root: str, path: str) -> str:
+        real = confined(root, path)
+        if own is not None and real.startswith(own):
+            raise ToolRefused(f"Path {path} is the chat's own session file; it is not for tools")
+        return real
 
     async def read_file(args: dict[str, Any], api: ToolApi, ctx: ToolContext) -> str:
-        real = confined(root, args["path"])
+        real = inside(root, args["path"])
         text = _read_text(real, args["path"])
         if len(text) > MAX_READ:
             return text[:MAX_READ] + f"\n[... {len(text) - MAX_READ} more characters not shown]"
@@ -71,7 +80,7 @@ def make_file_tools(root: str, *, approve: bool) -> list[Tool]:
 
     async def list_files(args: dict[str, Any], api: ToolApi, ctx: ToolContext) -> str:
         path = args.get("path") or "."
-        real = confined(root, path)
+        real = inside(root, path)
         if not os.path.isdir(real):
             raise ToolRefused(f"No folder {path}")
         names = []
@@ -87,9 +96,9 @@ def make_file_tools(root: str, *, approve: bool) -> list[Tool]:
             pattern = re.compile(args["pattern"])
         except re.error as exc:
             raise ToolRefused(f"Invalid regular expression {args['pattern']!r}: {exc}") from None
-        start = confined(root, args.get("path") or ".")
+        start = inside(root, args.get("path") or ".")
         found: list[str] = []
-        for real in _walk(root, start):
+        for real in _walk(root, start, inside):
             try:
                 with open(real, encoding="utf-8") as f:
                     for number, line in enumerate(f, 1):
@@ -102,7 +111,7 @@ def make_file_tools(root: str, *, approve: bool) -> list[Tool]:
         return "\n".join(found) if found else "(no match)"
 
     async def write_file(args: dict[str, Any], api: ToolApi, ctx: ToolContext) -> str:
-        real = confined(root, args["path"])
+        real = inside(root, args["path"])
         os.makedirs(os.path.dirname(real), exist_ok=True)
         with open(real, "w", encoding="utf-8") as f:
             f.write(args["content"])
@@ -110,7 +119,7 @@ def make_file_tools(root: str, *, approve: bool) -> list[Tool]:
 
     async def edit_file(args: dict[str, Any], api: ToolApi, ctx: ToolContext) -> str:
         path, old, new = args["path"], args["old"], args["new"]
-        real = confined(root, path)
+        real = inside(root, path)
         text = _read_text(real, path)
         count = text.count(old) if old else 0
         if count == 0:
@@ -139,8 +148,9 @@ def make_file_tools(root: str, *, approve: bool) -> list[Tool]:
     ]
 
 
-def _walk(root: str, start: str) -> list[str]:
-    """The files under `start` (itself when it is a file), never leaving `root` through a symlink."""
+def _walk(root: str, start: str, inside: Callable[[str, str], str]) -> list[str]:
+    """The files under `start` (itself when it is a file) that `inside` lets through: never
+    leaving `root` through a symlink."""
     if os.path.isfile(start):
         return [start]
     out: list[str] = []
@@ -149,7 +159,7 @@ def _walk(root: str, start: str) -> list[str]:
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED)
         for name in sorted(files):
             try:
-                real = confined(root, os.path.join(folder, name))
+                real = inside(root, os.path.join(folder, name))
             except ToolRefused:
                 continue
             if real not in seen:  # a symlink to a file inside: searched once

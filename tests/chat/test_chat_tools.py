@@ -140,3 +140,14 @@ def test_model_specs_and_git_summary(tmp_path):
     assert split_url("http://127.0.0.1:1234/v1/qwen/qwen3-8b") == ("http://127.0.0.1:1234/v1", "qwen/qwen3-8b")
     assert split_url("http://host:8000/llama") == ("http://host:8000", "llama")
     assert git_summary(str(tmp_path)) == "It is not a git repository."
+
+
+async def test_the_session_file_is_not_for_tools(folder):
+    tools = {t.name: t for t in make_file_tools(str(folder), approve=False, session=str(folder / "chat.sqlite"))}
+    (folder / "chat.sqlite").write_text("db")
+    (folder / "chat.sqlite-wal").write_text("wal")
+    for name, args in (("read_file", {"path": "chat.sqlite"}), ("write_file", {"path": "chat.sqlite-wal",
+                                                                                 "content": ""})):
+        with pytest.raises(ToolRefused, match=r"^Path chat.sqlite(-wal)? is the chat's own session file; it is not "):
+            await tools[name].execute(args, None, None)
+    assert await tools["grep"].execute({"pattern": "db|wal"}, None, None) == "(no match)"
