@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # From the ground floor up: records and codec, then storage, models and tools, then the engine,
 # the task kinds, the host-facing modules, and the command line and the crash toolkit on top.
-_TOP = ("durable.cli", "durable.console", "durable.testing")
+_TOP = ("durable.cli", "durable.chat", "durable.console", "durable.testing")
 _HOST = ("durable._open", "durable.sync", "durable.worker", "durable.remote", "durable.mcp", *_TOP)
 _ABOVE_ENGINE = ("durable.tasks", *_HOST)
 _ABOVE_STORE = ("durable.engine", *_ABOVE_ENGINE)
@@ -34,6 +34,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
                       "durable.engine.clock", *_HOST),
     "durable.mcp": _TOP,
     "durable.cli": ("durable.testing",),
+    "durable.chat": ("durable.cli", "durable.console", "durable.testing"),
     "durable.console": ("durable.testing",),
 }
 

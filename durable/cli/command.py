@@ -138,6 +138,31 @@ def demo(ctx: click.Context, db: str, kill_after: float | None, model: str, plai
     ctx.exit(status)
 
 
+# --------------------------------------------------------------------------- chat
+
+
+@cli.command()
+@click.option("--session", metavar="PATH",
+              help="The session file (default: one per folder under ~/.local/state/durable-chat).")
+@click.option("--model", default="faux", show_default=True, envvar="DURABLE_CHAT_MODEL", metavar="SPEC",
+              help="faux (no key), faux:SCRIPT.json, openai:NAME, anthropic:NAME, google:NAME, or URL/NAME "
+                   "for an OpenAI-compatible server (keys from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY).")
+@click.option("--cwd", default=".", show_default=True, metavar="DIR",
+              help="The folder the agent works in; its tools cannot reach outside it.")
+@click.option("--yes", is_flag=True, help="Run write_file, edit_file and bash without asking for approval.")
+@click.option("--bash-timeout", type=click.FloatRange(min=0, min_open=True), default=300.0, show_default=True,
+              metavar="SECONDS", help="A bash command is killed (its whole process group) after SECONDS.")
+@click.pass_context
+def chat(ctx: click.Context, session: str | None, model: str, cwd: str, yes: bool, bash_timeout: float) -> None:
+    """A coding agent in the terminal that survives kill -9: run it again on the same session to go on.
+
+    Tools: read_file, list_files, grep, write_file, edit_file, bash (the last three ask for approval
+    unless --yes). Ctrl-C stops an answer; twice at the prompt quits. /help lists the commands."""
+    from ..chat import ChatOptions, main as chat_main
+
+    ctx.exit(chat_main(ChatOptions(session=session, model=model, cwd=cwd, yes=yes, bash_timeout=bash_timeout)))
+
+
 # --------------------------------------------------------------------------- inspect
 
 # A lone surrogate (U+D800-U+DFFF) is a valid Python str but has no UTF-8 form: the harness stores
