@@ -234,7 +234,12 @@ class RetryTool(Exception):
 
 class WrongKey(StorageError):
     """An encrypted session file opened without its key, or with another key (or a key given for
-    a store that cannot encrypt); nothing was changed. Names the file."""
+    a store that cannot encrypt: `EncryptionUnsupported`); nothing was changed. Names the file."""
+
+
+class EncryptionUnsupported(WrongKey):
+    """An encryption key given for a store that cannot encrypt (encryption at rest is for session
+    files, `SQLiteStorage`: not `PostgresStorage` nor `MemoryStorage`). Names the store."""
 
 
 class MissingExtra(DurableError, ImportError):

@@ -48,7 +48,9 @@ def prune_file(path: str, *, older_than: float, keep_last: int, vacuum: bool, no
             ids = choose(ended, ended_before=cutoff, keep_last=keep_last)
             report = await storage.delete_conversations(ids)
             lines = [f"Deleted {len(report.conversations)} of {len(ended)} ended conversations from {path} "
-                     f"({report.rows} rows in {report.commits} commits); {_size(report.reclaimed)} given back"]
+                     f"({report.rows} rows in {report.commits} commits"
+                     f"{f', {report.attachments} attachments among them' if report.attachments else ''}); "
+                     f"{_size(report.reclaimed)} given back"]
             if vacuum:
                 done = await storage.vacuum()
                 lines.append(f"Vacuumed {path}: {_size(done.reclaimed)} given back")

@@ -228,10 +228,8 @@ class PostgresStorage(GroupCommitter[Any]):
         def take(c: Any) -> list[Any]:
             c.execute("DELETE FROM durable.inbox i USING durable.submissions s "
                       "WHERE i.space = %s AND s.space = i.space AND s.id = i.id", (self.space,))
-            inputs: list[Any] = c.execute(
-                "SELECT id, conversation_id, text, created_at FROM durable.inbox WHERE space = %s "
-                "AND decision IS NULL ORDER BY ord LIMIT %s", (self.space, int(limit))).fetchall()
-            return inputs
+            return list(c.execute("SELECT id, conversation_id, text, created_at FROM durable.inbox WHERE space = %s "
+                                  "AND decision IS NULL ORDER BY ord LIMIT %s", (self.space, int(limit))).fetchall())
         inputs = await self._call(take)
         return [Submission(sid, cid, text, created_at=created) for sid, cid, text, created in inputs]
 
@@ -258,12 +256,14 @@ class PostgresStorage(GroupCommitter[Any]):
     async def delete_conversations(self, ids: Sequence[str], *,
                                    rows_per_commit: int = ROWS_PER_COMMIT) -> PruneReport:
         """Delete the idle conversations `ids` in fenced commits of at most `rows_per_commit` rows
-        (`durable.storage.postgres.prune`); each commit a job of its own."""
+        (`durable.storage.postgres.prune`), each a job of its own; then sweep the attachments."""
         report, w = PruneReport(), self._writes
         for group in groups(ids, rows_per_commit):
             report = report.plus(await self._call(lambda _, g=group: prune.tombstone(w, g)))  # type: ignore[misc]  # a default binds the loop's group
             while (step := await self._call(lambda c: prune.delete_some(w, rows_per_commit, c))).commits:
                 report = report.plus(step)
+        while (step := await self._call(lambda c: prune.sweep_some(w, rows_per_commit, c))).commits:
+            report = report.plus(step)  # then the attachments no row references (`storage.sweep`)
         return report
 
     async def close(self) -> None:
