@@ -100,7 +100,7 @@ class Sealer:
         """An attachment's bytes sealed: `enc1:<key id>:` + nonce + ciphertext + tag (raw bytes:
         `OVERHEAD` bytes longer than `data`)."""
         nonce = os.urandom(12)
-        return self._head.encode() + nonce + self._seal(nonce, data, None)
+        return self._head.encode() + nonce + bytes(self._seal(nonce, data, None))
 
     def open_bytes(self, data: bytes, size: int, location: str) -> bytes:
         """An attachment's stored bytes as plain bytes (`size`: its plain size; a row of that size

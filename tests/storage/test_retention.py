@@ -7,8 +7,18 @@ import hashlib
 
 import pytest
 
-from durable.records import (Answered, Attachment, Done, Live, Part, StoredEntry, Submission, Terminal, TextPart,
-                             UserEntry)
+from durable.records import (
+    Answered,
+    Attachment,
+    Done,
+    Live,
+    Part,
+    StoredEntry,
+    Submission,
+    Terminal,
+    TextPart,
+    UserEntry,
+)
 from durable.storage import Batch
 from durable.storage.retention import Ended, PruneReport, choose
 
