@@ -3,7 +3,7 @@
 
 Run as `python prune_child.py <session file> <rows per commit>`. It prints `ended N` once it has
 listed the ended conversations, `commit` after each commit of the deletion (tombstones, rows,
-tombstones gone) and `done N` with the number of conversations deleted.
+tombstones gone, attachments swept) and `done N` with the number of conversations deleted.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ def said(fn: Any) -> Any:
 
 prune.tombstone = said(prune.tombstone)
 prune.delete_some = said(prune.delete_some)
+prune.sweep_some = said(prune.sweep_some)
 
 
 async def main(path: str, rows_per_commit: int) -> None:
