@@ -195,3 +195,13 @@ async def test_a_plain_file_opened_with_a_key_is_refused_unchanged(tmp_path) -> 
     assert str(refused.value) == (f"Session file {path} is not encrypted: encrypt it with `durable rekey {path} "
                                   f"--new-key-file KEY` (or open it without a key); nothing was changed")
     assert _bytes(os.fspath(tmp_path)) == before
+
+
+async def test_a_key_for_a_store_that_cannot_encrypt_is_refused_naming_it() -> None:
+    storage = durable.MemoryStorage("plain")
+    with pytest.raises(durable.EncryptionUnsupported) as refused:
+        async with durable.open_harness(storage, model=_model(), encryption_key="k"):
+            pass
+    assert str(refused.value) == ("encryption_key is for a session file path: MemoryStorage <memory:plain> cannot "
+                                  "encrypt (encryption at rest is SQLite-only); nothing was opened")
+    assert isinstance(refused.value, durable.WrongKey)  # code catching a key's errors catches it too
