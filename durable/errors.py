@@ -238,8 +238,9 @@ class WrongKey(StorageError):
 
 
 class EncryptionUnsupported(WrongKey):
-    """An encryption key given for a store that cannot encrypt (encryption at rest is for session
-    files, `SQLiteStorage`: not `PostgresStorage` nor `MemoryStorage`). Names the store."""
+    """An encryption key given where it cannot be used: to `open_harness` with a store object
+    (a `PostgresStorage` takes its own `encryption_key`; a `MemoryStorage` cannot encrypt).
+    Names the store."""
 
 
 class MissingExtra(DurableError, ImportError):

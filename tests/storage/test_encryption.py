@@ -203,5 +203,5 @@ async def test_a_key_for_a_store_that_cannot_encrypt_is_refused_naming_it() -> N
         async with durable.open_harness(storage, model=_model(), encryption_key="k"):
             pass
     assert str(refused.value) == ("encryption_key is for a session file path: MemoryStorage <memory:plain> cannot "
-                                  "encrypt (encryption at rest is SQLite-only); nothing was opened")
+                                  "encrypt (session files and PostgreSQL spaces can); nothing was opened")
     assert isinstance(refused.value, durable.WrongKey)  # code catching a key's errors catches it too

@@ -12,6 +12,7 @@ from typing import Any
 from .. import rows, sweep
 from ..group_commit import _transaction
 from ..retention import CONVERSATION_TABLES, TOMBSTONE, Ended, PruneReport
+from ..sealing import PREFIX, plain
 from .write import PostgresWrites
 
 
@@ -115,14 +116,14 @@ def sweep_some(w: PostgresWrites, limit: int, conn: Any) -> PruneReport:
     makes the store the only writer). An empty report, and no transaction, when every attachment
     is referenced (read on `conn`, the store's connection)."""
     space = w.lease.space
-    if not _doomed(conn, space, limit):
+    if not _doomed(conn, w, limit):
         return PruneReport()
     out: list[PruneReport] = []
 
     def attempt() -> None:
         w.begin(True)
         conn = w.link.conn
-        doomed = _doomed(conn, space, limit)
+        doomed = _doomed(conn, w, limit)
         conn.execute("DELETE FROM durable.attachments WHERE space = %s AND sha256 = ANY(%s::text[])", (space, doomed))
         w.commit()
         out[:] = [PruneReport(rows=len(doomed), commits=1, attachments=len(doomed))]
@@ -131,14 +132,18 @@ def sweep_some(w: PostgresWrites, limit: int, conn: Any) -> PruneReport:
     return out[0]
 
 
-def _doomed(conn: Any, space: str, limit: int) -> list[str]:
+def _doomed(conn: Any, w: PostgresWrites, limit: int) -> list[str]:
+    space, sealer = w.lease.space, w.sealer
     stored = [sha for (sha,) in conn.execute("SELECT sha256 FROM durable.attachments WHERE space = %s", (space,))]
     if not stored:
         return []
     kept: set[str] = set()
     for table in ("tasks", "submissions", "documents", "texts", "entries"):
-        kept |= sweep.referenced(body for (body,) in conn.execute(
-            f"SELECT body FROM durable.{table} WHERE space = %s AND strpos(body, %s) > 0", (space, sweep.MARK)))
+        kept |= sweep.referenced(plain(body, w.location) for (body,) in conn.execute(
+            f"SELECT body FROM durable.{table} WHERE space = %s AND (strpos(body, %s) > 0 OR left(body, %s) = %s)",
+            (space, sweep.MARK, len(PREFIX), PREFIX)))
+    if sealer is not None:  # stored under keyed ids (`durable.storage.sealing.Sealer.attachment_ids`)
+        kept = set(sealer.attachment_ids(kept))
     return sweep.unreferenced(stored, kept, limit)
 
 

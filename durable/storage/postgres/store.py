@@ -35,13 +35,13 @@ import anyio
 from ...errors import LockLost, ServerUnavailable, StorageClosed, StorageError
 from ...records import Live, StoredEntry, Submission, Task
 from ...tokens import NOT_SENT
-from .. import rows
+from .. import rows, sealing
 from ..group_commit import GroupCommitter
 from ..protocol import Batch, InboxDecision, Opened, RawContext
 from ..retention import ROWS_PER_COMMIT, Ended, PruneReport, groups
 from ..rows import StoredRows, decode_rows
 from ..writer import Job, thread_safe_caller
-from . import driver, lease, prune, schema
+from . import driver, keys, lease, prune, schema
 from .driver import Link
 from .lease import Lease
 from .write import PostgresWrites
@@ -64,7 +64,8 @@ class PostgresStorage(GroupCommitter[Any]):
     lease): how often an open store renews. `guard_seconds` (default a fifth of the lease): how
     much earlier than the lease `lease_deadline()` ends. `owner`: this holder's name in the lease
     row and in `SessionLocked` (default host/pid/random). `reconnect_seconds` (default the
-    lease): how long a commit whose connection broke tries to reconnect.
+    lease): how long a commit whose connection broke tries to reconnect. `encryption_key`: the
+    space's bodies and attachments are sealed (`durable.storage.postgres.keys`; `WrongKey`).
     """
 
     _writes: PostgresWrites  # the primitives of the group-commit policy
@@ -72,13 +73,12 @@ class PostgresStorage(GroupCommitter[Any]):
     def __init__(self, dsn: str, space: str = "default", *, lease_seconds: float = 30.0,
                  renew_seconds: float | None = None, guard_seconds: float | None = None,
                  owner: str | None = None, connect_timeout: float = 10.0,
-                 reconnect_seconds: float | None = None) -> None:
+                 reconnect_seconds: float | None = None, encryption_key: bytes | str | None = None) -> None:
         if not lease_seconds > 0:
             raise ValueError(f"lease_seconds must be positive, not {lease_seconds!r}")
         self.server, password, self.location = driver.space_at(dsn, space)
-        self.space = space
-        host = socket.gethostname()
-        pid = os.getpid()
+        self.space, self._key = space, encryption_key  # the key: `durable.storage.postgres.keys`
+        host, pid = socket.gethostname(), os.getpid()
         renew = renew_seconds if renew_seconds is not None else lease_seconds / 3
         guard = guard_seconds if guard_seconds is not None else lease_seconds / 5
         if not 0 < renew < lease_seconds or not 0 <= guard < lease_seconds:
@@ -214,10 +214,7 @@ class PostgresStorage(GroupCommitter[Any]):
         wanted = [h for h in dict.fromkeys(hashes) if driver.storable(h)]
         if not wanted:
             return {}
-        found = await self._call(lambda c: c.execute(
-            "SELECT sha256, data FROM durable.attachments WHERE space = %s AND sha256 = ANY(%s::text[])",
-            (self.space, wanted)).fetchall())
-        return {sha: bytes(data) for sha, data in found}
+        return await self._call(lambda c: keys.read_attachments(c, self._writes, wanted))  # opened if sealed
 
     # ------------------------------------------------------------------ inbox (durable.remote)
 
@@ -316,7 +313,7 @@ class PostgresStorage(GroupCommitter[Any]):
         conn = self._link.connect(lease=False)
         conns.append(conn)
         try:
-            return schema.read_rows(conn, self.space)
+            return schema.read_rows(conn, self.space, self.location)
         finally:
             driver.close_quietly(conn)
 
@@ -421,6 +418,8 @@ class PostgresStorage(GroupCommitter[Any]):
             self.holding = True
             self._retry_at = -math.inf
             try:
+                sealer = self._writes.sealer = keys.unlock_space(conn, self.space, self.location, self._key)
+                sealing.register(self.location, sealer)  # rows are opened where they are decoded
                 prune.finish(self._writes, ROWS_PER_COMMIT, conn)  # a prune a crash cut off
                 opened, self._writes.texts = schema.read_opened(conn, self.space, self.location)
                 return opened
@@ -446,4 +445,5 @@ class PostgresStorage(GroupCommitter[Any]):
                 pass
         self.holding = False
         self._link.drop()
+        sealing.register(self.location, None)
 
