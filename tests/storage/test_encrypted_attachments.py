@@ -7,10 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import signal
 import sqlite3
-import subprocess
-import sys
 
 import anyio
 import pytest
@@ -21,10 +18,11 @@ from durable.storage import sealing
 from durable.storage.sqlite.reader import SessionReader
 from durable.testing.invariants import check_invariants
 
+from .test_encryption import _run_rekey as run_rekey
+
 pytestmark = pytest.mark.anyio
 
 SECRET = b"zebra-mango-quartz"
-CHILD = os.path.join(os.path.dirname(__file__), "rekey_child.py")
 SHARED = b"\x89PNG\r\n\x1a\n" + SECRET * 64 + b" shared"
 
 
@@ -97,17 +95,7 @@ def _meta(path: str) -> str:
 
 
 def _run_rekey(path: str, old: str, new: str, kill_after: int | None) -> list[str]:
-    child = subprocess.Popen([sys.executable, CHILD, path, old, new, "3"], stdout=subprocess.PIPE)
-    assert child.stdout is not None
-    lines: list[str] = []
-    for raw in child.stdout:
-        lines.append(raw.decode().strip())
-        if kill_after is not None and lines.count("commit") == kill_after:
-            child.send_signal(signal.SIGKILL)
-            break
-    child.stdout.close()
-    child.wait()
-    return lines
+    return run_rekey(path, old, new, kill_after, rows_per_commit=3)
 
 
 async def test_a_rekey_killed_while_sealing_attachments_again_reads_everything_then_finishes(tmp_path) -> None:
