@@ -64,6 +64,9 @@ async def test_a_space_made_with_a_key_stores_nothing_readable_and_reads_back(po
         entries = await h.root.entries()
         assert [e.entry.text for e in entries] == [f"what is {SECRET}?", f"It is {SECRET}-answer"]  # type: ignore[union-attr]
         assert await again.get_attachments([sha]) == {sha: IMAGE}
+        context = await again.get_context("root", 1, 2)  # what a request reads back: the bodies opened
+        assert [c[:9] for c in context.bodies] == ['{"type":"', '{"type":"']
+        assert await (await h.root.submit("and again?")).answer() == f"It is {SECRET}-answer"  # a second turn
 
 
 async def test_a_wrong_or_missing_key_is_refused_and_changes_nothing(postgres_dsn) -> None:

@@ -200,7 +200,7 @@ class PostgresStorage(GroupCommitter[Any]):
             "SELECT seq, tokens, body FROM durable.entries WHERE space = %s AND conversation_id = %s "
             "AND seq BETWEEN %s AND %s AND kind != 'compaction' AND (tokens IS NULL OR tokens != %s) ORDER BY seq"),
             (self.space, conversation_id, lo, hi, NOT_SENT))
-        return rows.raw_context([r[0] for r in found], [r[1] for r in found], [r[2] for r in found])
+        return rows.raw_context([r[0] for r in found], [r[1] for r in found], [r[2] for r in found], self.location)
 
     async def get_submission(self, submission_id: str) -> Submission | None:
         found = await self._body("submissions", "id", submission_id)
