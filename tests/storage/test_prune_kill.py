@@ -90,7 +90,7 @@ def _run_child(path: str, kill_after: int | None) -> list[str]:
     commits = 0
     for raw in child.stdout:
         lines.append(raw.decode().strip())
-        commits += lines[-1] == "commit"
+        commits += lines[-1] in ("commit", "sweep")
         if kill_after is not None and commits == kill_after:
             child.send_signal(signal.SIGKILL)
             break
@@ -134,3 +134,33 @@ def test_prune_killed_at_random_points_then_finished(template: str, tmp_path, se
     assert _stored_attachments(path) == {_sha(SHARED)}  # each ended conversation's own image swept
     # Prune again: nothing more to do.
     assert _run_child(path, kill_after=None) == ["ended 0", "done 0"]
+
+
+def test_prune_killed_between_two_sweep_commits_is_swept_by_the_next_prune(template: str, tmp_path) -> None:
+    path = os.fspath(tmp_path / "session.sqlite")
+    shutil.copy(template, path)
+    # Step by step: SIGKILLed right after the first commit of the sweep, the conversations gone.
+    child = subprocess.Popen([sys.executable, CHILD, path, str(ROWS_PER_COMMIT), "step"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE)
+    assert child.stdout is not None and child.stdin is not None
+    for raw in child.stdout:
+        line = raw.decode().strip()
+        if line == "sweep":
+            child.send_signal(signal.SIGKILL)
+            break
+        if line == "commit":
+            child.stdin.write(b"\n")
+            child.stdin.flush()
+    child.stdout.close()
+    child.stdin.close()
+    child.wait()
+    assert check_invariants(path) == []
+    assert set(_shape(path)) == set(BUSY)
+    stored = _stored_attachments(path)
+    everything = {_sha(SHARED), *(_sha(_own(i)) for i in range(ENDED))}
+    assert _sha(SHARED) in stored and len(stored) == len(everything) - ROWS_PER_COMMIT  # one commit's worth swept
+    # The next prune has no conversation to delete, and sweeps the rest.
+    assert _run_child(path, kill_after=None) == ["ended 0", *["sweep"] * -(-(len(stored) - 1) // ROWS_PER_COMMIT),
+                                                 "done 0"]
+    assert _stored_attachments(path) == {_sha(SHARED)}
+    assert check_invariants(path) == []
