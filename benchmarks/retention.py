@@ -5,9 +5,12 @@ prunes all but the 10% that ended last (`Harness.prune(keep_last=N/10)`) and pri
 size before and after, the rows and commits of the prune and its time. A file made by this
 version has incremental vacuum: the prune gives the space back to the file system. The same is
 done on a copy switched to `auto_vacuum = NONE` (a file made before), where the prune reports the
-bytes `durable prune --vacuum` would give back, and then does it.
+bytes `durable prune --vacuum` would give back, and then does it. A third file holds an image
+in every conversation (`--image-bytes` each, its own bytes) and one more shared by all: the
+prune sweeps the images of the deleted conversations (attachments no row references any more)
+and keeps the shared one.
 
-    .venv/bin/python benchmarks/retention.py [--conversations 10000]
+    .venv/bin/python benchmarks/retention.py [--conversations 10000] [--image-bytes 4000]
 """
 
 from __future__ import annotations
@@ -33,14 +36,26 @@ from durable.testing.scripts import by_input  # noqa: E402
 ANSWER = "Here is what I found about it: " + "a fairly ordinary answer sentence. " * 12
 
 
-async def build(path: str, n: int) -> None:
+SHARED = b"\x89PNG\r\n\x1a\n" + b"the image every conversation holds " * 100
+
+
+def image(i: int, size: int) -> bytes:
+    body = f"the image of conversation {i}; ".encode()
+    return (b"\x89PNG\r\n\x1a\n" + body * (size // len(body) + 1))[:size]
+
+
+async def build(path: str, n: int, image_bytes: int = 0) -> None:
     model = by_input({}, default=reply(ANSWER))
     async with durable.open_harness(path, model=model, synchronous="NORMAL") as h:
         for start in range(0, n, 100):
             async with anyio.create_task_group() as tg:
                 for i in range(start, min(n, start + 100)):
                     async def turn(i: int = i) -> None:
-                        sub = await h.conversation(f"conv-{i:06d}").submit(f"Question {i}: " + "please look into it " * 8)
+                        text = f"Question {i}: " + "please look into it " * 8
+                        content: str | list[str | durable.Image] = text
+                        if image_bytes:
+                            content = [text, durable.Image(image(i, image_bytes)), durable.Image(SHARED)]
+                        sub = await h.conversation(f"conv-{i:06d}").submit(content)
                         await sub.answer()
                     tg.start_soon(turn)
 
@@ -72,6 +87,7 @@ def mb(n: int) -> str:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--conversations", type=int, default=10_000)
+    p.add_argument("--image-bytes", type=int, default=4000)
     args = p.parse_args()
     n, keep = args.conversations, args.conversations // 10
     folder = tempfile.mkdtemp(prefix="durable-retention-")
@@ -86,20 +102,26 @@ def main() -> None:
         conn.execute("PRAGMA auto_vacuum = NONE")
         conn.execute("VACUUM")
         conn.close()
+        images = os.path.join(folder, "images.sqlite")
+        t = time.perf_counter()
+        anyio.run(build, images, n, args.image_bytes, backend="trio")
+        built_images = time.perf_counter() - t
         rows = []
-        for name, path in (("incremental vacuum (new file)", new), ("no auto vacuum (older file)", old)):
+        for name, path in (("incremental vacuum (new file)", new), ("no auto vacuum (older file)", old),
+                           (f"new file, an image of {args.image_bytes} B each + 1 shared", images)):
             before = size(path)
             report, took = anyio.run(prune, path, keep, backend="trio")
             after = size(path)
             rows.append([name, mb(before), mb(after), f"{after / before:.0%}", len(report.conversations), report.rows,
-                         report.commits, f"{took:.2f} s", mb(report.reclaimable)])
+                         report.attachments, report.commits, f"{took:.2f} s", mb(report.reclaimable)])
             if report.reclaimable:
                 done = anyio.run(vacuum, path, backend="trio")
                 rows.append([name + ", then --vacuum", mb(after), mb(size(path)), f"{size(path) / before:.0%}", "", "",
-                             "", "", mb(done.reclaimed) + " given back"])
-        headers = ["file", "before", "after", "after/before", "conversations deleted", "rows", "commits", "prune time",
-                   "reclaimable"]
-        text = (f"{n} ended conversations (built in {built:.1f} s), pruned but the {keep} that ended last\n\n"
+                             "", "", "", mb(done.reclaimed) + " given back"])
+        headers = ["file", "before", "after", "after/before", "conversations deleted", "rows", "of which attachments",
+                   "commits", "prune time", "reclaimable"]
+        text = (f"{n} ended conversations (built in {built:.1f} s; with images {built_images:.1f} s), pruned but the "
+                f"{keep} that ended last\n\n"
                 + table(headers, rows) + "\n\n" + machine_line())
         print(text)
         save("retention", {"conversations": n, "kept": keep, "rows": rows}, text)

@@ -11,7 +11,7 @@ from .engine.harness import Harness
 from .engine.instructions import Instruction
 from .engine.kinds import TaskKind
 from .engine.reports import ReportCallback
-from .errors import WrongKey
+from .errors import EncryptionUnsupported
 from .models.protocol import Model
 from .settings import Settings
 from .storage.protocol import Storage
@@ -54,13 +54,18 @@ def open_harness(
 
     `encryption_key` (a session file path only; the `encryption` extra): the file's bodies are
     stored encrypted (AES-GCM, a key per file derived from this one: `durable.storage.sealing`);
-    an encrypted file opened without its key, or with another, is `WrongKey` and left unchanged."""
+    an encrypted file opened without its key, or with another, is `WrongKey` and left unchanged;
+    a key with a `Storage` object is `EncryptionUnsupported` (a `PostgresStorage` takes its own
+    `encryption_key`; `MemoryStorage` cannot encrypt)."""
     from .tasks import default_kinds
 
     if not isinstance(storage, (str, os.PathLike)):
-        if encryption_key is not None:
-            raise WrongKey(f"encryption_key is for a session file path, not for {storage.location}",
-                           location=storage.location)
+        if encryption_key is not None:  # a store is given its key when it is made (`storage.sealing`)
+            name = type(storage).__name__
+            how = ("takes its key itself: PostgresStorage(dsn, space, encryption_key=...)" if name == "PostgresStorage"
+                   else "cannot encrypt (session files and PostgreSQL spaces can)")
+            raise EncryptionUnsupported(f"encryption_key is for a session file path: {name} {storage.location} {how}; "
+                                        f"nothing was opened", location=storage.location)
         store = storage
     else:
         store = SQLiteStorage(storage, synchronous=synchronous, encryption_key=encryption_key)

@@ -234,7 +234,13 @@ class RetryTool(Exception):
 
 class WrongKey(StorageError):
     """An encrypted session file opened without its key, or with another key (or a key given for
-    a store that cannot encrypt); nothing was changed. Names the file."""
+    a store that cannot encrypt: `EncryptionUnsupported`); nothing was changed. Names the file."""
+
+
+class EncryptionUnsupported(WrongKey):
+    """An encryption key given where it cannot be used: to `open_harness` with a store object
+    (a `PostgresStorage` takes its own `encryption_key`; a `MemoryStorage` cannot encrypt).
+    Names the store."""
 
 
 class MissingExtra(DurableError, ImportError):

@@ -2,8 +2,8 @@
 
     durable demo [--db PATH] [--kill-after SECONDS] [--model faux|openai|anthropic|google] [--plain]
     durable inspect PATH [--json] [--last N] [--kind KIND]... [--state STATE]... [--key-file KEY]
-    durable export PATH [--conversation ID] [--format json|markdown] [--output FILE]
-    durable watch PATH [--interval SECONDS] [--timeout SECONDS] [--once] [--last N]
+    durable export PATH [--conversation ID] [--format json|markdown] [--output FILE] [--key-file KEY]
+    durable watch PATH [--interval SECONDS] [--timeout SECONDS] [--once] [--last N] [--key-file KEY]
     durable prune PATH --older-than AGE [--keep-last N] [--vacuum] [--key-file KEY]
     durable rekey PATH [--key-file OLD] --new-key-file NEW
     durable console PATH... [--port N] [--host H]
@@ -202,6 +202,9 @@ def _json_text(data: Any) -> str:
     return _escaped(json.dumps(data, indent=2, ensure_ascii=False))
 
 
+_KEY_FILE = click.option("--key-file", type=click.Path(exists=True, dir_okay=False), metavar="PATH",
+                         help="The key of an encrypted session file (its bytes; a trailing newline is ignored).")
+
 # What `--state` accepts (durable.cli.inspect_data.TASK_STATES, written here so that the
 # command line is built without importing the reader).
 _TASK_STATES = ("pending", "running", "sleeping", "waiting", "terminal", "done", "failed", "faulted", "aborted")
@@ -216,8 +219,7 @@ _TASK_STATES = ("pending", "running", "sleeping", "waiting", "terminal", "done",
               help="Only tasks of this kind (generation, tool, compaction, cancel); repeat for several.")
 @click.option("--state", "states", multiple=True, type=click.Choice(_TASK_STATES),
               help="Only tasks in this state, or ended with this outcome; repeat for several.")
-@click.option("--key-file", type=click.Path(exists=True, dir_okay=False), metavar="PATH",
-              help="The key of an encrypted session file (its bytes; a trailing newline is ignored).")
+@_KEY_FILE
 def inspect(path: str, as_json: bool, last: int, kinds: tuple[str, ...], states: tuple[str, ...],
             key_file: str | None) -> None:
     """Show a session file: conversations, submissions, tasks, the live document and file facts.
@@ -225,9 +227,10 @@ def inspect(path: str, as_json: bool, last: int, kinds: tuple[str, ...], states:
     With --kind or --state, every matching task is listed (ended ones too, not bound by --last).
     Read-only and without the lock: safe while the owner process runs."""
     from .inspect_data import read_session
-    from .keys import read_key
+    from .keys import naming_key_file, read_key
 
-    data = read_session(path, last=last, kinds=kinds, states=states, key=read_key(key_file))
+    with naming_key_file(key_file):
+        data = read_session(path, last=last, kinds=kinds, states=states, key=read_key(key_file))
     if as_json:
         click.echo(_json_text(data))
     else:
@@ -255,11 +258,13 @@ def prune(path: str, older_than: str, keep_last: int, vacuum: bool, key_file: st
     """Delete the ended conversations of a session file (never anything live).
 
     Owns the file while it runs: refused while its owner process runs. Crash-safe."""
-    from .keys import read_key
+    from .keys import naming_key_file, read_key
     from .prune import parse_age, prune_file
 
-    for line in prune_file(path, older_than=parse_age(older_than), keep_last=keep_last, vacuum=vacuum,
-                           key=read_key(key_file)):
+    with naming_key_file(key_file):
+        lines = prune_file(path, older_than=parse_age(older_than), keep_last=keep_last, vacuum=vacuum,
+                           key=read_key(key_file))
+    for line in lines:
         click.echo(line)
 
 
@@ -270,13 +275,16 @@ def prune(path: str, older_than: str, keep_last: int, vacuum: bool, key_file: st
               help="JSON (the stored records, for scripts) or a Markdown transcript (for people).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
               help="Write to FILE instead of standard output.")
-def export(path: str, conversation: str | None, fmt: str, output: str | None) -> None:
+@_KEY_FILE
+def export(path: str, conversation: str | None, fmt: str, output: str | None, key_file: str | None) -> None:
     """Write whole conversations of a session file: every entry, its submissions, its live document.
 
     Read-only and without the lock: safe while the owner process runs."""
     from .export_data import export_session, to_json, to_markdown
+    from .keys import naming_key_file, read_key
 
-    data = export_session(path, conversation=conversation)
+    with naming_key_file(key_file):
+        data = export_session(path, conversation=conversation, key=read_key(key_file))
     text = to_json(data) + "\n" if fmt == "json" else to_markdown(data)
     if output is None:
         click.echo(text, nl=False)
@@ -296,19 +304,23 @@ def export(path: str, conversation: str | None, fmt: str, output: str | None) ->
 @click.option("--once", is_flag=True, help="Print what the file holds now, then stop.")
 @click.option("--last", type=click.IntRange(min=0), default=10, show_default=True,
               help="Entries per conversation to show at the start.")
+@_KEY_FILE
 @click.pass_context
-def watch(ctx: click.Context, path: str, interval: float, timeout: float | None, once: bool, last: int) -> None:
+def watch(ctx: click.Context, path: str, interval: float, timeout: float | None, once: bool, last: int,
+          key_file: str | None) -> None:
     """Follow a session file live while another process owns it: new entries, live documents, tasks.
 
     One line per event. Read-only and without the lock; stops on Ctrl-C."""
     from .follow import follow
+    from .keys import naming_key_file, read_key
 
     def echo(line: str) -> None:
         click.echo(line)
         sys.stdout.flush()
 
     try:
-        follow(path, interval=interval, timeout=timeout, once=once, last=last, echo=echo)
+        with naming_key_file(key_file):
+            follow(path, interval=interval, timeout=timeout, once=once, last=last, echo=echo, key=read_key(key_file))
     except KeyboardInterrupt:
         click.echo("durable watch: stopped", err=True)
         ctx.exit(130)

@@ -24,13 +24,15 @@ class UnknownConversation(StorageError):
     """`--conversation` names a conversation the session file does not hold."""
 
 
-def export_session(path: str | os.PathLike[str], *, conversation: str | None = None) -> dict[str, Any]:
+def export_session(path: str | os.PathLike[str], *, conversation: str | None = None,
+                   key: bytes | None = None) -> dict[str, Any]:
     """Every entry and submission of each conversation (or of `conversation` alone), with its
-    live document, read in one snapshot of the session file at `path`."""
+    live document, read in one snapshot of the session file at `path`. `key`: the key of an
+    encrypted file (`WrongKey` without it, or with another)."""
     path = os.fspath(path)
     if os.path.islink(path):  # as the owner does: the file itself, with its -wal beside it
         path = os.path.realpath(path)
-    with SessionReader(path) as reader, reader.snapshot():
+    with SessionReader(path, key=key) as reader, reader.snapshot():
         ids = reader.conversation_ids()
         if conversation is not None:
             if conversation not in ids:

@@ -87,9 +87,10 @@ class Follower:
 
 
 def follow(path: str | os.PathLike[str], *, interval: float = 0.2, timeout: float | None = None,
-           once: bool = False, last: int = 10, echo: Callable[[str], None] = print) -> None:
+           once: bool = False, last: int = 10, echo: Callable[[str], None] = print, key: bytes | None = None) -> None:
     """Print the session file's events until `timeout` seconds have passed (forever without),
-    or after one poll with `once`. KeyboardInterrupt (Ctrl-C) reaches the caller."""
+    or after one poll with `once`. KeyboardInterrupt (Ctrl-C) reaches the caller. `key`: the
+    key of an encrypted file (`WrongKey` without it, or with another, before anything is shown)."""
     path = os.fspath(path)
     if os.path.islink(path):
         path = os.path.realpath(path)
@@ -101,7 +102,7 @@ def follow(path: str | os.PathLike[str], *, interval: float = 0.2, timeout: floa
     while True:
         # A reader per poll: between polls the watcher holds no connection, so the owner's clean
         # close finds no other reader and folds its WAL back into the file as usual.
-        with SessionReader(path) as reader:
+        with SessionReader(path, key=key) as reader:
             if first:
                 echo(f"watching {path} ({who}); Ctrl-C to stop")
                 first = False

@@ -1,7 +1,25 @@
 """Keys of encrypted session files on the command line (`durable.storage.sealing`): a key file's
-bytes (`--key-file`, a trailing newline ignored), and `durable rekey`."""
+bytes (`--key-file`, a trailing newline ignored), a wrong key's error naming the key file, and
+`durable rekey`."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def naming_key_file(path: str | None) -> Iterator[None]:
+    """A `WrongKey` raised inside names the key file too (`--key-file PATH`); the session file is
+    named by the error itself."""
+    from ..errors import WrongKey
+
+    try:
+        yield
+    except WrongKey as exc:
+        if path is None:
+            raise
+        raise type(exc)(f"{exc} (the key given: --key-file {path})", location=exc.location) from exc
 
 
 def read_key(path: str | None) -> bytes | None:

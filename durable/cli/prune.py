@@ -48,7 +48,9 @@ def prune_file(path: str, *, older_than: float, keep_last: int, vacuum: bool, no
             ids = choose(ended, ended_before=cutoff, keep_last=keep_last)
             report = await storage.delete_conversations(ids)
             lines = [f"Deleted {len(report.conversations)} of {len(ended)} ended conversations from {path} "
-                     f"({report.rows} rows in {report.commits} commits); {_size(report.reclaimed)} given back"]
+                     f"({report.rows} rows in {report.commits} commits"
+                     f"{_attachments(report.attachments)}); "
+                     f"{_size(report.reclaimed)} given back"]
             if vacuum:
                 done = await storage.vacuum()
                 lines.append(f"Vacuumed {path}: {_size(done.reclaimed)} given back")
@@ -61,6 +63,11 @@ def prune_file(path: str, *, older_than: float, keep_last: int, vacuum: bool, no
             await storage.close()
 
     return anyio.run(run, backend="trio")
+
+
+def _attachments(n: int) -> str:
+    """What the line says of the attachments swept (`durable.storage.sweep`): nothing when none."""
+    return f", {n} attachment{'' if n == 1 else 's'} among them" if n else ""
 
 
 def _size(n: int) -> str:

@@ -18,7 +18,7 @@ from .. import codec
 from ..errors import CommitRefused, SessionLocked, StorageClosed
 from ..records import Live, StoredEntry, Submission, Task
 from ..tokens import NOT_SENT
-from . import rows
+from . import rows, sweep
 from .protocol import Batch, ConversationState, Opened, RawContext
 from .retention import ROWS_PER_COMMIT, Ended, PruneReport, groups
 from .rows import StoredRows, encode_batch, written_texts
@@ -223,7 +223,18 @@ class MemoryStorage:
                 rest = deleted - len(gone)
                 report = report.plus(PruneReport(tuple(gone), deleted, 2 + -(-rest // rows_per_commit)))
             await anyio.lowlevel.checkpoint()
-        return report
+        return report.plus(self._sweep(rows_per_commit))
+
+    def _sweep(self, rows_per_commit: int) -> PruneReport:
+        """The attachments no row references any more deleted (`durable.storage.sweep`), counted
+        in commits of `rows_per_commit` as the file stores count them."""
+        bodies = [row[5] for row in self._tasks.values()] + [body for _, _, body in self._subs.values()]
+        bodies += [body for body, _ in self._docs.values()] + list(self._pieces.values())
+        bodies += [body for stored in self._entries.values() for _, body, _ in stored.values()]
+        doomed = sweep.unreferenced(self._attachments, sweep.referenced(bodies), len(self._attachments))
+        for sha in doomed:
+            del self._attachments[sha]
+        return PruneReport(rows=len(doomed), commits=-(-len(doomed) // rows_per_commit), attachments=len(doomed))
 
     def _busy(self) -> set[str]:
         busy = {row[0] for row in self._tasks.values() if row[3]}

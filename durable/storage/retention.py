@@ -9,9 +9,10 @@ submissions, tasks and entries; a last one drops the tombstones. A crash between
 leaves a consistent store: readers skip the rows of a tombstoned conversation, and the next open
 or prune finishes its deletion. Nothing live is ever deleted.
 
-Hooks for tables added later (attachments, archive flags): `CONVERSATION_TABLES` lists every
-table whose rows belong to a conversation (by its `conversation_id` column); a store deletes
-them all, in that order.
+`CONVERSATION_TABLES` lists every table whose rows belong to a conversation (by its
+`conversation_id` column); a store deletes them all, in that order. Attachments belong to no one
+conversation (shared by hash): once the rows are gone, a sweep deletes those no row references
+any more (`durable.storage.sweep`), in commits of at most `rows_per_commit` attachments.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def skip_tombstoned(meta: str) -> str:
 
 CONVERSATION_TABLES = ("submissions", "tasks", "entries")
 """The tables whose rows belong to a conversation, deleted in this order after its live document.
-A table added later (attachments) is appended here: a prune deletes its rows too."""
+A table added later is appended here: a prune deletes its rows too (attachments are swept)."""
 
 
 @frozen
@@ -58,17 +59,21 @@ class Ended:
 class PruneReport:
     """What a prune (or a delete) did: `conversations` deleted, `rows` deleted, in `commits`
     transactions; `reclaimed` bytes given back to the file system; `reclaimable` bytes a full
-    `VACUUM` would give back (a file made without incremental vacuum: `durable prune --vacuum`)."""
+    `VACUUM` would give back (a file made without incremental vacuum: `durable prune --vacuum`);
+    `attachments`: attachments deleted because no row left references them (`durable.storage.
+    sweep`; counted in `rows` too)."""
 
     conversations: tuple[str, ...] = ()
     rows: int = 0
     commits: int = 0
     reclaimed: int = 0
     reclaimable: int = 0
+    attachments: int = 0
 
     def plus(self, other: PruneReport) -> PruneReport:
         return PruneReport(self.conversations + other.conversations, self.rows + other.rows,
-                           self.commits + other.commits, self.reclaimed + other.reclaimed, other.reclaimable)
+                           self.commits + other.commits, self.reclaimed + other.reclaimed, other.reclaimable,
+                           self.attachments + other.attachments)
 
 
 def choose(ended: Sequence[Ended], *, ended_before: float | None, keep_last: int = 0) -> list[str]:

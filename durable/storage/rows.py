@@ -137,9 +137,9 @@ def written_texts(rows: EncodedBatch, held: texts_.HeldTexts) -> tuple[EncodedBa
 
 def sealed(rows: EncodedBatch, puts: list[texts_.Put],
            sealer: sealing.Sealer) -> tuple[EncodedBatch, list[texts_.Put]]:
-    """`rows` and `puts` as written to an encrypted file: every body and piece sealed
-    (`durable.storage.sealing`), index columns plain. After `written_texts`, which compares the
-    plain rows with what the file holds."""
+    """`rows` and `puts` as written to an encrypted file: every body, piece and attachment sealed
+    (`durable.storage.sealing`; an attachment under its keyed id), index columns plain. After
+    `written_texts`, which compares the plain rows with what the file holds."""
     seal = sealer.seal
     return evolve(
         rows,
@@ -147,6 +147,8 @@ def sealed(rows: EncodedBatch, puts: list[texts_.Put],
         entries=tuple([(c, s, k, seal(b), n) for c, s, k, b, n in rows.entries]),
         submissions=tuple([(i, c, st, seal(b)) for i, c, st, b in rows.submissions]),
         live=tuple([(c, seal(b), t) for c, b, t in rows.live]),
+        attachments=tuple([(sealer.attachment_id(sha), media_type, size, sealer.seal_bytes(data))
+                           for sha, media_type, size, data in rows.attachments]),
     ), [(key, seal(text)) for key, text in puts]
 
 

@@ -4,7 +4,8 @@ The user's key (any bytes or text) and a random salt kept in the file's `meta` r
 give the file key (HKDF-SHA256); its *key id* (a hash of it) is stored beside the salt, so a
 wrong key is found before anything is read or written (`WrongKey`). Every body (tasks, entries,
 submissions, live documents and the pieces of long texts) is stored as `enc1:<key id>:<base64 of
-nonce + ciphertext + tag>`; index columns (ids, kinds, states, seqs, tokens) stay plain, so the
+nonce + ciphertext + tag>`, an attachment's bytes as the same raw bytes, under a keyed id
+(`Sealer.attachment_id`); index columns (ids, kinds, states, seqs, tokens) stay plain, so the
 engine and every query work unchanged. A row carries its key id, so during a key rotation
 (`durable.storage.sqlite.rekey`) rows of both keys are read: the file then also keeps each file
 key sealed under the other (`previous`), and either user key opens it.
@@ -21,7 +22,7 @@ import base64
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..errors import CorruptSession, MissingExtra, StorageError, WrongKey
@@ -30,6 +31,13 @@ PREFIX = "enc1:"
 _ID = 16  # hex characters of a key id
 _HEAD = len(PREFIX) + _ID + 1  # "enc1:<id>:"
 _INFO = b"durable session file key v1"
+OVERHEAD = _HEAD + 12 + 16
+"""Bytes a sealed attachment takes beyond its plain size: the header, the nonce and the tag."""
+
+
+def sealed_bytes(data: bytes, size: int) -> bool:
+    """Whether an attachment's stored bytes (of plain `size`) are sealed."""
+    return len(data) == size + OVERHEAD and data.startswith(PREFIX.encode())
 
 
 def _aesgcm() -> Any:
@@ -67,6 +75,7 @@ class Sealer:
         self.current = current
         self._seal = self._ciphers[current].encrypt
         self._head = f"{PREFIX}{current}:"
+        self._ids: dict[str, bytes] = {}  # the key of attachment ids, by key id
 
     def seal(self, text: str) -> str:
         nonce = os.urandom(12)
@@ -87,6 +96,55 @@ class Sealer:
             raise CorruptSession(f"An encrypted row of {location} does not open: it is damaged "
                                  f"({type(exc).__name__})", location=location) from None
 
+    def seal_bytes(self, data: bytes) -> bytes:
+        """An attachment's bytes sealed: `enc1:<key id>:` + nonce + ciphertext + tag (raw bytes:
+        `OVERHEAD` bytes longer than `data`)."""
+        nonce = os.urandom(12)
+        return self._head.encode() + nonce + bytes(self._seal(nonce, data, None))
+
+    def open_bytes(self, data: bytes, size: int, location: str) -> bytes:
+        """An attachment's stored bytes as plain bytes (`size`: its plain size; a row of that size
+        is plain: written before the file was encrypted, during its first rekey)."""
+        if not sealed_bytes(data, size):
+            return data
+        kid = data[len(PREFIX):_HEAD - 1].decode("ascii", "replace")
+        cipher = self._ciphers.get(kid)
+        if cipher is None:
+            raise WrongKey(f"An attachment of {location} is sealed with key id {kid!r}, which this key does not "
+                           f"open", location=location)
+        try:
+            return bytes(cipher.decrypt(data[_HEAD:_HEAD + 12], data[_HEAD + 12:], None))
+        except Exception as exc:  # noqa: BLE001 - a damaged or forged row: said, naming the file
+            raise CorruptSession(f"An encrypted attachment of {location} does not open: it is damaged "
+                                 f"({type(exc).__name__})", location=location) from None
+
+    def bytes_sealed_with_current(self, head: bytes, size: int, length: int) -> bool:
+        """Whether an attachment whose stored bytes begin with `head` (at least `_HEAD` bytes) and
+        are `length` long is sealed with the current key."""
+        return length == size + OVERHEAD and head.startswith(self._head.encode())
+
+    def attachment_id(self, sha256: str, key_id: str | None = None) -> str:
+        """The key an attachment is stored under in an encrypted file: HMAC-SHA256 of its sha256
+        under a key derived from the file key `key_id` (the current one by default), hex. Its
+        sha256 would let anyone holding a candidate file confirm that the session holds it; the
+        keyed id tells nothing without the key. What stays visible: which attachments of the file
+        are the same bytes (stored once), their sizes and media types."""
+        kid = key_id or self.current
+        ids = self._ids.get(kid)
+        if ids is None:
+            ids = self._ids[kid] = _hmac(self.keys[kid], b"durable attachment id")
+        return _hmac(ids, sha256.encode()).hex()
+
+    def attachment_ids(self, hashes: Iterable[str]) -> dict[str, str]:
+        """Every key `hashes` may be stored under (the keyed id under each file key, and the
+        hash itself: a row written before the file was encrypted), each with its hash."""
+        out: dict[str, str] = {}
+        for sha in hashes:
+            out[sha] = sha
+            for kid in self.keys:
+                out[self.attachment_id(sha, kid)] = sha
+        return out
+
     def wrap(self, key: bytes) -> str:
         """`key` sealed under the current file key (kept in `meta` during a rotation)."""
         return self.seal(base64.b64encode(key).decode())
@@ -105,6 +163,23 @@ def register(location: str, sealer: Sealer | None) -> None:
 
 def registered(location: str) -> bool:
     return location in _BY_LOCATION
+
+
+def sealer_of(location: str) -> Sealer | None:
+    """The sealer registered for the file at `location` (None: a plain file, or not open)."""
+    return _BY_LOCATION.get(location)
+
+
+def attachment_hash(key: str, size: int, data: bytes, location: str) -> str:
+    """The sha256 of an attachment stored under `key` with `data` (its keyed id and sealed bytes
+    in an encrypted file: opened and hashed)."""
+    if not sealed_bytes(data, size):
+        return key
+    sealer = _BY_LOCATION.get(location)
+    if sealer is None:
+        raise WrongKey(f"Session file {location} is encrypted: open it with its key (encryption_key=..., "
+                       f"or --key-file)", location=location)
+    return hashlib.sha256(sealer.open_bytes(data, size, location)).hexdigest()
 
 
 def plain(body: str, location: str) -> str:

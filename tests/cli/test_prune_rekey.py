@@ -104,3 +104,25 @@ def inspect_json_with(path: Path, key: Path) -> dict:
 
 
 _ = inspect_json
+
+
+def test_prune_sweeps_the_images_of_the_deleted_conversations(tmp_path: Path) -> None:
+    path = tmp_path / "images.sqlite"
+    shared, own = b"\x89PNG\r\n\x1a\n kept by b", b"\x89PNG\r\n\x1a\n only in a"
+
+    async def build() -> None:
+        async with durable.open_harness(path, model=by_input({}, default=reply("Done.")),
+                                        clock=durable.FakeClock(100.0)) as h:
+            await (await h.conversation("a").submit(["look", durable.Image(shared), durable.Image(own)])).answer()
+            h.clock.advance(100.0)  # type: ignore[attr-defined]
+            await (await h.conversation("b").submit(["look", durable.Image(shared)])).answer()
+
+    anyio.run(build, backend="trio")
+    done = run_durable("prune", str(path), "--older-than", "0s", "--keep-last", "1")
+    assert done.returncode == 0, done.stderr
+    # a's 5 rows (tombstone and document, rows, tombstone gone), then its own image: the shared one stays.
+    assert _given_back(done.stdout.strip()) == (f"Deleted 1 of 2 ended conversations from {path} (6 rows in 4 "
+                                                f"commits, 1 attachment among them); <size> given back")
+    data = inspect_json(path)
+    assert [c["id"] for c in data["conversations"]] == ["b"]
+    assert (data["file"]["counts"]["attachments"], data["file"]["counts"]["attachment_bytes"]) == (1, len(shared))

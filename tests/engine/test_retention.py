@@ -3,13 +3,14 @@ and `Harness.prune`, on a file and in memory; live conversations are never touch
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 import anyio
 import pytest
 
 import durable
-from durable.models.faux import Hang, reply
+from durable.models.faux import FauxModel, Hang, reply
 from durable.records import Answered, UserEntry
 from durable.testing.invariants import check_invariants
 from durable.testing.scripts import by_input
@@ -93,3 +94,22 @@ async def test_input_to_a_conversation_being_deleted_is_refused() -> None:
                                           "accepted")
             store.gate.set()
         assert await (await h.conversation("x").submit("more")).wait() == Answered("Done.", 2)
+
+
+async def test_delete_sweeps_the_images_only_it_held_and_a_model_still_reads_the_shared_one(where) -> None:
+    shared, own = b"\x89PNG\r\n\x1a\n in both", b"\x89PNG\r\n\x1a\n in a only"
+    model = FauxModel([reply("Done.")] * 3, keep_requests=None)
+    async with durable.open_harness(where, model=model) as h:
+        sha = {data: hashlib.sha256(data).hexdigest() for data in (shared, own)}
+        await (await h.conversation("a").submit(["look", durable.Image(shared), durable.Image(own)])).answer()
+        await (await h.conversation("b").submit(["look", durable.Image(shared)])).answer()
+        report = await h.conversation("a").delete()
+        assert (report.conversations, report.attachments) == (("a",), 1)
+        assert await h.storage.get_attachments(list(sha.values())) == {sha[shared]: shared}
+        assert await (await h.conversation("b").submit("and now?")).answer() == "Done."
+        assert dict(model.requests[-1].attachments) == {sha[shared]: shared}  # "b"'s image, read back
+        report = await h.conversation("b").delete()
+        assert (report.conversations, report.attachments) == (("b",), 1)
+        assert await h.storage.get_attachments(list(sha.values())) == {}
+    if isinstance(where, str):
+        assert check_invariants(where) == []

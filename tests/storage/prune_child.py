@@ -1,9 +1,11 @@
 """The child process of test_prune_kill: prunes every ended conversation of a session file, saying
 `commit` after each of its commits, until it is killed or done.
 
-Run as `python prune_child.py <session file> <rows per commit>`. It prints `ended N` once it has
-listed the ended conversations, `commit` after each commit of the deletion (tombstones, rows,
-tombstones gone) and `done N` with the number of conversations deleted.
+Run as `python prune_child.py <session file> <rows per commit> [step]`. It prints `ended N` once
+it has listed the ended conversations, `commit` after each commit of the deletion (tombstones,
+rows, tombstones gone), `sweep` after each commit deleting attachments no row references, and
+`done N` with the number of conversations deleted; with `step`, it waits for a line on stdin
+after each `commit` or `sweep`.
 """
 
 from __future__ import annotations
@@ -23,11 +25,16 @@ def say(line: str) -> None:
     os.write(1, (line + "\n").encode())
 
 
-def said(fn: Any) -> Any:
+STEP = sys.argv[3:4] == ["step"]  # after each line, wait for one on stdin: the parent kills at an exact point
+
+
+def said(fn: Any, line: str = "commit") -> Any:
     def step(*args: Any) -> Any:
         report = fn(*args)
         if report.commits:
-            say("commit")
+            say(line)
+            if STEP:
+                sys.stdin.readline()
         return report
 
     return step
@@ -35,6 +42,7 @@ def said(fn: Any) -> Any:
 
 prune.tombstone = said(prune.tombstone)
 prune.delete_some = said(prune.delete_some)
+prune.sweep_some = said(prune.sweep_some, "sweep")
 
 
 async def main(path: str, rows_per_commit: int) -> None:

@@ -1,8 +1,9 @@
 """The child process of test_encryption's rekey test: rotates the key of a session file, saying
 `commit` after each commit of sealed rows, until it is killed or done.
 
-Run as `python rekey_child.py <session file> <old key> <new key> <rows per commit>`; prints
-`rotating` once the new key is recorded, `commit` after each commit, `done N` at the end.
+Run as `python rekey_child.py <session file> <old key> <new key> <rows per commit> [step]`;
+prints `rotating` once the new key is recorded, `commit` after each commit, `done N` at the end;
+with `step`, it waits for a line on stdin after each `rotating` or `commit`.
 """
 
 from __future__ import annotations
@@ -22,11 +23,16 @@ def say(line: str) -> None:
     os.write(1, (line + "\n").encode())
 
 
+STEP = sys.argv[5:6] == ["step"]  # after each line, wait for one on stdin: the parent kills at an exact point
+
+
 def said(fn: Any, line: str) -> Any:
     def step(*args: Any) -> Any:
         result = fn(*args)
         if result != 0:
             say(line)
+            if STEP:
+                sys.stdin.readline()
         return result
 
     return step

@@ -103,16 +103,23 @@ async def test_a_wrong_or_missing_key_is_refused_and_changes_nothing(tmp_path) -
         assert await (await h.conversation("c0").submit("again")).answer() == f"noted {SECRET}"
 
 
-def _run_rekey(path: str, old: str, new: str, kill_after: int | None) -> list[str]:
-    child = subprocess.Popen([sys.executable, CHILD, path, old, new, "5"], stdout=subprocess.PIPE)
-    assert child.stdout is not None
+def _run_rekey(path: str, old: str, new: str, kill_after: int | None, rows_per_commit: int = 5) -> list[str]:
+    """Rotate the key in a child process, step by step; SIGKILL it right after its `kill_after`-th
+    commit, before it goes on (None: let it finish)."""
+    child = subprocess.Popen([sys.executable, CHILD, path, old, new, str(rows_per_commit), "step"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert child.stdout is not None and child.stdin is not None
     lines: list[str] = []
     for raw in child.stdout:
         lines.append(raw.decode().strip())
         if kill_after is not None and lines.count("commit") == kill_after:
             child.send_signal(signal.SIGKILL)
             break
+        if lines[-1] in ("rotating", "commit"):
+            child.stdin.write(b"\n")
+            child.stdin.flush()
     child.stdout.close()
+    child.stdin.close()
     child.wait()
     return lines
 
@@ -195,3 +202,13 @@ async def test_a_plain_file_opened_with_a_key_is_refused_unchanged(tmp_path) -> 
     assert str(refused.value) == (f"Session file {path} is not encrypted: encrypt it with `durable rekey {path} "
                                   f"--new-key-file KEY` (or open it without a key); nothing was changed")
     assert _bytes(os.fspath(tmp_path)) == before
+
+
+async def test_a_key_for_a_store_that_cannot_encrypt_is_refused_naming_it() -> None:
+    storage = durable.MemoryStorage("plain")
+    with pytest.raises(durable.EncryptionUnsupported) as refused:
+        async with durable.open_harness(storage, model=_model(), encryption_key="k"):
+            pass
+    assert str(refused.value) == ("encryption_key is for a session file path: MemoryStorage <memory:plain> cannot "
+                                  "encrypt (session files and PostgreSQL spaces can); nothing was opened")
+    assert isinstance(refused.value, durable.WrongKey)  # code catching a key's errors catches it too

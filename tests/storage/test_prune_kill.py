@@ -1,9 +1,11 @@
 """A prune killed at random points (a real child process, SIGKILL): after every kill the file is
-consistent (the invariant checker passes, every conversation is whole or gone), and a prune
-started again finishes the deletion (docs/spec.md §6)."""
+consistent (the invariant checker passes, every conversation is whole or gone, every attachment
+a remaining row references is stored), and a prune started again finishes the deletion and the
+sweep of the attachments (docs/spec.md §6)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import shutil
@@ -27,14 +29,34 @@ BUSY = ("busy-0", "busy-1")
 ROWS_PER_COMMIT = 7
 
 
+SHARED = b"\x89PNG\r\n\x1a\n shared by every third ended conversation and the busy ones"
+
+
+def _own(i: int) -> bytes:
+    return b"\x89PNG\r\n\x1a\n" + f"the image of conversation {i}".encode()
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
 async def _build(path: str) -> None:
     model = by_input({"keep working": [Hang()]}, default=reply("All done here."))
     async with durable.open_harness(path, model=model, synchronous="NORMAL") as h:
-        for i in range(ENDED):
-            sub = await h.conversation(f"c{i:02d}").submit(f"question {i}")
+        for i in range(ENDED):  # an image of its own each, every third one the shared image too
+            images = [durable.Image(_own(i))] + ([durable.Image(SHARED)] if i % 3 == 0 else [])
+            sub = await h.conversation(f"c{i:02d}").submit([f"question {i}", *images])
             assert await sub.answer() == "All done here."
         for cid in BUSY:  # a run that never ends: written back pending at close
-            await h.conversation(cid).submit("keep working")
+            await h.conversation(cid).submit(["keep working", durable.Image(SHARED)])
+
+
+def _stored_attachments(path: str) -> set[str]:
+    conn = sqlite3.connect(path)
+    try:
+        return {sha for (sha,) in conn.execute("SELECT sha256 FROM attachments")}
+    finally:
+        conn.close()
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +90,7 @@ def _run_child(path: str, kill_after: int | None) -> list[str]:
     commits = 0
     for raw in child.stdout:
         lines.append(raw.decode().strip())
-        commits += lines[-1] == "commit"
+        commits += lines[-1] in ("commit", "sweep")
         if kill_after is not None and commits == kill_after:
             child.send_signal(signal.SIGKILL)
             break
@@ -81,6 +103,7 @@ def _run_child(path: str, kill_after: int | None) -> list[str]:
 def test_prune_killed_at_random_points_then_finished(template: str, tmp_path, seed: int) -> None:
     before = _shape(template)
     assert len(before) == ENDED + len(BUSY)
+    assert _stored_attachments(template) == {_sha(SHARED), *(_sha(_own(i)) for i in range(ENDED))}
     path = os.fspath(tmp_path / "session.sqlite")
     shutil.copy(template, path)
     rng = random.Random(seed)
@@ -95,6 +118,7 @@ def test_prune_killed_at_random_points_then_finished(template: str, tmp_path, se
         for cid, shape in now.items():  # every conversation whole or gone, never half deleted
             assert shape == before[cid], f"conversation {cid} after kill {kills}"
         assert set(BUSY) <= set(now)
+        assert _sha(SHARED) in _stored_attachments(path)  # the busy ones reference it: never swept
     assert kills >= 2
     # Done: the ended ones are gone, the live ones whole, nothing left behind in the raw tables.
     assert _shape(path) == {cid: before[cid] for cid in BUSY}
@@ -107,5 +131,36 @@ def test_prune_killed_at_random_points_then_finished(template: str, tmp_path, se
         assert conn.execute("SELECT count(*) FROM meta WHERE key LIKE 'deleting:%'").fetchone() == (0,)
     finally:
         conn.close()
+    assert _stored_attachments(path) == {_sha(SHARED)}  # each ended conversation's own image swept
     # Prune again: nothing more to do.
     assert _run_child(path, kill_after=None) == ["ended 0", "done 0"]
+
+
+def test_prune_killed_between_two_sweep_commits_is_swept_by_the_next_prune(template: str, tmp_path) -> None:
+    path = os.fspath(tmp_path / "session.sqlite")
+    shutil.copy(template, path)
+    # Step by step: SIGKILLed right after the first commit of the sweep, the conversations gone.
+    child = subprocess.Popen([sys.executable, CHILD, path, str(ROWS_PER_COMMIT), "step"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE)
+    assert child.stdout is not None and child.stdin is not None
+    for raw in child.stdout:
+        line = raw.decode().strip()
+        if line == "sweep":
+            child.send_signal(signal.SIGKILL)
+            break
+        if line == "commit":
+            child.stdin.write(b"\n")
+            child.stdin.flush()
+    child.stdout.close()
+    child.stdin.close()
+    child.wait()
+    assert check_invariants(path) == []
+    assert set(_shape(path)) == set(BUSY)
+    stored = _stored_attachments(path)
+    everything = {_sha(SHARED), *(_sha(_own(i)) for i in range(ENDED))}
+    assert _sha(SHARED) in stored and len(stored) == len(everything) - ROWS_PER_COMMIT  # one commit's worth swept
+    # The next prune has no conversation to delete, and sweeps the rest.
+    assert _run_child(path, kill_after=None) == ["ended 0", *["sweep"] * -(-(len(stored) - 1) // ROWS_PER_COMMIT),
+                                                 "done 0"]
+    assert _stored_attachments(path) == {_sha(SHARED)}
+    assert check_invariants(path) == []

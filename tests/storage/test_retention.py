@@ -3,9 +3,22 @@ bounded commits that never touch anything live."""
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
-from durable.records import Answered, Done, Live, Terminal
+from durable.records import (
+    Answered,
+    Attachment,
+    Done,
+    Live,
+    Part,
+    StoredEntry,
+    Submission,
+    Terminal,
+    TextPart,
+    UserEntry,
+)
 from durable.storage import Batch
 from durable.storage.retention import Ended, PruneReport, choose
 
@@ -61,3 +74,54 @@ def test_choose_keeps_the_newest_and_the_recent() -> None:
     assert choose(ended, ended_before=None, keep_last=1) == ["mid", "old", "older"]
     with pytest.raises(ValueError, match="keep_last must be 0 or more, not -1"):
         choose(ended, ended_before=None, keep_last=-1)
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8
+PNG_SHA = hashlib.sha256(PNG).hexdigest()
+PDF = b"%PDF-1.7\n\x00\xff only in a"
+PDF_SHA = hashlib.sha256(PDF).hexdigest()
+PNG_REF = Attachment("image", PNG_SHA, "image/png", len(PNG))
+PDF_REF = Attachment("file", PDF_SHA, "application/pdf", len(PDF), "report.pdf")
+
+
+def _with_attachments(cid: str, tid: int, parts: tuple[Part, ...], blobs: dict[str, tuple[str, bytes]]) -> Batch:
+    """An ended conversation whose input and first entry hold `parts`, their bytes in `blobs`."""
+    answered = Answered("answer", 2)
+    return Batch(
+        tasks=[task(tid, state=Terminal(Done()), conversation_id=cid, updated_at=float(tid))],
+        entries=[StoredEntry(cid, 1, UserEntry("look", f"s{tid}", parts)), assistant(2, f"answer of {cid}", cid)],
+        submissions=[Submission(f"s{tid}", cid, "look", parts=parts, seq=1, status=answered)],
+        live={cid: Live()},
+        attachments=blobs,
+    )
+
+
+async def test_a_prune_sweeps_the_attachments_no_kept_row_references(store, backend) -> None:
+    # "a" holds the image and the file; "c" holds the same image (stored once, shared).
+    both = {PNG_SHA: ("image/png", PNG), PDF_SHA: ("application/pdf", PDF)}
+    await store.commit(_with_attachments("a", 1, (TextPart("look"), PNG_REF, PDF_REF), both))
+    await store.commit(_with_attachments("c", 3, (PNG_REF,), {PNG_SHA: ("image/png", PNG)}))
+    assert await store.get_attachments([PNG_SHA, PDF_SHA]) == {PNG_SHA: PNG, PDF_SHA: PDF}
+
+    report = await store.delete_conversations(["a"], rows_per_commit=2)
+    # a's 5 rows in 4 commits as before, then one commit deletes the file only "a" referenced;
+    # the image "c" still references stays.
+    assert (report.conversations, report.rows, report.commits, report.attachments) == (("a",), 6, 5, 1)
+    assert await store.get_attachments([PNG_SHA, PDF_SHA]) == {PNG_SHA: PNG}
+    assert [getattr(e.entry, "parts", None) for e in await store.get_entries("c")] == [(PNG_REF,), None]
+
+    report = await store.delete_conversations(["c"], rows_per_commit=2)
+    assert (report.conversations, report.rows, report.commits, report.attachments) == (("c",), 6, 5, 1)
+    assert await store.get_attachments([PNG_SHA, PDF_SHA]) == {}
+    report = await store.delete_conversations([], rows_per_commit=2)  # nothing left to sweep: no commit
+    assert report == PruneReport()
+
+
+async def test_an_attachment_written_again_by_a_kept_conversation_is_never_swept(store, backend) -> None:
+    # The file arrives in "b" (kept) after "a" (pruned) first stored it: its bytes are not written
+    # again (the first write of a hash is kept), but "b"'s reference keeps them.
+    await store.commit(_with_attachments("a", 1, (PDF_REF,), {PDF_SHA: ("application/pdf", PDF)}))
+    await store.commit(_with_attachments("b", 3, (PDF_REF,), {PDF_SHA: ("application/pdf", PDF)}))
+    report = await store.delete_conversations(["a"], rows_per_commit=500)
+    assert (report.conversations, report.rows, report.commits, report.attachments) == (("a",), 5, 3, 0)
+    assert await store.get_attachments([PDF_SHA]) == {PDF_SHA: PDF}

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import rows
+from .. import rows, sweep
 from ..group_commit import _transaction
 from ..retention import CONVERSATION_TABLES, TOMBSTONE, Ended, PruneReport
+from ..sealing import PREFIX, plain
 from .write import PostgresWrites
 
 
@@ -109,11 +110,51 @@ def delete_some(w: PostgresWrites, limit: int, conn: Any) -> PruneReport:
     return out[0]
 
 
+def sweep_some(w: PostgresWrites, limit: int, conn: Any) -> PruneReport:
+    """One commit: up to `limit` of the space's attachments that no row references deleted
+    (`durable.storage.sweep`), the references read again in that transaction (the space's lease
+    makes the store the only writer). An empty report, and no transaction, when every attachment
+    is referenced (read on `conn`, the store's connection)."""
+    space = w.lease.space
+    if not _doomed(conn, w, limit):
+        return PruneReport()
+    out: list[PruneReport] = []
+
+    def attempt() -> None:
+        w.begin(True)
+        conn = w.link.conn
+        doomed = _doomed(conn, w, limit)
+        conn.execute("DELETE FROM durable.attachments WHERE space = %s AND sha256 = ANY(%s::text[])", (space, doomed))
+        w.commit()
+        out[:] = [PruneReport(rows=len(doomed), commits=1, attachments=len(doomed))]
+
+    _settled(w, attempt)
+    return out[0]
+
+
+def _doomed(conn: Any, w: PostgresWrites, limit: int) -> list[str]:
+    space, sealer = w.lease.space, w.sealer
+    stored = [sha for (sha,) in conn.execute("SELECT sha256 FROM durable.attachments WHERE space = %s", (space,))]
+    if not stored:
+        return []
+    kept: set[str] = set()
+    for table in ("tasks", "submissions", "documents", "texts", "entries"):
+        kept |= sweep.referenced(plain(body, w.location) for (body,) in conn.execute(
+            f"SELECT body FROM durable.{table} WHERE space = %s AND (strpos(body, %s) > 0 OR left(body, %s) = %s)",
+            (space, sweep.MARK, len(PREFIX), PREFIX)))
+    if sealer is not None:  # stored under keyed ids (`durable.storage.sealing.Sealer.attachment_ids`)
+        kept = set(sealer.attachment_ids(kept))
+    return sweep.unreferenced(stored, kept, limit)
+
+
 def finish(w: PostgresWrites, limit: int, conn: Any) -> PruneReport:
-    """Finish the deletions a crash cut off."""
+    """Finish the deletions a crash cut off, and sweep the attachments they left unreferenced."""
     report = PruneReport()
     while (step := delete_some(w, limit, conn)).commits:
         report = report.plus(step)
+    if report.commits:
+        while (step := sweep_some(w, limit, conn)).commits:
+            report = report.plus(step)
     return report
 
 

@@ -31,6 +31,7 @@ from ...tokens import stored_tokens
 from .. import rows
 from ..protocol import ConversationState, Opened
 from ..rows import StoredRows
+from ..sealing import OVERHEAD, attachment_hash, plain
 from ..texts import HeldTexts, stream_texts
 from .prune import skip_tombstoned
 
@@ -248,8 +249,8 @@ def read_opened(conn: Any, space: str, location: str) -> tuple[Opened, HeldTexts
             "SELECT conversation_id, texts FROM durable.documents WHERE space = %s AND texts IS NOT NULL", (space,))]
         owners += [(f"task:{tid}", col) for tid, col in conn.execute(
             "SELECT id, texts FROM durable.tasks WHERE space = %s AND live AND texts IS NOT NULL", (space,))]
-        held = HeldTexts.load(owners, conn.execute("SELECT id, body FROM durable.texts WHERE space = %s ORDER BY id",
-                                                   (space,)))
+        held = HeldTexts.load(owners, [(k, plain(b, location)) for k, b in conn.execute(
+            "SELECT id, body FROM durable.texts WHERE space = %s ORDER BY id", (space,))])
         found = conn.execute(
             """SELECT d.conversation_id, d.body, d.texts,
                       (SELECT max(seq) FROM durable.entries e
@@ -277,28 +278,37 @@ def read_opened(conn: Any, space: str, location: str) -> tuple[Opened, HeldTexts
     return Opened(conversations, live_tasks, unsettled, max_id + 1), held
 
 
-def read_rows(conn: Any, space: str) -> StoredRows:
+def read_rows(conn: Any, space: str, location: str = "") -> StoredRows:
     """Every row of `space` as stored, one snapshot, in the order `rows.decode_rows` expects; long
-    texts kept apart joined back into their bodies (a database of a version before 6 has none)."""
+    texts kept apart joined back into their bodies (a database of a version before 6 has none);
+    an encrypted space's bodies opened, its attachments by hash (`durable.storage.sealing`)."""
+    def p(body: str) -> str:
+        return plain(body, location)
+
     with conn.transaction():
         conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         apart = conn.execute("SELECT to_regclass('durable.texts') IS NOT NULL").fetchone()[0]
-        streams = stream_texts(conn.execute("SELECT id, body FROM durable.texts WHERE space = %s ORDER BY id",
-                                            (space,))) if apart else {}
+        streams = stream_texts([(k, p(b)) for k, b in conn.execute(
+            "SELECT id, body FROM durable.texts WHERE space = %s ORDER BY id", (space,))]) if apart else {}
         col = "texts" if apart else "NULL"
         skip, args = skip_tombstoned(space)  # a conversation being deleted is gone (a prune cut off)
-        tasks = [(tid, cid, kind, state, live, parent, rows.joined_body(body, "task", col, streams))
+        tasks = [(tid, cid, kind, state, live, parent, rows.joined_body(p(body), "task", col, streams))
                  for tid, cid, kind, state, live, parent, body, col in conn.execute(
                      f"SELECT id, conversation_id, kind, state, live, parent_id, body, {col} FROM durable.tasks "
                      f"WHERE space = %s AND {skip} ORDER BY id", (space, *args))]
-        entries = conn.execute(f"SELECT conversation_id, seq, kind, body FROM durable.entries WHERE space = %s AND "
-                               f"{skip} ORDER BY conversation_id COLLATE \"C\", seq", (space, *args)).fetchall()
-        subs = conn.execute(f"SELECT id, conversation_id, status, body FROM durable.submissions WHERE space = %s "
-                            f"AND {skip} ORDER BY ord", (space, *args)).fetchall()
-        docs = [(cid, rows.joined_body(body, "live", col, streams)) for cid, body, col in conn.execute(
+        entries = [(cid, seq, kind, p(body)) for cid, seq, kind, body in conn.execute(
+            f"SELECT conversation_id, seq, kind, body FROM durable.entries WHERE space = %s AND "
+            f"{skip} ORDER BY conversation_id COLLATE \"C\", seq", (space, *args))]
+        subs = [(sid, cid, status, p(body)) for sid, cid, status, body in conn.execute(
+            f"SELECT id, conversation_id, status, body FROM durable.submissions WHERE space = %s "
+            f"AND {skip} ORDER BY ord", (space, *args))]
+        docs = [(cid, rows.joined_body(p(body), "live", col, streams)) for cid, body, col in conn.execute(
             f"SELECT conversation_id, body, {col} FROM durable.documents WHERE space = %s "
             "ORDER BY conversation_id COLLATE \"C\"", (space,))]
         stored = conn.execute("SELECT to_regclass('durable.attachments') IS NOT NULL").fetchone()[0]
-        attachments = conn.execute("SELECT sha256, media_type, size FROM durable.attachments WHERE space = %s "
-                                   "ORDER BY sha256 COLLATE \"C\"", (space,)).fetchall() if stored else []
+        attachments = sorted((attachment_hash(key, size, bytes(data), location), media_type, size)
+                             for key, media_type, size, data in conn.execute(
+                                 "SELECT sha256, media_type, size, CASE WHEN octet_length(data) = size + %s THEN data "
+                                 "ELSE ''::bytea END FROM durable.attachments WHERE space = %s",  # sealed: opened
+                                 (OVERHEAD, space))) if stored else []
     return StoredRows(tasks, entries, subs, docs, attachments)

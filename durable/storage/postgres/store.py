@@ -35,13 +35,13 @@ import anyio
 from ...errors import LockLost, ServerUnavailable, StorageClosed, StorageError
 from ...records import Live, StoredEntry, Submission, Task
 from ...tokens import NOT_SENT
-from .. import rows
+from .. import rows, sealing
 from ..group_commit import GroupCommitter
 from ..protocol import Batch, InboxDecision, Opened, RawContext
 from ..retention import ROWS_PER_COMMIT, Ended, PruneReport, groups
 from ..rows import StoredRows, decode_rows
 from ..writer import Job, thread_safe_caller
-from . import driver, lease, prune, schema
+from . import driver, keys, lease, prune, schema
 from .driver import Link
 from .lease import Lease
 from .write import PostgresWrites
@@ -64,7 +64,8 @@ class PostgresStorage(GroupCommitter[Any]):
     lease): how often an open store renews. `guard_seconds` (default a fifth of the lease): how
     much earlier than the lease `lease_deadline()` ends. `owner`: this holder's name in the lease
     row and in `SessionLocked` (default host/pid/random). `reconnect_seconds` (default the
-    lease): how long a commit whose connection broke tries to reconnect.
+    lease): how long a commit whose connection broke tries to reconnect. `encryption_key`: the
+    space's bodies and attachments are sealed (`durable.storage.postgres.keys`; `WrongKey`).
     """
 
     _writes: PostgresWrites  # the primitives of the group-commit policy
@@ -72,13 +73,12 @@ class PostgresStorage(GroupCommitter[Any]):
     def __init__(self, dsn: str, space: str = "default", *, lease_seconds: float = 30.0,
                  renew_seconds: float | None = None, guard_seconds: float | None = None,
                  owner: str | None = None, connect_timeout: float = 10.0,
-                 reconnect_seconds: float | None = None) -> None:
+                 reconnect_seconds: float | None = None, encryption_key: bytes | str | None = None) -> None:
         if not lease_seconds > 0:
             raise ValueError(f"lease_seconds must be positive, not {lease_seconds!r}")
         self.server, password, self.location = driver.space_at(dsn, space)
-        self.space = space
-        host = socket.gethostname()
-        pid = os.getpid()
+        self.space, self._key = space, encryption_key  # the key: `durable.storage.postgres.keys`
+        host, pid = socket.gethostname(), os.getpid()
         renew = renew_seconds if renew_seconds is not None else lease_seconds / 3
         guard = guard_seconds if guard_seconds is not None else lease_seconds / 5
         if not 0 < renew < lease_seconds or not 0 <= guard < lease_seconds:
@@ -200,7 +200,7 @@ class PostgresStorage(GroupCommitter[Any]):
             "SELECT seq, tokens, body FROM durable.entries WHERE space = %s AND conversation_id = %s "
             "AND seq BETWEEN %s AND %s AND kind != 'compaction' AND (tokens IS NULL OR tokens != %s) ORDER BY seq"),
             (self.space, conversation_id, lo, hi, NOT_SENT))
-        return rows.raw_context([r[0] for r in found], [r[1] for r in found], [r[2] for r in found])
+        return rows.raw_context([r[0] for r in found], [r[1] for r in found], [r[2] for r in found], self.location)
 
     async def get_submission(self, submission_id: str) -> Submission | None:
         found = await self._body("submissions", "id", submission_id)
@@ -214,10 +214,7 @@ class PostgresStorage(GroupCommitter[Any]):
         wanted = [h for h in dict.fromkeys(hashes) if driver.storable(h)]
         if not wanted:
             return {}
-        found = await self._call(lambda c: c.execute(
-            "SELECT sha256, data FROM durable.attachments WHERE space = %s AND sha256 = ANY(%s::text[])",
-            (self.space, wanted)).fetchall())
-        return {sha: bytes(data) for sha, data in found}
+        return await self._call(lambda c: keys.read_attachments(c, self._writes, wanted))  # opened if sealed
 
     # ------------------------------------------------------------------ inbox (durable.remote)
 
@@ -228,10 +225,8 @@ class PostgresStorage(GroupCommitter[Any]):
         def take(c: Any) -> list[Any]:
             c.execute("DELETE FROM durable.inbox i USING durable.submissions s "
                       "WHERE i.space = %s AND s.space = i.space AND s.id = i.id", (self.space,))
-            inputs: list[Any] = c.execute(
-                "SELECT id, conversation_id, text, created_at FROM durable.inbox WHERE space = %s "
-                "AND decision IS NULL ORDER BY ord LIMIT %s", (self.space, int(limit))).fetchall()
-            return inputs
+            return list(c.execute("SELECT id, conversation_id, text, created_at FROM durable.inbox WHERE space = %s "
+                                  "AND decision IS NULL ORDER BY ord LIMIT %s", (self.space, int(limit))).fetchall())
         inputs = await self._call(take)
         return [Submission(sid, cid, text, created_at=created) for sid, cid, text, created in inputs]
 
@@ -258,12 +253,14 @@ class PostgresStorage(GroupCommitter[Any]):
     async def delete_conversations(self, ids: Sequence[str], *,
                                    rows_per_commit: int = ROWS_PER_COMMIT) -> PruneReport:
         """Delete the idle conversations `ids` in fenced commits of at most `rows_per_commit` rows
-        (`durable.storage.postgres.prune`); each commit a job of its own."""
+        (`durable.storage.postgres.prune`), each a job of its own; then sweep the attachments."""
         report, w = PruneReport(), self._writes
         for group in groups(ids, rows_per_commit):
             report = report.plus(await self._call(lambda _, g=group: prune.tombstone(w, g)))  # type: ignore[misc]  # a default binds the loop's group
             while (step := await self._call(lambda c: prune.delete_some(w, rows_per_commit, c))).commits:
                 report = report.plus(step)
+        while (step := await self._call(lambda c: prune.sweep_some(w, rows_per_commit, c))).commits:
+            report = report.plus(step)  # then the attachments no row references (`storage.sweep`)
         return report
 
     async def close(self) -> None:
@@ -316,7 +313,7 @@ class PostgresStorage(GroupCommitter[Any]):
         conn = self._link.connect(lease=False)
         conns.append(conn)
         try:
-            return schema.read_rows(conn, self.space)
+            return schema.read_rows(conn, self.space, self.location)
         finally:
             driver.close_quietly(conn)
 
@@ -421,6 +418,8 @@ class PostgresStorage(GroupCommitter[Any]):
             self.holding = True
             self._retry_at = -math.inf
             try:
+                sealer = self._writes.sealer = keys.unlock_space(conn, self.space, self.location, self._key)
+                sealing.register(self.location, sealer)  # rows are opened where they are decoded
                 prune.finish(self._writes, ROWS_PER_COMMIT, conn)  # a prune a crash cut off
                 opened, self._writes.texts = schema.read_opened(conn, self.space, self.location)
                 return opened
@@ -446,4 +445,5 @@ class PostgresStorage(GroupCommitter[Any]):
                 pass
         self.holding = False
         self._link.drop()
+        sealing.register(self.location, None)
 

@@ -26,7 +26,8 @@ from ...errors import (
     ServerUnavailable,
     StorageError,
 )
-from ..rows import EncodedBatch, written_texts
+from ..rows import EncodedBatch, sealed, written_texts
+from ..sealing import Sealer
 from ..texts import HeldTexts
 from . import driver
 from .driver import Link
@@ -129,6 +130,7 @@ class PostgresWrites:
         self.fault: Callable[[str, Any], None] | None = None
         self.commits = 0
         self.texts = HeldTexts()  # the long texts the space keeps apart (durable.storage.texts)
+        self.sealer: Sealer | None = None  # set: the space is encrypted (`durable.storage.sealing`)
 
     def refusal(self) -> StorageError | None:
         return self.unknown or self.lease.lost
@@ -241,6 +243,8 @@ class PostgresWrites:
 
     def _execute(self, fence: bool, rows: EncodedBatch, *, lazy: bool) -> None:
         rows, puts, drops = written_texts(rows, self.texts)
+        if self.sealer is not None:  # an encrypted space (`durable.storage.postgres.keys`)
+            rows, puts = sealed(rows, puts, self.sealer)
         tasks, entries, subs, docs = rows.tasks, rows.entries, rows.submissions, rows.live
         params = self._fence(lazy)
         if tasks:

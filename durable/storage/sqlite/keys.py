@@ -4,20 +4,22 @@ in bounded commits (`begin_rekey`, `rekey_some`, `end_rekey`) on the store's wri
 
 A rotation first records the new key beside the old one (each file key sealed under the other,
 so either user key opens the file meanwhile), then seals again, a few hundred rows a commit,
-every body not yet sealed with the new key (a plain file's rows too), then drops the old key. A
+every body and attachment not yet sealed with the new key (a plain file's rows too; an
+attachment also moves to its id under the new key), then drops the old key. A
 kill at any point leaves a file that opens with either key; running the rotation again finishes
 it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
 from ...errors import WrongKey
-from ..sealing import Sealer, current_key, finished_meta, new_meta, plain, rotated_meta, unlock
+from ..sealing import OVERHEAD, Sealer, current_key, finished_meta, new_meta, plain, rotated_meta, unlock
 from .reader import connect_read_only
 from .write import SQLiteWrites, translate
 
@@ -115,9 +117,49 @@ def rekey_some(w: SQLiteWrites, limit: int, after: dict[str, tuple[object, ...]]
         if found:
             match = " AND ".join(f"{c} = ?" for c in cols)
             todo.append((f"UPDATE {table} SET body = ? WHERE {match}", found))
+    if left > 0:
+        left -= _attachments(conn, sealer, path, left, after, todo)
     if todo:
         _commit(w, todo, many=True)
     return limit - left
+
+
+_BYTES_PER_COMMIT = 32 << 20
+"""Attachment bytes a rotation seals again in one commit at most (one attachment at least)."""
+
+
+def _attachments(conn: sqlite3.Connection, sealer: Sealer, path: str, limit: int,
+                 after: dict[str, tuple[object, ...]], todo: list[tuple[str, list[tuple[object, ...]]]]) -> int:
+    """Up to `limit` attachments not sealed with the current key, opened and sealed again under
+    their id for it (`Sealer.attachment_id`: the id changes with the key, so the row is put again
+    under its new id and its old row deleted); adds the statements to `todo`. Returns how many."""
+    start_at = after.get("attachments")
+    cursor = conn.execute("SELECT sha256, size, length(data), substr(data, 1, ?) FROM attachments "
+                          f"{'WHERE sha256 > ?' if start_at else ''} ORDER BY sha256",
+                          (OVERHEAD, *(start_at or ())))
+    puts: list[tuple[object, ...]] = []
+    gone: list[tuple[object, ...]] = []
+    total = 0
+    try:
+        for key, size, length, head in cursor:
+            after["attachments"] = (key,)
+            if sealer.bytes_sealed_with_current(head, size, length):
+                continue
+            media_type, data = conn.execute("SELECT media_type, data FROM attachments WHERE sha256 = ?",
+                                            (key,)).fetchone()
+            data = sealer.open_bytes(data, size, path)
+            new = sealer.attachment_id(hashlib.sha256(data).hexdigest())
+            puts.append((new, media_type, size, sealer.seal_bytes(data)))
+            gone.append((key,))
+            total += size
+            if len(puts) >= limit or total >= _BYTES_PER_COMMIT:
+                break
+    finally:
+        cursor.close()
+    if puts:
+        todo.append(("INSERT OR IGNORE INTO attachments (sha256, media_type, size, data) VALUES (?,?,?,?)", puts))
+        todo.append(("DELETE FROM attachments WHERE sha256 = ?", gone))
+    return len(puts)
 
 
 def end_rekey(w: SQLiteWrites) -> None:

@@ -15,11 +15,13 @@ import sqlite3
 from collections.abc import Sequence
 from typing import NoReturn
 
-from .. import rows
+from .. import rows, sweep
 from ..retention import CONVERSATION_TABLES, TOMBSTONE, TOMBSTONES, Ended, PruneReport, tombstoned_sql
+from ..sealing import PREFIX, plain
 from .write import SQLiteWrites, translate
 
 _TOMBSTONED = tombstoned_sql("meta")
+_SWEPT = ("tasks", "submissions", "documents", "texts", "entries")  # every table of bodies (`keys._BODIES`)
 
 
 def tombstoned(conn: sqlite3.Connection) -> list[str]:
@@ -111,6 +113,43 @@ def delete_some(w: SQLiteWrites, limit: int) -> PruneReport:
     return PruneReport(done, deleted, 1)
 
 
+def sweep_some(w: SQLiteWrites, limit: int) -> PruneReport:
+    """One commit: up to `limit` attachments that no row references deleted (`durable.storage.
+    sweep`), the references read again in that transaction. An empty report, and no transaction,
+    when every attachment is referenced."""
+    conn = _conn(w)
+    if conn.execute("SELECT 1 FROM attachments LIMIT 1").fetchone() is None or not _doomed(w, limit):
+        return PruneReport()
+    w.begin(True)
+    try:
+        doomed = _doomed(w, limit)
+        conn.executemany("DELETE FROM attachments WHERE sha256 = ?", [(k,) for k in doomed])
+        w.commit()
+    except BaseException as exc:  # noqa: BLE001 - rolled back, then raised again
+        _failed(w, exc)
+    return PruneReport(rows=len(doomed), commits=1, attachments=len(doomed))
+
+
+def sweep_all(w: SQLiteWrites, limit: int) -> PruneReport:
+    """`sweep_some` until every attachment left is referenced."""
+    report = PruneReport()
+    while (step := sweep_some(w, limit)).commits:
+        report = report.plus(step)
+    return report
+
+
+def _doomed(w: SQLiteWrites, limit: int) -> list[str]:
+    conn, path = _conn(w), w.path
+    kept: set[str] = set()
+    for table in _SWEPT:
+        bodies = [b for (b,) in conn.execute(f"SELECT body FROM {table} WHERE substr(body, 1, {len(PREFIX)}) = ? "
+                                             f"OR instr(body, ?) > 0", (PREFIX, sweep.MARK))]
+        kept |= sweep.referenced(plain(b, path) for b in bodies)
+    if w.sealer is not None:  # stored under keyed ids (`durable.storage.sealing.Sealer.attachment_ids`)
+        kept = set(w.sealer.attachment_ids(kept))
+    return sweep.unreferenced([k for (k,) in conn.execute("SELECT sha256 FROM attachments")], kept, limit)
+
+
 def reclaim(w: SQLiteWrites) -> PruneReport:
     """Give the free pages back to the file system (incremental vacuum, then a truncating
     checkpoint), or, for a file without incremental vacuum, say how many bytes a `VACUUM` would."""
@@ -147,12 +186,13 @@ def vacuum(w: SQLiteWrites) -> PruneReport:
 
 
 def finish(w: SQLiteWrites, limit: int) -> PruneReport:
-    """Finish the deletions a crash cut off (at open: at most one group of conversations)."""
+    """Finish the deletions a crash cut off (at open: at most one group of conversations), and
+    sweep the attachments they left unreferenced."""
     report = PruneReport()
     while True:
         step = delete_some(w, limit)
         if not step.commits:
-            return report
+            return report.plus(sweep_all(w, limit)) if report.commits else report
         report = report.plus(step)
 
 

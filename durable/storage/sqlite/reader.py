@@ -327,9 +327,17 @@ class SessionReader:
                     f"SELECT id, conversation_id, status, body FROM submissions {skip} ORDER BY rowid")],
                 [(cid, rows.joined_body(p(body), "live", col, streams)) for cid, body, col in self._all(
                     f"SELECT conversation_id, body, {t} FROM documents ORDER BY conversation_id")],
-                self._all("SELECT sha256, media_type, size FROM attachments ORDER BY sha256")
-                if self.schema_version >= 8 else [],
+                self._attachments() if self.schema_version >= 8 else [],
             )
+
+    def _attachments(self) -> list[tuple[str, str, int]]:
+        """The attachments stored (sha256, media type, size), by hash; in an encrypted file each
+        is opened to learn its hash (it is stored under a keyed id: `durable.storage.sealing`)."""
+        if sealing.sealer_of(self.path) is None:
+            return self._all("SELECT sha256, media_type, size FROM attachments ORDER BY sha256")
+        return sorted((sealing.attachment_hash(key, size, data, self.path), media_type, size)
+                      for key, media_type, size, data in self._all("SELECT sha256, media_type, size, data "
+                                                                   "FROM attachments"))
 
     def _plain(self, body: str) -> str:
         return sealing.plain(body, self.path)

@@ -146,12 +146,17 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         if not wanted:
             return {}
 
+        sealer = self._writes.sealer  # an encrypted file: under keyed ids, sealed (`storage.sealing`)
+        keys = sealer.attachment_ids(wanted) if sealer is not None else {sha: sha for sha in wanted}
+        ask = list(keys)
+
         def fetch(conn: sqlite3.Connection) -> dict[str, bytes]:
             found: dict[str, bytes] = {}
-            for i in range(0, len(wanted), 500):  # SQLite's bound on parameters
-                chunk = wanted[i:i + 500]
-                found.update(conn.execute(f"SELECT sha256, data FROM attachments WHERE sha256 IN "
-                                          f"({','.join('?' * len(chunk))})", chunk).fetchall())
+            for i in range(0, len(ask), 500):  # SQLite's bound on parameters
+                chunk = ask[i:i + 500]
+                for key, size, data in conn.execute(f"SELECT sha256, size, data FROM attachments WHERE sha256 IN "
+                                                    f"({','.join('?' * len(chunk))})", chunk):
+                    found[keys[key]] = data if sealer is None else sealer.open_bytes(data, size, self.path)
             return found
 
         return await self._read("attachments", fetch)
@@ -163,8 +168,9 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
     async def delete_conversations(self, ids: Sequence[str], *,
                                    rows_per_commit: int = ROWS_PER_COMMIT) -> PruneReport:
         """Delete the rows of the idle conversations `ids` in commits of at most `rows_per_commit`
-        rows (tombstoned first: `durable.storage.retention`), then give the space back
-        (`prune.reclaim`). A conversation that is not idle is left alone. Each commit is a job of
+        rows (tombstoned first: `durable.storage.retention`), then the attachments no row
+        references any more (`durable.storage.sweep`, a crash's leftovers too), then give the
+        space back (`prune.reclaim`). A conversation that is not idle is left alone. Each commit is a job of
         its own: the owner's commits go on between them."""
         report = PruneReport()
         w = self._writes
@@ -172,6 +178,8 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
             report = report.plus(await self._call(lambda _, g=group: prune.tombstone(w, g)))  # type: ignore[misc]  # a default binds the loop's group
             while (step := await self._call(lambda _: prune.delete_some(w, rows_per_commit))).commits:
                 report = report.plus(step)
+        while (step := await self._call(lambda _: prune.sweep_some(w, rows_per_commit))).commits:
+            report = report.plus(step)  # the attachments no row references any more (`storage.sweep`)
         return report.plus(await self._call(lambda _: prune.reclaim(w)))
 
     async def vacuum(self) -> PruneReport:
