@@ -159,9 +159,9 @@ def main(argv: list[str]) -> None:
             now, old = results[(case, "now")], results[(case, "before")]
             sp = [a["steps_per_s"] / b["steps_per_s"] for a, b in zip(now, old, strict=True)]
             cp = [b["cpu_ms_per_step"] / a["cpu_ms_per_step"] for a, b in zip(now, old, strict=True)]
-            print(f"{'':32} {'ratio':7} {mm(sp, '.2f') + 'x':>22} {mm(cp, '.2f') + 'x':>22}  (now/before; CPU: before/now)")
+            print(f"{'':32} {'ratio':7} {mm(sp, '.2f') + 'x':>22} {mm(cp, '.2f') + 'x':>22}"
+                  "  (now/before; CPU: before/now)")
 
 
 if __name__ == "__main__":
-    t = time.perf_counter()
     main(sys.argv[1:])
