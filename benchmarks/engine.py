@@ -2,7 +2,7 @@
 
 Run: `python benchmarks/engine.py [--before main] [--workflows 300] [--rounds 5] [--profile CASE]`.
 Not a test: it prints steps/s (medians with min-max over interleaved rounds) and CPU time per step
-(`time.process_time`, every thread of the child) for the 3-step tool workflow of `peers.py`
+(user + system, every thread of the child) for the 3-step tool workflow of `peers.py` ("ours")
 (the model asks for one `step` tool call, gets its result, three times, then answers) in three
 cases: the engine alone (`MemoryStorage`, nothing durable), ours durable on SQLite one workflow
 at a time, and 16 at a time. Each case runs on this checkout ("now") and on the code of the git
@@ -12,7 +12,7 @@ the ratio now / before is computed per round and its median with min-max printed
 machine the ratio of interleaved rounds and the CPU time are the figures to trust, not the wall.
 
 `--profile CASE` (memory, sqlite1, sqlite16) runs that case once on this checkout under cProfile
-and prints the top functions by own time (the workload only, not the warm-up).
+and prints the top functions by own and cumulative time (harness open and warm-up included).
 Targets (issue 29): engine alone >= 3,000 steps/s; durable >= 1,000 one at a time, >= 2,500 at 16.
 """
 
@@ -24,10 +24,7 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
 
-WARMUP = 20
 CASES = {"memory": ("memory", 1), "sqlite1": ("sqlite", 1), "sqlite16": ("sqlite", 16)}
 LABELS = {"memory": "engine alone (MemoryStorage)", "sqlite1": "durable SQLite, 1 at a time",
           "sqlite16": "durable SQLite, 16 at a time"}
@@ -35,78 +32,22 @@ TARGETS = {"memory": 3000, "sqlite1": 1000, "sqlite16": 2500}
 
 
 def child(case: str, n: int, profile: bool = False) -> dict:
-    import anyio
-
-    import durable
-    from durable.models import FauxModel, faux
+    """One case on the code this process imports: `peers.py`'s "ours" child, sequential variant."""
+    import peers
 
     store_kind, conc = CASES[case]
-
-    async def step(args, api, ctx):
-        return "ok"
-
-    tool = durable.define_tool("step", "One workflow step", replay="safe", execute=step)
-
-    def decide(request):
-        done = 0
-        for msg in reversed(request.messages):
-            if getattr(msg, "submission_id", None) is not None or type(msg).__name__ == "UserEntry":
-                break
-            done += type(msg).__name__ == "ToolResultEntry"
-        if done < 3:
-            return faux.reply("", tool_calls=[faux.call("step", {"i": done}, id=f"step{done}")])
-        return faux.reply("done")
-
-    model = FauxModel([decide] * ((n + WARMUP) * 4), context_window=10**9)
-    prof = None
-
-    async def main() -> dict:
-        nonlocal prof
-        store = durable.MemoryStorage() if store_kind == "memory" else os.path.join(
-            tempfile.mkdtemp(prefix="durable-bench-engine-"), "ours.sqlite")
-        async with durable.open_harness(store, model=model, tools=[tool]) as h:
-
-            async def workflow(k: int) -> None:
-                sub = await h.conversation(f"wf{k}").submit("run the workflow")
-                status = await sub.wait()
-                if not isinstance(status, durable.Answered):
-                    raise RuntimeError(f"workflow {k}: {status}")
-                model.requests.clear()
-
-            for k in range(WARMUP):
-                await workflow(-1 - k)
-            if profile:
-                import cProfile
-
-                prof = cProfile.Profile()
-                prof.enable()
-            c0, t0 = time.process_time(), time.perf_counter()
-            async with anyio.create_task_group() as tg:
-                for w in range(conc):
-                    async def worker(w: int = w) -> None:
-                        for k in range(w, n, conc):
-                            await workflow(k)
-                    tg.start_soon(worker)
-            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-            if prof is not None:
-                prof.disable()
-        return {"steps_per_s": 3 * n / wall, "cpu_ms_per_step": 1000 * cpu / (3 * n)}
-
-    out = anyio.run(main, backend="trio")
-    if prof is not None:
+    sync = peers.MEMORY if store_kind == "memory" else "default"
+    if not profile:
+        out = peers._ours("sequential", n, conc, sync)
+    else:
+        import cProfile
         import pstats
 
+        prof = cProfile.Profile()
+        out = prof.runcall(peers._ours, "sequential", n, conc, sync)
         pstats.Stats(prof).sort_stats("tottime").print_stats(45)
         pstats.Stats(prof).sort_stats("cumulative").print_stats(60)
-    return out
-
-
-def export(ref: str) -> str:
-    folder = tempfile.mkdtemp(prefix="durable-bench-before-")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    archive = subprocess.run(["git", "archive", ref, "durable"], capture_output=True, check=True, cwd=root).stdout
-    subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
-    return folder
+    return {"steps_per_s": 3 * n / out["wall"], "cpu_ms_per_step": 1000 * out["cpu"] / (3 * n)}
 
 
 def run_child(case: str, n: int, code: str | None) -> dict:
@@ -136,6 +77,8 @@ def main(argv: list[str]) -> None:
     if args.profile:
         print(json.dumps(child(args.profile, args.workflows, profile=True)))
         return
+    from storage import export  # `git archive REF durable` into a temp dir
+
     before = export(args.before) if args.before else None
     cases = [c.strip() for c in args.cases.split(",") if c.strip()]
     results: dict[tuple[str, str], list[dict]] = {}
