@@ -173,6 +173,7 @@ class Harness(Generic[DepsT]):
                            clock=self.clock, report=self.report, progress=progress, deps=self.deps,
                            instructions=self.instructions)
         self._scheduler = Scheduler(self._rt, self.kinds, self.report, self._tg, self._break)
+        self._tg.start_soon(self._scheduler.serve)  # on trio, the nursery of its runners
         self._tg.start_soon(ownership.watch, self.storage, self._break)  # a lost lease breaks the harness
         self._tg.start_soon(progress.run)  # streams' progress flushes, on one schedule
         self._state = HarnessState.OPEN

@@ -115,8 +115,7 @@ class MemoryStorage:
             self._attachments.setdefault(sha, (media_type, size, data))
         held.commit()
         self.commits += 1
-        with anyio.CancelScope(shield=True):
-            await anyio.lowlevel.checkpoint()
+        await anyio.lowlevel.cancel_shielded_checkpoint()  # a scheduling point; applied, it is not cancelled
 
     async def get_task(self, task_id: int) -> Task | None:
         self._check()

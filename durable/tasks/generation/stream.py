@@ -11,9 +11,12 @@ lease (`rt.before_external_work`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import TYPE_CHECKING
+
+import anyio
 
 from ..._frozen import evolve
 from ...models.protocol import (
@@ -65,40 +68,62 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
     await rt.before_external_work(f"The model request of task {task.id}")
     # Leaving the progress stream waits for a flush in flight; the final commit below carries the rest.
     async with rt.progress.stream(rt.settings.progress.persist_within, flush) as progress:
+
+        async def take(event: object) -> bool:
+            """Keep one event of the stream; True when it is the last (the final message)."""
+            nonlocal usage, final
+            event = check_event(event, provider)  # junk fails the attempt, never a commit
+            if isinstance(event, TextDelta):
+                text.append(event.text)
+                await progress.update()
+            elif isinstance(event, ReasoningDelta):
+                reasoning.append(event.text)
+                await progress.update()
+            elif isinstance(event, ToolCallEvent):
+                calls.append(event.call)
+            elif isinstance(event, UsageEvent):
+                usage = event.usage
+            else:
+                final = event
+                return True
+            return False
+
         try:
             async with aclosing(model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
-                while True:
-                    try:
-                        if silence:
-                            with rt.move_on_after(silence) as quiet:
+                done = False
+                while not done:
+                    # One silence scope for the stream, not one per event: its deadline is set
+                    # while an event is awaited and lifted while one is kept, so nothing else in
+                    # it can be cancelled. Renewed only when it fired as an event came.
+                    late: object = None
+                    with rt.move_on_after(silence if silence else math.inf) as quiet:
+                        while True:
+                            if silence:
+                                quiet.deadline = anyio.current_time() + silence
+                            try:
                                 event = await stream.__anext__()
-                            if quiet.cancelled_caught:
-                                raise ModelError(f"The model stream was silent for {silence:g} s", kind="timeout",
-                                                 provider=provider)
-                        else:
-                            event = await stream.__anext__()
-                    except StopAsyncIteration:
-                        break
-                    except TimeoutError as exc:  # the model's own (a read timeout): not the silence above
-                        raise ModelError(f"The model request timed out ({exc or type(exc).__name__})", kind="timeout",
-                                         provider=provider) from None
-                    except ConnectionError as exc:
-                        raise ModelError(f"The connection to the model failed: {exc}", kind="connection",
-                                         provider=provider) from None
-                    event = check_event(event, provider)  # junk fails the attempt, never a commit
-                    if isinstance(event, TextDelta):
-                        text.append(event.text)
-                        await progress.update()
-                    elif isinstance(event, ReasoningDelta):
-                        reasoning.append(event.text)
-                        await progress.update()
-                    elif isinstance(event, ToolCallEvent):
-                        calls.append(event.call)
-                    elif isinstance(event, UsageEvent):
-                        usage = event.usage
-                    else:
-                        final = event
-                        break
+                            except StopAsyncIteration:
+                                done = True
+                                break
+                            except TimeoutError as exc:  # the model's own (a read timeout): not the silence above
+                                raise ModelError(f"The model request timed out ({exc or type(exc).__name__})",
+                                                 kind="timeout", provider=provider) from None
+                            except ConnectionError as exc:
+                                raise ModelError(f"The connection to the model failed: {exc}", kind="connection",
+                                                 provider=provider) from None
+                            if silence:
+                                quiet.deadline = math.inf
+                                if quiet.cancel_called:  # it fired as the event came: kept outside it
+                                    late = event
+                                    break
+                            if await take(event):
+                                done = True
+                                break
+                    if quiet.cancelled_caught:
+                        raise ModelError(f"The model stream was silent for {silence:g} s", kind="timeout",
+                                         provider=provider)
+                    if late is not None and await take(late):
+                        done = True
         except ModelError as exc:
             failure = exc
     if failure is None and final is None:

@@ -1,0 +1,110 @@
+"""Benchmark: the engine's own work per step, before and after, in one interleaved run.
+
+Run: `python benchmarks/engine.py [--before main] [--workflows 300] [--rounds 5] [--profile CASE]`.
+Not a test: it prints steps/s (medians with min-max over interleaved rounds) and CPU time per step
+(user + system, every thread of the child) for the 3-step tool workflow of `peers.py` ("ours")
+(the model asks for one `step` tool call, gets its result, three times, then answers) in three
+cases: the engine alone (`MemoryStorage`, nothing durable), ours durable on SQLite one workflow
+at a time, and 16 at a time. Each case runs on this checkout ("now") and on the code of the git
+ref `--before` ("before", exported with `git archive` into a temp dir), each in a fresh child
+process, the two taking turns within every round (the first one alternating between rounds);
+the ratio now / before is computed per round and its median with min-max printed: on a loaded
+machine the ratio of interleaved rounds and the CPU time are the figures to trust, not the wall.
+
+`--profile CASE` (memory, sqlite1, sqlite16) runs that case once on this checkout under cProfile
+and prints the top functions by own and cumulative time (harness open and warm-up included).
+Targets (issue 29): engine alone >= 3,000 steps/s; durable >= 1,000 one at a time, >= 2,500 at 16.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+CASES = {"memory": ("memory", 1), "sqlite1": ("sqlite", 1), "sqlite16": ("sqlite", 16)}
+LABELS = {"memory": "engine alone (MemoryStorage)", "sqlite1": "durable SQLite, 1 at a time",
+          "sqlite16": "durable SQLite, 16 at a time"}
+TARGETS = {"memory": 3000, "sqlite1": 1000, "sqlite16": 2500}
+
+
+def child(case: str, n: int, profile: bool = False) -> dict:
+    """One case on the code this process imports: `peers.py`'s "ours" child, sequential variant."""
+    import peers
+
+    store_kind, conc = CASES[case]
+    sync = peers.MEMORY if store_kind == "memory" else "default"
+    if not profile:
+        out = peers._ours("sequential", n, conc, sync)
+    else:
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile()
+        out = prof.runcall(peers._ours, "sequential", n, conc, sync)
+        pstats.Stats(prof).sort_stats("tottime").print_stats(45)
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(60)
+    return {"steps_per_s": 3 * n / out["wall"], "cpu_ms_per_step": 1000 * out["cpu"] / (3 * n)}
+
+
+def run_child(case: str, n: int, code: str | None) -> dict:
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = code if code is not None else root
+    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", case, str(n)],
+                          capture_output=True, text=True, env=env, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def mm(xs: list[float], f: str = ".0f") -> str:
+    return f"{statistics.median(xs):{f}} ({min(xs):{f}}-{max(xs):{f}})"
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) == 3 and argv[0] == "--child":
+        print(json.dumps(child(argv[1], int(argv[2]))))
+        return
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--before", default="main", help="git ref of the code to compare with ('' to skip)")
+    p.add_argument("--workflows", type=int, default=300)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--cases", default="memory,sqlite1,sqlite16")
+    p.add_argument("--profile", default=None, choices=sorted(CASES))
+    args = p.parse_args(argv)
+    if args.profile:
+        print(json.dumps(child(args.profile, args.workflows, profile=True)))
+        return
+    from storage import export  # `git archive REF durable` into a temp dir
+
+    before = export(args.before) if args.before else None
+    cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+    results: dict[tuple[str, str], list[dict]] = {}
+    for r in range(args.rounds):
+        for case in cases:
+            order = [("now", None)] + ([("before", before)] if before else [])
+            if r % 2:
+                order.reverse()
+            for who, code in order:
+                results.setdefault((case, who), []).append(run_child(case, args.workflows, code))
+        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
+    print(f"3-step tool workflow, {args.workflows} workflows per child, {args.rounds} interleaved rounds, trio; "
+          f"before = {args.before or '-'}")
+    print(f"{'case':32} {'who':7} {'steps/s':>22} {'CPU ms/step':>22} {'target':>7}")
+    for case in cases:
+        for who in ("now", "before") if before else ("now",):
+            rs = results[(case, who)]
+            print(f"{LABELS[case]:32} {who:7} {mm([x['steps_per_s'] for x in rs]):>22} "
+                  f"{mm([x['cpu_ms_per_step'] for x in rs], '.3f'):>22} {TARGETS[case] if who == 'now' else '':>7}")
+        if before:
+            now, old = results[(case, "now")], results[(case, "before")]
+            sp = [a["steps_per_s"] / b["steps_per_s"] for a, b in zip(now, old, strict=True)]
+            cp = [b["cpu_ms_per_step"] / a["cpu_ms_per_step"] for a, b in zip(now, old, strict=True)]
+            print(f"{'':32} {'ratio':7} {mm(sp, '.2f') + 'x':>22} {mm(cp, '.2f') + 'x':>22}"
+                  "  (now/before; CPU: before/now)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
