@@ -1,0 +1,57 @@
+"""Model contexts of idle conversations, dropped from memory and read back on demand.
+
+A conversation's model context is loaded once per process and then kept up to date by its commits
+(`durable.engine.session.Session.load_context`). A process holding many conversations would keep
+every context it ever used: `IdleContexts` remembers when each was last used (the requests of a
+run read it) and drops the contexts of conversations that have been idle (no run, no queued
+input, no live task) for `Settings.keep_idle_context` seconds, checked whenever a context is
+used. A dropped context is read back from the store, as in a fresh process, the next time the
+conversation runs. Nothing is dropped while a commit refused for a passing cause waits to be sent
+again (the store may not hold all of the head yet).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .session import Session
+
+
+class IdleContexts:
+    """When each loaded context was last used, oldest first (see the module docstring)."""
+
+    __slots__ = ("_used", "keep", "now")
+
+    def __init__(self, now: Callable[[], float], keep: float | None = 60.0) -> None:
+        self.now = now
+        self.keep = keep  # seconds an idle conversation keeps its context; None: for ever
+        self._used: dict[str, float] = {}  # conversation id -> last use, in order of use
+
+    def used(self, session: Session, conversation_id: str) -> None:
+        """The context of `conversation_id` is in use now: drop those idle for too long."""
+        now = self.now()
+        self._used.pop(conversation_id, None)
+        self._used[conversation_id] = now
+        if self.keep is None or session.has_refused():
+            return
+        cutoff = now - self.keep
+        busy = {t.conversation_id for t in session.tasks.values()}
+        for cid, at in list(self._used.items()):
+            if at > cutoff or cid == conversation_id:
+                break
+            del self._used[cid]
+            conv = session.convs.get(cid)
+            if conv is None or not conv.context_loaded:
+                continue
+            if conv.live.busy or conv.queued or cid in busy or cid in session.deleting:
+                self._used[cid] = now  # not idle: looked at again after another `keep` seconds
+                continue
+            conv.unload()
+
+    def __len__(self) -> int:
+        return len(self._used)
+
+
+__all__ = ["IdleContexts"]
