@@ -1,0 +1,90 @@
+"""Contexts of idle conversations dropped from memory (durable.engine.idle): after
+`keep_idle_context` seconds without a run, a conversation's context is dropped when another
+context is used, and read back from the file, exactly, on its next run; never while it runs."""
+
+from __future__ import annotations
+
+import pytest
+
+import durable
+from durable import records as r
+from durable.models import FauxModel, faux
+from durable.tokens import entry_tokens
+
+pytestmark = pytest.mark.anyio
+
+
+def recording(seen: list[tuple[r.Entry, ...]], *steps: object) -> FauxModel:
+    def record(step: object):  # noqa: ANN202
+        def answer(request):  # noqa: ANN001, ANN202
+            seen.append(tuple(request.messages))
+            return faux.reply(step) if isinstance(step, str) else step
+        return answer
+
+    return FauxModel([record(s) for s in steps], tokens_per_second=None)
+
+
+async def turn(h: durable.Harness, cid: str, text: str) -> None:
+    status = await (await h.conversation(cid).submit(text)).wait()
+    assert isinstance(status, durable.Answered), status
+
+
+def texts(messages: tuple[r.Entry, ...]) -> list[tuple[str, str]]:
+    return [(type(m).__name__, m.text) for m in messages]  # type: ignore[attr-defined]
+
+
+async def test_an_idle_context_is_dropped_after_keep_idle_context_and_read_back_exactly(host):
+    seen: list[tuple[r.Entry, ...]] = []
+    model = recording(seen, "a1", "b1", "b2", "b3", "a2")
+    async with host.open(model, settings=durable.Settings(keep_idle_context=30.0)) as h:
+        convs = h._session.convs
+        await turn(h, "a", "qa1")
+        await turn(h, "b", "qb1")
+        before = tuple(e.entry for e in convs["a"].context)
+        host.clock.advance(29.0)
+        await turn(h, "b", "qb2")  # a idle for 29 s: kept
+        assert convs["a"].context_loaded and len(convs["a"].context) == 2
+        host.clock.advance(2.0)
+        await turn(h, "b", "qb3")  # a idle for 31 s: dropped when b's context is used; b's kept
+        assert not convs["a"].context_loaded and convs["a"]._context is None
+        assert convs["b"].context_loaded and len(convs["b"].context) == 6
+        await turn(h, "a", "qa2")  # read back from the file
+        assert seen[-1][:2] == before
+        assert texts(seen[-1]) == [("UserEntry", "qa1"), ("AssistantEntry", "a1"), ("UserEntry", "qa2")]
+        ctx = convs["a"].context
+        assert convs["a"].context_loaded and [s.seq for s in ctx] == [1, 2, 3, 4]
+        assert ctx.tokens == sum(entry_tokens(s.entry) for s in ctx)
+    assert [texts(m) for m in seen[1:4]] == [
+        [("UserEntry", "qb1")],
+        [("UserEntry", "qb1"), ("AssistantEntry", "b1"), ("UserEntry", "qb2")],
+        [("UserEntry", "qb1"), ("AssistantEntry", "b1"), ("UserEntry", "qb2"), ("AssistantEntry", "b2"),
+         ("UserEntry", "qb3")],
+    ]
+
+
+async def test_a_running_conversation_keeps_its_context(host):
+    seen: list[tuple[r.Entry, ...]] = []
+    model = recording(seen, faux.hang("thinking"), "b1")
+    async with host.open(model, settings=durable.Settings(keep_idle_context=0.0)) as h:
+        convs = h._session.convs
+        await h.conversation("a").submit("qa1")
+        await model.wait_for_requests(1)
+        host.clock.advance(3600.0)
+        await turn(h, "b", "qb1")
+        assert convs["a"].context_loaded and texts(tuple(e.entry for e in convs["a"].context)) == [
+            ("UserEntry", "qa1")]
+        assert h.conversation("a").live().busy
+
+
+async def test_none_keeps_every_context(host):
+    model = recording([], "a1", "b1")
+    async with host.open(model, settings=durable.Settings(keep_idle_context=None)) as h:
+        await turn(h, "a", "qa1")
+        host.clock.advance(10.0**6)
+        await turn(h, "b", "qb1")
+        assert h._session.convs["a"].context_loaded and len(h._session.convs["a"].context) == 2
+
+
+def test_a_negative_keep_idle_context_is_refused():
+    with pytest.raises(ValueError, match="keep_idle_context must be at least 0 or None, not -1"):
+        durable.Settings(keep_idle_context=-1)
