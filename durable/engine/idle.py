@@ -13,10 +13,8 @@ again (the store may not hold all of the head yet).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .session import Session
+from .head import Head
 
 
 class IdleContexts:
@@ -29,12 +27,13 @@ class IdleContexts:
         self.keep = keep  # seconds an idle conversation keeps its context; None: for ever
         self._used: dict[str, float] = {}  # conversation id -> last use, in order of use
 
-    def used(self, session: Session, conversation_id: str) -> None:
-        """The context of `conversation_id` is in use now: drop those idle for too long."""
+    def used(self, session: Head, conversation_id: str, *, hold: bool = False) -> None:
+        """The context of `conversation_id` is in use now: drop those idle for too long (none
+        while `hold`: a refused commit waits to be sent again)."""
         now = self.now()
         self._used.pop(conversation_id, None)
         self._used[conversation_id] = now
-        if self.keep is None or session.has_refused():
+        if self.keep is None or hold:
             return
         cutoff = now - self.keep
         busy = {t.conversation_id for t in session.tasks.values()}

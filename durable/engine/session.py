@@ -123,12 +123,8 @@ class Session(Head):
                         context.append(stored)
                 conv.context = context
                 conv.context_loaded = True
-        self.idle.used(self, conversation_id)
+        self.idle.used(self, conversation_id, hold=bool(self._refused))
         return conv.context
-
-    def has_refused(self) -> bool:
-        """Whether a commit refused for a passing cause waits to be sent again."""
-        return bool(self._refused)
 
     # ------------------------------------------------------------------ the commit line
 
