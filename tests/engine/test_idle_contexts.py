@@ -15,8 +15,8 @@ pytestmark = pytest.mark.anyio
 
 
 def recording(seen: list[tuple[r.Entry, ...]], *steps: object) -> FauxModel:
-    def record(step: object):  # noqa: ANN202
-        def answer(request):  # noqa: ANN001, ANN202
+    def record(step: object):
+        def answer(request):
             seen.append(tuple(request.messages))
             return faux.reply(step) if isinstance(step, str) else step
         return answer
