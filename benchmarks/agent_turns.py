@@ -342,7 +342,8 @@ def compare(baseline: str, repeat: int) -> None:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import _common as c
 
-    pythons = {"this checkout": sys.executable, f"baseline {baseline}": os.path.join(baseline, ".venv", "bin", "python")}
+    pythons = {"this checkout": sys.executable,
+               f"baseline {baseline}": os.path.join(baseline, ".venv", "bin", "python")}
     print(f"agent_turns (cold / warm, {COLD_AT} turns): {c.machine_line()}")
     workdir = tempfile.mkdtemp(prefix="durable-bench-cold-")
     runs: dict[str, list[dict]] = {name: [] for name in pythons}
