@@ -88,3 +88,33 @@ async def test_none_keeps_every_context(host):
 def test_a_negative_keep_idle_context_is_refused():
     with pytest.raises(ValueError, match="keep_idle_context must be at least 0 or None, not -1"):
         durable.Settings(keep_idle_context=-1)
+
+
+async def test_a_context_dropped_after_a_compaction_or_a_fork_is_read_back_from_its_summary_on(host):
+    seen: list[tuple[r.Entry, ...]] = []
+    model = recording(seen, "a0", "a1", "a2", "SUMMARY", "x1", "a3", "f1")
+    st = durable.Settings(keep_idle_context=10.0, compaction=durable.Compaction(keep_last=2))
+    async with host.open(model, settings=st) as h:
+        convs = h._session.convs
+        for i in range(3):
+            await turn(h, "root", f"q{i}")
+        tid = await h.root.compact()
+        assert (await h.wait_for_task(tid)).state == r.Terminal(r.Done({"first_kept_seq": 5}))
+        fork = await h.root.fork("f")
+        kept = [(s.seq, s.entry) for s in convs["root"].context]
+        assert [seq for seq, _ in kept] == [5, 6]
+        host.clock.advance(11.0)
+        await turn(h, "x", "qx")  # root (and the fork, never loaded) idle for 11 s
+        assert not convs["root"].context_loaded and not convs["f"].context_loaded
+        await turn(h, "root", "q3")
+        await turn(h, "f", "qf")
+        ctx = convs["root"].context
+        assert [(s.seq, s.entry) for s in ctx][:2] == kept and [s.seq for s in ctx] == [5, 6, 8, 9]
+        assert ctx.tokens == sum(entry_tokens(s.entry) for s in ctx)
+        fctx = convs["f"].context
+        assert [s.seq for s in fctx] == [5, 6, 8, 9] and fctx.tokens == sum(entry_tokens(s.entry) for s in fctx)
+        assert fork.id == "f"
+    summary = seen[5][0]
+    assert summary == r.CompactionEntry("SUMMARY", 5, summary.usage) == seen[6][0]
+    assert texts(seen[5][1:]) == [("UserEntry", "q2"), ("AssistantEntry", "a2"), ("UserEntry", "q3")]
+    assert texts(seen[6][1:]) == [("UserEntry", "q2"), ("AssistantEntry", "a2"), ("UserEntry", "qf")]
