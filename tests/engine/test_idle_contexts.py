@@ -4,12 +4,16 @@ context is used, and read back from the file, exactly, on its next run; never wh
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 import durable
 from durable import records as r
 from durable.models import FauxModel, faux
 from durable.tokens import entry_tokens
+
+from .test_context import Reading
 
 pytestmark = pytest.mark.anyio
 
@@ -118,3 +122,26 @@ async def test_a_context_dropped_after_a_compaction_or_a_fork_is_read_back_from_
     assert summary == r.CompactionEntry("SUMMARY", 5, summary.usage) == seen[6][0]
     assert texts(seen[5][1:]) == [("UserEntry", "q2"), ("AssistantEntry", "a2"), ("UserEntry", "q3")]
     assert texts(seen[6][1:]) == [("UserEntry", "q2"), ("AssistantEntry", "a2"), ("UserEntry", "qf")]
+
+
+async def test_an_entry_damaged_while_its_context_was_dropped_ends_the_next_run_naming_it(host):
+    model = Reading([faux.reply("a1"), faux.reply("b1"), faux.reply("never")])
+    async with host.open(model, settings=durable.Settings(keep_idle_context=0.0)) as h:
+        await turn(h, "a", "qa1")
+        await turn(h, "b", "qb1")  # drops a's context
+        assert not h._session.convs["a"].context_loaded
+        conn = sqlite3.connect(host.path)
+        with conn:  # framed as the codec writes it, damaged inside
+            conn.execute("""UPDATE entries SET body = '{"type":"assistant","text":5,"bogus":1}' """
+                         "WHERE conversation_id = 'a' AND seq = 2")
+        conn.close()
+        result = await (await h.conversation("a").submit("qa2")).wait()
+    detail = (f"Task 3 (generation) stopped: Entry 2 of conversation 'a' in {host.path} cannot be read: "
+              "required field missing @ $.stop_reason; extra fields found (bogus) @ $")
+    assert result == r.Unanswered("storage_error", detail)
+    ref = durable.TaskRef(3, "generation", "a")
+    assert [(type(x).__name__, x.message if hasattr(x, "message") else x.detail) for x in host.reports] == [
+        ("ErrorReport", detail), ("TaskFaulted", detail)]
+    assert [x.task for x in host.reports] == [ref, ref]
+    assert model.calls == 2  # no request was sent with the damaged entry
+    assert await host.transcript_of("a") == ["user", "assistant:stop", "user"]
