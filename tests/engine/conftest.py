@@ -45,13 +45,10 @@ class Host:
                 await store.release()
 
     async def transcript(self) -> list[str]:
-        return await self.transcript_of("root")
-
-    async def transcript_of(self, conversation_id: str) -> list[str]:
         store = SQLiteStorage(self.path)
         await store.open()
         try:
-            return [kind_of(e.entry) for e in await store.get_entries(conversation_id)]
+            return [kind_of(e.entry) for e in await store.get_entries("root")]
         finally:
             await store.close()
 
