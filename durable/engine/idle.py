@@ -36,21 +36,24 @@ class IdleContexts:
         if self.keep is None or hold:
             return
         cutoff = now - self.keep
-        busy = {t.conversation_id for t in session.tasks.values()}
-        for cid, at in list(self._used.items()):
-            if at > cutoff or cid == conversation_id:
-                break
-            del self._used[cid]
+        used = self._used
+        busy: set[str] | None = None
+        # Oldest first, up to the first used since the cutoff, or this one (always there, before
+        # any put back below): O(1) when none is due.
+        while True:
+            cid = next(iter(used))
+            if used[cid] > cutoff or cid == conversation_id:
+                return
+            del used[cid]
             conv = session.convs.get(cid)
             if conv is None or not conv.context_loaded:
                 continue
+            if busy is None:
+                busy = {t.conversation_id for t in session.tasks.values()}
             if conv.live.busy or conv.queued or cid in busy or cid in session.deleting:
-                self._used[cid] = now  # not idle: looked at again after another `keep` seconds
+                used[cid] = now  # not idle: looked at again after another `keep` seconds
                 continue
             conv.unload()
-
-    def __len__(self) -> int:
-        return len(self._used)
 
 
 __all__ = ["IdleContexts"]
