@@ -3,7 +3,7 @@
 Run: `python benchmarks/idle_memory.py [--baseline /path/to/other/checkout] [--rounds 5]`.
 Not a test: it prints figures, measured in fresh child processes on the SQLite store (a session
 file in a temp dir, the library's defaults), interleaved with the baseline's when one is given
-(its own `.venv/bin/python`, so the children import its code):
+(same interpreter and packages, the baseline's `durable` imported in its children):
 
 - Bytes per idle conversation: a harness takes one turn on each of `--idle` conversations (100
   at a time, their handles kept), after 50 conversations that warm it up; the bytes it holds for
@@ -137,15 +137,16 @@ def main(argv: list[str]) -> None:
     p.add_argument("--conversations", type=int, default=1000)
     args = p.parse_args(argv)
     me = os.path.abspath(__file__)
-    pythons = {"this checkout": sys.executable}
+    # Both through `code` (the same import path), and the same interpreter and packages.
+    pythons: dict[str, str | None] = {"this checkout": os.path.dirname(os.path.dirname(me))}
     if args.baseline:
-        pythons["baseline " + args.baseline] = os.path.join(args.baseline, ".venv", "bin", "python")
+        pythons["baseline " + args.baseline] = args.baseline
     print(f"idle_memory: {c.machine_line()}")
     idle: dict[str, list[dict]] = {k: [] for k in pythons}
     for rnd in range(args.rounds):
         for name, py in pythons.items():
-            r = c.run_child([me, "--child-idle", str(args.idle), "trace"], python=py)
-            r.update(c.run_child([me, "--child-idle", str(args.idle), "rss"], python=py))
+            r = c.run_child([me, "--child-idle", str(args.idle), "trace"], code=py)
+            r.update(c.run_child([me, "--child-idle", str(args.idle), "rss"], code=py))
             idle[name].append(r)
             print(f"  round {rnd + 1} {name}: {r['bytes_per_conversation']:.0f} B per idle conversation "
                   f"(tracemalloc), RSS {r['rss_per_conversation']:.0f} B", flush=True)
@@ -162,13 +163,21 @@ def main(argv: list[str]) -> None:
         print(f"\nRSS over {args.turns:,} turns in waves over {args.conversations:,} conversations "
               f"(SQLite, keep_idle_context=0):")
         for name, py in pythons.items():
-            r = c.run_child([me, "--child-turns", str(args.turns), str(args.conversations)], python=py, timeout=3600)
+            r = c.run_child([me, "--child-turns", str(args.turns), str(args.conversations)], code=py, timeout=3600)
             print(f"  {name}:")
             for done, rss, rate in r["points"]:
                 print(f"    {done:>7,} turns: RSS {rss:6.1f} MB, {rate:5.0f} turns/s", flush=True)
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] in (["--child-idle"], ["--child-turns"]):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import _common
+
+        _common.use_code_from_env()
+        import durable
+
+        print(f"durable from {durable.__file__}", file=sys.stderr)
     if len(sys.argv) >= 3 and sys.argv[1] == "--child-idle":
         print(json.dumps(child_idle(int(sys.argv[2]), sys.argv[3:] == ["trace"])))
     elif len(sys.argv) >= 4 and sys.argv[1] == "--child-turns":
