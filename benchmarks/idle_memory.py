@@ -40,6 +40,29 @@ def _settings(**kw):  # type: ignore[no-untyped-def]
     return durable.Settings(**{k: v for k, v in kw.items() if k in known})
 
 
+async def _one_turn_each(h, ids, handles: list | None = None) -> None:  # type: ignore[no-untyped-def]
+    """One answered turn on each conversation of `ids`, 100 at a time (their handles kept in
+    `handles`)."""
+    import anyio
+
+    import durable
+
+    sem = anyio.Semaphore(100)
+
+    async def one(cid: str) -> None:
+        async with sem:
+            conv = h.conversation(cid)
+            if handles is not None:
+                handles.append(conv)
+            status = await (await conv.submit("Question")).wait()
+            if not isinstance(status, durable.Answered):
+                raise RuntimeError(f"{cid}: {status}")
+
+    async with anyio.create_task_group() as tg:
+        for cid in ids:
+            tg.start_soon(one, cid)
+
+
 def child_idle(n: int, trace: bool) -> dict:
     import gc
     import tempfile
@@ -62,19 +85,7 @@ def child_idle(n: int, trace: bool) -> dict:
             if trace:
                 tracemalloc.start()
             before, rss0 = tracemalloc.get_traced_memory()[0], _rss_mb()
-            sem = anyio.Semaphore(100)
-
-            async def one(i: int) -> None:
-                async with sem:
-                    conv = h.conversation(f"c{i}")
-                    handles.append(conv)
-                    status = await (await conv.submit(f"Question {i}")).wait()
-                    if not isinstance(status, durable.Answered):
-                        raise RuntimeError(f"c{i}: {status}")
-
-            async with anyio.create_task_group() as tg:
-                for i in range(n):
-                    tg.start_soon(one, i)
+            await _one_turn_each(h, [f"c{i}" for i in range(n)], handles)
             # one more turn on another conversation: what was dropped once idle is dropped now
             await (await h.conversation("last").submit("Question")).wait()
             gc.collect()
@@ -103,17 +114,9 @@ def child_turns(turns: int, conversations: int) -> dict:
         points: list[tuple[int, float, float]] = []
         async with durable.open_harness(path, model=model, settings=_settings(keep_idle_context=0)) as h:
             done, t0 = 0, time.perf_counter()
-            sem = anyio.Semaphore(100)
-
-            async def one(i: int) -> None:
-                async with sem:
-                    await (await h.conversation(f"c{i}").submit("Question")).wait()
-
             while done < turns:
                 wave = min(conversations, turns - done)
-                async with anyio.create_task_group() as tg:
-                    for i in range(wave):
-                        tg.start_soon(one, i)
+                await _one_turn_each(h, [f"c{i}" for i in range(wave)])
                 done += wave
                 if done % 10_000 == 0 or done == turns:
                     gc.collect()
