@@ -148,3 +148,16 @@ async def test_an_entry_damaged_while_its_context_was_dropped_ends_the_next_run_
     assert conn.execute("SELECT seq, kind FROM entries WHERE conversation_id = 'a' ORDER BY seq").fetchall() == [
         (1, "user"), (2, "assistant"), (3, "user")]
     conn.close()
+
+
+async def test_nothing_is_dropped_while_a_refused_commit_waits_to_be_sent_again(host):
+    model = recording([], "a1", "b1")
+    async with host.open(model, settings=durable.Settings(keep_idle_context=5.0)) as h:
+        session = h._session
+        await turn(h, "a", "qa1")
+        await turn(h, "b", "qb1")
+        host.clock.advance(6.0)
+        session.idle.used(session, "b", hold=True)  # as `load_context` does while one waits
+        assert session.convs["a"].context_loaded
+        session.idle.used(session, "b")
+        assert not session.convs["a"].context_loaded
