@@ -39,6 +39,11 @@ import os  # noqa: E402
 import resource  # noqa: E402
 
 T_STDLIB = time.time()
+if os.environ.get("DURABLE_BENCH_CODE"):  # a child of `--baseline`: durable from the checkout it names
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _common
+
+    _common.use_code_from_env()
 import anyio  # noqa: E402
 import anyio._backends._asyncio  # noqa: E402,F401 - what anyio.run would import lazily: timed as an import
 
@@ -334,16 +339,17 @@ def main(argv: list[str]) -> None:
 def compare(baseline: str, repeat: int) -> None:
     """Cold / warm at `COLD_AT` turns, this checkout against `baseline` in one run: one history
     (built by this checkout), then `repeat` rounds, each a cold process of either on a fresh copy
-    of it (which goes first alternates). Per process: cold (open + first turn) over the median
-    of its 9 warm turns."""
+    of it (which goes first alternates; both on this interpreter, each importing its own
+    durable). Per process: cold (open + first turn) over the median of its 9 warm turns."""
     import shutil
     import tempfile
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import _common as c
 
-    pythons = {"this checkout": sys.executable,
-               f"baseline {baseline}": os.path.join(baseline, ".venv", "bin", "python")}
+    # Both on this interpreter and its packages, each importing its own durable by path.
+    pythons = {"this checkout": os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+               f"baseline {baseline}": baseline}
     print(f"agent_turns (cold / warm, {COLD_AT} turns): {c.machine_line()}")
     workdir = tempfile.mkdtemp(prefix="durable-bench-cold-")
     runs: dict[str, list[dict]] = {name: [] for name in pythons}
@@ -354,7 +360,7 @@ def compare(baseline: str, repeat: int) -> None:
             for name, py in order if rnd % 2 == 0 else order[::-1]:
                 path = os.path.join(workdir, f"cold-{rnd}.sqlite")
                 _copy(snap["path"], path)
-                r = c.run_child([os.path.abspath(__file__), "--cold", path, "--first-turn", str(COLD_AT)], python=py)
+                r = c.run_child([os.path.abspath(__file__), "--cold", path, "--first-turn", str(COLD_AT)], code=py)
                 runs[name].append(r)
                 for suffix in ("", "-wal", "-shm", "-mark"):
                     if os.path.exists(path + suffix):
