@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import time
 
@@ -76,7 +77,7 @@ def child_idle(n: int, trace: bool) -> dict:
     model = FauxModel([faux.reply(ANSWER)] * (n + 60), token_size=8, tokens_per_second=None, keep_requests=1)
 
     async def main() -> dict:
-        path = os.path.join(tempfile.mkdtemp(prefix="durable-bench-idle-"), "idle.sqlite")
+        path = os.path.join(workdir, "idle.sqlite")
         handles = []
         async with durable.open_harness(path, model=model, settings=_settings(keep_idle_context=0)) as h:
             for i in range(50):
@@ -95,7 +96,11 @@ def child_idle(n: int, trace: bool) -> dict:
             return {"bytes_per_conversation": (after - before) / n}
         return {"rss_per_conversation": (rss1 - rss0) * 2**20 / n}
 
-    return anyio.run(main, backend="asyncio")
+    workdir = tempfile.mkdtemp(prefix="durable-bench-memory-")
+    try:
+        return anyio.run(main, backend="asyncio")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def child_turns(turns: int, conversations: int) -> dict:
@@ -110,7 +115,7 @@ def child_turns(turns: int, conversations: int) -> dict:
     model = FauxModel([faux.reply(ANSWER)] * turns, token_size=8, tokens_per_second=None, keep_requests=1)
 
     async def main() -> dict:
-        path = os.path.join(tempfile.mkdtemp(prefix="durable-bench-turns-"), "turns.sqlite")
+        path = os.path.join(workdir, "turns.sqlite")
         points: list[tuple[int, float, float]] = []
         async with durable.open_harness(path, model=model, settings=_settings(keep_idle_context=0)) as h:
             done, t0 = 0, time.perf_counter()
@@ -123,7 +128,11 @@ def child_turns(turns: int, conversations: int) -> dict:
                     points.append((done, _rss_mb(), done / (time.perf_counter() - t0)))
         return {"points": points}
 
-    return anyio.run(main, backend="asyncio")
+    workdir = tempfile.mkdtemp(prefix="durable-bench-memory-")
+    try:
+        return anyio.run(main, backend="asyncio")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def main(argv: list[str]) -> None:
