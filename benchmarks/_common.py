@@ -146,11 +146,18 @@ def spawn_time() -> float | None:
     return float(value) if value else None
 
 
-def run_child(argv: Sequence[str], *, timeout: float = 600, python: str | None = None) -> dict[str, Any]:
+CODE_ENV = "DURABLE_BENCH_CODE"
+
+
+def run_child(argv: Sequence[str], *, timeout: float = 600, python: str | None = None,
+              code: str | None = None) -> dict[str, Any]:
     """Run `python argv...` with the spawn time in its environment; return the JSON object it
-    prints on its last stdout line."""
+    prints on its last stdout line. `code`: another checkout whose `durable` the child imports
+    (same interpreter and packages; the child calls `use_code_from_env` first)."""
     exe = python or sys.executable
     env = child_env()
+    if code:
+        env[CODE_ENV] = code
     proc = subprocess.run([exe, *argv], capture_output=True, text=True, timeout=timeout, env=env, cwd=str(ROOT))
     if proc.returncode != 0:
         raise RuntimeError(f"child {argv} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
@@ -158,6 +165,16 @@ def run_child(argv: Sequence[str], *, timeout: float = 600, python: str | None =
     if not lines:
         raise RuntimeError(f"child {argv} printed no JSON:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     return json.loads(lines[-1])
+
+
+def use_code_from_env() -> None:
+    """In a child given `code` by `run_child`: import `durable` from that checkout, not from the
+    one installed (editable) in this interpreter. Call before importing durable."""
+    code = os.environ.get(CODE_ENV)
+    if code:
+        sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in getattr(f, "__module__", "")
+                            and "editable" not in getattr(f, "__name__", "")]
+        sys.path.insert(0, code)
 
 
 def child_env() -> dict[str, str]:

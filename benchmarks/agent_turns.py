@@ -39,6 +39,11 @@ import os  # noqa: E402
 import resource  # noqa: E402
 
 T_STDLIB = time.time()
+if os.environ.get("DURABLE_BENCH_CODE"):  # a child of `--baseline`: durable from the checkout it names
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _common
+
+    _common.use_code_from_env()
 import anyio  # noqa: E402
 import anyio._backends._asyncio  # noqa: E402,F401 - what anyio.run would import lazily: timed as an import
 
@@ -202,7 +207,12 @@ def main(argv: list[str]) -> None:
     p.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="history sizes in turns (comma-separated)")
     p.add_argument("--repeat", type=int, default=5, help="rounds of cold processes, one per size each (>= 5)")
     p.add_argument("--keep", action="store_true", help="keep the temp dir with the session files")
+    p.add_argument("--baseline", help="another checkout (with its .venv): cold / warm at 3,500 turns only, "
+                                      "its cold processes interleaved with this checkout's")
     args = p.parse_args(argv)
+    if args.baseline:
+        compare(args.baseline, args.repeat)
+        return
     sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
 
     print(f"agent_turns: {c.machine_line()}")
@@ -324,6 +334,51 @@ def main(argv: list[str]) -> None:
         "pi_durable": {"cold_ms": PI_COLD_MS, "warm_ms": PI_WARM_MS, "build_3500_s": PI_BUILD_3500_S},
         "targets": [{"target": a, "measured": b, "met": ok} for a, b, ok in targets],
     }, md)
+
+
+def compare(baseline: str, repeat: int) -> None:
+    """Cold / warm at `COLD_AT` turns, this checkout against `baseline` in one run: one history
+    (built by this checkout), then `repeat` rounds, each a cold process of either on a fresh copy
+    of it (which goes first alternates; both on this interpreter, each importing its own
+    durable). Per process: cold (open + first turn) over the median of its 9 warm turns."""
+    import shutil
+    import tempfile
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _common as c
+
+    # Both on this interpreter and its packages, each importing its own durable by path.
+    pythons = {"this checkout": os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+               f"baseline {baseline}": baseline}
+    print(f"agent_turns (cold / warm, {COLD_AT} turns): {c.machine_line()}")
+    workdir = tempfile.mkdtemp(prefix="durable-bench-cold-")
+    runs: dict[str, list[dict]] = {name: [] for name in pythons}
+    try:
+        snap = anyio.run(build, workdir, [COLD_AT], "", backend="asyncio")[COLD_AT]
+        for rnd in range(repeat):
+            order = list(pythons.items())
+            for name, py in order if rnd % 2 == 0 else order[::-1]:
+                path = os.path.join(workdir, f"cold-{rnd}.sqlite")
+                _copy(snap["path"], path)
+                r = c.run_child([os.path.abspath(__file__), "--cold", path, "--first-turn", str(COLD_AT)], code=py)
+                runs[name].append(r)
+                for suffix in ("", "-wal", "-shm", "-mark"):
+                    if os.path.exists(path + suffix):
+                        os.remove(path + suffix)
+                print(f"  round {rnd + 1} {name}: cold {c.ms(r['open_and_turn'])} ms (open {c.ms(r['open'])}), "
+                      f"warm {c.ms(c.median(r['warm']))} ms", flush=True)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    def mm(xs: list[float], f: str) -> str:
+        return f"{c.median(xs):{f}} ({min(xs):{f}}-{max(xs):{f}})"
+
+    print(f"\nAt {COLD_AT} turns ({snap['entries']} entries), median of {repeat} interleaved rounds (min-max):")
+    for name, rs in runs.items():
+        print(f"  {name}: cold / warm {mm([r['open_and_turn'] / c.median(r['warm']) for r in rs], '.2f')}x; "
+              f"cold {mm([r['open_and_turn'] * 1000 for r in rs], '.1f')} ms, "
+              f"warm {mm([c.median(r['warm']) * 1000 for r in rs], '.1f')} ms, "
+              f"open {mm([r['open'] * 1000 for r in rs], '.1f')} ms")
 
 
 if __name__ == "__main__":

@@ -143,9 +143,15 @@ class Settings:
     # Sub-agents (durable.subagent): the deepest a child conversation may be (a child of a
     # top-level conversation is at depth 1).
     subagent_depth: int = 3
+    # Memory: seconds an idle conversation (no run, no queued input) keeps its model context in
+    # memory after it was last used; then it is dropped and read back from the store when the
+    # conversation runs again (`durable.engine.idle`). None: contexts are kept for ever.
+    keep_idle_context: float | None = 60.0
 
     def __attrs_post_init__(self) -> None:
         from_options(self.model_options)  # an unknown key is an error here, not ignored at each request
+        if self.keep_idle_context is not None and self.keep_idle_context < 0:
+            raise ValueError(f"keep_idle_context must be at least 0 or None, not {self.keep_idle_context}")
         if self.max_attachment_bytes < 1:
             raise ValueError(f"max_attachment_bytes must be at least 1, not {self.max_attachment_bytes}")
         if self.restart_limit < 1:

@@ -162,6 +162,7 @@ class Harness(Generic[DepsT]):
             tables = {name: kind.transitions for name, kind in self.kinds.items()}
             self._session = Session(self.storage, opened, self.clock.now, tables,
                                     disk_full_patience=self.settings.disk_full_patience)
+            self._session.idle.keep = self.settings.keep_idle_context
             await recovery.charge_interrupted(self._session)
         except BaseException:
             await self.storage.close()

@@ -33,7 +33,7 @@ class ConversationHead:
     live: Live = EMPTY_LIVE
     committed_live: Live = EMPTY_LIVE
     compaction: StoredEntry | None = None
-    _context: Context = attrs.field(factory=Context, alias="context")
+    _context: Context | None = attrs.field(default=None, alias="context")  # None: empty, made on first use
     queued: list[str] = attrs.field(factory=list)  # submissions waiting for the next run
     context_loaded: bool = False
 
@@ -41,11 +41,18 @@ class ConversationHead:
     def context(self) -> Context:
         """The model context (see `durable.engine.context`): appended to by the commits of this
         process; replaced as a whole (by a compaction, a refused commit) by assigning entries."""
+        if self._context is None:
+            self._context = Context()
         return self._context
 
     @context.setter
     def context(self, entries: Iterable[StoredEntry]) -> None:
         self._context = entries if isinstance(entries, Context) else Context(entries)
+
+    def unload(self) -> None:
+        """Drop the context from memory: it is read from the store when next used."""
+        self._context = None
+        self.context_loaded = False
 
 
 class Head:

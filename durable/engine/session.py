@@ -40,6 +40,7 @@ from ..tokens import in_context
 from . import tracing
 from .context import Context
 from .head import Change, Head
+from .idle import IdleContexts
 from .transitions import Transitions
 
 Retry = Callable[[StorageError, float], None]
@@ -81,6 +82,7 @@ class Session(Head):
         self._refused: dict[int, anyio.Event] = {}
         self._moved: anyio.Event | None = None  # set whenever `_published` moves on, while anyone waits
         self._stop = anyio.Event()  # `stop_retrying()`: commits are no longer tried again
+        self.idle = IdleContexts(now)  # contexts of idle conversations dropped (`durable.engine.idle`)
 
     @asynccontextmanager
     async def placing(self, submission_id: str) -> AsyncIterator[None]:
@@ -121,6 +123,7 @@ class Session(Head):
                         context.append(stored)
                 conv.context = context
                 conv.context_loaded = True
+        self.idle.used(self, conversation_id, hold=bool(self._refused))
         return conv.context
 
     # ------------------------------------------------------------------ the commit line

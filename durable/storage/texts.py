@@ -17,6 +17,7 @@ Imports the records and attrs only (the codec encodes the blanked records).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -157,6 +158,15 @@ class Stream:
         self.pieces = max(1, -(-len(text) // PIECE))
 
 
+def _digest(body: str, texts: str | None) -> bytes:
+    """A live document's row, as `HeldTexts` remembers it: a 128-bit BLAKE2b digest (collisions,
+    which would skip the write of a changed row, are out of reach)."""
+    h = hashlib.blake2b(body.encode(), digest_size=16)
+    if texts is not None:
+        h.update(b"\x00" + texts.encode())
+    return h.digest()
+
+
 class HeldTexts:
     """What a store holds of the long texts of its live rows (owner -> field -> `Stream`, owners
     `task:<id>` and `live:<conversation>`), and the last row it wrote of each live document, as
@@ -166,7 +176,8 @@ class HeldTexts:
     def __init__(self, held: dict[str, dict[str, Stream]] | None = None) -> None:
         self.held = held or {}
         self.next = 1 + max((s.number for fields in self.held.values() for s in fields.values()), default=0)
-        self.bodies: dict[str, tuple[str, str | None]] = {}  # conversation -> (body, texts column)
+        # conversation -> digest of its row (body and texts column): 16 bytes a conversation, not its row
+        self.bodies: dict[str, bytes] = {}
         self.begin()
 
     @classmethod
@@ -217,20 +228,22 @@ class HeldTexts:
 
     def changed(self, conversation_id: str, body: str, texts: str | None) -> bool:
         """Whether a live document's row differs from the one last written (and note it)."""
-        written = self._new_bodies.get(conversation_id) or self.bodies.get(conversation_id)
-        self._new_bodies[conversation_id] = (body, texts)
-        return written != (body, texts)
+        new = self._new_bodies
+        written = new[conversation_id] if conversation_id in new else self.bodies.get(conversation_id)
+        digest = _digest(body, texts)
+        self._new_bodies[conversation_id] = digest
+        return written != digest
 
     def forget(self, conversation_id: str) -> None:
         """The live document of `conversation_id` is deleted in this transaction: its next row is
         written whatever it holds."""
-        self._new_bodies[conversation_id] = ("", None)
+        self._new_bodies[conversation_id] = b""
 
     def begin(self) -> None:
         self._new: dict[str, dict[str, Stream]] = {}
-        self._new_bodies: dict[str, tuple[str, str | None]] = {}
+        self._new_bodies: dict[str, bytes] = {}
         self._next = self.next
-        self._marks: list[tuple[dict[str, dict[str, Stream]], dict[str, tuple[str, str | None]], int]] = []
+        self._marks: list[tuple[dict[str, dict[str, Stream]], dict[str, bytes], int]] = []
 
     def savepoint(self) -> None:
         self._marks.append((dict(self._new), dict(self._new_bodies), self._next))

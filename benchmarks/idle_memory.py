@@ -1,0 +1,198 @@
+"""Benchmark: memory of idle conversations, and RSS over many turns (issue 29).
+
+Run: `python benchmarks/idle_memory.py [--baseline /path/to/other/checkout] [--rounds 5]`.
+Not a test: it prints figures, measured in fresh child processes on the SQLite store (a session
+file in a temp dir, the library's defaults), interleaved with the baseline's when one is given
+(same interpreter and packages, the baseline's `durable` imported in its children):
+
+- Bytes per idle conversation: a harness takes one turn on each of `--idle` conversations (100
+  at a time, their handles kept), after 50 conversations that warm it up; the bytes it holds for
+  them (`tracemalloc`, after `gc.collect()`) over their number, and, in another process without
+  tracemalloc, the resident set's growth (`/proc/self/statm`) over the same. Medians of `--rounds` rounds with min-max.
+- RSS over turns: `--turns` turns (100,000) in waves over `--conversations` conversations (1,000:
+  each wave gives every conversation one turn, 100 at a time), the resident set printed every
+  10,000 turns, with turns/s. Here contexts are dropped from memory as soon as a conversation is
+  idle (`Settings(keep_idle_context=0)`: the default keeps them 60 s, longer than this run's
+  waves), so every turn reads its context back from the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+
+ANSWER = "The answer, after looking at the question carefully, is forty-two. "
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _settings(**kw):  # type: ignore[no-untyped-def]
+    import attrs
+
+    import durable
+
+    known = attrs.fields_dict(durable.Settings)
+    return durable.Settings(**{k: v for k, v in kw.items() if k in known})
+
+
+async def _one_turn_each(h, ids, handles: list | None = None) -> None:  # type: ignore[no-untyped-def]
+    """One answered turn on each conversation of `ids`, 100 at a time (their handles kept in
+    `handles`)."""
+    import anyio
+
+    import durable
+
+    sem = anyio.Semaphore(100)
+
+    async def one(cid: str) -> None:
+        async with sem:
+            conv = h.conversation(cid)
+            if handles is not None:
+                handles.append(conv)
+            status = await (await conv.submit("Question")).wait()
+            if not isinstance(status, durable.Answered):
+                raise RuntimeError(f"{cid}: {status}")
+
+    async with anyio.create_task_group() as tg:
+        for cid in ids:
+            tg.start_soon(one, cid)
+
+
+def child_idle(n: int, trace: bool) -> dict:
+    import gc
+    import tempfile
+    import tracemalloc
+
+    import anyio
+
+    import durable
+    from durable.models import FauxModel, faux
+
+    model = FauxModel([faux.reply(ANSWER)] * (n + 60), token_size=8, tokens_per_second=None, keep_requests=1)
+
+    async def main() -> dict:
+        path = os.path.join(workdir, "idle.sqlite")
+        handles = []
+        async with durable.open_harness(path, model=model, settings=_settings(keep_idle_context=0)) as h:
+            for i in range(50):
+                await (await h.conversation(f"w{i}").submit(f"Question {i}")).wait()
+            gc.collect()
+            if trace:
+                tracemalloc.start()
+            before, rss0 = tracemalloc.get_traced_memory()[0], _rss_mb()
+            await _one_turn_each(h, [f"c{i}" for i in range(n)], handles)
+            # one more turn on another conversation: what was dropped once idle is dropped now
+            await (await h.conversation("last").submit("Question")).wait()
+            gc.collect()
+            after, rss1 = tracemalloc.get_traced_memory()[0], _rss_mb()
+            tracemalloc.stop()
+        if trace:
+            return {"bytes_per_conversation": (after - before) / n}
+        return {"rss_per_conversation": (rss1 - rss0) * 2**20 / n}
+
+    workdir = tempfile.mkdtemp(prefix="durable-bench-memory-")
+    try:
+        return anyio.run(main, backend="asyncio")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def child_turns(turns: int, conversations: int) -> dict:
+    import gc
+    import tempfile
+
+    import anyio
+
+    import durable
+    from durable.models import FauxModel, faux
+
+    model = FauxModel([faux.reply(ANSWER)] * turns, token_size=8, tokens_per_second=None, keep_requests=1)
+
+    async def main() -> dict:
+        path = os.path.join(workdir, "turns.sqlite")
+        points: list[tuple[int, float, float]] = []
+        async with durable.open_harness(path, model=model, settings=_settings(keep_idle_context=0)) as h:
+            done, t0 = 0, time.perf_counter()
+            while done < turns:
+                wave = min(conversations, turns - done)
+                await _one_turn_each(h, [f"c{i}" for i in range(wave)])
+                done += wave
+                if done % 10_000 == 0 or done == turns:
+                    gc.collect()
+                    points.append((done, _rss_mb(), done / (time.perf_counter() - t0)))
+        return {"points": points}
+
+    workdir = tempfile.mkdtemp(prefix="durable-bench-memory-")
+    try:
+        return anyio.run(main, backend="asyncio")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def main(argv: list[str]) -> None:
+    import argparse
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _common as c
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--baseline", help="another checkout (with its .venv) measured in the same run")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--idle", type=int, default=1000)
+    p.add_argument("--turns", type=int, default=100_000)
+    p.add_argument("--conversations", type=int, default=1000)
+    args = p.parse_args(argv)
+    me = os.path.abspath(__file__)
+    # Both through `code` (the same import path), and the same interpreter and packages.
+    pythons: dict[str, str | None] = {"this checkout": os.path.dirname(os.path.dirname(me))}
+    if args.baseline:
+        pythons["baseline " + args.baseline] = args.baseline
+    print(f"idle_memory: {c.machine_line()}")
+    idle: dict[str, list[dict]] = {k: [] for k in pythons}
+    for rnd in range(args.rounds):
+        for name, py in pythons.items():
+            r = c.run_child([me, "--child-idle", str(args.idle), "trace"], code=py)
+            r.update(c.run_child([me, "--child-idle", str(args.idle), "rss"], code=py))
+            idle[name].append(r)
+            print(f"  round {rnd + 1} {name}: {r['bytes_per_conversation']:.0f} B per idle conversation "
+                  f"(tracemalloc), RSS {r['rss_per_conversation']:.0f} B", flush=True)
+
+    def mm(xs: list[float]) -> str:
+        return f"{c.median(xs):.0f} ({min(xs):.0f}-{max(xs):.0f})"
+
+    print(f"\nPer idle conversation ({args.idle:,} conversations, one turn each, SQLite), "
+          f"median of {args.rounds} rounds (min-max):")
+    for name, runs in idle.items():
+        print(f"  {name}: {mm([r['bytes_per_conversation'] for r in runs])} B held (tracemalloc); "
+              f"RSS growth {mm([r['rss_per_conversation'] for r in runs])} B")
+    if args.turns:
+        print(f"\nRSS over {args.turns:,} turns in waves over {args.conversations:,} conversations "
+              f"(SQLite, keep_idle_context=0):")
+        for name, py in pythons.items():
+            r = c.run_child([me, "--child-turns", str(args.turns), str(args.conversations)], code=py, timeout=3600)
+            print(f"  {name}:")
+            for done, rss, rate in r["points"]:
+                print(f"    {done:>7,} turns: RSS {rss:6.1f} MB, {rate:5.0f} turns/s", flush=True)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] in (["--child-idle"], ["--child-turns"]):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import _common
+
+        _common.use_code_from_env()
+        import durable
+
+        print(f"durable from {durable.__file__}", file=sys.stderr)
+    if len(sys.argv) >= 3 and sys.argv[1] == "--child-idle":
+        print(json.dumps(child_idle(int(sys.argv[2]), sys.argv[3:] == ["trace"])))
+    elif len(sys.argv) >= 4 and sys.argv[1] == "--child-turns":
+        print(json.dumps(child_turns(int(sys.argv[2]), int(sys.argv[3]))))
+    else:
+        main(sys.argv[1:])
