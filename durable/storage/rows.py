@@ -135,6 +135,25 @@ def written_texts(rows: EncodedBatch, held: texts_.HeldTexts) -> tuple[EncodedBa
                          copies=rows.copies, attachments=rows.attachments), puts, drops)
 
 
+def lazy_appends(rows: EncodedBatch, held: texts_.HeldTexts) -> list[tuple[str, str, texts_.Stream, str]] | None:
+    """What `rows` changes, as of `held`, when it only appends to long texts kept apart: (owner,
+    field, stream, what it gains) for each; None when it writes anything else (a row, an
+    attachment, a live document's body, a new or shortened text)."""
+    if rows.tasks or rows.entries or rows.submissions or rows.inbox or rows.copies or rows.attachments:
+        return None
+    found = []
+    for owner, long in rows.texts:
+        grown = held.appends(owner, long)
+        if grown is None:
+            return None
+        found += [(owner, field, stream, gained) for field, stream, gained in grown]
+    for cid, body, _ in rows.live:
+        streams = held.held.get(f"live:{cid}", {})
+        if held.bodies.get(cid) != (body, texts_.column({f: s.number for f, s in streams.items()})):
+            return None
+    return found
+
+
 def sealed(rows: EncodedBatch, puts: list[texts_.Put],
            sealer: sealing.Sealer) -> tuple[EncodedBatch, list[texts_.Put]]:
     """`rows` and `puts` as written to an encrypted file: every body and piece sealed

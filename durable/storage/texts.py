@@ -18,6 +18,7 @@ Imports the records and attrs only (the codec encodes the blanked records).
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -36,6 +37,7 @@ SHIFT = 20
 Texts = dict[str, str]  # a row's long texts by field
 Put = tuple[int, str]  # the key of a piece, its text
 Drop = tuple[int, int]  # the first and last key of the pieces of a stream
+Append = tuple[int, int, int, str]  # a stream, its length before (characters), the CRC-32 of its UTF-8 then, what it gained
 
 _STR_FIELDS: dict[type, tuple[str, ...]] = {}
 
@@ -147,14 +149,30 @@ def join_pieces(pieces: Iterable[tuple[int, str]]) -> str:
 
 
 class Stream:
-    """One text kept apart: its stream number, its text, and how many pieces it has."""
+    """One text kept apart: its stream number, its text, how many of its characters the table
+    holds (`stored`: fewer after appends kept beside the file, `HeldTexts.grew`) and the CRC-32 of
+    its UTF-8 (None: not computed yet)."""
 
-    __slots__ = ("number", "pieces", "text")
+    __slots__ = ("_crc", "number", "stored", "text")
 
-    def __init__(self, number: int, text: str) -> None:
+    def __init__(self, number: int, text: str, stored: int | None = None, crc: int | None = None) -> None:
         self.number = number
         self.text = text
-        self.pieces = max(1, -(-len(text) // PIECE))
+        self.stored = len(text) if stored is None else stored
+        self._crc = crc
+
+    @property
+    def crc(self) -> int:
+        if self._crc is None:
+            self._crc = zlib.crc32(self.text.encode())
+        return self._crc
+
+    def puts(self) -> list[Put]:
+        """The pieces to write so that the table holds the whole text: from the one holding its
+        last stored character (or the first) on."""
+        first, number, text = max(0, (self.stored - 1) // PIECE), self.number, self.text
+        return [((number << SHIFT) | n, text[n * PIECE:(n + 1) * PIECE])
+                for n in range(first, max(1, -(-len(text) // PIECE)))]
 
 
 class HeldTexts:
@@ -167,6 +185,7 @@ class HeldTexts:
         self.held = held or {}
         self.next = 1 + max((s.number for fields in self.held.values() for s in fields.values()), default=0)
         self.bodies: dict[str, tuple[str, str | None]] = {}  # conversation -> (body, texts column)
+        self.pending: set[str] = set()  # owners with a stream the table holds only part of (`grew`)
         self.begin()
 
     @classmethod
@@ -204,16 +223,71 @@ class HeldTexts:
                 after[field] = old
                 continue
             if old is not None and len(text) > len(old.text) and text.startswith(old.text):
-                first, number = old.pieces - 1, old.number  # the last piece again, and the ones after it
+                stream = Stream(old.number, text, old.stored)  # the last piece stored again, and the ones after it
             else:
                 if old is not None:
                     drops.append(bounds(old.number))
-                first, number = 0, self._next
+                stream = Stream(self._next, text, 0)
                 self._next += 1
-            stream = after[field] = Stream(number, text)
-            puts += [((number << SHIFT) | n, text[n * PIECE:(n + 1) * PIECE]) for n in range(first, stream.pieces)]
+            after[field] = stream
+            puts += stream.puts()
         self._new[owner] = after
         return puts, drops, column({field: stream.number for field, stream in after.items()})
+
+    def appends(self, owner: str, texts: Texts) -> list[tuple[str, Stream, str]] | None:
+        """How `owner`'s committed texts become `texts` by appending only: (field, stream, what
+        it gains) for each that grew; None when some text is new, gone or not grown from its own."""
+        now = self.held.get(owner, {})
+        if len(now) != len(texts):
+            return None
+        found = []
+        for field, text in texts.items():
+            old = now.get(field)
+            if old is None:
+                return None
+            if text is old.text or (len(text) == len(old.text) and text == old.text):
+                continue
+            if len(text) < len(old.text) or not text.startswith(old.text):
+                return None
+            found.append((field, old, text[len(old.text):]))
+        return found
+
+    def grew(self, owner: str, field: str, stream: Stream, gained: str, gained_utf8: bytes) -> None:
+        """Commit an append kept apart from the table (outside any transaction): the next
+        transaction writes it into the table (`fold`)."""
+        self.held[owner] = {**self.held[owner], field: Stream(stream.number, stream.text + gained, stream.stored,
+                                                              zlib.crc32(gained_utf8, stream.crc))}
+        self.pending.add(owner)
+
+    def recover(self, records: Iterable[list[Append]]) -> int:
+        """Apply appends found beside the file (`grew`, from a process that ended before they
+        were folded), in order: one to a stream the table holds as it was before it (same length,
+        same CRC), others are left out (folded already, or not this stream). Returns how many."""
+        streams = {s.number: (owner, field) for owner, fields in self.held.items() for field, s in fields.items()}
+        applied = 0
+        for record in records:
+            for number, before, crc, gained in record:
+                place = streams.get(number)
+                if place is None:
+                    continue
+                stream = self.held[place[0]][place[1]]
+                if len(stream.text) == before and stream.crc == crc:
+                    self.grew(place[0], place[1], stream, gained, gained.encode())
+                    applied += 1
+        return applied
+
+    def fold(self) -> list[Put]:
+        """The pieces that bring the table up to the appends kept apart, in the transaction."""
+        puts: list[Put] = []
+        for owner in self.pending:
+            fields = self._new[owner] if owner in self._new else self.held.get(owner, {})
+            if any(s.stored < len(s.text) for s in fields.values()):
+                for s in fields.values():
+                    if s.stored < len(s.text):
+                        puts += s.puts()
+                self._new[owner] = {field: s if s.stored == len(s.text) else Stream(s.number, s.text, None, s._crc)
+                                    for field, s in fields.items()}
+        return puts
 
     def changed(self, conversation_id: str, body: str, texts: str | None) -> bool:
         """Whether a live document's row differs from the one last written (and note it)."""
@@ -243,6 +317,8 @@ class HeldTexts:
         self._marks.pop()
 
     def commit(self) -> None:
+        """The transaction committed (after `fold`: the table holds every text whole)."""
+        self.pending.clear()
         for owner, fields in self._new.items():
             if fields:
                 self.held[owner] = fields

@@ -30,13 +30,14 @@ from ...errors import (
     StorageClosed,
     StorageError,
 )
-from ..rows import EncodedBatch, sealed, written_texts
+from ..rows import EncodedBatch, lazy_appends, sealed, written_texts
 from ..sealing import Sealer, plain
 from ..texts import HeldTexts
 from . import space
 from .lock import FileLock
 from .mark import CommitMark
 from .opening import WAL_LIMIT, commit_level, counted, rollback
+from .partials import PartialsFile
 
 _TASKS = ("INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id, body, texts) "
           "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, live = excluded.live, "
@@ -176,6 +177,8 @@ class SQLiteWrites:
         self._wal_due = False  # a barrier was written with the WAL past `WAL_LIMIT`
         self.texts = HeldTexts()  # the long texts the file keeps apart (`durable.storage.texts`)
         self.sealer: Sealer | None = None  # set: the file is encrypted (`durable.storage.sealing`)
+        self.partials: PartialsFile | None = None  # appends kept beside the file (`partials`), while open
+        self.appended = 0  # lazy commits written there instead of as transactions
 
     def opened(self, path: str, lock: FileLock, conn: sqlite3.Connection) -> None:
         """The store owns the file at `path` (resolved) by `lock` and opened it on `conn`, at the
@@ -189,12 +192,19 @@ class SQLiteWrites:
         self.texts = held_texts(conn, path)
 
     def marked(self) -> None:
-        """Open the commit mark and bring it up to the file's count."""
+        """Open the commit mark and bring it up to the file's count; take back the appends a
+        process that ended left beside the file (`partials`)."""
         self.mark = CommitMark(self.path, self._session, self._counted)
+        if self._session:
+            self.partials = PartialsFile(self.path, self._session)
+            self.texts.recover(self.partials.recover())
 
     def closed(self) -> sqlite3.Connection | None:
         """The store is closing: the connection to close, if any (nothing is written after)."""
         conn, self.conn = self.conn, None
+        if self.partials is not None:
+            self.partials.close()
+            self.partials = None
         if self.mark is not None:
             self.mark.close()
             self.mark = None
@@ -206,6 +216,8 @@ class SQLiteWrites:
         return None
 
     def write(self, rows: EncodedBatch) -> None:
+        if not rows.barrier and self.partials is not None and self.sealer is None and self._append(rows):
+            return
         self.begin(rows.barrier)
         self.apply(rows)
         self.commit()
@@ -241,13 +253,42 @@ class SQLiteWrites:
         self._conn().execute("RELEASE SAVEPOINT batch")
         self.texts.release_savepoint()
 
+    def _append(self, rows: EncodedBatch) -> bool:
+        """Write a lazy commit that only appends to long texts beside the file (`partials`), not
+        as a transaction; False when it writes anything else, or the side file failed (the
+        transaction then says why)."""
+        found = lazy_appends(rows, self.texts)
+        if found is None or self.partials is None:
+            return False
+        self._conn()
+        self.lock.check()
+        if found:
+            encoded = [(owner, field, stream, gained, gained.encode()) for owner, field, stream, gained in found]
+            try:
+                self.partials.append([(s.number, len(s.text), s.crc, data) for _, _, s, _, data in encoded])
+            except OSError:
+                return False
+            for owner, field, stream, gained, data in encoded:
+                self.texts.grew(owner, field, stream, gained, data)
+        self.commits += 1
+        self.appended += 1
+        return True
+
     def commit(self) -> None:
         conn = self._conn()
+        puts = self.texts.fold()  # the appends kept beside the file, into the table
+        if puts:
+            conn.executemany(_PUT, puts if self.sealer is None else [(k, self.sealer.seal(t)) for k, t in puts])
         full = self.level == "FULL"
         if full:  # a barrier counts itself (`durable.storage.sqlite.mark`)
             conn.execute(_COUNT, (str(self._counted + 1),))
         conn.execute("COMMIT")
         self.texts.commit()
+        if self.partials is not None:
+            try:
+                self.partials.reset()
+            except OSError:
+                pass  # what it holds continues no text the table holds now: never applied again
         self.commits += 1
         if full:
             self.barriers += 1
