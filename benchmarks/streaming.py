@@ -51,8 +51,21 @@ def _io_written() -> int | None:
 
 
 def _answer(size: int) -> str:
-    line = "A long answer streams in, line after line, and every line is kept. "
-    return (line * (size // len(line) + 1))[:size]
+    """`size` characters of prose that compresses as prose does (a repeated line would make a
+    compressed side file look free): words drawn, seeded, from docs/spec.md's, in its frequencies."""
+    import random
+    import re
+
+    with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "spec.md")) as f:
+        words = re.findall(r"[A-Za-z][A-Za-z'-]*[.,:;]?", f.read())
+    rng = random.Random(25)
+    out: list[str] = []
+    n = 0
+    while n < size:
+        word = rng.choice(words)
+        out.append(word)
+        n += len(word) + 1
+    return " ".join(out)[:size]
 
 
 def amplification_child(size: int, persist_within: float) -> None:

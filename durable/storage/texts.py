@@ -18,7 +18,6 @@ Imports the records and attrs only (the codec encodes the blanked records).
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -37,7 +36,7 @@ SHIFT = 20
 Texts = dict[str, str]  # a row's long texts by field
 Put = tuple[int, str]  # the key of a piece, its text
 Drop = tuple[int, int]  # the first and last key of the pieces of a stream
-Append = tuple[int, int, int, str]  # a stream, its length before (characters), the CRC-32 of its UTF-8 then, what it gained
+Append = tuple[int, int, str]  # a stream, its length before (characters), what it gained
 
 _STR_FIELDS: dict[type, tuple[str, ...]] = {}
 
@@ -149,23 +148,15 @@ def join_pieces(pieces: Iterable[tuple[int, str]]) -> str:
 
 
 class Stream:
-    """One text kept apart: its stream number, its text, how many of its characters the table
-    holds (`stored`: fewer after appends kept beside the file, `HeldTexts.grew`) and the CRC-32 of
-    its UTF-8 (None: not computed yet)."""
+    """One text kept apart: its stream number, its text, and how many of its characters the
+    table holds (`stored`: fewer after appends kept beside the file, `HeldTexts.grew`)."""
 
-    __slots__ = ("_crc", "number", "stored", "text")
+    __slots__ = ("number", "stored", "text")
 
-    def __init__(self, number: int, text: str, stored: int | None = None, crc: int | None = None) -> None:
+    def __init__(self, number: int, text: str, stored: int | None = None) -> None:
         self.number = number
         self.text = text
         self.stored = len(text) if stored is None else stored
-        self._crc = crc
-
-    @property
-    def crc(self) -> int:
-        if self._crc is None:
-            self._crc = zlib.crc32(self.text.encode())
-        return self._crc
 
     def puts(self) -> list[Put]:
         """The pieces to write so that the table holds the whole text: from the one holding its
@@ -252,27 +243,25 @@ class HeldTexts:
             found.append((field, old, text[len(old.text):]))
         return found
 
-    def grew(self, owner: str, field: str, stream: Stream, gained: str, gained_utf8: bytes) -> None:
+    def grew(self, owner: str, field: str, stream: Stream, gained: str) -> None:
         """Commit an append kept apart from the table (outside any transaction): the next
         transaction writes it into the table (`fold`)."""
-        self.held[owner] = {**self.held[owner], field: Stream(stream.number, stream.text + gained, stream.stored,
-                                                              zlib.crc32(gained_utf8, stream.crc))}
+        self.held[owner] = {**self.held[owner], field: Stream(stream.number, stream.text + gained, stream.stored)}
         self.pending.add(owner)
 
     def recover(self, records: Iterable[list[Append]]) -> int:
-        """Apply appends found beside the file (`grew`, from a process that ended before they
-        were folded), in order: one to a stream the table holds as it was before it (same length,
-        same CRC), others are left out (folded already, or not this stream). Returns how many."""
+        """Apply the appends found beside the file (`grew`, by a process that ended before they
+        were folded), in order: one that continues a text exactly as held (the same stream, of
+        the length it had) is applied, others are left out (folded already, or lost with their
+        stream). No new stream takes the number of one they name. Returns how many were applied."""
         streams = {s.number: (owner, field) for owner, fields in self.held.items() for field, s in fields.items()}
         applied = 0
         for record in records:
-            for number, before, crc, gained in record:
+            for number, before, gained in record:
+                self.next = self._next = max(self.next, number + 1)
                 place = streams.get(number)
-                if place is None:
-                    continue
-                stream = self.held[place[0]][place[1]]
-                if len(stream.text) == before and stream.crc == crc:
-                    self.grew(place[0], place[1], stream, gained, gained.encode())
+                if place is not None and len(self.held[place[0]][place[1]].text) == before:
+                    self.grew(place[0], place[1], self.held[place[0]][place[1]], gained)
                     applied += 1
         return applied
 
@@ -285,7 +274,7 @@ class HeldTexts:
                 for s in fields.values():
                     if s.stored < len(s.text):
                         puts += s.puts()
-                self._new[owner] = {field: s if s.stored == len(s.text) else Stream(s.number, s.text, None, s._crc)
+                self._new[owner] = {field: s if s.stored == len(s.text) else Stream(s.number, s.text)
                                     for field, s in fields.items()}
         return puts
 

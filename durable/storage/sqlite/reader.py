@@ -288,13 +288,15 @@ class SessionReader:
         if conversation_id is not None:
             cond, args = "conversation_id = ?", [conversation_id]
         if settled_last is None:
-            sql = f"SELECT id, body FROM submissions WHERE {cond} ORDER BY rowid"
+            sql = f"SELECT id, body, rowid, conversation_id FROM submissions WHERE {cond} ORDER BY rowid"
         else:
-            sql = (f"SELECT id, body, rowid FROM submissions WHERE {cond} AND status = 'queued' UNION ALL "
-                   f"SELECT * FROM (SELECT id, body, rowid FROM submissions WHERE {cond} AND status != 'queued' "
-                   "ORDER BY rowid DESC LIMIT ?) ORDER BY 3")
+            sql = (f"SELECT id, body, rowid, conversation_id FROM submissions WHERE {cond} AND status = 'queued' "
+                   f"UNION ALL SELECT * FROM (SELECT id, body, rowid, conversation_id FROM submissions WHERE {cond} "
+                   "AND status != 'queued' ORDER BY rowid DESC LIMIT ?) ORDER BY 3")
             args = [*args, *args, settled_last]
-        return [rows.submission(row[1], row[0], self.path) for row in self._all(sql, tuple(args))]
+        with self._consistent():
+            return [rows.submission(rows.answer_joined(self._plain(body), cid, self._entry), sid, self.path)
+                    for sid, body, _, cid in self._all(sql, tuple(args))]
 
     def live_documents(self) -> dict[str, Live]:
         """The live document of every conversation, by conversation id."""
@@ -323,7 +325,8 @@ class SessionReader:
                     "ORDER BY id")],
                 [(cid, seq, kind, p(body)) for cid, seq, kind, body in self._all(
                     f"SELECT conversation_id, seq, kind, body FROM entries {skip} ORDER BY conversation_id, seq")],
-                [(sid, cid, status, p(body)) for sid, cid, status, body in self._all(
+                [(sid, cid, status, rows.answer_joined(p(body), cid, self._entry))
+                 for sid, cid, status, body in self._all(
                     f"SELECT id, conversation_id, status, body FROM submissions {skip} ORDER BY rowid")],
                 [(cid, rows.joined_body(p(body), "live", col, streams)) for cid, body, col in self._all(
                     f"SELECT conversation_id, body, {t} FROM documents ORDER BY conversation_id")],
@@ -333,6 +336,11 @@ class SessionReader:
 
     def _plain(self, body: str) -> str:
         return sealing.plain(body, self.path)
+
+    def _entry(self, conversation_id: str, seq: int) -> str | None:
+        """An entry's plain body (a submission's answer stored by reference: `rows.answer_joined`)."""
+        found = self._all("SELECT body FROM entries WHERE conversation_id = ? AND seq = ?", (conversation_id, seq))
+        return self._plain(found[0][0]) if found else None
 
     def _texts_of(self, column: str | None) -> dict[str, str] | None:
         """The long texts of a row whose `texts` column is `column` (None: inline)."""

@@ -30,7 +30,7 @@ from ...errors import (
     StorageClosed,
     StorageError,
 )
-from ..rows import EncodedBatch, lazy_appends, sealed, written_texts
+from ..rows import EncodedBatch, answers_by_entry, lazy_appends, sealed, written_texts
 from ..sealing import Sealer, plain
 from ..texts import HeldTexts
 from . import space
@@ -59,12 +59,14 @@ _ATTACHMENTS = "INSERT OR IGNORE INTO attachments (sha256, media_type, size, dat
 def held_texts(conn: Any, location: str = "") -> HeldTexts:
     """The long texts a session file keeps apart (`durable.storage.texts`), read whole: only live
     rows have them."""
-    owners = [(f"live:{cid}", col) for cid, col in conn.execute(
-        "SELECT conversation_id, texts FROM documents WHERE texts IS NOT NULL")]
+    documents = list(conn.execute("SELECT conversation_id, body, texts FROM documents WHERE texts IS NOT NULL"))
+    owners = [(f"live:{cid}", col) for cid, _, col in documents]
     owners += [(f"task:{tid}", col) for tid, col in conn.execute(
         "SELECT id, texts FROM tasks INDEXED BY tasks_live WHERE live = 1 AND texts IS NOT NULL")]
-    return HeldTexts.load(owners, [(key, plain(body, location))
+    held = HeldTexts.load(owners, [(key, plain(body, location))
                                    for key, body in conn.execute("SELECT id, body FROM texts ORDER BY id")])
+    held.bodies.update((cid, (plain(body, location), col)) for cid, body, col in documents)  # as written
+    return held
 
 
 def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None, sealer: Sealer | None = None) -> None:
@@ -76,6 +78,8 @@ def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None, sea
     if held is None:
         held = held_texts(conn)
     rows, puts, drops = written_texts(rows, held)
+    if sealer is None:  # an encrypted file keeps its answers whole
+        rows = answers_by_entry(rows, entry_body(conn, ""))
     if sealer is not None:
         rows, puts = sealed(rows, puts, sealer)
     if rows.tasks:  # `EncodedTask` rows are the columns in order (`live`, a bool, binds as 0/1)
@@ -96,6 +100,15 @@ def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None, sea
         conn.executemany(_PUT, puts)
     if rows.attachments:
         conn.executemany(_ATTACHMENTS, rows.attachments)
+
+
+def entry_body(conn: Any, location: str) -> Callable[[str, int], str | None]:
+    """`entry(conversation_id, seq)`: an entry's plain JSON body, or None (for `rows.answer_joined`)."""
+    def entry(conversation_id: str, seq: int) -> str | None:
+        row = conn.execute("SELECT body FROM entries WHERE conversation_id = ? AND seq = ?",
+                           (conversation_id, seq)).fetchone()
+        return None if row is None else plain(row[0], location)
+    return entry
 
 
 def drop_failed_frames(conn: Any) -> None:
@@ -263,13 +276,12 @@ class SQLiteWrites:
         self._conn()
         self.lock.check()
         if found:
-            encoded = [(owner, field, stream, gained, gained.encode()) for owner, field, stream, gained in found]
             try:
-                self.partials.append([(s.number, len(s.text), s.crc, data) for _, _, s, _, data in encoded])
+                self.partials.append([(s.number, len(s.text), gained.encode()) for _, _, s, gained in found])
             except OSError:
                 return False
-            for owner, field, stream, gained, data in encoded:
-                self.texts.grew(owner, field, stream, gained, data)
+            for owner, field, stream, gained in found:
+                self.texts.grew(owner, field, stream, gained)
         self.commits += 1
         self.appended += 1
         return True
