@@ -115,7 +115,9 @@ async def test_an_open_takes_back_the_appends_a_killed_store_left_up_to_its_last
     await again.commit(Batch(live={"root": at(6000)}, barrier=False))
     await again.close()  # the next record starts a new deflate stream after the cut
     with open(path + SUFFIX, "rb") as f:
-        records, end = parse(f.read(), again._writes._session)
+        data = f.read()
+    records, end = parse(data, again._writes._session)
+    assert end == len(data)
     assert [[(n, before, len(text)) for n, before, text in r] for r in records] == [
         [(1, 2000, 1000), (2, 1500, 1000)], [(1, 3000, 2000), (2, 2500, 2000)], [(1, 5000, 1000), (2, 4500, 1000)]]
     third = SQLiteStorage(path)
@@ -190,7 +192,7 @@ async def test_a_long_answer_is_stored_once_and_read_back_whole(tmp_path):
         records = decode_rows(reader.rows(), path)
         [sub] = reader.submissions()
     assert records.problems == [] and sub.status == durable.Answered(text, 2)
-    assert list(records.submissions.values())[0].status == durable.Answered(text, 2)
+    assert records.submissions == {sub.id: sub}
     store = SQLiteStorage(path)
     await store.open()
     assert (await store.get_submission(sub.id)).status == durable.Answered(text, 2)

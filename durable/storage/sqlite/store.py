@@ -133,7 +133,8 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
     async def get_submission(self, submission_id: str) -> Submission | None:
         def read(c: sqlite3.Connection) -> str | None:
             row = c.execute("SELECT body, conversation_id FROM submissions WHERE id = ?", (submission_id,)).fetchone()
-            return None if row is None else rows.answer_joined(row[0], row[1], entry_body(c, self.path))
+            return None if row is None else rows.answer_joined(sealing.plain(row[0], self.path), row[1],
+                                                               entry_body(c, self.path))
 
         body = await self._read("submissions", read)
         return None if body is None else rows.submission(body, submission_id, self.path)
