@@ -330,21 +330,19 @@ def main() -> int:
             rows.append((f"    transactions for {batches} batches", f"{txns:.0f}", f"{batches / txns:.1f} per txn",
                          "", ""))
 
-        if before is not None:
+        def compared(tag: str, now: str, base: str, base_label: str, now_label: str, versus: str) -> None:
+            """Rows of (a) and (b) at 64 committers measured two ways in children: `now` over `base`."""
             for key, label in (("seq", "(a) sequential"), ("g64", "(b) 64 committers")):
-                ratios = [m[f"now_{key}"] / m[f"before_{key}"] for m in rounds]
+                ratios = [m[f"{now}_{key}"] / m[f"{base}_{key}"] for m in rounds]
                 med = statistics.median(ratios)
-                rows.append((f"(d) {label}, before {args.before}", f"{mm(f'before_{key}')} commits/s", "", "", ""))
-                rows.append((f"(d) {label}, now", f"{mm(f'now_{key}')} commits/s",
-                             f"{med:.2f}x before ({min(ratios):.2f}-{max(ratios):.2f})", ">= 0.9x", _met(med >= 0.9)))
+                rows.append((f"({tag}) {label}, {base_label}", f"{mm(f'{base}_{key}')} commits/s", "", "", ""))
+                rows.append((f"({tag}) {label}, {now_label}", f"{mm(f'{now}_{key}')} commits/s",
+                             f"{med:.2f}x {versus} ({min(ratios):.2f}-{max(ratios):.2f})", ">= 0.9x", _met(med >= 0.9)))
 
+        if before is not None:
+            compared("d", "now", "before", f"before {args.before}", "now", "before")
         if args.wal:
-            for key, label in (("seq", "(a) sequential"), ("g64", "(b) 64 committers")):
-                ratios = [m[f"walon_{key}"] / m[f"waloff_{key}"] for m in rounds]
-                med = statistics.median(ratios)
-                rows.append((f"(e) {label}, bounded WAL off", f"{mm(f'waloff_{key}')} commits/s", "", "", ""))
-                rows.append((f"(e) {label}, bounded WAL on", f"{mm(f'walon_{key}')} commits/s",
-                             f"{med:.2f}x off ({min(ratios):.2f}-{max(ratios):.2f})", ">= 0.9x", _met(med >= 0.9)))
+            compared("e", "walon", "waloff", "bounded WAL off", "bounded WAL on", "off")
 
         small, big = fresh(directory, "small.db"), fresh(directory, "big.db")
         build_history(small, 1_000, terminal_tasks=100, settled=10)
