@@ -6,9 +6,10 @@ partial answer, reasoning or tool output) is not a transaction: its appends are 
 appended to this file (`PartialsFile.append`, one `write`, never fsynced: a lazy commit is no
 barrier), and the store holds the grown texts in memory. The next transaction, whatever it
 writes, also writes what the table lacks of them (`HeldTexts.fold`), and once it committed the
-file is emptied (`reset`). So the file plus the database always hold every commit made; a
-process killed at any point loses nothing, and a power cut may lose a tail of appends made since
-the last barrier, as it may lose lazy commits.
+file is emptied (`reset`). So the file plus the database always hold every commit made: a
+process killed at any point loses nothing; a power cut may lose appends made since the last
+barrier (which folds them in), as it may lose lazy commits, and the appends kept may outlast a
+lazy transaction made before them (a partial's text a little ahead of the rest of its row).
 
 Format: a header (magic, the file's `meta.session`), then records: payload length (the top bit:
 a new deflate stream starts here), CRC-32 of the payload, the payload, a slice of one raw deflate
