@@ -2,7 +2,7 @@
 
 A streamed answer is committed again and again as it grows (the partial in the live document, a
 tool's output in its checkpoint and its slot); written inline, every commit would rewrite all of
-it, quadratic in its length. Instead the long texts of a live row (at least `LONG` characters,
+it, quadratic in its length. Instead the long texts of a live row (`LONG`, `LIVE_LONG` characters,
 in known places: `split_task`, `split_live`) are blanked in its JSON body and each kept as a
 *stream* of pieces in a `texts` table keyed by `stream << SHIFT | piece`; the row's `texts` column
 maps its fields to their streams (JSON). A store holds its streams in memory too (`HeldTexts`,
@@ -27,7 +27,10 @@ from .._frozen import evolve
 from ..records import Live, Task
 
 LONG = 1024
-"""Characters from which a text is kept in pieces apart from its row."""
+"""Characters from which a text of a live task is kept in pieces apart from its row."""
+LIVE_LONG = 256
+"""Characters from which a streamed text of a live document is kept apart: lower, so that a
+partial answer soon grows by appends (`durable.storage.sqlite.partials`), not row rewrites."""
 PIECE = 3800
 """Characters a piece holds at most: an ASCII piece fills most of one page of SQLite's table."""
 SHIFT = 20
@@ -64,16 +67,16 @@ def split_live(live: Live) -> tuple[Live, Texts]:
     and those texts."""
     texts: Texts = {}
     gen = live.generation
-    if gen is not None and len(gen.message.text) >= LONG:
+    if gen is not None and len(gen.message.text) >= LIVE_LONG:
         texts["generation"] = gen.message.text
         gen = evolve(gen, message=evolve(gen.message, text=""))
-    if gen is not None and len(gen.message.reasoning) >= LONG:
+    if gen is not None and len(gen.message.reasoning) >= LIVE_LONG:
         texts["reasoning"] = gen.message.reasoning
         gen = evolve(gen, message=evolve(gen.message, reasoning=""))
     slots = live.tools
-    if any(len(s.output) >= LONG for s in slots):
-        texts.update((f"tool:{s.task_id}", s.output) for s in slots if len(s.output) >= LONG)
-        slots = tuple(evolve(s, output="") if len(s.output) >= LONG else s for s in slots)
+    if any(len(s.output) >= LIVE_LONG for s in slots):
+        texts.update((f"tool:{s.task_id}", s.output) for s in slots if len(s.output) >= LIVE_LONG)
+        slots = tuple(evolve(s, output="") if len(s.output) >= LIVE_LONG else s for s in slots)
     if not texts:
         return live, {}
     return evolve(live, generation=gen, tools=slots), texts

@@ -34,7 +34,7 @@ def tool(output: str, *, ended: bool = False):
 
 
 async def test_a_growing_answer_and_tool_output_read_back_whole_through_every_read(backend, store):
-    for n in (500, LONG, 5_000, 40_000, 300_000):  # below the threshold, at it, and far past it
+    for n in (200, 500, LONG, 5_000, 40_000, 300_000):  # below both thresholds, past the live one, at both, far past
         await store.commit(Batch(tasks=[tool(ANSWER[:n])], live={"root": partial(ANSWER[:n], slot=ANSWER[:n])},
                                  barrier=False))
         assert await store.get_live("root") == partial(ANSWER[:n], slot=ANSWER[:n])
