@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from durable.records import GenerationLive, Live, PartialMessage, Running, Terminal, Done, ToolSlot
+from durable.records import Done, GenerationLive, Live, PartialMessage, Running, Terminal, ToolSlot
 from durable.storage import Batch, SQLiteStorage
 from durable.storage.rows import decode_rows
 from durable.storage.sqlite.reader import SessionReader
