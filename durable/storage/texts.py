@@ -225,6 +225,7 @@ class HeldTexts:
                 self._next += 1
             after[field] = stream
             puts += stream.puts()
+            stream.stored = len(text)  # the table holds it whole once these are written
         self._new[owner] = after
         return puts, drops, column({field: stream.number for field, stream in after.items()})
 

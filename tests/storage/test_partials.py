@@ -199,3 +199,20 @@ async def test_a_long_answer_is_stored_once_and_read_back_whole(tmp_path):
     await store.open()
     assert (await store.get_submission(sub.id)).status == durable.Answered(text, 2)
     await store.close()
+
+
+async def test_a_text_growing_by_transactions_rewrites_its_last_piece_only(tmp_path):
+    """Without the side file (a barrier each time, as an encrypted file or PostgreSQL writes), a
+    growing text writes its last stored piece again and the new ones, never the pieces before."""
+    store = SQLiteStorage(os.fspath(tmp_path / "s.db"))
+    await store.open()
+    written: list[list[int]] = []
+    held = store._writes.texts
+    for n in (2000, 9000, 12_000):
+        before = {k: s.stored for k, s in held.held.get("live:root", {}).items()}
+        await store.commit(Batch(live={"root": partial(ANSWER[:n])}))
+        stream = held.held["live:root"]["generation"]
+        written.append([before.get("generation", 0), stream.stored])
+    assert written == [[0, 2000], [2000, 9000], [9000, 12_000]]
+    assert [n & 0xFFFFF for n, _ in held.held["live:root"]["generation"].puts()] == [3]
+    await store.close()
