@@ -17,6 +17,10 @@ ratios measured within each round.
 (d) With `--before REF`: (a) and (b) at 64 committers on the code of REF and on this code, each in
     a child process of its own, taking turns within every round; the ratio now / before is the
     median of the rounds' own ratios (what this code's changes cost or gain, on a noisy machine).
+(e) With `--wal`: (a) and (b) at 64 committers with the bounded WAL (a passive checkpoint after a
+    barrier once the WAL passes `WAL_LIMIT`, durable.storage.sqlite.write) and without it (the
+    limit set out of reach: only SQLite's own checkpoint every 1,000 pages), each in a child
+    process, taking turns within every round. Target: on >= 0.9x off.
 (c) Open time of a file with 1,000,000 entries (and 100,000 terminal tasks, 10,000 settled
     submissions, 10 live tasks) against one with 1,000 entries (100 terminal tasks, 10 settled
     submissions, 10 live tasks). The big file is built with raw sqlite3 inserts of rows encoded
@@ -212,19 +216,26 @@ async def time_opens(paths: list[str], runs: int) -> list[tuple[float, float, in
 
 
 def child(directory: str, sequential_n: int, concurrent_total: int) -> None:
-    """(d)'s child: (a) and (b) at 64 committers with whatever `durable` it imports; one JSON line."""
+    """(d)'s and (e)'s child: (a) and (b) at 64 committers with whatever `durable` it imports
+    (`DURABLE_BENCH_WAL=off`: without the bounded WAL); one JSON line, with the WAL's largest size."""
     import json
+
+    if os.environ.get("DURABLE_BENCH_WAL") == "off":
+        import durable.storage.sqlite.write as write
+
+        write.WAL_LIMIT = 1 << 62  # never past it: no checkpoint of ours
 
     seq = trio.run(store_sequential, fresh(directory, "child-seq.db"), sequential_n)
     g64, txns = trio.run(store_concurrent, fresh(directory, "child-g64.db"), 64, concurrent_total)
     print(json.dumps({"seq": seq, "g64": g64, "t64": txns}))
 
 
-def run_child(directory: str, sequential_n: int, concurrent_total: int, pythonpath: str | None) -> dict[str, float]:
+def run_child(directory: str, sequential_n: int, concurrent_total: int, pythonpath: str | None,
+              wal: str = "on") -> dict[str, float]:
     import json
     import subprocess
 
-    env = dict(os.environ)
+    env = dict(os.environ, DURABLE_BENCH_WAL=wal)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
     done = subprocess.run([sys.executable, __file__, "--child", directory, str(sequential_n), str(concurrent_total)],
@@ -252,6 +263,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds of (a) and (b) (>= 5 for the "
                         "figures; fewer for a quick run)")
     parser.add_argument("--before", default=None, help="(d): compare with the code of this git ref")
+    parser.add_argument("--wal", action="store_true", help="(e): the bounded WAL on against off")
     args = parser.parse_args()
     before = export(args.before) if args.before else None
     sequential_n = 1000 if args.quick else 3000
@@ -285,6 +297,10 @@ def main() -> int:
                 for which, pythonpath in (order if rnd % 2 == 0 else order[::-1]):
                     got = run_child(directory, sequential_n, concurrent_total, pythonpath)
                     m[f"{which}_seq"], m[f"{which}_g64"] = got["seq"], got["g64"]
+            if args.wal:  # taking turns, the first one alternating between rounds
+                for wal in (("on", "off") if rnd % 2 == 0 else ("off", "on")):
+                    got = run_child(directory, sequential_n, concurrent_total, None, wal)
+                    m[f"wal{wal}_seq"], m[f"wal{wal}_g64"] = got["seq"], got["g64"]
             rounds.append(m)
             print(f"  round {rnd + 1}/{args.rounds}: raw {m['raw']:,.0f}, store {m['ours']:,.0f}, "
                   f"64 committers {m['g64']:,.0f} commits/s ({m['g64'] / m['raw']:.2f}x raw)", flush=True)
@@ -314,13 +330,19 @@ def main() -> int:
             rows.append((f"    transactions for {batches} batches", f"{txns:.0f}", f"{batches / txns:.1f} per txn",
                          "", ""))
 
-        if before is not None:
+        def compared(tag: str, now: str, base: str, base_label: str, now_label: str, versus: str) -> None:
+            """Rows of (a) and (b) at 64 committers measured two ways in children: `now` over `base`."""
             for key, label in (("seq", "(a) sequential"), ("g64", "(b) 64 committers")):
-                ratios = [m[f"now_{key}"] / m[f"before_{key}"] for m in rounds]
+                ratios = [m[f"{now}_{key}"] / m[f"{base}_{key}"] for m in rounds]
                 med = statistics.median(ratios)
-                rows.append((f"(d) {label}, before {args.before}", f"{mm(f'before_{key}')} commits/s", "", "", ""))
-                rows.append((f"(d) {label}, now", f"{mm(f'now_{key}')} commits/s",
-                             f"{med:.2f}x before ({min(ratios):.2f}-{max(ratios):.2f})", ">= 0.9x", _met(med >= 0.9)))
+                rows.append((f"({tag}) {label}, {base_label}", f"{mm(f'{base}_{key}')} commits/s", "", "", ""))
+                rows.append((f"({tag}) {label}, {now_label}", f"{mm(f'{now}_{key}')} commits/s",
+                             f"{med:.2f}x {versus} ({min(ratios):.2f}-{max(ratios):.2f})", ">= 0.9x", _met(med >= 0.9)))
+
+        if before is not None:
+            compared("d", "now", "before", f"before {args.before}", "now", "before")
+        if args.wal:
+            compared("e", "walon", "waloff", "bounded WAL off", "bounded WAL on", "off")
 
         small, big = fresh(directory, "small.db"), fresh(directory, "big.db")
         build_history(small, 1_000, terminal_tasks=100, settled=10)

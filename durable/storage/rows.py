@@ -10,7 +10,7 @@ records, the codec and the errors only (never anyio: `durable inspect` reads thr
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat
 from typing import Any, NamedTuple, TypeVar, cast
 
@@ -133,6 +133,64 @@ def written_texts(rows: EncodedBatch, held: texts_.HeldTexts) -> tuple[EncodedBa
             live.append((cid, body, col))
     return (EncodedBatch(tasks, rows.entries, rows.submissions, tuple(live), rows.barrier, rows.inbox,
                          copies=rows.copies, attachments=rows.attachments), puts, drops)
+
+
+def lazy_appends(rows: EncodedBatch, held: texts_.HeldTexts) -> list[tuple[str, str, texts_.Stream, str]] | None:
+    """What `rows` changes, as of `held`, when it only appends to long texts kept apart: (owner,
+    field, stream, what it gains) for each; None when it writes anything else (a row, an
+    attachment, a live document's body, a new or shortened text)."""
+    if rows.tasks or rows.entries or rows.submissions or rows.inbox or rows.copies or rows.attachments:
+        return None
+    found = []
+    for owner, long in rows.texts:
+        grown = held.appends(owner, long)
+        if grown is None:
+            return None
+        found += [(owner, field, stream, gained) for field, stream, gained in grown]
+    for cid, body, _ in rows.live:
+        streams = held.held.get(f"live:{cid}", {})
+        if held.bodies.get(cid) != texts_.row_digest(body, texts_.column({f: s.number for f, s in streams.items()})):
+            return None
+    return found
+
+
+BY_ENTRY = "text_is_entry"
+"""Key of an answered status stored by reference (`answers_by_entry`): its text is its entry's."""
+
+
+def answers_by_entry(rows: EncodedBatch, entry: Callable[[str, int], str | None]) -> EncodedBatch:
+    """`rows` with each long answer stored once: a submission answered with the text of its
+    assistant entry (in `rows`, or stored: `entry(conversation_id, seq)`, its plain body) keeps
+    it as that entry's (`"text_is_entry": true` in its "done" status, its text blanked; `answer_joined` puts it back
+    when read). Otherwise a long answer would be written twice, and a checkpoint twice again."""
+    subs = []
+    for sid, cid, status, body in rows.submissions:
+        if status == "done" and len(body) >= texts_.LONG:
+            sub = json.loads(body)
+            answered = sub.get("status")
+            seq = answered.get("seq") if isinstance(answered, dict) else None
+            text = answered.get("text", "") if isinstance(answered, dict) else ""
+            if isinstance(seq, int) and isinstance(text, str) and len(text) >= texts_.LONG:
+                stored = next((b for c, s, _, b, _ in rows.entries if (c, s) == (cid, seq)), None) or entry(cid, seq)
+                if stored is not None and json.loads(stored).get("text") == text:
+                    answered.update({"text": "", BY_ENTRY: True})
+                    body = json.dumps(sub, ensure_ascii=False, separators=(",", ":"))
+        subs.append((sid, cid, status, body))
+    return evolve(rows, submissions=tuple(subs)) if rows.submissions else rows
+
+
+def answer_joined(body: str, conversation_id: str, entry: Callable[[str, int], str | None]) -> str:
+    """A submission's JSON body with its answer's text put back from its entry when it was stored
+    by reference (`answers_by_entry`); `entry(conversation_id, seq)`: that entry's plain body."""
+    if f'"{BY_ENTRY}":true' not in body:
+        return body
+    sub = json.loads(body)
+    answered = sub.get("status")
+    if not isinstance(answered, dict) or not answered.pop(BY_ENTRY, False):
+        return body
+    found = entry(conversation_id, answered.get("seq", -1))
+    answered["text"] = json.loads(found).get("text", "") if found is not None else ""
+    return json.dumps(sub, ensure_ascii=False, separators=(",", ":"))
 
 
 def sealed(rows: EncodedBatch, puts: list[texts_.Put],

@@ -2,7 +2,7 @@
 
 A streamed answer is committed again and again as it grows (the partial in the live document, a
 tool's output in its checkpoint and its slot); written inline, every commit would rewrite all of
-it, quadratic in its length. Instead the long texts of a live row (at least `LONG` characters,
+it, quadratic in its length. Instead the long texts of a live row (`LONG`, `LIVE_LONG` characters,
 in known places: `split_task`, `split_live`) are blanked in its JSON body and each kept as a
 *stream* of pieces in a `texts` table keyed by `stream << SHIFT | piece`; the row's `texts` column
 maps its fields to their streams (JSON). A store holds its streams in memory too (`HeldTexts`,
@@ -28,7 +28,10 @@ from .._frozen import evolve
 from ..records import Live, Task
 
 LONG = 1024
-"""Characters from which a text is kept in pieces apart from its row."""
+"""Characters from which a text of a live task is kept in pieces apart from its row."""
+LIVE_LONG = 256
+"""Characters from which a streamed text of a live document is kept apart: lower, so that a
+partial answer soon grows by appends (`durable.storage.sqlite.partials`), not row rewrites."""
 PIECE = 3800
 """Characters a piece holds at most: an ASCII piece fills most of one page of SQLite's table."""
 SHIFT = 20
@@ -37,6 +40,7 @@ SHIFT = 20
 Texts = dict[str, str]  # a row's long texts by field
 Put = tuple[int, str]  # the key of a piece, its text
 Drop = tuple[int, int]  # the first and last key of the pieces of a stream
+Append = tuple[int, int, str]  # a stream, its length before (characters), what it gained
 
 _STR_FIELDS: dict[type, tuple[str, ...]] = {}
 
@@ -64,16 +68,16 @@ def split_live(live: Live) -> tuple[Live, Texts]:
     and those texts."""
     texts: Texts = {}
     gen = live.generation
-    if gen is not None and len(gen.message.text) >= LONG:
+    if gen is not None and len(gen.message.text) >= LIVE_LONG:
         texts["generation"] = gen.message.text
         gen = evolve(gen, message=evolve(gen.message, text=""))
-    if gen is not None and len(gen.message.reasoning) >= LONG:
+    if gen is not None and len(gen.message.reasoning) >= LIVE_LONG:
         texts["reasoning"] = gen.message.reasoning
         gen = evolve(gen, message=evolve(gen.message, reasoning=""))
     slots = live.tools
-    if any(len(s.output) >= LONG for s in slots):
-        texts.update((f"tool:{s.task_id}", s.output) for s in slots if len(s.output) >= LONG)
-        slots = tuple(evolve(s, output="") if len(s.output) >= LONG else s for s in slots)
+    if any(len(s.output) >= LIVE_LONG for s in slots):
+        texts.update((f"tool:{s.task_id}", s.output) for s in slots if len(s.output) >= LIVE_LONG)
+        slots = tuple(evolve(s, output="") if len(s.output) >= LIVE_LONG else s for s in slots)
     if not texts:
         return live, {}
     return evolve(live, generation=gen, tools=slots), texts
@@ -148,17 +152,25 @@ def join_pieces(pieces: Iterable[tuple[int, str]]) -> str:
 
 
 class Stream:
-    """One text kept apart: its stream number, its text, and how many pieces it has."""
+    """One text kept apart: its stream number, its text, and how many of its characters the
+    table holds (`stored`: fewer after appends kept beside the file, `HeldTexts.grew`)."""
 
-    __slots__ = ("number", "pieces", "text")
+    __slots__ = ("number", "stored", "text")
 
-    def __init__(self, number: int, text: str) -> None:
+    def __init__(self, number: int, text: str, stored: int | None = None) -> None:
         self.number = number
         self.text = text
-        self.pieces = max(1, -(-len(text) // PIECE))
+        self.stored = len(text) if stored is None else stored
+
+    def puts(self) -> list[Put]:
+        """The pieces to write so that the table holds the whole text: from the one holding its
+        last stored character (or the first) on."""
+        first, number, text = max(0, (self.stored - 1) // PIECE), self.number, self.text
+        return [((number << SHIFT) | n, text[n * PIECE:(n + 1) * PIECE])
+                for n in range(first, max(1, -(-len(text) // PIECE)))]
 
 
-def _digest(body: str, texts: str | None) -> bytes:
+def row_digest(body: str, texts: str | None) -> bytes:
     """A live document's row, as `HeldTexts` remembers it: a 128-bit BLAKE2b digest (collisions,
     which would skip the write of a changed row, are out of reach)."""
     h = hashlib.blake2b(body.encode(), digest_size=16)
@@ -178,6 +190,7 @@ class HeldTexts:
         self.next = 1 + max((s.number for fields in self.held.values() for s in fields.values()), default=0)
         # conversation -> digest of its row (body and texts column): 16 bytes a conversation, not its row
         self.bodies: dict[str, bytes] = {}
+        self.pending: set[str] = set()  # owners with a stream the table holds only part of (`grew`)
         self.begin()
 
     @classmethod
@@ -215,22 +228,76 @@ class HeldTexts:
                 after[field] = old
                 continue
             if old is not None and len(text) > len(old.text) and text.startswith(old.text):
-                first, number = old.pieces - 1, old.number  # the last piece again, and the ones after it
+                stream = Stream(old.number, text, old.stored)  # the last piece stored again, and the ones after it
             else:
                 if old is not None:
                     drops.append(bounds(old.number))
-                first, number = 0, self._next
+                stream = Stream(self._next, text, 0)
                 self._next += 1
-            stream = after[field] = Stream(number, text)
-            puts += [((number << SHIFT) | n, text[n * PIECE:(n + 1) * PIECE]) for n in range(first, stream.pieces)]
+            after[field] = stream
+            puts += stream.puts()
+            stream.stored = len(text)  # the table holds it whole once these are written
         self._new[owner] = after
         return puts, drops, column({field: stream.number for field, stream in after.items()})
+
+    def appends(self, owner: str, texts: Texts) -> list[tuple[str, Stream, str]] | None:
+        """How `owner`'s committed texts become `texts` by appending only: (field, stream, what
+        it gains) for each that grew; None when some text is new, gone or not grown from its own."""
+        now = self.held.get(owner, {})
+        if len(now) != len(texts):
+            return None
+        found = []
+        for field, text in texts.items():
+            old = now.get(field)
+            if old is None:
+                return None
+            if text is old.text or (len(text) == len(old.text) and text == old.text):
+                continue
+            if len(text) < len(old.text) or not text.startswith(old.text):
+                return None
+            found.append((field, old, text[len(old.text):]))
+        return found
+
+    def grew(self, owner: str, field: str, stream: Stream, gained: str) -> None:
+        """Commit an append kept apart from the table (outside any transaction): the next
+        transaction writes it into the table (`fold`)."""
+        self.held[owner] = {**self.held[owner], field: Stream(stream.number, stream.text + gained, stream.stored)}
+        self.pending.add(owner)
+
+    def recover(self, records: Iterable[list[Append]]) -> int:
+        """Apply the appends found beside the file (`grew`, by a process that ended before they
+        were folded), in order: one that continues a text exactly as held (the same stream, of
+        the length it had) is applied, others are left out (folded already, or lost with their
+        stream). No new stream takes the number of one they name. Returns how many were applied."""
+        streams = {s.number: (owner, field) for owner, fields in self.held.items() for field, s in fields.items()}
+        applied = 0
+        for record in records:
+            for number, before, gained in record:
+                self.next = self._next = max(self.next, number + 1)
+                place = streams.get(number)
+                if place is not None and len(self.held[place[0]][place[1]].text) == before:
+                    self.grew(place[0], place[1], self.held[place[0]][place[1]], gained)
+                    applied += 1
+        return applied
+
+    def fold(self) -> list[Put]:
+        """The pieces that bring the table up to the appends kept apart, in the transaction."""
+        puts: list[Put] = []
+        for owner in self.pending:
+            fields = self._new[owner] if owner in self._new else self.held.get(owner, {})
+            if any(s.stored < len(s.text) for s in fields.values()):
+                for s in fields.values():
+                    if s.stored < len(s.text):
+                        puts += s.puts()
+                self._new[owner] = {field: s if s.stored == len(s.text) else Stream(s.number, s.text)
+                                    for field, s in fields.items()}
+        return puts
 
     def changed(self, conversation_id: str, body: str, texts: str | None) -> bool:
         """Whether a live document's row differs from the one last written (and note it)."""
         new = self._new_bodies
         written = new[conversation_id] if conversation_id in new else self.bodies.get(conversation_id)
-        digest = _digest(body, texts)
+        digest = row_digest(body, texts)
         self._new_bodies[conversation_id] = digest
         return written != digest
 
@@ -256,6 +323,8 @@ class HeldTexts:
         self._marks.pop()
 
     def commit(self) -> None:
+        """The transaction committed (after `fold`: the table holds every text whole)."""
+        self.pending.clear()
         for owner, fields in self._new.items():
             if fields:
                 self.held[owner] = fields

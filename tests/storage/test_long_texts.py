@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from durable.records import GenerationLive, Live, PartialMessage, Running, Terminal, Done, ToolSlot
+from durable.records import Done, GenerationLive, Live, PartialMessage, Running, Terminal, ToolSlot
 from durable.storage import Batch, SQLiteStorage
 from durable.storage.rows import decode_rows
 from durable.storage.sqlite.reader import SessionReader
@@ -34,7 +34,7 @@ def tool(output: str, *, ended: bool = False):
 
 
 async def test_a_growing_answer_and_tool_output_read_back_whole_through_every_read(backend, store):
-    for n in (500, LONG, 5_000, 40_000, 300_000):  # below the threshold, at it, and far past it
+    for n in (200, 500, LONG, 5_000, 40_000, 300_000):  # below both thresholds, past the live one, at both, far past
         await store.commit(Batch(tasks=[tool(ANSWER[:n])], live={"root": partial(ANSWER[:n], slot=ANSWER[:n])},
                                  barrier=False))
         assert await store.get_live("root") == partial(ANSWER[:n], slot=ANSWER[:n])

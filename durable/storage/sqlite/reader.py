@@ -12,7 +12,9 @@
   nothing in it is changed;
 - rows come back as records (`durable.storage.rows`); a row that does not decode raises
   `CorruptSession` naming the row and the file, except through `rows()` and
-  `durable.storage.rows.decode_rows`, which report such rows as problems.
+  `durable.storage.rows.decode_rows`, which report such rows as problems; long texts are read
+  with the appends their owner keeps beside the file (`partials`), an answer kept by reference
+  with its entry's text (`rows.answer_joined`).
 
 This module imports the standard library, attrs, cattrs (through the codec), the records and the
 errors only: never anyio, trio or a provider SDK.
@@ -23,7 +25,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Self
 
@@ -34,6 +36,8 @@ from .. import rows, sealing
 from ..retention import skip_tombstoned
 from ..rows import StoredRows
 from ..texts import bounds, join_pieces, stream_texts, streams_of
+from . import partials
+from .files import OPEN_FLAGS
 from .lock import owner_pid
 from .schema import APPLICATION_ID, SCHEMA_VERSION
 
@@ -141,6 +145,14 @@ class FileFacts:
     live_tasks: int
     attachments: int = 0  # images and files stored (a file before version 8 has none)
     attachment_bytes: int = 0
+
+
+def grown(text: str, appends: Iterable[tuple[int, str]]) -> str:
+    """`text` with the appends (length before, text gained) that continue it, in order."""
+    for before, gained in appends:
+        if len(text) == before:
+            text += gained
+    return text
 
 
 class SessionReader:
@@ -288,13 +300,15 @@ class SessionReader:
         if conversation_id is not None:
             cond, args = "conversation_id = ?", [conversation_id]
         if settled_last is None:
-            sql = f"SELECT id, body FROM submissions WHERE {cond} ORDER BY rowid"
+            sql = f"SELECT id, body, rowid, conversation_id FROM submissions WHERE {cond} ORDER BY rowid"
         else:
-            sql = (f"SELECT id, body, rowid FROM submissions WHERE {cond} AND status = 'queued' UNION ALL "
-                   f"SELECT * FROM (SELECT id, body, rowid FROM submissions WHERE {cond} AND status != 'queued' "
-                   "ORDER BY rowid DESC LIMIT ?) ORDER BY 3")
+            sql = (f"SELECT id, body, rowid, conversation_id FROM submissions WHERE {cond} AND status = 'queued' "
+                   f"UNION ALL SELECT * FROM (SELECT id, body, rowid, conversation_id FROM submissions WHERE {cond} "
+                   "AND status != 'queued' ORDER BY rowid DESC LIMIT ?) ORDER BY 3")
             args = [*args, *args, settled_last]
-        return [rows.submission(row[1], row[0], self.path) for row in self._all(sql, tuple(args))]
+        with self._consistent():
+            return [rows.submission(rows.answer_joined(self._plain(body), cid, self._entry), sid, self.path)
+                    for sid, body, _, cid in self._all(sql, tuple(args))]
 
     def live_documents(self) -> dict[str, Live]:
         """The live document of every conversation, by conversation id."""
@@ -316,6 +330,8 @@ class SessionReader:
         with self._consistent():
             streams = stream_texts([(k, p(b)) for k, b in self._all("SELECT id, body FROM texts ORDER BY id")]
                                    ) if t == "texts" else {}
+            side = self._appended() if streams else {}
+            streams = {number: grown(text, side.get(number, ())) for number, text in streams.items()}
             return StoredRows(
                 [(tid, cid, kind, state, bool(live), parent, rows.joined_body(p(body), "task", col, streams))
                  for tid, cid, kind, state, live, parent, body, col in self._all(
@@ -323,7 +339,8 @@ class SessionReader:
                     "ORDER BY id")],
                 [(cid, seq, kind, p(body)) for cid, seq, kind, body in self._all(
                     f"SELECT conversation_id, seq, kind, body FROM entries {skip} ORDER BY conversation_id, seq")],
-                [(sid, cid, status, p(body)) for sid, cid, status, body in self._all(
+                [(sid, cid, status, rows.answer_joined(p(body), cid, self._entry))
+                 for sid, cid, status, body in self._all(
                     f"SELECT id, conversation_id, status, body FROM submissions {skip} ORDER BY rowid")],
                 [(cid, rows.joined_body(p(body), "live", col, streams)) for cid, body, col in self._all(
                     f"SELECT conversation_id, body, {t} FROM documents ORDER BY conversation_id")],
@@ -342,13 +359,40 @@ class SessionReader:
     def _plain(self, body: str) -> str:
         return sealing.plain(body, self.path)
 
+    def _entry(self, conversation_id: str, seq: int) -> str | None:
+        """An entry's plain body (a submission's answer stored by reference: `rows.answer_joined`)."""
+        found = self._all("SELECT body FROM entries WHERE conversation_id = ? AND seq = ?", (conversation_id, seq))
+        return self._plain(found[0][0]) if found else None
+
     def _texts_of(self, column: str | None) -> dict[str, str] | None:
         """The long texts of a row whose `texts` column is `column` (None: inline)."""
         if not column:
             return None
-        return {field: join_pieces([(k, self._plain(b)) for k, b in self._all(
-                    "SELECT id, body FROM texts WHERE id BETWEEN ? AND ? ORDER BY id", bounds(number))])
+        side = self._appended()
+        return {field: grown(join_pieces([(k, self._plain(b)) for k, b in self._all(
+                    "SELECT id, body FROM texts WHERE id BETWEEN ? AND ? ORDER BY id", bounds(number))]),
+                    side.get(number, ()))
                 for field, number in streams_of(column).items()}
+
+    def _appended(self) -> dict[int, list[tuple[int, str]]]:
+        """What the store writing the file keeps beside it of its long texts (`partials`: appends
+        not folded into the table yet), by stream: (length before, text gained), in order."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'session'").fetchone()
+        try:
+            fd = os.open(self.path + partials.SUFFIX, os.O_RDONLY | OPEN_FLAGS)
+        except OSError:
+            return {}
+        try:
+            data = os.read(fd, os.fstat(fd).st_size)
+        except OSError:
+            return {}
+        finally:
+            os.close(fd)
+        found: dict[int, list[tuple[int, str]]] = {}
+        for record in partials.parse(data, row[0] if row else "")[0]:
+            for number, before, text in record:
+                found.setdefault(number, []).append((before, text))
+        return found
 
     @contextmanager
     def _consistent(self) -> Iterator[None]:

@@ -41,7 +41,7 @@ from . import files, inbox, keys, opening, prune
 from .context import read_context
 from .lock import FileLock
 from .reader import connect_read_only
-from .write import SQLiteWrites, read_error, translate
+from .write import SQLiteWrites, entry_body, read_error, translate
 
 T = TypeVar("T")
 Synchronous = Literal["EXTERNAL", "FULL", "NORMAL"]
@@ -131,9 +131,13 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         return await self._read("entries", lambda c: read_context(c, conversation_id, from_seq, to_seq, self.path))
 
     async def get_submission(self, submission_id: str) -> Submission | None:
-        row = await self._read("submissions", lambda c: c.execute(
-            "SELECT body FROM submissions WHERE id = ?", (submission_id,)).fetchone())
-        return None if row is None else rows.submission(row[0], submission_id, self.path)
+        def read(c: sqlite3.Connection) -> str | None:
+            row = c.execute("SELECT body, conversation_id FROM submissions WHERE id = ?", (submission_id,)).fetchone()
+            return None if row is None else rows.answer_joined(sealing.plain(row[0], self.path), row[1],
+                                                               entry_body(c, self.path))
+
+        body = await self._read("submissions", read)
+        return None if body is None else rows.submission(body, submission_id, self.path)
 
     async def get_live(self, conversation_id: str) -> Live | None:
         row = await self._read("documents", lambda c: self._joined(c.execute(

@@ -30,13 +30,14 @@ from ...errors import (
     StorageClosed,
     StorageError,
 )
-from ..rows import EncodedBatch, sealed, written_texts
+from ..rows import EncodedBatch, answers_by_entry, lazy_appends, sealed, written_texts
 from ..sealing import Sealer, plain
-from ..texts import HeldTexts
+from ..texts import HeldTexts, row_digest
 from . import space
 from .lock import FileLock
 from .mark import CommitMark
 from .opening import WAL_LIMIT, commit_level, counted, rollback
+from .partials import PartialsFile
 
 _TASKS = ("INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id, body, texts) "
           "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, live = excluded.live, "
@@ -58,12 +59,14 @@ _ATTACHMENTS = "INSERT OR IGNORE INTO attachments (sha256, media_type, size, dat
 def held_texts(conn: Any, location: str = "") -> HeldTexts:
     """The long texts a session file keeps apart (`durable.storage.texts`), read whole: only live
     rows have them."""
-    owners = [(f"live:{cid}", col) for cid, col in conn.execute(
-        "SELECT conversation_id, texts FROM documents WHERE texts IS NOT NULL")]
+    documents = list(conn.execute("SELECT conversation_id, body, texts FROM documents WHERE texts IS NOT NULL"))
+    owners = [(f"live:{cid}", col) for cid, _, col in documents]
     owners += [(f"task:{tid}", col) for tid, col in conn.execute(
         "SELECT id, texts FROM tasks INDEXED BY tasks_live WHERE live = 1 AND texts IS NOT NULL")]
-    return HeldTexts.load(owners, [(key, plain(body, location))
+    held = HeldTexts.load(owners, [(key, plain(body, location))
                                    for key, body in conn.execute("SELECT id, body FROM texts ORDER BY id")])
+    held.bodies.update((cid, row_digest(plain(body, location), col)) for cid, body, col in documents)  # as written
+    return held
 
 
 def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None, sealer: Sealer | None = None) -> None:
@@ -75,6 +78,8 @@ def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None, sea
     if held is None:
         held = held_texts(conn)
     rows, puts, drops = written_texts(rows, held)
+    if sealer is None:  # an encrypted file keeps its answers whole
+        rows = answers_by_entry(rows, entry_body(conn, ""))
     if sealer is not None:
         rows, puts = sealed(rows, puts, sealer)
     if rows.tasks:  # `EncodedTask` rows are the columns in order (`live`, a bool, binds as 0/1)
@@ -95,6 +100,15 @@ def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None, sea
         conn.executemany(_PUT, puts)
     if rows.attachments:
         conn.executemany(_ATTACHMENTS, rows.attachments)
+
+
+def entry_body(conn: Any, location: str) -> Callable[[str, int], str | None]:
+    """`entry(conversation_id, seq)`: an entry's plain JSON body, or None (for `rows.answer_joined`)."""
+    def entry(conversation_id: str, seq: int) -> str | None:
+        row = conn.execute("SELECT body FROM entries WHERE conversation_id = ? AND seq = ?",
+                           (conversation_id, seq)).fetchone()
+        return None if row is None else plain(row[0], location)
+    return entry
 
 
 def drop_failed_frames(conn: Any) -> None:
@@ -176,6 +190,8 @@ class SQLiteWrites:
         self._wal_due = False  # a barrier was written with the WAL past `WAL_LIMIT`
         self.texts = HeldTexts()  # the long texts the file keeps apart (`durable.storage.texts`)
         self.sealer: Sealer | None = None  # set: the file is encrypted (`durable.storage.sealing`)
+        self.partials: PartialsFile | None = None  # appends kept beside the file (`partials`), while open
+        self.appended = 0  # lazy commits written there instead of as transactions
 
     def opened(self, path: str, lock: FileLock, conn: sqlite3.Connection) -> None:
         """The store owns the file at `path` (resolved) by `lock` and opened it on `conn`, at the
@@ -189,12 +205,19 @@ class SQLiteWrites:
         self.texts = held_texts(conn, path)
 
     def marked(self) -> None:
-        """Open the commit mark and bring it up to the file's count."""
+        """Open the commit mark and bring it up to the file's count; take back the appends a
+        process that ended left beside the file (`partials`)."""
         self.mark = CommitMark(self.path, self._session, self._counted)
+        if self._session:
+            self.partials = PartialsFile(self.path, self._session)
+            self.texts.recover(self.partials.recover())
 
     def closed(self) -> sqlite3.Connection | None:
         """The store is closing: the connection to close, if any (nothing is written after)."""
         conn, self.conn = self.conn, None
+        if self.partials is not None:
+            self.partials.close()
+            self.partials = None
         if self.mark is not None:
             self.mark.close()
             self.mark = None
@@ -206,6 +229,8 @@ class SQLiteWrites:
         return None
 
     def write(self, rows: EncodedBatch) -> None:
+        if not rows.barrier and self.partials is not None and self.sealer is None and self._append(rows):
+            return
         self.begin(rows.barrier)
         self.apply(rows)
         self.commit()
@@ -241,13 +266,41 @@ class SQLiteWrites:
         self._conn().execute("RELEASE SAVEPOINT batch")
         self.texts.release_savepoint()
 
+    def _append(self, rows: EncodedBatch) -> bool:
+        """Write a lazy commit that only appends to long texts beside the file (`partials`), not
+        as a transaction; False when it writes anything else, or the side file failed (the
+        transaction then says why)."""
+        found = lazy_appends(rows, self.texts)
+        if found is None or self.partials is None:
+            return False
+        self._conn()
+        self.lock.check()
+        if found:
+            try:
+                self.partials.append([(s.number, len(s.text), gained.encode()) for _, _, s, gained in found])
+            except OSError:
+                return False
+            for owner, field, stream, gained in found:
+                self.texts.grew(owner, field, stream, gained)
+        self.commits += 1
+        self.appended += 1
+        return True
+
     def commit(self) -> None:
         conn = self._conn()
+        puts = self.texts.fold()  # the appends kept beside the file, into the table
+        if puts:
+            conn.executemany(_PUT, puts if self.sealer is None else [(k, self.sealer.seal(t)) for k, t in puts])
         full = self.level == "FULL"
         if full:  # a barrier counts itself (`durable.storage.sqlite.mark`)
             conn.execute(_COUNT, (str(self._counted + 1),))
         conn.execute("COMMIT")
         self.texts.commit()
+        if self.partials is not None:
+            try:
+                self.partials.reset()
+            except OSError:
+                pass  # what it holds continues no text the table holds now: never applied again
         self.commits += 1
         if full:
             self.barriers += 1

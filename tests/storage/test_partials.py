@@ -1,0 +1,218 @@
+"""Partial texts appended beside the session file (issue 25, item 1; `durable.storage.sqlite.partials`):
+a lazy commit that only appends to long texts is one record in `<file>-partials`, no transaction;
+the next transaction folds them into the table and empties the file; an open takes back what a
+killed process left there, up to its last whole record. And a long answer stored once: its
+submission refers to its entry (`rows.answers_by_entry`)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import anyio
+import pytest
+
+import durable
+from durable.models import FauxModel, faux
+from durable.records import (
+    AssistantEntry,
+    GenerationLive,
+    Live,
+    PartialMessage,
+    StoredEntry,
+    SubmissionStatus,
+    UserEntry,
+)
+from durable.storage import Batch, SQLiteStorage
+from durable.storage.rows import decode_rows
+from durable.storage.sqlite.partials import SUFFIX, parse
+from durable.storage.sqlite.reader import SessionReader
+
+from . import partials_child
+
+pytestmark = pytest.mark.anyio
+
+ANSWER = "".join(f"line {i:05d} of a long answer\n" for i in range(2_000))  # 58 kB
+
+
+def partial(text: str, reasoning: str = "") -> Live:
+    return Live(generation=GenerationLive(1, PartialMessage(text, reasoning=reasoning)))
+
+
+def at(n: int) -> Live:
+    """The partial answer of `n` characters, with reasoning of 500 fewer."""
+    return partial(ANSWER[:n], ANSWER[:n - 500])
+
+
+def side(path: str) -> int:
+    return os.path.getsize(path + SUFFIX) if os.path.exists(path + SUFFIX) else -1
+
+
+def wal(path: str) -> int:
+    return os.path.getsize(path + "-wal")
+
+
+async def streamed(path: str, *ends: int) -> SQLiteStorage:
+    """A store whose partial answer and reasoning started in the table (`at(2000)`, a barrier)
+    and grew to `at(n)` for each of `ends` by lazy commits."""
+    store = SQLiteStorage(path)
+    await store.open()
+    await store.commit(Batch(live={"root": at(2000)}))
+    for n in ends:
+        await store.commit(Batch(live={"root": at(n)}, barrier=False))
+    return store
+
+
+async def test_appends_go_beside_the_file_and_the_next_transaction_folds_them_and_empties_it(tmp_path):
+    path = os.fspath(tmp_path / "s.db")
+    store = SQLiteStorage(path)
+    await store.open()
+    await store.commit(Batch(live={"root": at(2000)}))
+    frames, commits = wal(path), store.commits
+    for n in (3000, 5000, 9000):
+        await store.commit(Batch(live={"root": at(n)}, barrier=False))
+    assert (wal(path), store.commits, store._writes.appended) == (frames, commits + 3, 3)  # no transaction
+    assert side(path) > 0
+    assert await store.get_live("root") == at(9000)
+    with SessionReader(path) as reader:  # another process reads the table and the appends beside it
+        assert reader.live_documents() == {"root": at(9000)}
+        assert decode_rows(reader.rows(), path).live == {"root": at(9000)}
+        assert sum(len(body) for (body,) in reader._all("SELECT body FROM texts")) == 2000 + 1500
+    await store.commit(Batch(live={"other": Live()}, barrier=False))  # any transaction folds them
+    assert side(path) == 0
+    with SessionReader(path) as reader:
+        assert reader.live_documents() == {"other": Live(), "root": at(9000)}
+    await store.close()
+    assert side(path) == -1  # an empty side file is removed at close
+
+
+async def test_a_commit_that_writes_anything_else_is_a_transaction(tmp_path):
+    path = os.fspath(tmp_path / "s.db")
+    store = await streamed(path)
+    before = store._writes.appended
+    await store.commit(Batch(live={"root": Live(generation=GenerationLive(2, PartialMessage(ANSWER[:3000])))},
+                             barrier=False))  # the body changed (another attempt)
+    await store.commit(Batch(live={"root": partial("another " + ANSWER[:3000])}, barrier=False))  # not grown
+    await store.commit(Batch(live={"root": partial(ANSWER[:4000])}))  # a barrier
+    assert (store._writes.appended, side(path)) == (before, 0)
+    assert await store.get_live("root") == partial(ANSWER[:4000])
+    await store.close()
+
+
+async def test_an_open_takes_back_the_appends_a_killed_store_left_up_to_its_last_whole_record(tmp_path):
+    path = os.fspath(tmp_path / "s.db")
+    store = await streamed(path, 3000, 5000)
+    whole = side(path)
+    await store.commit(Batch(live={"root": at(9000)}, barrier=False))
+    torn = side(path) - 3
+    store._writes.partials = None  # as if killed: the file is left as it is
+    await store.close()
+    os.truncate(path + SUFFIX, torn)  # the last record cut short
+    again = SQLiteStorage(path)
+    opened = await again.open()
+    assert opened.conversations["root"].live == at(5000)
+    assert side(path) == whole  # cut after the last whole record
+    await again.commit(Batch(live={"root": at(6000)}, barrier=False))
+    await again.close()  # the next record starts a new deflate stream after the cut
+    with open(path + SUFFIX, "rb") as f:
+        data = f.read()
+    records, end = parse(data, again._writes._session)
+    assert end == len(data)
+    assert [[(n, before, len(text)) for n, before, text in r] for r in records] == [
+        [(1, 2000, 1000), (2, 1500, 1000)], [(1, 3000, 2000), (2, 2500, 2000)], [(1, 5000, 1000), (2, 4500, 1000)]]
+    third = SQLiteStorage(path)
+    assert (await third.open()).conversations["root"].live == at(6000)
+    await third.close()
+
+
+async def test_a_damaged_record_ends_what_is_taken_back_and_another_sessions_file_is_ignored(tmp_path):
+    path = os.fspath(tmp_path / "s.db")
+    store = await streamed(path, 3000, 5000)
+    store._writes.partials = None
+    await store.close()
+    with open(path + SUFFIX, "r+b") as f:
+        data = bytearray(f.read())
+        data[-2] ^= 0xFF  # the last record fails its CRC
+        f.seek(0)
+        f.write(data)
+    again = SQLiteStorage(path)
+    assert (await again.open()).conversations["root"].live == at(3000)
+    again._writes.partials = None
+    await again.close()
+    other = os.fspath(tmp_path / "other.db")
+    store = await streamed(other)
+    await store.close()
+    os.replace(path + SUFFIX, other + SUFFIX)  # records of another session beside this file
+    store = SQLiteStorage(other)
+    assert (await store.open()).conversations["root"].live == at(2000)
+    assert side(other) == 0
+    await store.close()
+
+
+def test_sigkill_mid_stream_keeps_the_last_committed_partial_on_the_aborted_entry(tmp_path):
+    path = os.fspath(tmp_path / "s.db")
+    child = subprocess.Popen([sys.executable, partials_child.__file__, path], stdout=subprocess.PIPE, text=True,
+                             cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"
+        kept = side(path)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    assert kept > 0  # the partial's appends were beside the file, not in a transaction
+    with SessionReader(path) as reader:  # read with the appends the killed process left beside the file
+        assert reader.live_documents()["root"].generation.message.text == partials_child.PARTIAL
+        [sub] = reader.submissions()
+
+    async def reopen() -> tuple[list[StoredEntry], SubmissionStatus, int]:
+        async with durable.open_harness(path, model=FauxModel([faux.reply("Done.")])) as h:
+            status = await h.root.submission(sub.id).wait()
+            return await h.root.entries(), status, side(path)
+
+    entries, status, after = anyio.run(reopen, backend="trio")
+    assert after == 0
+    assert [(e.seq, type(e.entry).__name__) for e in entries][:2] == [(1, "UserEntry"), (2, "AssistantEntry")]
+    assert isinstance(entries[0].entry, UserEntry) and entries[0].entry.text == "Write a long answer"
+    aborted = entries[1].entry
+    assert isinstance(aborted, AssistantEntry) and aborted.text == partials_child.PARTIAL
+    assert aborted.stop_reason == "aborted"
+    assert status == durable.Answered("Done.", entries[-1].seq)
+
+
+async def test_a_long_answer_is_stored_once_and_read_back_whole(tmp_path):
+    path = os.fspath(tmp_path / "s.db")
+    text = ANSWER[:30_000]
+    model = FauxModel([faux.reply(text)], token_size=1000)
+    async with durable.open_harness(path, model=model) as h:
+        status = await (await h.root.submit("Write a long answer")).wait()
+    assert isinstance(status, durable.Answered) and status.text == text
+    with SessionReader(path) as reader:
+        body = reader._all("SELECT body FROM submissions")[0][0]
+        assert text[:100] not in body and '"text":"","seq":2,"text_is_entry":true' in body
+        records = decode_rows(reader.rows(), path)
+        [sub] = reader.submissions()
+    assert records.problems == [] and sub.status == durable.Answered(text, 2)
+    assert records.submissions == {sub.id: sub}
+    store = SQLiteStorage(path)
+    await store.open()
+    assert (await store.get_submission(sub.id)).status == durable.Answered(text, 2)
+    await store.close()
+
+
+async def test_a_text_growing_by_transactions_rewrites_its_last_piece_only(tmp_path):
+    """Without the side file (a barrier each time, as an encrypted file or PostgreSQL writes), a
+    growing text writes its last stored piece again and the new ones, never the pieces before."""
+    store = SQLiteStorage(os.fspath(tmp_path / "s.db"))
+    await store.open()
+    written: list[list[int]] = []
+    held = store._writes.texts
+    for n in (2000, 9000, 12_000):
+        before = {k: s.stored for k, s in held.held.get("live:root", {}).items()}
+        await store.commit(Batch(live={"root": partial(ANSWER[:n])}))
+        stream = held.held["live:root"]["generation"]
+        written.append([before.get("generation", 0), stream.stored])
+    assert written == [[0, 2000], [2000, 9000], [9000, 12_000]]
+    assert [n & 0xFFFFF for n, _ in held.held["live:root"]["generation"].puts()] == [3]
+    await store.close()
