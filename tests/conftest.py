@@ -4,6 +4,7 @@ directory's conftest parametrizes `anyio_backend` itself."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pytest
 
@@ -37,6 +38,24 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
             return path if path in SHARED else nodeid
 
     return SharedModulesTogether(config, log)  # type: ignore[arg-type]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """(pytest-xdist, in the controller) What the workers need to see of this process."""
+    node.workerinput["durable_columns"] = os.environ.get("COLUMNS")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In a pytest-xdist worker, COLUMNS is what the run was started with: a worker is started with
+    COLUMNS=80, which would narrow `durable inspect`'s piped output (it is 140 wide unless COLUMNS
+    says otherwise) and change what the tests read."""
+    given = getattr(config, "workerinput", None)
+    if given is not None and "durable_columns" in given:
+        if given["durable_columns"] is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = given["durable_columns"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
