@@ -5,8 +5,13 @@
 # .venv made by another Python is made again. `make clean` removes what these commands made.
 # `make test` lints (ruff), type-checks (mypy --strict, configured in pyproject.toml),
 # builds the documentation site strict (MkDocs: any warning fails; offline) and then runs the
-# suite; it stops at the first of them that fails. `make docs` builds the documentation into site/.
+# suite (in parallel: TEST_WORKERS); it stops at the first of them that fails. `make docs` builds
+# the documentation into site/.
 PYTHON ?= python3
+# `make test` runs the suite in this many pytest-xdist workers (auto: one per core; 0 runs it in
+# this process). Each worker has its own temp dirs, PostgreSQL server and browser; a module whose
+# tests share an expensive fixture is kept on one worker (`xdist_group`, with --dist loadgroup).
+TEST_WORKERS ?= auto
 VENV := .venv
 STAMP := $(VENV)/.installed-stamp
 DEMO_STAMP := $(VENV)/.installed-demo-stamp
@@ -75,4 +80,4 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check durable
 	$(VENV)/bin/mypy durable
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/python -m mkdocs build --strict --quiet --site-dir site
-	$(VENV)/bin/python -m pytest -q -p no:cacheprovider
+	$(VENV)/bin/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup

@@ -11,7 +11,6 @@ anything is committed, and returns the parts to store with the bytes to write on
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Sequence
 from typing import ClassVar, Literal
@@ -80,6 +79,8 @@ class Content:
         self.data = data
         self.media_type = media_type
         self.name = name
+        import hashlib  # imported when an attachment is made, not with durable
+
         self.sha256 = hashlib.sha256(data).hexdigest()
 
     def _named(self, name: str | None) -> str:

@@ -4,6 +4,7 @@ directory's conftest parametrizes `anyio_backend` itself."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pytest
 
@@ -11,6 +12,68 @@ import pytest
 @pytest.fixture
 def anyio_backend() -> str:
     return "trio"
+
+
+SHARED = ("tests/cli/test_packaging.py", "tests/cli/test_errors.py", "tests/cli/test_inspect.py",
+          "tests/cli/test_export_watch.py", "tests/cli/test_inspect_odd_text.py", "tests/cli/test_main_module.py",
+          "tests/console/test_console_browser.py", "tests/engine/test_tracing.py", "tests/storage/test_damage_fuzz.py",
+          "tests/storage/test_prune_kill.py")
+"""The modules whose tests share a module-scoped fixture (a built wheel, a session file the demo
+wrote) or the browser: under pytest-xdist each runs whole on one worker, so that is made once."""
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """`make test` runs the suite under pytest-xdist (`-n auto --dist loadgroup`): every test goes
+    to whichever worker is free, except that a module of `SHARED` goes whole to one worker. (Not
+    xdist's own `xdist_group` marks: xdist 3.8 cannot rename pytest 9's node ids to group them.)
+    Each worker has its own temp dirs and its own PostgreSQL server (`postgres_server` is made
+    once per process)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedModulesTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return path if path in SHARED else nodeid
+
+    return SharedModulesTogether(config, log)  # type: ignore[arg-type]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """(pytest-xdist, in the controller) What the workers need to see of this process."""
+    node.workerinput["durable_columns"] = os.environ.get("COLUMNS")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In a pytest-xdist worker, COLUMNS is what the run was started with: a worker is started with
+    COLUMNS=80, which would narrow `durable inspect`'s piped output (it is 140 wide unless COLUMNS
+    says otherwise) and change what the tests read."""
+    given = getattr(config, "workerinput", None)
+    if given is not None and "durable_columns" in given:
+        if given["durable_columns"] is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = given["durable_columns"]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keeps `SHARED` true: a test module that uses a module-scoped fixture or the browser and is
+    not listed there is an error of the collection."""
+    missing = set()
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        defs = [d[-1] for d in info.name2fixturedefs.values() if d] if info is not None else []
+        # (`anyio_backend` is redefined per test here; pytest's own xunit fixtures start with "_".)
+        if any(d.argname == "browser" or (d.scope == "module" and d.argname != "anyio_backend"
+                                          and not d.argname.startswith("_")) for d in defs):
+            path = item.nodeid.split("::", 1)[0]
+            if path not in SHARED:
+                missing.add(path)
+    if missing:
+        raise pytest.UsageError(f"tests/conftest.py: add {', '.join(sorted(missing))} to SHARED (a module-scoped "
+                                "fixture or the browser: its tests must run on one pytest-xdist worker)")
 
 
 @pytest.fixture(scope="session")

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import uuid
+import os
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, Protocol, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 from .._frozen import evolve
 from ..content import Blobs, Content, content_parts
@@ -38,12 +38,15 @@ from ..settings import Settings, WhenBusy
 from ..storage.retention import PruneReport
 from ..tools import ToolRegistry
 from ..tools.schema import output_schema as schema_of, output_value
-from . import fork as _fork, history, retention
+from . import retention
 from .clock import Clock
 from .kinds import RunService
 from .runtime import Runtime
 from .stream_events import SubmissionEvent
 from .streaming import StreamHost, stream_submission
+
+if TYPE_CHECKING:  # imported when used: a recovering process needs neither
+    from .history import Format
 
 T = TypeVar("T")
 
@@ -113,7 +116,7 @@ class Conversation:
         if policy not in ("queue", "interrupt", "reject"):
             raise ValueError(f"when_busy must be 'queue', 'interrupt' or 'reject', not {policy!r}")
         if id is None:
-            return await self._place(Submission(f"sub_{uuid.uuid4().hex[:16]}", self.id, words,
+            return await self._place(Submission(f"sub_{os.urandom(8).hex()}", self.id, words,
                                                 created_at=h.clock.now(), output=schema, parts=parts,
                                                 model_settings=asked), policy, blobs)
         check_submission_id(id)
@@ -212,10 +215,12 @@ class Conversation:
         whose inputs come after `at_seq` is not in the way)."""
         self._h._check_open()
         await self._h.resume()
-        await _fork.fork(self._h.session, self.id, new_id, at_seq)
+        from .fork import fork
+
+        await fork(self._h.session, self.id, new_id, at_seq)
         return Conversation(self._h, new_id)
 
-    async def seed(self, messages: Any, *, format: history.Format | None = None) -> int:
+    async def seed(self, messages: Any, *, format: Format | None = None) -> int:
         """Import an existing history into this idle, empty conversation, as one commit of entries
         (the conversation stays idle): messages in the OpenAI chat format (`"openai_chat"`), the
         OpenAI Responses input format (`"openai_responses"`) or the Anthropic messages format
@@ -228,7 +233,9 @@ class Conversation:
         if self._archived():
             raise ConversationArchived(f"Conversation {self.id!r} in {self._h.storage.location} is archived; the "
                                        f"history was not imported")
-        return await history.seed(self._h.session, self.id, messages, format)
+        from .history import seed
+
+        return await seed(self._h.session, self.id, messages, format)
 
     async def compact(self) -> int:
         """Start a compaction of this conversation; returns its task id."""

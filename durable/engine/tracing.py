@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import os
+import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -46,7 +48,13 @@ def _cancelled() -> type[BaseException]:
 
 
 def _import_trace() -> Any:
+    """`opentelemetry.trace`, or None while no provider can have been set: a provider is set by
+    code that imported `opentelemetry.trace` (then it is in `sys.modules`) or named by
+    `OTEL_PYTHON_TRACER_PROVIDER`. Until either, a traced call imports nothing (importing OpenTelemetry's
+    API is a large share of a recovering process's start-up)."""
     global _trace
+    if "opentelemetry.trace" not in sys.modules and "OTEL_PYTHON_TRACER_PROVIDER" not in os.environ:
+        return None
     from opentelemetry import trace  # imported on the first traced call, not with durable
 
     _trace = trace
@@ -75,9 +83,12 @@ def _configured(trace: Any) -> bool:
 
 
 def available() -> bool:
-    """Whether `opentelemetry-api` is installed (the `otel` extra)."""
-    return importlib.util.find_spec("opentelemetry") is not None and \
-        importlib.util.find_spec("opentelemetry.trace") is not None
+    """Whether `opentelemetry-api` is installed (the `otel` extra): its `opentelemetry.trace`
+    found in the `opentelemetry` namespace's folders (a `find_spec` of the submodule would import
+    the namespace)."""
+    spec = importlib.util.find_spec("opentelemetry")
+    folders = spec.submodule_search_locations if spec is not None else None
+    return any(os.path.exists(os.path.join(f, "trace", "__init__.py")) for f in folders or ())
 
 
 def _get_tracer() -> Any:
@@ -114,7 +125,7 @@ def traced(describe: Describe) -> Callable[[F], F]:
         @functools.wraps(fn)
         async def wrapper(*args: Any, **kwargs: Any) -> Any:
             trace = _trace or _import_trace()
-            if not _configured(trace):
+            if trace is None or not _configured(trace):
                 return await fn(*args, **kwargs)  # no provider configured: spans would be no-ops
             from opentelemetry.trace import Status, StatusCode
 

@@ -81,7 +81,8 @@ def test_demo_installs_durable_alone_and_test_adds_the_test_extras(checkout):
     log.write_text("")
     assert make(work, "test", f"PYTHON={python}").returncode == 0
     assert logged(log) == ["pip install -q --disable-pip-version-check -e .[test]", "ensure-postgres",
-                           "ensure-chromium", "ruff check durable", "mypy durable", "python -m pytest -q -p no:cacheprovider"]
+                           "ensure-chromium", "ruff check durable", "mypy durable",
+                           "python -m pytest -q -p no:cacheprovider -n auto --dist loadgroup"]
 
 
 def test_a_python_older_than_3_11_is_refused_before_anything_is_made(checkout, tmp_path):

@@ -1,7 +1,8 @@
 """An agent process for the console tests: `python tests/console/agent.py MODE PATH`.
 
-MODE `stream` streams a long answer slowly; `hang` streams a partial and never answers (to be
-killed); `resume` reopens after such a kill (the model answers whole this time); `approve` makes
+MODE `stream` streams a long answer slowly once a line on stdin says go (the test sends it when
+the page is connected); `hang` streams a partial and never answers (to be killed); `resume`
+reopens after such a kill (the model answers whole this time); `approve` makes
 a tool call that waits for approval (`save_note`, each run appended to PATH.runs) beside one
 whose output is an XSS payload (`fetch_page`). It says `open`, then `settled` once its input is
 answered, on stdout, and stays open (owning the file) until it is killed or gets SIGTERM.
@@ -53,6 +54,8 @@ async def main(mode: str, path: str) -> None:
             while h.wake().active:
                 await anyio.sleep(0.02)
         else:
+            if mode == "stream":
+                await anyio.to_thread.run_sync(sys.stdin.readline)
             sub = await h.root.submit("Tell me something")
             say("submitted")
             await sub.wait()

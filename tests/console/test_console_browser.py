@@ -40,8 +40,11 @@ def wait_for(driver, predicate, what: str):
 
 def test_the_answer_grows_on_the_page_as_it_is_committed(browser, agent, console, tmp_path):
     path = tmp_path / "stream.sqlite"
-    agent("stream", path)
+    streamer = agent("stream", path)
     browser.get(console(path))
+    # The page is connected (it rendered the session's state) before the answer starts streaming.
+    wait_for(browser, lambda d: text_of(d, "#status").startswith("live ·"), "the page connected")
+    streamer.send("go")
     first = wait_for(browser, lambda d: text_of(d, "#partial-text"), "a partial answer on the page")
     assert first.startswith("word0")
     longer = wait_for(browser, lambda d: len(t := text_of(d, "#partial-text")) > len(first) + 12 and t,

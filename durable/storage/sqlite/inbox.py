@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-import uuid
 from typing import Any
 
 from ...errors import ApprovalRejected, StorageError
@@ -54,6 +53,8 @@ def put_decision(path: str, call_id: str, *, approve: bool, arguments: str | Non
     `StorageError` when the file has no inbox (its owner runs an older durable) or cannot be written."""
     body = json.dumps({"call_id": call_id, "approve": approve, "arguments": arguments, "reason": reason},
                       ensure_ascii=False)
+    import uuid  # only a console or a remote decision needs it
+
     did = f"dec_{uuid.uuid4().hex[:16]}"
     try:
         conn = sqlite3.connect(path, isolation_level=None, timeout=5.0)
