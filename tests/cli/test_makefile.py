@@ -82,6 +82,7 @@ def test_demo_installs_durable_alone_and_test_adds_the_test_extras(checkout):
     assert make(work, "test", f"PYTHON={python}").returncode == 0
     assert logged(log) == ["pip install -q --disable-pip-version-check -e .[test]", "ensure-postgres",
                            "ensure-chromium", "ruff check durable", "mypy durable",
+                           "python -m mkdocs build --strict --quiet --site-dir site",
                            "python -m pytest -q -p no:cacheprovider -n auto --dist loadgroup"]
 
 
