@@ -7,7 +7,9 @@ between looks); a decision goes into the file's inbox (`durable.storage.sqlite.i
 short transaction of its own, the only write the console ever makes to a session file.
 `HarnessSource(h)` (embedded, `durable.console.app(h)`) reads what the harness committed and
 decides through `h.approve` / `h.deny`. Both give the page the same data (`durable.console.views`)
-and both raise `ApprovalRejected` when a decision is refused (decided meanwhile, invalid arguments).
+and both raise `ApprovalRejected` when a decision is refused (decided meanwhile), `EditRejected`
+when edited arguments do not match the tool's schema (kept with the waiting call, `ApprovalSlot.
+parameters`): checked here, before anything is sent, with the validator tools' calls are checked with.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 import anyio
@@ -26,6 +28,7 @@ from ..errors import ApprovalRejected
 from ..storage import rows
 from ..storage.sqlite import inbox
 from ..storage.sqlite.reader import SessionReader, owner_of
+from ..tools.arguments import check_value
 from .views import Recovery, entry_data, session_state
 
 ENDED_SHOWN = 20  # ended tasks shown besides the live ones
@@ -51,17 +54,42 @@ class Source(Protocol):
         ...
 
 
+class EditRejected(ApprovalRejected):
+    """Edited arguments of a tool call do not match the tool's schema (or are no JSON object):
+    refused by the console before anything is sent (HTTP 400); the message names the call, the
+    tool and each problem (the JSON path and the failed keyword)."""
+
+
+def check_edit(slot: r.ApprovalSlot | None, call_id: str, arguments: str | None) -> Mapping[str, Any] | None:
+    """The edited `arguments` (JSON text, None: the model's) of the waiting call `slot` as an
+    object, once valid against the tool's schema kept with it (when it is; rows written before
+    it was kept are checked by the owner alone). Raises `EditRejected`."""
+    value = _arguments(arguments, call_id)
+    if value is None or slot is None or slot.parameters is None:
+        return value
+    _, problems = check_value(json.loads(slot.parameters), json.dumps(value, ensure_ascii=False))
+    if problems:
+        raise EditRejected(f"Tool call {call_id} ({slot.tool}) was not approved: Tool {slot.tool}: invalid "
+                           f"arguments: " + "; ".join(problems), call_id=call_id, tool=slot.tool)
+    return value
+
+
+def waiting_slot(lives: Iterable[r.Live], call_id: str) -> r.ApprovalSlot | None:
+    """The approval slot of call `call_id` in the live documents `lives`, if one waits."""
+    return next((slot for live in lives for slot in live.approvals if slot.call_id == call_id), None)
+
+
 def _arguments(arguments: str | None, call_id: str) -> Mapping[str, Any] | None:
     if arguments is None:
         return None
     try:
         value = json.loads(arguments)
     except ValueError as exc:
-        raise ApprovalRejected(f"Tool call {call_id} was not approved: the edited arguments are not JSON ({exc})",
-                               call_id=call_id) from None
+        raise EditRejected(f"Tool call {call_id} was not approved: the edited arguments are not JSON ({exc})",
+                           call_id=call_id) from None
     if not isinstance(value, dict):
-        raise ApprovalRejected(f"Tool call {call_id} was not approved: the edited arguments are not a JSON object",
-                               call_id=call_id)
+        raise EditRejected(f"Tool call {call_id} was not approved: the edited arguments are not a JSON object",
+                           call_id=call_id)
     return value
 
 
@@ -146,7 +174,9 @@ class FileSource:
         return await anyio.to_thread.run_sync(read)
 
     async def decide(self, call_id: str, *, approve: bool, arguments: str | None, reason: str) -> None:
-        _arguments(arguments, call_id)  # a JSON object, or refused here; the owner checks its schema
+        if approve and arguments is not None:
+            await self.state()  # the live documents as committed now
+            check_edit(waiting_slot((d[1] for d in self._docs.values()), call_id), call_id, arguments)
         await anyio.to_thread.run_sync(lambda: inbox.put_decision(self.path, call_id, approve=approve,
                                                                   arguments=arguments, reason=reason))
 
@@ -196,9 +226,10 @@ class HarnessSource:
 
     async def decide(self, call_id: str, *, approve: bool, arguments: str | None, reason: str) -> None:
         if approve:
-            await self.h.approve(call_id, _arguments(arguments, call_id))
+            lives = (c.committed_live for c in list(self.h.session.convs.values()))
+            await self.h.approve(call_id, check_edit(waiting_slot(lives, call_id), call_id, arguments))
         else:
             await self.h.deny(call_id, reason)
 
 
-__all__ = ["FileSource", "HarnessSource", "Source"]
+__all__ = ["EditRejected", "FileSource", "HarnessSource", "Source", "check_edit", "waiting_slot"]

@@ -12,6 +12,7 @@ task's `restarts`, a `faulted` ending). Everything here is data; the page escape
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -110,8 +111,9 @@ def session_state(*, name: str, location: str, owner: str, live: Mapping[str, r.
         usage = usage + doc.usage
         conversations.append({"id": cid, "state": conversation_state(doc), "entries": entry_counts.get(cid, 0)})
         for slot in doc.approvals:
-            approvals.append({"conversation_id": cid, **codec.to_data(slot),
-                              "schema": (schemas or {}).get(slot.tool)})
+            schema = json.loads(slot.parameters) if slot.parameters else (schemas or {}).get(slot.tool)
+            data = {k: v for k, v in codec.to_data(slot).items() if k != "parameters"}
+            approvals.append({"conversation_id": cid, **data, "schema": schema})
     return {
         "name": name, "location": location, "owner": owner, "conversations": conversations,
         "live": dict(live_data) if live_data is not None else {cid: codec.to_data(doc) for cid, doc in live.items()},

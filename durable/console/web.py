@@ -13,7 +13,8 @@ sources given, so only those are reachable):
 
 A request without the token (query `token`, or the cookie) is refused with 403. A POST needs the
 token in the `X-Durable-Token` header (the page has it; another site cannot read it) and, when
-the browser sends an `Origin`, the console's own. A refused decision is 409 with the reason (two
+the browser sends an `Origin`, the console's own. Edited arguments that do not match the tool's
+schema are 400 with the validator's sentences; a refused decision is 409 with the reason (two
 tabs: the second is told); one committed is 200, only after its commit.
 """
 
@@ -35,7 +36,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..errors import ApprovalRejected, DurableError
-from .sources import Source
+from .sources import EditRejected, Source
 
 COOKIE = "durable_console"
 POLL_SECONDS = 0.075  # how often an event stream looks for a commit
@@ -127,6 +128,8 @@ def make_app(sources: Sequence[Source], *, token: str | None = None) -> Starlett
             return JSONResponse({"error": "a decision is {call_id, approve, arguments?, reason?}"}, 400)
         try:
             await src.decide(call_id, approve=approve, arguments=arguments, reason=reason)
+        except EditRejected as exc:
+            return JSONResponse({"error": str(exc)}, 400)
         except ApprovalRejected as exc:
             return JSONResponse({"error": str(exc)}, 409)
         except DurableError as exc:

@@ -18,7 +18,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from .agent import XSS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-WAIT = 20.0
+WAIT = 60.0  # a deadline, not a pause: every wait ends as soon as the page shows what it waits for
 
 
 def screenshot(driver, name: str, tmp_path: Path) -> None:
@@ -82,17 +82,26 @@ def test_an_edited_call_approved_from_the_page_runs_once_and_xss_is_inert(browse
                     "the approval card")[0]
     assert json.loads(card.find_element(By.CSS_SELECTOR, "pre.given").text) == {"text": "draft"}
     screenshot(browser, "console-approval.png", tmp_path)
-    card.find_element(By.CSS_SELECTOR, "button.edit").click()
-    area = card.find_element(By.CSS_SELECTOR, "textarea.arguments")
-    area.clear()
-    area.send_keys("[1, 2]")
-    card.find_element(By.CSS_SELECTOR, "button.edit").click()
-    assert card.find_element(By.CSS_SELECTOR, ".message").text == "the arguments must be a JSON object"
-    area.clear()
-    area.send_keys('{"text": "edited"}')
-    card.find_element(By.CSS_SELECTOR, "button.edit").click()
-    wait_for(browser, lambda d: card.find_element(By.CSS_SELECTOR, ".message").text == "approved: sent (committed)",
-             "the page saying the decision is committed")
+    note = '.approval[data-call="call_note"]'
+
+    def edit(text: str, state: str) -> str:
+        """Type `text` as the edited arguments, send it, and wait for the card's `data-state`."""
+        area = card.find_element(By.CSS_SELECTOR, "textarea.arguments")
+        area.clear()
+        area.send_keys(text)
+        browser.execute_script("document.querySelector(arguments[0]).dataset.state = ''", note)
+        card.find_element(By.CSS_SELECTOR, "button.edit").click()
+        wait_for(browser, lambda d: d.execute_script(
+            "return document.querySelector(arguments[0]).dataset.state", note) == state, f"the card {state}")
+        return card.find_element(By.CSS_SELECTOR, ".message").text
+
+    card.find_element(By.CSS_SELECTOR, "button.edit").click()  # shows the editor
+    assert edit("[1, 2]", "refused") == "the arguments must be a JSON object"
+    # The server checks the tool's schema (kept with the waiting call) before anything is sent.
+    assert edit('{"text": 5}', "refused") == (
+        "not sent: Tool call call_note (save_note) was not approved: Tool save_note: invalid arguments: "
+        "$.text: 5 is not of type 'string' (keyword: type)")
+    assert edit('{"text": "edited"}', "sent") == "approved: sent (committed)"
     wait_for(browser, lambda d: "saved edited" in text_of(d, "#transcript"), "the tool's result")
     wait_for(browser, lambda d: "Saved." in text_of(d, "#transcript"), "the final answer")
     assert (tmp_path / "approve.sqlite.runs").read_text() == "edited\n"  # ran once, with the edit

@@ -135,21 +135,27 @@ function approvalCard(a) {
   const card = el("div", {class: "approval", "data-call": a.call_id},
     el("div", {}, el("strong", {}, a.tool), ` · call ${a.call_id} · conversation ${a.conversation_id}`),
     el("pre", {class: "given"}, prettyJson(a.arguments)), args, reason, message);
+  // data-state on the card: "sending", then "sent" (committed) or "refused" (buttons usable again).
   const send = async (decision) => {
     for (const b of card.querySelectorAll("button")) b.disabled = true;
-    message.className = "message"; message.textContent = "sending…";
+    card.dataset.state = "sending"; message.className = "message"; message.textContent = "sending…";
     const r = await fetch(`/api/sessions/${current.session}/decisions`, {method: "POST", credentials: "same-origin",
       headers: {"Content-Type": "application/json", "X-Durable-Token": TOKEN}, body: JSON.stringify(decision)});
     const body = await r.json().catch(() => ({}));
-    card.dataset.keep = "1";
-    if (r.ok) { message.className = "message sent"; message.textContent = decision.approve ? "approved: sent (committed)" : "denied: sent (committed)"; }
-    else { message.textContent = `not sent: ${body.error || r.status}`; }
+    if (r.ok) {
+      card.dataset.keep = "1"; card.dataset.state = "sent"; message.className = "message sent";
+      message.textContent = decision.approve ? "approved: sent (committed)" : "denied: sent (committed)";
+    } else {
+      message.textContent = `not sent: ${body.error || r.status}`; card.dataset.state = "refused";
+      if (r.status === 400) { for (const b of card.querySelectorAll("button")) b.disabled = false; }
+      else card.dataset.keep = "1";
+    }
   };
   const approve = el("button", {class: "approve", onclick: () => send({call_id: a.call_id, approve: true})}, "Approve");
   const edit = el("button", {class: "edit", onclick: () => {
     if (args.hidden) { args.hidden = false; edit.textContent = "Send edited"; return; }
-    const problem = checkArguments(args.value, a.schema);
-    if (problem) { message.textContent = problem; return; }
+    const problem = checkArguments(args.value);
+    if (problem) { message.textContent = problem; card.dataset.state = "refused"; return; }
     send({call_id: a.call_id, approve: true, arguments: JSON.stringify(JSON.parse(args.value))});
   }}, "Edit");
   const deny = el("button", {class: "deny", onclick: () => {
@@ -162,26 +168,12 @@ function approvalCard(a) {
 
 function prettyJson(text) { try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; } }
 
-// The edited arguments against the tool's schema (when the console knows it): an object, its
-// required properties, and the JSON type of each property the schema types. The owner checks
-// the whole schema again before anything runs.
-function checkArguments(text, schema) {
+// The edited arguments must be a JSON object; the server checks them against the tool's schema
+// (kept with the waiting call) before anything is sent, and answers 400 with the problems.
+function checkArguments(text) {
   let value;
   try { value = JSON.parse(text); } catch (e) { return `not JSON: ${e.message}`; }
   if (value === null || typeof value !== "object" || Array.isArray(value)) return "the arguments must be a JSON object";
-  if (!schema) return null;
-  for (const name of schema.required || []) if (!(name in value)) return `missing required property ${name}`;
-  const types = {string: (v) => typeof v === "string", integer: Number.isInteger, number: (v) => typeof v === "number",
-    boolean: (v) => typeof v === "boolean", object: (v) => v !== null && typeof v === "object" && !Array.isArray(v),
-    array: Array.isArray, null: (v) => v === null};
-  for (const [name, prop] of Object.entries(schema.properties || {})) {
-    if (!(name in value) || !prop.type) continue;
-    const wanted = [].concat(prop.type);
-    if (!wanted.some((t) => types[t] && types[t](value[name]))) return `property ${name} must be ${wanted.join(" or ")}`;
-  }
-  if (schema.additionalProperties === false) {
-    for (const name of Object.keys(value)) if (!(name in (schema.properties || {}))) return `unknown property ${name}`;
-  }
   return null;
 }
 
