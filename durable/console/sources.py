@@ -40,7 +40,7 @@ class Source(Protocol):
 
     name: str
 
-    def version(self) -> object:
+    async def version(self) -> object:
         """Something that changes when the session commits (cheap: polled)."""
         ...
 
@@ -109,7 +109,10 @@ class FileSource:
         with SessionReader(self.path):  # refused now, naming the file, when it is no session
             pass
 
-    def version(self) -> object:
+    async def version(self) -> object:
+        return self._version()
+
+    def _version(self) -> object:
         def stat(p: str) -> tuple[int, int]:
             try:
                 st = os.stat(p)
@@ -121,7 +124,7 @@ class FileSource:
     async def state(self) -> dict[str, Any]:
         self._lock = self._lock or anyio.Lock()
         async with self._lock:  # one read per version, however many pages look
-            version = self.version()
+            version = self._version()
             if self._cached is None or self._cached[0] != version:
                 self._cached = (version, await anyio.to_thread.run_sync(self._read_state))
             return self._cached[1]
@@ -190,7 +193,7 @@ class HarnessSource:
         self._recovery: dict[str, tuple[int, Recovery]] = {}
         self._lock: anyio.Lock | None = None
 
-    def version(self) -> object:
+    async def version(self) -> object:
         session = self.h.session
         convs = tuple((cid, c.last_seq, id(c.committed_live)) for cid, c in session.convs.items())
         return (session.commit_count, convs)

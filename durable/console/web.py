@@ -23,7 +23,7 @@ from __future__ import annotations
 import hmac
 import json
 import secrets
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from importlib import resources
 from typing import Any
 
@@ -75,8 +75,10 @@ class _Guard:
         await self.app(scope, receive, send)
 
 
-def make_app(sources: Sequence[Source], *, token: str | None = None) -> Starlette:
-    """The console over `sources`; `token` (default: a random one) is `app.state.token`."""
+def make_app(sources: Sequence[Source], *, token: str | None = None,
+             refresh: Callable[[], Awaitable[None]] | None = None) -> Starlette:
+    """The console over `sources`; `token` (default: a random one) is `app.state.token`.
+    `refresh`: called before the list of sessions is sent (it may append to `sources`)."""
     token = token or secrets.token_urlsafe(24)
     page = (_static() / "index.html").read_text(encoding="utf-8").replace("{{TOKEN}}", token)
 
@@ -100,6 +102,8 @@ def make_app(sources: Sequence[Source], *, token: str | None = None) -> Starlett
         return response
 
     async def sessions(request: Request) -> Response:
+        if refresh is not None:
+            await refresh()
         return JSONResponse([{"index": i, "name": s.name} for i, s in enumerate(sources)])
 
     async def state(request: Request) -> Response:
@@ -176,7 +180,7 @@ async def _stream(request: Request, src: Source, conversation: str, after: int) 
     they are committed; a comment every `KEEPALIVE_SECONDS`. Ends when the page goes."""
     sent_state, seen, quiet, count = "", None, 0.0, None
     while not await request.is_disconnected():
-        version = src.version()
+        version = await src.version()
         if version != seen:
             seen, quiet = version, 0.0
             state = await src.state()
