@@ -220,7 +220,8 @@ class HarnessSource:
             tasks = sorted({t.id: t for t in [*ended[-ENDED_SHOWN:], *live_tasks]}.values(), key=lambda t: t.id)
             schemas = {tool.name: tool.parameters for tool in h.tools}
             return session_state(name=self.name, location=h.storage.location, owner=f"this process ({os.getpid()})",
-                                 live=live, tasks=tasks, entry_counts=counts, recovery=story, schemas=schemas)
+                                 live=live, tasks=tasks, entry_counts=counts, recovery=story, schemas=schemas,
+                                 prices=h.settings.prices)
 
     async def entries(self, conversation_id: str, after: int) -> list[dict[str, Any]]:
         conv = self.h.session.convs.get(conversation_id)

@@ -1,7 +1,8 @@
 """An agent process for the console tests: `python tests/console/agent.py MODE PATH`.
 
 MODE `stream` streams a long answer slowly; `hang` streams a partial and never answers (to be
-killed); `resume` reopens after such a kill (the model answers whole this time); `approve` makes
+killed); `resume` reopens after such a kill (the model answers whole this time, with reasoning
+and usage); `approve` makes
 a tool call that waits for approval (`save_note`, each run appended to PATH.runs) beside one
 whose output is an XSS payload (`fetch_page`). It says `open`, then `settled` once its input is
 answered, on stdout, and stays open (owning the file) until it is killed or gets SIGTERM.
@@ -16,6 +17,7 @@ import anyio
 
 from durable import define_tool, open_harness
 from durable.models.faux import FauxModel, call, hang, reply
+from durable.records import Usage
 
 XSS = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
 LONG = " ".join(f"word{i}" for i in range(120))
@@ -40,7 +42,8 @@ async def main(mode: str, path: str) -> None:
     script = {
         "stream": [reply(LONG)],
         "hang": [hang("Partial words before the crash")],
-        "resume": [reply("The whole answer, after recovery.")],
+        "resume": [reply("The whole answer, after recovery.", reasoning="Recovering calmly.",
+                         usage=Usage(1200, 300, 120, 800))],
         "approve": [reply("", tool_calls=[call("fetch_page", {"url": "u"}, id="call_page"),
                                           call("save_note", {"text": "draft"}, id="call_note")]),
                     reply("Saved.")],

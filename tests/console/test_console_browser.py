@@ -71,6 +71,15 @@ def test_a_kill_and_a_restart_show_the_recovery_story(browser, agent, console, t
     story = text_of(browser, "#recovery")
     assert ("root #2: An answer (attempt 1) was cut off by the death of its process after 30 characters: the partial "
             "is kept, marked aborted, and the attempt is charged (task_interrupted).") in story
+    # The answer's reasoning, collapsed until opened; usage by kind of token.
+    answer = browser.find_elements(By.CSS_SELECTOR, ".entry.assistant")[-1]
+    details = answer.find_element(By.CSS_SELECTOR, "details.reasoning")
+    assert (details.get_attribute("open"), details.text) == (None, "Reasoning (18 characters)")
+    details.find_element(By.TAG_NAME, "summary").click()
+    assert details.find_element(By.CSS_SELECTOR, ".text").text == "Recovering calmly."
+    assert text_of(browser, "#usage thead").strip() == "model\trequests\tinput\tcache read\tcache write\toutput\treasoning\tcost (USD)"
+    total = "total\t2\t400\t800\t0\t180\t120\tunknown"  # requests, input, cache read/write, output, reasoning
+    wait_for(browser, lambda d: text_of(d, "#usage tbody").strip().split("\n")[-1] == total, "the usage totals")
     screenshot(browser, "console-recovery.png", tmp_path)
 
 

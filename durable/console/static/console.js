@@ -59,6 +59,7 @@ function addEntry(e) {
     box.append(el("span", {class: "badge"}, e.interrupted ? "cut off by a crash: aborted partial" : "aborted partial"));
   }
   if (e.is_error || e.error) box.classList.add("error");
+  if (e.reasoning_text) box.append(reasoning(e.reasoning_text, null));
   const text = e.text ?? e.content ?? e.summary ?? "";
   box.append(el("div", {class: "text"}, text));
   for (const c of e.tool_calls || []) box.append(el("div", {class: "call"}, `→ ${c.name}(${c.arguments}) [${c.id}]`));
@@ -66,10 +67,23 @@ function addEntry(e) {
   document.getElementById("transcript").append(box);
 }
 
+// A model's reasoning, collapsed: a <details> whose summary says how long it is. `id` (the live
+// answer's) keeps it open across re-renders once a person opened it.
+let partialReasoningOpen = false;
+function reasoning(text, id) {
+  const box = el("details", {class: "reasoning"}, el("summary", {}, `Reasoning (${text.length} characters)`),
+                 el("div", {class: "text"}, text));
+  if (id) {
+    box.id = id; box.open = partialReasoningOpen;
+    box.addEventListener("toggle", () => { partialReasoningOpen = box.open; });
+  }
+  return box;
+}
+
 function render() {
   document.getElementById("status").textContent = `live · ${state.location} · ${state.owner}`;
   renderNav(); renderPartial(); renderApprovals(); renderRecovery(); renderTasks();
-  document.getElementById("usage").textContent = JSON.stringify(state.usage, null, 2);
+  renderUsage();
   document.getElementById("raw").textContent = JSON.stringify(state.live[current.conversation] || {}, null, 2);
 }
 
@@ -97,6 +111,7 @@ function renderPartial() {
   const gen = live.generation;
   if (gen) {
     box.append(el("div", {class: "who"}, `answering · attempt ${gen.attempt}` + (gen.message && gen.message.text ? " · streaming" : "")));
+    if (gen.message && gen.message.reasoning) box.append(reasoning(gen.message.reasoning, "partial-reasoning"));
     box.append(el("div", {class: "text", id: "partial-text"}, (gen.message && gen.message.text) || ""));
     for (const c of (gen.message && gen.message.tool_calls) || []) box.append(el("div", {class: "call"}, `→ ${c.name}(${c.arguments})`));
     if (gen.retry) box.append(el("div", {class: "retry", "data-at": gen.retry.at, "data-attempt": gen.retry.attempt,
@@ -175,6 +190,21 @@ function checkArguments(text) {
   try { value = JSON.parse(text); } catch (e) { return `not JSON: ${e.message}`; }
   if (value === null || typeof value !== "object" || Array.isArray(value)) return "the arguments must be a JSON object";
   return null;
+}
+
+// Tokens by kind, apart (input not cached, cache reads and writes, output less reasoning,
+// reasoning), per model and in total, with the cost when the console knows the model's price.
+function renderUsage() {
+  const u = state.usage_by_kind, body = document.querySelector("#usage tbody");
+  const cost = (c) => (c === null || c === undefined ? "unknown" : `$${c.toFixed(4)}`);
+  const row = (name, m, cls) => el("tr", {class: cls || ""}, el("td", {}, name), el("td", {}, m.requests),
+    el("td", {}, m.input), el("td", {}, m.cache_read), el("td", {}, m.cache_write), el("td", {}, m.output),
+    el("td", {}, m.reasoning), el("td", {class: "cost"}, cost(m.cost)));
+  body.replaceChildren(...u.models.map((m) => row(m.model, m)));
+  if (u.models.length) body.append(row("total", u.total, "total"));
+  document.getElementById("usage-note").textContent =
+    `${u.tool_calls} tool call(s), ${u.tool_seconds.toFixed(1)} s of tool runtime` +
+    (u.unpriced.length ? ` · no price known for ${u.unpriced.join(", ")}` : "");
 }
 
 function renderRecovery() {
