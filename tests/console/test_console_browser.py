@@ -77,7 +77,8 @@ def test_a_kill_and_a_restart_show_the_recovery_story(browser, agent, console, t
     assert (details.get_attribute("open"), details.text) == (None, "Reasoning (18 characters)")
     details.find_element(By.TAG_NAME, "summary").click()
     assert details.find_element(By.CSS_SELECTOR, ".text").text == "Recovering calmly."
-    assert text_of(browser, "#usage thead").strip() == "model\trequests\tinput\tcache read\tcache write\toutput\treasoning\tcost (USD)"
+    assert text_of(browser, "#usage thead").strip().split("\t") == [
+        "model", "requests", "input", "cache read", "cache write", "output", "reasoning", "cost (USD)"]
     total = "total\t2\t400\t800\t0\t180\t120\tunknown"  # requests, input, cache read/write, output, reasoning
     wait_for(browser, lambda d: text_of(d, "#usage tbody").strip().split("\n")[-1] == total, "the usage totals")
     screenshot(browser, "console-recovery.png", tmp_path)
