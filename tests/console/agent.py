@@ -4,8 +4,10 @@ MODE `stream` streams a long answer slowly; `hang` streams a partial and never a
 killed); `resume` reopens after such a kill (the model answers whole this time, with reasoning
 and usage); `approve` makes
 a tool call that waits for approval (`save_note`, each run appended to PATH.runs) beside one
-whose output is an XSS payload (`fetch_page`). It says `open`, then `settled` once its input is
-answered, on stdout, and stays open (owning the file) until it is killed or gets SIGTERM.
+whose output is an XSS payload (`fetch_page`), saying `waiting` once the call waits; `approve-held`
+too, but never looking at its inbox; `decided` reopens and waits until a decision in the inbox is
+applied and the answer given. It says `open`, then `settled` once its input is answered, on
+stdout, and stays open (owning the file) until it is killed or gets SIGTERM.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import anyio
 from durable import define_tool, open_harness
 from durable.models.faux import FauxModel, call, hang, reply
 from durable.records import Usage
+from durable.storage import SQLiteStorage
 
 XSS = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
 LONG = " ".join(f"word{i}" for i in range(120))
@@ -47,17 +50,30 @@ async def main(mode: str, path: str) -> None:
         "approve": [reply("", tool_calls=[call("fetch_page", {"url": "u"}, id="call_page"),
                                           call("save_note", {"text": "draft"}, id="call_note")]),
                     reply("Saved.")],
-    }[mode]
+        "decided": [reply("Saved.")],
+    }[mode.removesuffix("-held")]
     model = FauxModel(script, tokens_per_second=25 if mode == "stream" else None, token_size=6)
-    async with open_harness(path, model=model, tools=tools) as h:
+    # `-held`: the owner never looks at its inbox (a decision put there stays until the next owner).
+    storage = SQLiteStorage(path, inbox_poll_seconds=None if mode.endswith("-held") else 0.25)
+    async with open_harness(storage, model=model, tools=tools) as h:
         say("open")
         if mode == "resume":
             await h.resume()
             while h.wake().active:
                 await anyio.sleep(0.02)
+        elif mode == "decided":
+            await h.resume()
+            async for live in h.root.follow():  # until the decision in the inbox is applied and answered
+                if live.run is None and not live.approvals:
+                    break
         else:
             sub = await h.root.submit("Tell me something")
             say("submitted")
+            if mode.startswith("approve"):
+                async for live in h.root.follow():
+                    if live.approvals:
+                        say("waiting")
+                        break
             await sub.wait()
         say("settled")
         await anyio.sleep_forever()
