@@ -1,13 +1,13 @@
 """An agent process for the console tests: `python tests/console/agent.py MODE PATH`.
 
-MODE `stream` streams a long answer slowly; `hang` streams a partial and never answers (to be
-killed); `resume` reopens after such a kill (the model answers whole this time, with reasoning
-and usage); `approve` makes
-a tool call that waits for approval (`save_note`, each run appended to PATH.runs) beside one
-whose output is an XSS payload (`fetch_page`), saying `waiting` once the call waits; `approve-held`
-too, but never looking at its inbox; `decided` reopens and waits until a decision in the inbox is
-applied and the answer given. It says `open`, then `settled` once its input is answered, on
-stdout, and stays open (owning the file) until it is killed or gets SIGTERM.
+MODE `stream` streams a long answer slowly once a line comes on stdin (the page is ready);
+`hang` streams a partial and never answers (to be killed); `resume` reopens after such a kill (the
+model answers whole this time, with reasoning and usage); `approve` makes a tool call that waits
+for approval (`save_note`, each run appended to PATH.runs) beside one whose output is an XSS
+payload (`fetch_page`), saying `waiting` once the call waits; `approve-held` too, but never looking
+at its inbox; `decided` reopens and waits until a decision in the inbox is applied and the answer
+given. It says `open`, then `settled` once its input is answered, on stdout, and stays open
+(owning the file) until it is killed or gets SIGTERM.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ async def main(mode: str, path: str) -> None:
                     reply("Saved.")],
         "decided": [reply("Saved.")],
     }[mode.removesuffix("-held")]
-    model = FauxModel(script, tokens_per_second=25 if mode == "stream" else None, token_size=6)
+    model = FauxModel(script, tokens_per_second=40 if mode == "stream" else None, token_size=6)
     # `-held`: the owner never looks at its inbox (a decision put there stays until the next owner).
     storage = SQLiteStorage(path, inbox_poll_seconds=None if mode.endswith("-held") else 0.25)
     async with open_harness(storage, model=model, tools=tools) as h:
@@ -67,6 +67,8 @@ async def main(mode: str, path: str) -> None:
                 if live.run is None and not live.approvals:
                     break
         else:
+            if mode == "stream":
+                await anyio.to_thread.run_sync(sys.stdin.readline)
             sub = await h.root.submit("Tell me something")
             say("submitted")
             if mode.startswith("approve"):

@@ -40,8 +40,10 @@ def wait_for(driver, predicate, what: str):
 
 def test_the_answer_grows_on_the_page_as_it_is_committed(browser, agent, console, tmp_path):
     path = tmp_path / "stream.sqlite"
-    agent("stream", path)
+    writer = agent("stream", path)
     browser.get(console(path))
+    wait_for(browser, lambda d: text_of(d, "#status").startswith("live ·"), "the page following the file")
+    writer.send("go")  # the answer streams from now on, the page watching
     first = wait_for(browser, lambda d: text_of(d, "#partial-text"), "a partial answer on the page")
     assert first.startswith("word0")
     longer = wait_for(browser, lambda d: len(t := text_of(d, "#partial-text")) > len(first) + 12 and t,
