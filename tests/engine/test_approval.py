@@ -215,8 +215,10 @@ async def test_a_pending_approval_survives_crashes_uncharged_and_runs_once_appro
         async with host.open(FauxModel([]), settings=settings(restart_limit=1), tools=tools) as h:
             await h.resume()
             task = await h.task(2)
-            assert (task.state, task.restarts, task.checkpoint) == (r.Waiting(), 0, Approval(T0, None, TRANSFER_SCHEMA))
-            assert h.root.live().approvals == (r.ApprovalSlot("c1", "transfer", TRANSFER_ARGS, 2, T0, None, TRANSFER_SCHEMA),)
+            assert (task.state, task.restarts, task.checkpoint) == (r.Waiting(), 0,
+                                                                    Approval(T0, None, TRANSFER_SCHEMA))
+            assert h.root.live().approvals == (r.ApprovalSlot("c1", "transfer", TRANSFER_ARGS, 2, T0, None,
+                                                              TRANSFER_SCHEMA),)
             crash(h)
     model = FauxModel([faux.reply("Sent.")])
     async with host.open(model, settings=settings(), tools=tools) as h:
