@@ -192,6 +192,8 @@ class SpaceSource:
             with c.transaction():
                 c.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
                           (f"durable.console.decisions:{self.space}",))
+                if c.execute("SELECT 1 FROM durable.inbox WHERE space = %s AND id = %s", (self.space, did)).fetchone():
+                    return  # committed by a first try whose connection broke during COMMIT
                 slot = waiting_slot(_documents(c, self.space, self.location).values(), call_id) \
                     if driver.storable(call_id) else None
                 if slot is None:

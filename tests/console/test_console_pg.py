@@ -203,3 +203,33 @@ def test_the_command_refuses_a_server_without_durable_and_no_source(postgres_dsn
         " holds no durable session spaces (no durable schema)\n")
     none = CliRunner().invoke(cli, ["console", "--port", "0"])
     assert none.exit_code == 2 and "give session files (PATH...) or a PostgreSQL server (--dsn DSN)" in none.output
+
+
+async def test_the_command_serves_files_and_spaces_together(postgres_dsn, tmp_path, processes):
+    import sys
+    import urllib.request
+    from pathlib import Path
+
+    from .conftest import Process
+    from .test_console_http import waiting_file
+
+    space = f"cli-{uuid.uuid4().hex[:8]}"
+    await answered_space(postgres_dsn, space)
+    path = tmp_path / "f.sqlite"
+    await waiting_file(path)
+    durable_cli = Path(sys.executable).with_name("durable")
+    p = Process([str(durable_cli), "console", str(path), "--dsn", postgres_dsn, "--space", space, "--port", "0",
+                 "--token", TOKEN], tmp_path)
+    processes.append(p)
+    url = p.expect("durable console: http://").split(": ", 1)[1]
+    base = url.split("/?")[0]
+
+    def get(route: str) -> object:
+        request = urllib.request.Request(base + route, headers={"Cookie": f"durable_console={TOKEN}"})
+        with urllib.request.urlopen(request, timeout=20) as response:
+            return json.loads(response.read())
+
+    assert await anyio.to_thread.run_sync(get, "/api/sessions") == [{"index": 0, "name": "f.sqlite"},
+                                                                     {"index": 1, "name": space}]
+    state = await anyio.to_thread.run_sync(get, "/api/sessions/1")
+    assert (state["name"], state["conversations"]) == (space, [{"id": "root", "state": "idle", "entries": 2}])
