@@ -11,11 +11,15 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import anyio
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from .agent import XSS
+import durable
+from durable.models import FauxModel
+
+from .agent import LONG, XSS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 WAIT = 60.0  # a deadline, not a pause: every wait ends as soon as the page shows what it waits for
@@ -44,13 +48,16 @@ def test_the_answer_grows_on_the_page_as_it_is_committed(browser, agent, console
     browser.get(console(path))
     wait_for(browser, lambda d: text_of(d, "#status").startswith("live ·"), "the page following the file")
     writer.send("go")  # the answer streams from now on, the page watching
-    first = wait_for(browser, lambda d: text_of(d, "#partial-text"), "a partial answer on the page")
-    assert first.startswith("word0")
-    longer = wait_for(browser, lambda d: len(t := text_of(d, "#partial-text")) > len(first) + 12 and t,
-                      "the partial answer growing")
-    assert longer.startswith(first)
+    writer.expect("paused")  # after 20 pieces: the page must show them
+    wait_for(browser, lambda d: text_of(d, "#partial-text").rstrip() == LONG[:120].rstrip(),
+             "a partial answer on the page (20 pieces of 6 characters)")
+    writer.send("more")
+    writer.expect("paused")  # after 40
+    wait_for(browser, lambda d: text_of(d, "#partial-text").rstrip() == LONG[:240].rstrip(),
+             "the partial answer grown (40 pieces)")
     assert "generating" in text_of(browser, 'nav a[data-conversation="root"]')
     screenshot(browser, "console-streaming.png", tmp_path)
+    writer.send("rest")
     # The whole answer lands as an entry, and the partial is gone.
     wait_for(browser, lambda d: "word119" in text_of(d, '.entry.assistant'), "the answer committed as an entry")
     root = 'nav a[data-conversation="root"]'
@@ -124,9 +131,15 @@ def test_an_edited_call_approved_from_the_page_runs_once_and_xss_is_inert(browse
     screenshot(browser, "console-transcript.png", tmp_path)
 
 
+async def made(path: Path) -> None:
+    """An empty session file, made in this process (no agent needed)."""
+    async with durable.open_harness(path, model=FauxModel([])):
+        pass
+
+
 def test_a_wrong_token_is_refused(browser, agent, console, tmp_path):
     path = tmp_path / "refused.sqlite"
-    agent("resume", path).expect("settled")
+    anyio.run(made, path)
     url = console(path)
     wrong = url.replace("token=", "token=wrong")
     browser.delete_all_cookies()

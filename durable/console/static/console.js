@@ -149,7 +149,10 @@ function approvalCard(a) {
   const reason = el("input", {class: "reason", placeholder: "reason (the model reads it)", hidden: ""});
   const card = el("div", {class: "approval", "data-call": a.call_id},
     el("div", {}, el("strong", {}, a.tool), ` · call ${a.call_id} · conversation ${a.conversation_id}`),
-    el("pre", {class: "given"}, prettyJson(a.arguments)), args, reason, message);
+    el("pre", {class: "given"}, prettyJson(a.arguments)),
+    a.schema ? el("details", {class: "schema"}, el("summary", {}, "the tool's schema (an edit is checked against it)"),
+                  el("pre", {}, JSON.stringify(a.schema, null, 2))) : null,
+    args, reason, message);
   // data-state on the card: "sending", then "sent" (committed) or "refused" (buttons usable again).
   const send = async (decision) => {
     for (const b of card.querySelectorAll("button")) b.disabled = true;
