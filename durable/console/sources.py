@@ -2,9 +2,10 @@
 
 `FileSource(path)` (standalone, `durable console PATH`) reads through `SessionReader`: read-only,
 without the lock, a reader per look, so that the owner's clean close still folds its WAL back.
-It notices commits by the file's and its WAL's size and time (`version`: no connection held
-between looks); a decision goes into the file's inbox (`durable.storage.sqlite.inbox`), in a
-short transaction of its own, the only write the console ever makes to a session file.
+It notices commits by the file's and its WAL's size and time and the WAL index's header
+(`version`: no connection held between looks); a decision goes into the file's inbox
+(`durable.storage.sqlite.inbox`), in a short transaction of its own, the only write the console
+ever makes to a session file.
 `HarnessSource(h)` (embedded, `durable.console.app(h)`) reads what the harness committed and
 decides through `h.approve` / `h.deny`. Both give the page the same data (`durable.console.views`)
 and both raise `ApprovalRejected` when a decision is refused (decided meanwhile), `EditRejected`
@@ -32,6 +33,7 @@ from ..tools.arguments import check_value
 from .views import Recovery, entry_data, session_state
 
 ENDED_SHOWN = 20  # ended tasks shown besides the live ones
+_SHM_HEADER = 48  # bytes of the WAL index's header (SQLite's WalIndexHdr: iChange, mxFrame, salts, checksums)
 FIRST_SHOWN = 500  # entries a page is sent at once: the newest (a long conversation is not sent whole)
 
 
@@ -113,13 +115,22 @@ class FileSource:
         return self._version()
 
     def _version(self) -> object:
+        """The file's and its WAL's size and time, and the header of its WAL index (`-shm`),
+        whose change counter and last frame move with every commit: a time alone is coarse (a
+        kernel tick) and a WAL written again from its start keeps its size, so two commits
+        within one tick would look like one, and the second would not be shown until a third."""
         def stat(p: str) -> tuple[int, int]:
             try:
                 st = os.stat(p)
             except OSError:
                 return (0, 0)
             return (st.st_mtime_ns, st.st_size)
-        return (stat(self.path), stat(self.path + "-wal"))
+        try:
+            with open(self.path + "-shm", "rb") as f:
+                index = f.read(_SHM_HEADER)
+        except OSError:
+            index = b""
+        return (stat(self.path), stat(self.path + "-wal"), index)
 
     async def state(self) -> dict[str, Any]:
         self._lock = self._lock or anyio.Lock()
