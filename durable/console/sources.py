@@ -162,7 +162,9 @@ class FileSource:
             self._owner = (now, who)
         with SessionReader(self.path) as reader, reader.snapshot():
             changed = self._live(reader)
-            every = now - self._spans_at > 1.0  # entries without a change of a live document: seen within 1 s
+            # Entries are counted again for the conversations whose live document changed; for all
+            # of them when none changed (a commit that only appended entries) or once a second.
+            every = not changed or now - self._spans_at > 1.0
             if every:
                 self._spans_at = now
             story = Recovery()
