@@ -2,10 +2,11 @@
 
 `FileSource(path)` (standalone, `durable console PATH`) reads through `SessionReader`: read-only,
 without the lock, a reader per look, so that the owner's clean close still folds its WAL back.
-It notices commits by the file's and its WAL's size and time and the WAL index's header
-(`version`: no connection held between looks); a decision goes into the file's inbox
-(`durable.storage.sqlite.inbox`), in a short transaction of its own, the only write the console
-ever makes to a session file.
+It notices commits by the file's and its WAL's size and time (`version`: no connection held
+between looks), and opens one connection to a file at a time (`_one_at_a_time`: closing any
+descriptor of a file drops every POSIX lock the process holds on it). A decision goes into the
+file's inbox (`durable.storage.sqlite.inbox`), in a short transaction of its own, the only write
+the console ever makes to a session file.
 `HarnessSource(h)` (embedded, `durable.console.app(h)`) reads what the harness committed and
 decides through `h.approve` / `h.deny`. Both give the page the same data (`durable.console.views`)
 and both raise `ApprovalRejected` when a decision is refused (decided meanwhile), `EditRejected`
@@ -17,9 +18,10 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
-from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -32,8 +34,8 @@ from ..storage.sqlite.reader import SessionReader, owner_of
 from ..tools.arguments import check_value
 from .views import Recovery, entry_data, session_state
 
+T = TypeVar("T")
 ENDED_SHOWN = 20  # ended tasks shown besides the live ones
-_SHM_HEADER = 48  # bytes of the WAL index's header (SQLite's WalIndexHdr: iChange, mxFrame, salts, checksums)
 FIRST_SHOWN = 500  # entries a page is sent at once: the newest (a long conversation is not sent whole)
 
 
@@ -95,6 +97,18 @@ def _arguments(arguments: str | None, call_id: str) -> Mapping[str, Any] | None:
     return value
 
 
+_FILE_LOCKS: dict[str, threading.Lock] = {}
+
+
+def _one_at_a_time(path: str, fn: Callable[[], T]) -> T:
+    """`fn()` (which opens connections to the file at `path`) while no other thread of this
+    process has one open: opening a reader reads the file's header with a descriptor of its own,
+    and closing it would drop the read locks of another connection to the file (POSIX locks are
+    the process's), letting the owner reuse WAL frames that connection is reading."""
+    with _FILE_LOCKS.setdefault(path, threading.Lock()):
+        return fn()
+
+
 class FileSource:
     """A session file another process owns (or nobody does), read-only but for its inbox."""
 
@@ -115,29 +129,21 @@ class FileSource:
         return self._version()
 
     def _version(self) -> object:
-        """The file's and its WAL's size and time, and the header of its WAL index (`-shm`),
-        whose change counter and last frame move with every commit: a time alone is coarse (a
-        kernel tick) and a WAL written again from its start keeps its size, so two commits
-        within one tick would look like one, and the second would not be shown until a third."""
         def stat(p: str) -> tuple[int, int]:
             try:
                 st = os.stat(p)
             except OSError:
                 return (0, 0)
             return (st.st_mtime_ns, st.st_size)
-        try:
-            with open(self.path + "-shm", "rb") as f:
-                index = f.read(_SHM_HEADER)
-        except OSError:
-            index = b""
-        return (stat(self.path), stat(self.path + "-wal"), index)
+        return (stat(self.path), stat(self.path + "-wal"))
 
     async def state(self) -> dict[str, Any]:
         self._lock = self._lock or anyio.Lock()
         async with self._lock:  # one read per version, however many pages look
             version = self._version()
             if self._cached is None or self._cached[0] != version:
-                self._cached = (version, await anyio.to_thread.run_sync(self._read_state))
+                self._cached = (version, await anyio.to_thread.run_sync(_one_at_a_time, self.path,
+                                                                        self._read_state))
             return self._cached[1]
 
     def _live(self, reader: SessionReader) -> list[str]:
@@ -187,14 +193,14 @@ class FileSource:
         def read() -> list[dict[str, Any]]:
             with SessionReader(self.path) as reader:
                 return [entry_data(e) for e in reader.entries(conversation_id, after + 1, last=FIRST_SHOWN)]
-        return await anyio.to_thread.run_sync(read)
+        return await anyio.to_thread.run_sync(_one_at_a_time, self.path, read)
 
     async def decide(self, call_id: str, *, approve: bool, arguments: str | None, reason: str) -> None:
         if approve and arguments is not None:
             await self.state()  # the live documents as committed now
             check_edit(waiting_slot((d[1] for d in self._docs.values()), call_id), call_id, arguments)
-        await anyio.to_thread.run_sync(lambda: inbox.put_decision(self.path, call_id, approve=approve,
-                                                                  arguments=arguments, reason=reason))
+        await anyio.to_thread.run_sync(_one_at_a_time, self.path, lambda: inbox.put_decision(
+            self.path, call_id, approve=approve, arguments=arguments, reason=reason))
 
 
 class HarnessSource:

@@ -297,11 +297,7 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
             await anyio.sleep(self.inbox_poll_seconds or 0.25)
 
     def _stamp(self) -> tuple[int, ...]:
-        """The file's and its WAL's modification times and sizes (0 for one that is missing), and
-        the header of the WAL index (`-shm`: its change counter moves with every commit, by any
-        process). A time is a kernel tick, and a WAL written again from its start keeps its size:
-        without the header, a decision committed within the tick of the last look, after its
-        probe, would not be seen until the next commit."""
+        """The file's and its WAL's modification times and sizes (0 for one that is missing)."""
         out: list[int] = []
         for name in (self.path, self.path + "-wal"):
             try:
@@ -310,11 +306,6 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
                 out += [0, 0]
             else:
                 out += [st.st_mtime_ns, st.st_size]
-        try:
-            with open(self.path + "-shm", "rb") as f:
-                out.append(int.from_bytes(f.read(48), "little"))
-        except OSError:
-            out.append(0)
         return tuple(out)
 
     async def call_in_writer(self, fn: Callable[[sqlite3.Connection], T]) -> T:
