@@ -35,6 +35,7 @@ from ..tools.arguments import check_value
 from .views import Recovery, entry_data, session_state
 
 T = TypeVar("T")
+_RECENT_NS = 50_000_000  # a file changed this recently is looked at again (longer than a kernel tick)
 ENDED_SHOWN = 20  # ended tasks shown besides the live ones
 FIRST_SHOWN = 500  # entries a page is sent at once: the newest (a long conversation is not sent whole)
 
@@ -129,13 +130,19 @@ class FileSource:
         return self._version()
 
     def _version(self) -> object:
+        """The file's and its WAL's time and size; and, while either changed within the last
+        `_RECENT_NS`, a value new at each look: a file's time is a kernel tick and a WAL written
+        again from its start keeps its size, so a commit in the tick of the last look would
+        otherwise look like no change, and not be shown until the next commit."""
         def stat(p: str) -> tuple[int, int]:
             try:
                 st = os.stat(p)
             except OSError:
                 return (0, 0)
             return (st.st_mtime_ns, st.st_size)
-        return (stat(self.path), stat(self.path + "-wal"))
+        db, wal = stat(self.path), stat(self.path + "-wal")
+        recent = time.time_ns() - max(db[0], wal[0]) < _RECENT_NS
+        return (db, wal, time.monotonic_ns() if recent else 0)
 
     async def state(self) -> dict[str, Any]:
         self._lock = self._lock or anyio.Lock()
