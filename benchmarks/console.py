@@ -98,6 +98,13 @@ def main() -> None:
     stop = threading.Event()
 
     def client() -> None:
+        try:
+            follow()
+        except httpx.RemoteProtocolError:
+            if not stop.is_set():  # the console stopping at the end cuts the stream: expected then
+                raise
+
+    def follow() -> None:
         with httpx.Client(base_url=base, timeout=30, cookies={"durable_console": "bench"}) as http:
             with http.stream("GET", "/api/sessions/0/events?conversation=c000&after=0") as events:
                 name = ""

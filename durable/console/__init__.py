@@ -2,11 +2,12 @@
 
 Standalone, `durable console PATH...` reads session files other processes own (read-only, as
 `durable watch` does; a decision goes into the file's inbox, which its owner applies) and serves
-them on 127.0.0.1 with a random token in the printed URL. Embedded, `app(h)` is an ASGI app
-(Starlette) for a running harness of this process, to mount or serve (`serve`, with Hypercorn, on
-trio or asyncio); its token is `app(h).state.token`. The page is plain HTML, CSS and a little
-JavaScript in `durable/console/static`, kept live by server-sent events; everything a model, a
-tool or a user wrote is shown as text. Needs the `console` extra (starlette, hypercorn).
+them on 127.0.0.1 with a random token in the printed URL; `--dsn DSN --space PATTERN` adds the
+PostgreSQL session spaces matching PATTERN (`spaces_app`; decisions through the space's inbox).
+Embedded, `app(h)` is an ASGI app (Starlette) for a running harness of this process, to mount or
+serve (`serve`, with Hypercorn, on trio or asyncio); its token is `app(h).state.token`. The page
+is plain HTML, CSS and a little JavaScript in `durable/console/static`, kept live by server-sent
+events; everything a model, a tool or a user wrote is shown as text. Needs the `console` extra (starlette, hypercorn).
 See `durable.console.web` for the routes and the rules that keep it safe.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 import anyio
 
 from .sources import FileSource, HarnessSource, Source
+from .spaces import Spaces, SpaceSource
 from .web import make_app
 
 
@@ -30,6 +32,14 @@ def app(h: Any, *, token: str | None = None, name: str | None = None) -> Any:
 def files_app(paths: Sequence[str], *, token: str | None = None) -> Any:
     """The console of the session files at `paths` (owned by other processes, or by none)."""
     return make_app([FileSource(p) for p in paths], token=token)
+
+
+def spaces_app(dsn: str, pattern: str = "%", *, token: str | None = None) -> Any:
+    """The console of the PostgreSQL session spaces whose name matches the SQL LIKE `pattern` on
+    the server at `dsn` (owned by other processes, or by none; `durable.console.spaces`)."""
+    spaces = Spaces(dsn, pattern)
+    spaces.refresh_sync()
+    return make_app(spaces, token=token, refresh=spaces.refresh)
 
 
 async def serve(asgi: Any, *, host: str = "127.0.0.1", port: int = 0, ready: Any = None) -> None:
@@ -71,4 +81,5 @@ async def serve(asgi: Any, *, host: str = "127.0.0.1", port: int = 0, ready: Any
                 stop.set()
 
 
-__all__ = ["FileSource", "HarnessSource", "Source", "app", "files_app", "make_app", "serve"]
+__all__ = ["FileSource", "HarnessSource", "Source", "SpaceSource", "Spaces", "app", "files_app", "make_app", "serve",
+           "spaces_app"]

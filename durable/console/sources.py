@@ -3,20 +3,25 @@
 `FileSource(path)` (standalone, `durable console PATH`) reads through `SessionReader`: read-only,
 without the lock, a reader per look, so that the owner's clean close still folds its WAL back.
 It notices commits by the file's and its WAL's size and time (`version`: no connection held
-between looks); a decision goes into the file's inbox (`durable.storage.sqlite.inbox`), in a
-short transaction of its own, the only write the console ever makes to a session file.
+between looks), and opens one connection to a file at a time (`_one_at_a_time`: closing any
+descriptor of a file drops every POSIX lock the process holds on it). A decision goes into the
+file's inbox (`durable.storage.sqlite.inbox`), in a short transaction of its own, the only write
+the console ever makes to a session file.
 `HarnessSource(h)` (embedded, `durable.console.app(h)`) reads what the harness committed and
 decides through `h.approve` / `h.deny`. Both give the page the same data (`durable.console.views`)
-and both raise `ApprovalRejected` when a decision is refused (decided meanwhile, invalid arguments).
+and both raise `ApprovalRejected` when a decision is refused (decided meanwhile), `EditRejected`
+when edited arguments do not match the tool's schema (kept with the waiting call, `ApprovalSlot.
+parameters`): checked here, before anything is sent, with the validator tools' calls are checked with.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 import time
-from collections.abc import Mapping
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -26,8 +31,11 @@ from ..errors import ApprovalRejected
 from ..storage import rows
 from ..storage.sqlite import inbox
 from ..storage.sqlite.reader import SessionReader, owner_of
+from ..tools.arguments import check_value
 from .views import Recovery, entry_data, session_state
 
+T = TypeVar("T")
+_RECENT_NS = 50_000_000  # a file changed this recently is looked at again (longer than a kernel tick)
 ENDED_SHOWN = 20  # ended tasks shown besides the live ones
 FIRST_SHOWN = 500  # entries a page is sent at once: the newest (a long conversation is not sent whole)
 
@@ -37,7 +45,7 @@ class Source(Protocol):
 
     name: str
 
-    def version(self) -> object:
+    async def version(self) -> object:
         """Something that changes when the session commits (cheap: polled)."""
         ...
 
@@ -51,18 +59,55 @@ class Source(Protocol):
         ...
 
 
+class EditRejected(ApprovalRejected):
+    """Edited arguments of a tool call do not match the tool's schema (or are no JSON object):
+    refused by the console before anything is sent (HTTP 400); the message names the call, the
+    tool and each problem (the JSON path and the failed keyword)."""
+
+
+def check_edit(slot: r.ApprovalSlot | None, call_id: str, arguments: str | None) -> Mapping[str, Any] | None:
+    """The edited `arguments` (JSON text, None: the model's) of the waiting call `slot` as an
+    object, once valid against the tool's schema kept with it (when it is; rows written before
+    it was kept are checked by the owner alone). Raises `EditRejected`."""
+    value = _arguments(arguments, call_id)
+    if value is None or slot is None or slot.parameters is None:
+        return value
+    _, problems = check_value(json.loads(slot.parameters), json.dumps(value, ensure_ascii=False))
+    if problems:
+        raise EditRejected(f"Tool call {call_id} ({slot.tool}) was not approved: Tool {slot.tool}: invalid "
+                           f"arguments: " + "; ".join(problems), call_id=call_id, tool=slot.tool)
+    return value
+
+
+def waiting_slot(lives: Iterable[r.Live], call_id: str) -> r.ApprovalSlot | None:
+    """The approval slot of call `call_id` in the live documents `lives`, if one waits."""
+    return next((slot for live in lives for slot in live.approvals if slot.call_id == call_id), None)
+
+
 def _arguments(arguments: str | None, call_id: str) -> Mapping[str, Any] | None:
     if arguments is None:
         return None
     try:
         value = json.loads(arguments)
     except ValueError as exc:
-        raise ApprovalRejected(f"Tool call {call_id} was not approved: the edited arguments are not JSON ({exc})",
-                               call_id=call_id) from None
+        raise EditRejected(f"Tool call {call_id} was not approved: the edited arguments are not JSON ({exc})",
+                           call_id=call_id) from None
     if not isinstance(value, dict):
-        raise ApprovalRejected(f"Tool call {call_id} was not approved: the edited arguments are not a JSON object",
-                               call_id=call_id)
+        raise EditRejected(f"Tool call {call_id} was not approved: the edited arguments are not a JSON object",
+                           call_id=call_id)
     return value
+
+
+_FILE_LOCKS: dict[str, threading.Lock] = {}
+
+
+def _one_at_a_time(path: str, fn: Callable[[], T]) -> T:
+    """`fn()` (which opens connections to the file at `path`) while no other thread of this
+    process has one open: opening a reader reads the file's header with a descriptor of its own,
+    and closing it would drop the read locks of another connection to the file (POSIX locks are
+    the process's), letting the owner reuse WAL frames that connection is reading."""
+    with _FILE_LOCKS.setdefault(path, threading.Lock()):
+        return fn()
 
 
 class FileSource:
@@ -81,21 +126,31 @@ class FileSource:
         with SessionReader(self.path):  # refused now, naming the file, when it is no session
             pass
 
-    def version(self) -> object:
+    async def version(self) -> object:
+        return self._version()
+
+    def _version(self) -> object:
+        """The file's and its WAL's time and size; and, while either changed within the last
+        `_RECENT_NS`, a value new at each look: a file's time is a kernel tick and a WAL written
+        again from its start keeps its size, so a commit in the tick of the last look would
+        otherwise look like no change, and not be shown until the next commit."""
         def stat(p: str) -> tuple[int, int]:
             try:
                 st = os.stat(p)
             except OSError:
                 return (0, 0)
             return (st.st_mtime_ns, st.st_size)
-        return (stat(self.path), stat(self.path + "-wal"))
+        db, wal = stat(self.path), stat(self.path + "-wal")
+        recent = time.time_ns() - max(db[0], wal[0]) < _RECENT_NS
+        return (db, wal, time.monotonic_ns() if recent else 0)
 
     async def state(self) -> dict[str, Any]:
         self._lock = self._lock or anyio.Lock()
         async with self._lock:  # one read per version, however many pages look
-            version = self.version()
+            version = self._version()
             if self._cached is None or self._cached[0] != version:
-                self._cached = (version, await anyio.to_thread.run_sync(self._read_state))
+                self._cached = (version, await anyio.to_thread.run_sync(_one_at_a_time, self.path,
+                                                                        self._read_state))
             return self._cached[1]
 
     def _live(self, reader: SessionReader) -> list[str]:
@@ -120,7 +175,9 @@ class FileSource:
             self._owner = (now, who)
         with SessionReader(self.path) as reader, reader.snapshot():
             changed = self._live(reader)
-            every = now - self._spans_at > 1.0  # entries without a change of a live document: seen within 1 s
+            # Entries are counted again for the conversations whose live document changed; for all
+            # of them when none changed (a commit that only appended entries) or once a second.
+            every = not changed or now - self._spans_at > 1.0
             if every:
                 self._spans_at = now
             story = Recovery()
@@ -143,12 +200,14 @@ class FileSource:
         def read() -> list[dict[str, Any]]:
             with SessionReader(self.path) as reader:
                 return [entry_data(e) for e in reader.entries(conversation_id, after + 1, last=FIRST_SHOWN)]
-        return await anyio.to_thread.run_sync(read)
+        return await anyio.to_thread.run_sync(_one_at_a_time, self.path, read)
 
     async def decide(self, call_id: str, *, approve: bool, arguments: str | None, reason: str) -> None:
-        _arguments(arguments, call_id)  # a JSON object, or refused here; the owner checks its schema
-        await anyio.to_thread.run_sync(lambda: inbox.put_decision(self.path, call_id, approve=approve,
-                                                                  arguments=arguments, reason=reason))
+        if approve and arguments is not None:
+            await self.state()  # the live documents as committed now
+            check_edit(waiting_slot((d[1] for d in self._docs.values()), call_id), call_id, arguments)
+        await anyio.to_thread.run_sync(_one_at_a_time, self.path, lambda: inbox.put_decision(
+            self.path, call_id, approve=approve, arguments=arguments, reason=reason))
 
 
 class HarnessSource:
@@ -160,7 +219,7 @@ class HarnessSource:
         self._recovery: dict[str, tuple[int, Recovery]] = {}
         self._lock: anyio.Lock | None = None
 
-    def version(self) -> object:
+    async def version(self) -> object:
         session = self.h.session
         convs = tuple((cid, c.last_seq, id(c.committed_live)) for cid, c in session.convs.items())
         return (session.commit_count, convs)
@@ -187,7 +246,8 @@ class HarnessSource:
             tasks = sorted({t.id: t for t in [*ended[-ENDED_SHOWN:], *live_tasks]}.values(), key=lambda t: t.id)
             schemas = {tool.name: tool.parameters for tool in h.tools}
             return session_state(name=self.name, location=h.storage.location, owner=f"this process ({os.getpid()})",
-                                 live=live, tasks=tasks, entry_counts=counts, recovery=story, schemas=schemas)
+                                 live=live, tasks=tasks, entry_counts=counts, recovery=story, schemas=schemas,
+                                 prices=h.settings.prices)
 
     async def entries(self, conversation_id: str, after: int) -> list[dict[str, Any]]:
         conv = self.h.session.convs.get(conversation_id)
@@ -196,9 +256,10 @@ class HarnessSource:
 
     async def decide(self, call_id: str, *, approve: bool, arguments: str | None, reason: str) -> None:
         if approve:
-            await self.h.approve(call_id, _arguments(arguments, call_id))
+            lives = (c.committed_live for c in list(self.h.session.convs.values()))
+            await self.h.approve(call_id, check_edit(waiting_slot(lives, call_id), call_id, arguments))
         else:
             await self.h.deny(call_id, reason)
 
 
-__all__ = ["FileSource", "HarnessSource", "Source"]
+__all__ = ["EditRejected", "FileSource", "HarnessSource", "Source", "check_edit", "waiting_slot"]

@@ -12,18 +12,43 @@ task's `restarts`, a `faulted` ending). Everything here is data; the page escape
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .. import codec, records as r, tasks as _kinds  # noqa: F401 - the standard kinds: their records decode
 from ..cli.inspect_data import _task
 from ..engine.kinds import kind_class
+from ..prices import Prices, in_force
 
 
 def entry_data(stored: r.StoredEntry) -> dict[str, Any]:
-    """One transcript entry: its seq, then the codec's fields (`type` is its kind)."""
-    return {"seq": stored.seq, "conversation_id": stored.conversation_id,
+    """One transcript entry: its seq, then the codec's fields (`type` is its kind); an answer's
+    reasoning also as the text a person reads (`reasoning_text`, "" when it has none)."""
+    data = {"seq": stored.seq, "conversation_id": stored.conversation_id,
             **codec.converter.unstructure(stored.entry, r.Entry)}
+    if isinstance(stored.entry, r.AssistantEntry):
+        data["reasoning_text"] = r.reasoning_text(stored.entry.reasoning)
+    return data
+
+
+def usage_data(usage: r.UsageTotals, prices: Prices | None = None) -> dict[str, Any]:
+    """Usage by model and by kind of token, apart: `input` not read from or written to the cache,
+    `cache_read`, `cache_write`, `output` less its `reasoning`, `reasoning`; with each model's cost
+    in USD as `prices` say (`Settings.prices`; None: genai-prices when installed), None when its
+    price is unknown (`unpriced` names it; the total is None then too). Tokens as reported."""
+    priced = in_force(prices).priced(usage)
+
+    def kinds(m: Any) -> dict[str, Any]:
+        return {"requests": m.requests, "input": m.input_tokens - m.cache_read_tokens - m.cache_write_tokens,
+                "cache_read": m.cache_read_tokens, "cache_write": m.cache_write_tokens,
+                "output": m.output_tokens - m.reasoning_tokens, "reasoning": m.reasoning_tokens}
+
+    models = [{"model": m.model, **kinds(m), "cost": m.cost} for m in priced.models]
+    total = {k: sum(m[k] for m in models) for k in ("requests", "input", "cache_read", "cache_write", "output",
+                                                    "reasoning")}
+    return {"models": models, "total": {**total, "cost": priced.cost}, "unpriced": list(priced.unpriced),
+            "tool_calls": usage.tool_calls, "tool_seconds": usage.tool_seconds}
 
 
 def task_data(t: r.Task) -> dict[str, Any]:
@@ -98,10 +123,11 @@ class Recovery:
 def session_state(*, name: str, location: str, owner: str, live: Mapping[str, r.Live],
                   tasks: Iterable[r.Task], entry_counts: Mapping[str, int], recovery: Recovery,
                   schemas: Mapping[str, Any] | None = None,
-                  live_data: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                  live_data: Mapping[str, Any] | None = None, prices: Prices | None = None) -> dict[str, Any]:
     """The session as the page shows it. `schemas`: the tools' JSON schemas by name, when known
     (embedded), so that the page can say what an edited call is checked against. `live_data`:
-    the live documents already turned into data (the caller's cache), else made here."""
+    the live documents already turned into data (the caller's cache), else made here. `usage`: the
+    totals as stored; `usage_by_kind`: `usage_data` (costed with `prices`)."""
     task_rows = [task_data(t) for t in tasks]
     ids = sorted(set(live) | set(entry_counts))
     conversations, approvals, usage = [], [], r.EMPTY_USAGE
@@ -110,14 +136,15 @@ def session_state(*, name: str, location: str, owner: str, live: Mapping[str, r.
         usage = usage + doc.usage
         conversations.append({"id": cid, "state": conversation_state(doc), "entries": entry_counts.get(cid, 0)})
         for slot in doc.approvals:
-            approvals.append({"conversation_id": cid, **codec.to_data(slot),
-                              "schema": (schemas or {}).get(slot.tool)})
+            schema = json.loads(slot.parameters) if slot.parameters else (schemas or {}).get(slot.tool)
+            data = {k: v for k, v in codec.to_data(slot).items() if k != "parameters"}
+            approvals.append({"conversation_id": cid, **data, "schema": schema})
     return {
         "name": name, "location": location, "owner": owner, "conversations": conversations,
         "live": dict(live_data) if live_data is not None else {cid: codec.to_data(doc) for cid, doc in live.items()},
         "tasks": task_rows, "approvals": approvals, "recovery": recovery.story(task_rows),
-        "usage": codec.to_data(usage), "schemas_known": schemas is not None,
+        "usage": codec.to_data(usage), "usage_by_kind": usage_data(usage, prices), "schemas_known": schemas is not None,
     }
 
 
-__all__ = ["Recovery", "conversation_state", "entry_data", "session_state", "task_data"]
+__all__ = ["Recovery", "conversation_state", "entry_data", "session_state", "task_data", "usage_data"]

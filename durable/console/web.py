@@ -13,7 +13,8 @@ sources given, so only those are reachable):
 
 A request without the token (query `token`, or the cookie) is refused with 403. A POST needs the
 token in the `X-Durable-Token` header (the page has it; another site cannot read it) and, when
-the browser sends an `Origin`, the console's own. A refused decision is 409 with the reason (two
+the browser sends an `Origin`, the console's own. Edited arguments that do not match the tool's
+schema are 400 with the validator's sentences; a refused decision is 409 with the reason (two
 tabs: the second is told); one committed is 200, only after its commit.
 """
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 import hmac
 import json
 import secrets
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from importlib import resources
 from typing import Any
 
@@ -35,7 +36,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..errors import ApprovalRejected, DurableError
-from .sources import Source
+from .sources import EditRejected, Source
 
 COOKIE = "durable_console"
 POLL_SECONDS = 0.075  # how often an event stream looks for a commit
@@ -74,8 +75,10 @@ class _Guard:
         await self.app(scope, receive, send)
 
 
-def make_app(sources: Sequence[Source], *, token: str | None = None) -> Starlette:
-    """The console over `sources`; `token` (default: a random one) is `app.state.token`."""
+def make_app(sources: Sequence[Source], *, token: str | None = None,
+             refresh: Callable[[], Awaitable[None]] | None = None) -> Starlette:
+    """The console over `sources`; `token` (default: a random one) is `app.state.token`.
+    `refresh`: called before the list of sessions is sent (it may append to `sources`)."""
     token = token or secrets.token_urlsafe(24)
     page = (_static() / "index.html").read_text(encoding="utf-8").replace("{{TOKEN}}", token)
 
@@ -99,6 +102,8 @@ def make_app(sources: Sequence[Source], *, token: str | None = None) -> Starlett
         return response
 
     async def sessions(request: Request) -> Response:
+        if refresh is not None:
+            await refresh()
         return JSONResponse([{"index": i, "name": s.name} for i, s in enumerate(sources)])
 
     async def state(request: Request) -> Response:
@@ -127,6 +132,8 @@ def make_app(sources: Sequence[Source], *, token: str | None = None) -> Starlett
             return JSONResponse({"error": "a decision is {call_id, approve, arguments?, reason?}"}, 400)
         try:
             await src.decide(call_id, approve=approve, arguments=arguments, reason=reason)
+        except EditRejected as exc:
+            return JSONResponse({"error": str(exc)}, 400)
         except ApprovalRejected as exc:
             return JSONResponse({"error": str(exc)}, 409)
         except DurableError as exc:
@@ -173,7 +180,7 @@ async def _stream(request: Request, src: Source, conversation: str, after: int) 
     they are committed; a comment every `KEEPALIVE_SECONDS`. Ends when the page goes."""
     sent_state, seen, quiet, count = "", None, 0.0, None
     while not await request.is_disconnected():
-        version = src.version()
+        version = await src.version()
         if version != seen:
             seen, quiet = version, 0.0
             state = await src.state()

@@ -90,7 +90,9 @@ class ToolSlot:
 class ApprovalSlot:
     """A tool call waiting for a person's decision (`Harness.approve` / `Harness.deny`): its call
     id, tool name, the arguments the model gave (JSON text), its tool task, since when it waits
-    and, when `settings.approval_timeout` is set, the deadline at which it is denied."""
+    and, when `settings.approval_timeout` is set, the deadline at which it is denied; `parameters`:
+    the tool's JSON schema (its canonical JSON text) when the call began waiting, so that a process
+    without the tool (`durable console` on the file) checks an edit against it (None: older rows)."""
 
     call_id: str
     tool: str
@@ -98,6 +100,7 @@ class ApprovalSlot:
     task_id: int
     since: float
     deadline: float | None = None
+    parameters: str | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @frozen

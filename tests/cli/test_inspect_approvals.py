@@ -54,4 +54,9 @@ def test_inspect_shows_waiting_approvals_approved_arguments_and_denials(tmp_path
     assert 'approved: {"to": "eve", "amount": 8}' in flat, text
     assert data["live"]["root"]["approvals"] == [{"call_id": "c1", "tool": "transfer",
                                                   "arguments": '{"to": "bob", "amount": 500}', "task_id": 2,
-                                                  "since": T0, "deadline": None}]
+                                                  "since": T0, "deadline": None,
+                                                  # the tool's schema, kept with the waiting call
+                                                  "parameters": '{"additionalProperties": false, "properties": '
+                                                                '{"amount": {"type": "integer"}, "to": {"type": '
+                                                                '"string"}}, "required": ["to", "amount"], '
+                                                                '"type": "object"}'}]

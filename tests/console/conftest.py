@@ -27,7 +27,7 @@ class Process:
                                      stderr=subprocess.PIPE, text=True)
 
     def send(self, line: str) -> None:
-        """Write `line` to the process's stdin (an agent waiting for a go-ahead reads it)."""
+        """Write `line` to the process's stdin (a gate it waits on)."""
         assert self.proc.stdin is not None
         self.proc.stdin.write(line + "\n")
         self.proc.stdin.flush()

@@ -21,6 +21,8 @@ from durable.models import FauxModel, faux
 from .agent import XSS
 
 TOKEN = "tok-abcdef"
+NOTE_SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"],
+               "additionalProperties": False}
 
 
 def note_tool(runs: list[str]):
@@ -51,6 +53,14 @@ async def waiting_file(path) -> None:
         async for live in h.root.follow():
             if live.approvals:
                 break
+
+
+def inbox_count(path) -> int:
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return int(conn.execute("SELECT COUNT(*) FROM inbox").fetchone()[0])
+    finally:
+        conn.close()
 
 
 def rows_but_inbox(path) -> str:
@@ -93,7 +103,7 @@ async def test_the_standalone_app_on_a_session_file(tmp_path):
     assert state["owner"] == "not open"
     assert state["conversations"] == [{"id": "root", "state": "waiting for approval", "entries": 2}]
     assert [(a["call_id"], a["tool"], a["arguments"], a["schema"]) for a in state["approvals"]] == [
-        ("call_note", "save_note", '{"text": "draft"}', None)]
+        ("call_note", "save_note", '{"text": "draft"}', NOTE_SCHEMA)]  # kept with the call: no tool here
     assert [(t["id"], t["describe"], t["state"], t["phase_label"]) for t in state["tasks"]] == [
         (1, "generation", "waiting", "tools"), (2, "tool fetch_page, safe", "terminal", None),
         (3, "tool save_note, unsafe, waiting for approval", "waiting", "approval")]
@@ -109,9 +119,16 @@ async def test_the_standalone_app_on_a_session_file(tmp_path):
     guarded = {"X-Durable-Token": TOKEN}
     assert client.post("/api/sessions/0/decisions", json={"call_id": 1}, headers=guarded).status_code == 400
     not_object = client.post("/api/sessions/0/decisions", json={**decision, "arguments": "[1]"}, headers=guarded)
-    assert not_object.status_code == 409
-    assert not_object.json() == {"error": "Tool call call_note was not approved: the edited arguments are not a "
-                                          "JSON object"}
+    assert (not_object.status_code, not_object.json()) == (400, {
+        "error": "Tool call call_note was not approved: the edited arguments are not a JSON object"})
+    # Against the tool's schema kept with the call, with jsonschema's sentences, before anything is sent.
+    invalid = client.post("/api/sessions/0/decisions", json={**decision, "arguments": '{"text": 5, "x": 1}'},
+                          headers=guarded)
+    assert (invalid.status_code, invalid.json()) == (400, {
+        "error": "Tool call call_note (save_note) was not approved: Tool save_note: invalid arguments: $: "
+                 "Additional properties are not allowed ('x' was unexpected) (keyword: additionalProperties); "
+                 "$.text: 5 is not of type 'string' (keyword: type)"})
+    assert rows_but_inbox(path) == before and inbox_count(path) == 0
     unknown = client.post("/api/sessions/0/decisions", json={**decision, "call_id": "nope"}, headers=guarded)
     assert unknown.json() == {"error": f"No tool call nope waits for a decision in {path}; nothing was decided"}
     sent = client.post("/api/sessions/0/decisions", json=decision, headers=guarded)
@@ -181,15 +198,14 @@ async def test_the_embedded_app_of_a_running_harness(tmp_path, anyio_backend):
             state = seen["state"]
             assert isinstance(state, dict)
             assert state["owner"].startswith("this process")
-            assert state["approvals"][0]["schema"] == {
-                "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"],
-                "additionalProperties": False}
+            assert state["approvals"][0]["schema"] == NOTE_SCHEMA
             assert [e["seq"] for e in seen["entries"]][:2] == [1, 2]  # type: ignore[union-attr]
             guarded = {"X-Durable-Token": TOKEN}
             invalid = await client.post("/api/sessions/0/decisions", headers=guarded, json={
                 "call_id": "call_note", "approve": True, "arguments": '{"text": 3}'})
-            assert invalid.status_code == 409
-            assert "save_note" in invalid.json()["error"]
+            assert (invalid.status_code, invalid.json()) == (400, {
+                "error": "Tool call call_note (save_note) was not approved: Tool save_note: invalid arguments: "
+                         "$.text: 3 is not of type 'string' (keyword: type)"})
             sent = await client.post("/api/sessions/0/decisions", headers=guarded, json={
                 "call_id": "call_note", "approve": True, "arguments": '{"text": "edited"}'})
             assert sent.status_code == 200

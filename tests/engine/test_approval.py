@@ -34,6 +34,9 @@ pytestmark = pytest.mark.anyio
 
 T0 = 1_000_000.0
 TRANSFER_ARGS = '{"to": "bob", "amount": 500}'
+# The tool's schema, kept with the waiting call (what a console without the tool checks an edit against).
+TRANSFER_SCHEMA = ('{"additionalProperties": false, "properties": {"amount": {"type": "integer"}, "to": {"type": '
+                   '"string"}}, "required": ["to", "amount"], "type": "object"}')
 
 
 def transfer_tool(executions, **options):
@@ -61,10 +64,10 @@ async def test_an_approved_call_runs_once_with_the_edited_arguments_after_the_de
     async with host.open(model, settings=settings(), tools=[transfer_tool(executions)]) as h:
         sub = await h.root.submit("pay bob")
         live = await until_live(h, waiting)
-        assert live.approvals == (r.ApprovalSlot("c1", "transfer", TRANSFER_ARGS, 2, T0),)
+        assert live.approvals == (r.ApprovalSlot("c1", "transfer", TRANSFER_ARGS, 2, T0, None, TRANSFER_SCHEMA),)
         assert live.tools == (r.ToolSlot("c1", "transfer", 2, status="waiting"),)
         task = await h.task(2)
-        assert (task.state, task.checkpoint) == (r.Waiting(), Approval(T0))
+        assert (task.state, task.checkpoint) == (r.Waiting(), Approval(T0, None, TRANSFER_SCHEMA))
         assert h.wake() == durable.Wake(False, None)  # nothing runs, no timer: it waits for a person
         assert executions == []
         await h.approve("c1", {"to": "bob", "amount": 50})
@@ -212,8 +215,10 @@ async def test_a_pending_approval_survives_crashes_uncharged_and_runs_once_appro
         async with host.open(FauxModel([]), settings=settings(restart_limit=1), tools=tools) as h:
             await h.resume()
             task = await h.task(2)
-            assert (task.state, task.restarts, task.checkpoint) == (r.Waiting(), 0, Approval(T0))
-            assert h.root.live().approvals == (r.ApprovalSlot("c1", "transfer", TRANSFER_ARGS, 2, T0),)
+            assert (task.state, task.restarts, task.checkpoint) == (r.Waiting(), 0,
+                                                                    Approval(T0, None, TRANSFER_SCHEMA))
+            assert h.root.live().approvals == (r.ApprovalSlot("c1", "transfer", TRANSFER_ARGS, 2, T0, None,
+                                                              TRANSFER_SCHEMA),)
             crash(h)
     model = FauxModel([faux.reply("Sent.")])
     async with host.open(model, settings=settings(), tools=tools) as h:
@@ -229,7 +234,7 @@ async def test_with_an_approval_timeout_the_call_is_denied_at_its_deadline_acros
     async with host.open(calls_transfer("Not sent."), settings=st, tools=[transfer_tool(executions)]) as h:
         sub = await h.root.submit("pay bob")
         live = await until_live(h, waiting)
-        assert live.approvals == (r.ApprovalSlot("c1", "transfer", TRANSFER_ARGS, 2, T0, T0 + 60.0),)
+        assert live.approvals == (r.ApprovalSlot("c1", "transfer", TRANSFER_ARGS, 2, T0, T0 + 60.0, TRANSFER_SCHEMA),)
         assert h.wake() == durable.Wake(False, T0 + 60.0)
         await host.clock.wait_for_timer("approval:2")
         host.clock.advance(30.0)
@@ -267,7 +272,8 @@ async def test_an_approval_check_asks_only_for_the_calls_it_picks(host):
     async with host.open(model, settings=settings(), tools=[transfer_tool(executions, approval=big)]) as h:
         sub = await h.root.submit("pay")
         live = await until_live(h, lambda live: waiting(live) and live.tools[0].status == "done")
-        assert live.approvals == (r.ApprovalSlot("c2", "transfer", '{"to": "bob", "amount": 500}', 3, T0),)
+        assert live.approvals == (r.ApprovalSlot("c2", "transfer", '{"to": "bob", "amount": 500}', 3, T0, None,
+                                                   TRANSFER_SCHEMA),)
         assert executions == [{"to": "ann", "amount": 5}]
         await h.approve("c2")
         assert await sub.wait() == r.Answered("Both sent.", 5)

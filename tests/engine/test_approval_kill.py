@@ -16,6 +16,8 @@ from durable import records as r
 from durable.models import FauxModel, faux
 from durable.tasks.generation.records import CALL_ABORTED, RUN_ABORTED
 from durable.tasks.tool import Approval
+
+from .test_approval import TRANSFER_SCHEMA
 from tests.children import first_line_then_kill
 
 from .conftest import settings
@@ -89,9 +91,10 @@ async def test_an_approval_pending_across_three_sigkilled_processes_is_decided_i
     model = FauxModel([faux.reply("Done.")])
     async with durable.open_harness(path, model=model, tools=[tool], settings=settings(),
                                     report=reports.append) as h:
-        assert h.root.live().approvals == (r.ApprovalSlot("c1", "transfer", json.dumps(ARGS), 2, since),)
+        assert h.root.live().approvals == (r.ApprovalSlot("c1", "transfer", json.dumps(ARGS), 2, since, None,
+                                                                TRANSFER_SCHEMA),)
         task = await h.task(2)
-        assert (task.state, task.restarts, task.checkpoint) == (r.Waiting(), 0, Approval(since))
+        assert (task.state, task.restarts, task.checkpoint) == (r.Waiting(), 0, Approval(since, None, TRANSFER_SCHEMA))
         sid = (await h.tasks(kind="generation"))[0].input.submission_ids[0]
         if decision == "approve":
             await h.approve("c1", {"to": "bob", "amount": 50})

@@ -59,6 +59,7 @@ function addEntry(e) {
     box.append(el("span", {class: "badge"}, e.interrupted ? "cut off by a crash: aborted partial" : "aborted partial"));
   }
   if (e.is_error || e.error) box.classList.add("error");
+  if (e.reasoning_text) box.append(reasoning(e.reasoning_text, null));
   const text = e.text ?? e.content ?? e.summary ?? "";
   box.append(el("div", {class: "text"}, text));
   for (const c of e.tool_calls || []) box.append(el("div", {class: "call"}, `→ ${c.name}(${c.arguments}) [${c.id}]`));
@@ -66,10 +67,23 @@ function addEntry(e) {
   document.getElementById("transcript").append(box);
 }
 
+// A model's reasoning, collapsed: a <details> whose summary says how long it is. `id` (the live
+// answer's) keeps it open across re-renders once a person opened it.
+let partialReasoningOpen = false;
+function reasoning(text, id) {
+  const box = el("details", {class: "reasoning"}, el("summary", {}, `Reasoning (${text.length} characters)`),
+                 el("div", {class: "text"}, text));
+  if (id) {
+    box.id = id; box.open = partialReasoningOpen;
+    box.addEventListener("toggle", () => { partialReasoningOpen = box.open; });
+  }
+  return box;
+}
+
 function render() {
   document.getElementById("status").textContent = `live · ${state.location} · ${state.owner}`;
   renderNav(); renderPartial(); renderApprovals(); renderRecovery(); renderTasks();
-  document.getElementById("usage").textContent = JSON.stringify(state.usage, null, 2);
+  renderUsage();
   document.getElementById("raw").textContent = JSON.stringify(state.live[current.conversation] || {}, null, 2);
 }
 
@@ -97,6 +111,7 @@ function renderPartial() {
   const gen = live.generation;
   if (gen) {
     box.append(el("div", {class: "who"}, `answering · attempt ${gen.attempt}` + (gen.message && gen.message.text ? " · streaming" : "")));
+    if (gen.message && gen.message.reasoning) box.append(reasoning(gen.message.reasoning, "partial-reasoning"));
     box.append(el("div", {class: "text", id: "partial-text"}, (gen.message && gen.message.text) || ""));
     for (const c of (gen.message && gen.message.tool_calls) || []) box.append(el("div", {class: "call"}, `→ ${c.name}(${c.arguments})`));
     if (gen.retry) box.append(el("div", {class: "retry", "data-at": gen.retry.at, "data-attempt": gen.retry.attempt,
@@ -134,22 +149,31 @@ function approvalCard(a) {
   const reason = el("input", {class: "reason", placeholder: "reason (the model reads it)", hidden: ""});
   const card = el("div", {class: "approval", "data-call": a.call_id},
     el("div", {}, el("strong", {}, a.tool), ` · call ${a.call_id} · conversation ${a.conversation_id}`),
-    el("pre", {class: "given"}, prettyJson(a.arguments)), args, reason, message);
+    el("pre", {class: "given"}, prettyJson(a.arguments)),
+    a.schema ? el("details", {class: "schema"}, el("summary", {}, "the tool's schema (an edit is checked against it)"),
+                  el("pre", {}, JSON.stringify(a.schema, null, 2))) : null,
+    args, reason, message);
+  // data-state on the card: "sending", then "sent" (committed) or "refused" (buttons usable again).
   const send = async (decision) => {
     for (const b of card.querySelectorAll("button")) b.disabled = true;
-    message.className = "message"; message.textContent = "sending…";
+    card.dataset.state = "sending"; message.className = "message"; message.textContent = "sending…";
     const r = await fetch(`/api/sessions/${current.session}/decisions`, {method: "POST", credentials: "same-origin",
       headers: {"Content-Type": "application/json", "X-Durable-Token": TOKEN}, body: JSON.stringify(decision)});
     const body = await r.json().catch(() => ({}));
-    card.dataset.keep = "1";
-    if (r.ok) { message.className = "message sent"; message.textContent = decision.approve ? "approved: sent (committed)" : "denied: sent (committed)"; }
-    else { message.textContent = `not sent: ${body.error || r.status}`; }
+    if (r.ok) {
+      card.dataset.keep = "1"; card.dataset.state = "sent"; message.className = "message sent";
+      message.textContent = decision.approve ? "approved: sent (committed)" : "denied: sent (committed)";
+    } else {
+      message.textContent = `not sent: ${body.error || r.status}`; card.dataset.state = "refused";
+      if (r.status === 400) { for (const b of card.querySelectorAll("button")) b.disabled = false; }
+      else card.dataset.keep = "1";
+    }
   };
   const approve = el("button", {class: "approve", onclick: () => send({call_id: a.call_id, approve: true})}, "Approve");
   const edit = el("button", {class: "edit", onclick: () => {
     if (args.hidden) { args.hidden = false; edit.textContent = "Send edited"; return; }
-    const problem = checkArguments(args.value, a.schema);
-    if (problem) { message.textContent = problem; return; }
+    const problem = checkArguments(args.value);
+    if (problem) { message.textContent = problem; card.dataset.state = "refused"; return; }
     send({call_id: a.call_id, approve: true, arguments: JSON.stringify(JSON.parse(args.value))});
   }}, "Edit");
   const deny = el("button", {class: "deny", onclick: () => {
@@ -162,27 +186,28 @@ function approvalCard(a) {
 
 function prettyJson(text) { try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; } }
 
-// The edited arguments against the tool's schema (when the console knows it): an object, its
-// required properties, and the JSON type of each property the schema types. The owner checks
-// the whole schema again before anything runs.
-function checkArguments(text, schema) {
+// The edited arguments must be a JSON object; the server checks them against the tool's schema
+// (kept with the waiting call) before anything is sent, and answers 400 with the problems.
+function checkArguments(text) {
   let value;
   try { value = JSON.parse(text); } catch (e) { return `not JSON: ${e.message}`; }
   if (value === null || typeof value !== "object" || Array.isArray(value)) return "the arguments must be a JSON object";
-  if (!schema) return null;
-  for (const name of schema.required || []) if (!(name in value)) return `missing required property ${name}`;
-  const types = {string: (v) => typeof v === "string", integer: Number.isInteger, number: (v) => typeof v === "number",
-    boolean: (v) => typeof v === "boolean", object: (v) => v !== null && typeof v === "object" && !Array.isArray(v),
-    array: Array.isArray, null: (v) => v === null};
-  for (const [name, prop] of Object.entries(schema.properties || {})) {
-    if (!(name in value) || !prop.type) continue;
-    const wanted = [].concat(prop.type);
-    if (!wanted.some((t) => types[t] && types[t](value[name]))) return `property ${name} must be ${wanted.join(" or ")}`;
-  }
-  if (schema.additionalProperties === false) {
-    for (const name of Object.keys(value)) if (!(name in (schema.properties || {}))) return `unknown property ${name}`;
-  }
   return null;
+}
+
+// Tokens by kind, apart (input not cached, cache reads and writes, output less reasoning,
+// reasoning), per model and in total, with the cost when the console knows the model's price.
+function renderUsage() {
+  const u = state.usage_by_kind, body = document.querySelector("#usage tbody");
+  const cost = (c) => (c === null || c === undefined ? "unknown" : `$${c.toFixed(4)}`);
+  const row = (name, m, cls) => el("tr", {class: cls || ""}, el("td", {}, name), el("td", {}, m.requests),
+    el("td", {}, m.input), el("td", {}, m.cache_read), el("td", {}, m.cache_write), el("td", {}, m.output),
+    el("td", {}, m.reasoning), el("td", {class: "cost"}, cost(m.cost)));
+  body.replaceChildren(...u.models.map((m) => row(m.model, m)));
+  if (u.models.length) body.append(row("total", u.total, "total"));
+  document.getElementById("usage-note").textContent =
+    `${u.tool_calls} tool call(s), ${u.tool_seconds.toFixed(1)} s of tool runtime` +
+    (u.unpriced.length ? ` · no price known for ${u.unpriced.join(", ")}` : "");
 }
 
 function renderRecovery() {

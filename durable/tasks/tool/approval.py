@@ -55,10 +55,12 @@ CHECK_SECONDS = 10.0
 """How long (event-loop seconds) a tool's approval check may take before the call is given up."""
 
 
-def new_approval(rt: Runtime) -> Approval:
-    """A wait beginning now, with the deadline `settings.approval_timeout` gives (if any)."""
+def new_approval(rt: Runtime, tool: Tool | None) -> Approval:
+    """A wait beginning now, with the deadline `settings.approval_timeout` gives (if any) and the
+    tool's schema (what an edit of the call is checked against, by a process without the tool)."""
     now, limit = rt.now(), rt.settings.approval_timeout
-    return Approval(now, None if limit is None else now + limit)
+    schema = None if tool is None else json.dumps(tool.parameters, sort_keys=True, ensure_ascii=False)
+    return Approval(now, None if limit is None else now + limit, schema)
 
 
 async def asks(rt: Runtime, task: Task, tool: Tool, arguments: str) -> bool | str:
@@ -81,10 +83,10 @@ async def asks(rt: Runtime, task: Task, tool: Tool, arguments: str) -> bool | st
     return bool(answer)
 
 
-def begin_waiting(rt: Runtime, change: Change, task: Task) -> Task:
+def begin_waiting(rt: Runtime, change: Change, task: Task, tool: Tool) -> Task:
     """In `change`: the task waits for a decision (and the live document shows it). A barrier:
     the host is asked once it is committed."""
-    approval = new_approval(rt)
+    approval = new_approval(rt, tool)
     task = change.put_task(evolve(task, state=Waiting(), checkpoint=approval))
     show_approval(change, task, approval)
     change.barrier = True

@@ -161,7 +161,7 @@ class ToolKind(TaskKind):
                 return None
             if asked:
                 change = rt.change()
-                task = approval.begin_waiting(rt, change, task)
+                task = approval.begin_waiting(rt, change, task, tool)
                 await rt.commit(change)
                 return task  # its `approval` phase waits for the decision
         if tool.agent is not None and self.parent is not None:  # runs a child conversation

@@ -87,10 +87,12 @@ class ToolProgress(Checkpoint):
 class Approval(Checkpoint):
     """Phase `approval`: the call waits (`waiting`, never charged) for a person's decision since
     `since`; when `deadline` is set (`settings.approval_timeout` at the time it began waiting)
-    it is denied then."""
+    it is denied then. `parameters`: the tool's JSON schema then (canonical JSON text; None in
+    rows written before it was kept), shown with the call (`ApprovalSlot.parameters`)."""
 
     since: float
     deadline: float | None = None
+    parameters: str | None = field(default=None, metadata=OMITTED_WHEN_DEFAULT)
 
 
 def input_of(task: Task) -> ToolInput:
@@ -138,7 +140,8 @@ def edit_slot(change: Change, cid: str, task_id: int, **fields: Any) -> None:
 
 def approval_slot(task: Task, approval: Approval) -> ApprovalSlot:
     call = input_of(task).call
-    return ApprovalSlot(call.id, call.name, call.arguments, task.id, approval.since, approval.deadline)
+    return ApprovalSlot(call.id, call.name, call.arguments, task.id, approval.since, approval.deadline,
+                        approval.parameters)
 
 
 def show_approval(change: Change, task: Task, approval: Approval) -> None:

@@ -88,7 +88,7 @@ def start_calls(rt: Runtime, change: Change, parent: Task, calls: Sequence[ToolC
         checkpoint: Checkpoint
         state: State
         if ask:
-            checkpoint, state = new_approval(rt), Waiting()
+            checkpoint, state = new_approval(rt, tool), Waiting()
         elif client:
             checkpoint, state = ToolProgress(), Waiting(client=True)
         elif safe and tool is not None and tool.approval is False:
