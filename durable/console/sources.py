@@ -130,8 +130,8 @@ class FileSource:
         return self._version()
 
     def _version(self) -> object:
-        """The file's and its WAL's time and size; and, while either changed within the last
-        `_RECENT_NS`, a value new at each look: a file's time is a kernel tick and a WAL written
+        """The file's, its WAL's and its partials' time and size; and, while any changed within the
+        last `_RECENT_NS`, a value new at each look: a file's time is a kernel tick and a WAL written
         again from its start keeps its size, so a commit in the tick of the last look would
         otherwise look like no change, and not be shown until the next commit."""
         def stat(p: str) -> tuple[int, int]:
@@ -140,9 +140,10 @@ class FileSource:
             except OSError:
                 return (0, 0)
             return (st.st_mtime_ns, st.st_size)
-        db, wal = stat(self.path), stat(self.path + "-wal")
-        recent = time.time_ns() - max(db[0], wal[0]) < _RECENT_NS
-        return (db, wal, time.monotonic_ns() if recent else 0)
+        # a streamed answer's partials may grow only in `<file>-partials` (`storage.sqlite.partials`)
+        db, wal, partials = stat(self.path), stat(self.path + "-wal"), stat(self.path + "-partials")
+        recent = time.time_ns() - max(db[0], wal[0], partials[0]) < _RECENT_NS
+        return (db, wal, partials, time.monotonic_ns() if recent else 0)
 
     async def state(self) -> dict[str, Any]:
         self._lock = self._lock or anyio.Lock()

@@ -223,7 +223,7 @@ async def explore(
                 result.commit = f"commit {k} (in the run without a crash): {baseline.history[k - 1]}"
             if progress is not None:
                 progress(result)
-            for suffix in ("", "-wal", "-shm", ".lock") if store is None else ():
+            for suffix in ("", "-wal", "-shm", ".lock", "-partials", "-mark") if store is None else ():
                 try:
                     os.unlink(path + suffix)
                 except FileNotFoundError:

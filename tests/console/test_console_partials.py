@@ -1,0 +1,68 @@
+"""The standalone console follows a streamed answer that grows only in `<file>-partials` (the
+appends SQLite sessions keep beside the file, with no transaction: the file and its WAL do not
+change), as it follows any other commit."""
+
+from __future__ import annotations
+
+import os
+
+import anyio
+import pytest
+
+import durable
+from durable.console import sources
+from durable.models import FauxModel
+from durable.models.protocol import TextDelta
+
+pytestmark = pytest.mark.anyio
+
+FIRST, MORE = "a" * 300, "b" * 100
+
+
+class Gated(FauxModel):
+    """Streams FIRST, then MORE once `go` is set, then hangs."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self.go = anyio.Event()
+
+    async def stream(self, request):  # type: ignore[override]
+        yield TextDelta(FIRST)
+        await self.go.wait()
+        yield TextDelta(MORE)
+        await anyio.sleep_forever()
+
+
+def stat(path: str) -> tuple[int, int]:
+    st = os.stat(path)
+    return (st.st_mtime_ns, st.st_size)
+
+
+def partial_text(state: dict) -> str:
+    return state["live"]["root"]["generation"]["message"]["text"]
+
+
+async def test_a_partial_growing_beside_the_file_is_a_new_version_of_the_session(tmp_path, monkeypatch):
+    monkeypatch.setattr(sources, "_RECENT_NS", 0)  # only what the files say, not the time of the look
+    path = str(tmp_path / "s.sqlite")
+    model = Gated()
+    settings = durable.Settings(progress=durable.Progress(persist_within=0))
+    async with durable.open_harness(path, model=model, settings=settings) as h:
+        sub = await h.root.submit("write")
+        async for live in h.root.follow():
+            if live.generation and live.generation.message and live.generation.message.text == FIRST:
+                break
+        console = sources.FileSource(path)
+        before = await console.version()
+        assert partial_text(await console.state()) == FIRST
+        wal = stat(path + "-wal")
+        model.go.set()
+        async for live in h.root.follow():
+            if live.generation and live.generation.message and live.generation.message.text == FIRST + MORE:
+                break
+        assert stat(path + "-wal") == wal  # the growth went beside the file only
+        assert os.path.getsize(path + "-partials") > 0
+        assert await console.version() != before
+        assert partial_text(await console.state()) == FIRST + MORE
+        await h.root.abort()
+        assert (await sub.wait()).reason == "aborted"
