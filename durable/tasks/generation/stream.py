@@ -16,8 +16,6 @@ from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
-import anyio
-
 from ..._frozen import evolve
 from ...models.protocol import (
     FinalMessage,
@@ -88,6 +86,8 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
                 return True
             return False
 
+        from anyio import current_time  # here: `durable inspect` imports this module, and no event loop
+
         try:
             async with aclosing(model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
                 done = False
@@ -99,7 +99,7 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
                     with rt.move_on_after(silence if silence else math.inf) as quiet:
                         while True:
                             if silence:
-                                quiet.deadline = anyio.current_time() + silence
+                                quiet.deadline = current_time() + silence
                             try:
                                 event = await stream.__anext__()
                             except StopAsyncIteration:
