@@ -189,14 +189,16 @@ async def test_leaving_a_stream_waits_for_its_flush_in_flight(flusher):
     """The stream's final commit comes after leaving it: a flush that is still committing must
     land first, never after."""
     events: list[str] = []
-    gate = anyio.Event()
+    started, gate = anyio.Event(), anyio.Event()
 
     async def flush() -> None:
         events.append("flush started")
+        started.set()
         await gate.wait()
         events.append("flush landed")
 
     async def open_gate_later() -> None:
+        await started.wait()
         await anyio.sleep(INTERVAL * 3)
         events.append("gate opened")
         gate.set()
@@ -205,7 +207,7 @@ async def test_leaving_a_stream_waits_for_its_flush_in_flight(flusher):
         tg.start_soon(open_gate_later)
         async with flusher.stream(INTERVAL, flush) as stream:
             await stream.update()
-            await anyio.sleep(INTERVAL)  # the first tick passed: the flush hangs on the gate
+            await started.wait()  # the first tick came: the flush hangs on the gate
             assert events == ["flush started"]
         events.append("left")
     assert events == ["flush started", "gate opened", "flush landed", "left"]
