@@ -333,11 +333,11 @@ def kill_test(
 
     `trials=[7, 9]` runs only those trials (a reproduction). `workers` trials run at once.
     Session files go to `directory` (default: a temporary one), removed unless `keep` or a
-    trial failed. Bounded: at most `max_trials` trials (default `kills`)."""
+    trial failed. Bounded: at most `max_trials` trials (default 3 x `kills`)."""
     began = time.monotonic()
     settings, _ = _world_settings(scenario)
     root = tempfile.mkdtemp(prefix="durable-kill-", dir=directory)
-    limit = max_trials if max_trials is not None else max(1, kills)
+    limit = max_trials if max_trials is not None else max(1, 3 * kills)  # a loaded machine ends more trials first
 
     def run_trial(number: int, calib: _Run | None) -> tuple[Trial, _Run | None]:
         rng = random.Random(f"{seed}/{scenario}/{number}")
