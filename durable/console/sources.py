@@ -30,6 +30,7 @@ from .. import codec, records as r
 from ..errors import ApprovalRejected
 from ..storage import rows
 from ..storage.sqlite import inbox
+from ..storage.sqlite.lock import wal_write_locked
 from ..storage.sqlite.reader import SessionReader, owner_of
 from ..tools.arguments import check_value
 from .views import Recovery, entry_data, session_state
@@ -131,9 +132,10 @@ class FileSource:
 
     def _version(self) -> object:
         """The file's, its WAL's and its partials' time and size; and, while any changed within the
-        last `_RECENT_NS`, a value new at each look: a file's time is a kernel tick and a WAL written
-        again from its start keeps its size, so a commit in the tick of the last look would
-        otherwise look like no change, and not be shown until the next commit."""
+        last `_RECENT_NS` or a commit is being written, a value new at each look: a file's time is
+        a kernel tick and a WAL written again from its start keeps its size, so a commit in the
+        tick of the last look would otherwise look like no change, and not be shown until the
+        next commit; and a commit's frames change the WAL before the commit is visible."""
         def stat(p: str) -> tuple[int, int]:
             try:
                 st = os.stat(p)
@@ -143,7 +145,11 @@ class FileSource:
         # a streamed answer's partials may grow only in `<file>-partials` (`storage.sqlite.partials`)
         db, wal, partials = stat(self.path), stat(self.path + "-wal"), stat(self.path + "-partials")
         recent = time.time_ns() - max(db[0], wal[0], partials[0]) < _RECENT_NS
-        return (db, wal, partials, time.monotonic_ns() if recent else 0)
+        # A commit's frames change the WAL before it is fsynced and visible (the owner's barrier
+        # commits are at FULL): while a write transaction holds the WAL lock, a read may miss the
+        # commit the WAL shows, so the look after it reads again.
+        unsettled = recent or wal_write_locked(self.path) is True
+        return (db, wal, partials, time.monotonic_ns() if unsettled else 0)
 
     async def state(self) -> dict[str, Any]:
         self._lock = self._lock or anyio.Lock()

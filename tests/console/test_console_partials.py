@@ -66,3 +66,26 @@ async def test_a_partial_growing_beside_the_file_is_a_new_version_of_the_session
         assert partial_text(await console.state()) == FIRST + MORE
         await h.root.abort()
         assert (await sub.wait()).reason == "aborted"
+
+
+async def test_a_commit_being_written_is_looked_at_again_once_visible(tmp_path, monkeypatch):
+    # A commit's frames change the WAL's time and size before the commit is fsynced and visible
+    # (an owner's barrier commit is at FULL): a look that reads while a write transaction holds
+    # the WAL lock may miss the commit the WAL shows, so the next look reads again.
+    import sqlite3
+
+    monkeypatch.setattr(sources, "_RECENT_NS", 0)  # only what the files say, not the time of the look
+    path = str(tmp_path / "s.sqlite")
+    async with durable.open_harness(path, model=FauxModel([])):
+        console = sources.FileSource(path)
+        assert await console.version() == await console.version()  # settled: nothing being written
+        other = sqlite3.connect(path, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")  # the WAL write lock, as a commit holds it
+            during = await console.version()
+            assert during != await console.version()  # each look while it is held reads again
+            other.execute("ROLLBACK")
+            after = await console.version()
+            assert after != during and after == await console.version()
+        finally:
+            other.close()

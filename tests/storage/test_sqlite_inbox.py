@@ -74,3 +74,49 @@ async def test_a_file_without_an_inbox_is_refused_naming_it(tmp_path):
         inbox.put_decision(path, "call_1", approve=True)
     assert str(refused.value) == (f"Session file {path} has no inbox: its owner must run a durable that reads one "
                                   "to take decisions from the console")
+
+
+async def test_a_decision_whose_commit_is_not_visible_yet_when_the_owner_looks_is_probed_again(tmp_path, monkeypatch):
+    # A commit's frames change the WAL's time and size before the commit is fsynced and visible.
+    # The stamp is held fixed (as if those frames were already written, long ago) while another
+    # connection holds the WAL write lock: the owner's probe then finds nothing, and must probe
+    # again at a later look, once the commit is visible, though the stamp did not change.
+    import os
+
+    import anyio
+
+    from durable.storage.sqlite.lock import wal_write_locked
+
+    path = str(tmp_path / "s.sqlite")
+    store = await a_file(path)
+    store.inbox_poll_seconds = 0.001
+    monkeypatch.setattr(store, "_stamp", lambda: (1, 4096, 1, 8192))
+    probes: list[bool] = []
+    probed = anyio.Event()
+    read = store._read
+
+    async def probe(table, fn):  # the owner's probe of its inbox, on its writer thread
+        found = await read(table, fn)
+        probes.append(found)
+        probed.set()
+        return found
+
+    monkeypatch.setattr(store, "_read", probe)
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    try:
+        assert wal_write_locked(path) is False
+        other.execute("BEGIN IMMEDIATE")  # the WAL write lock, held until COMMIT
+        other.execute("INSERT INTO inbox (id, call_id, created_at, body) VALUES (?,?,?,?)",
+                      ("dec_1", "call_1", 1.0, json.dumps({"call_id": "call_1", "approve": True})))
+        assert wal_write_locked(path) is True
+        assert os.path.exists(path + "-shm")
+        with anyio.fail_after(60):  # a deadline, not a pause: it returns as soon as it sees the decision
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(store.wait_inbox)
+                await probed.wait()  # the look that saw the stamp, during the transaction
+                other.execute("COMMIT")
+        assert probes[0] is False and probes[-1] is True
+        assert [d.call_id for d in await store.take_decisions(10)] == ["call_1"]
+    finally:
+        other.close()
+        await store.close()

@@ -332,6 +332,39 @@ def _proc_locks_holder(st: os.stat_result) -> tuple[bool, int | None] | None:
     return (True, alive[0]) if len(alive) == 1 else (False, None)
 
 
+WAL_WRITE_BYTE = 120  # the byte of `<file>-shm` SQLite's writer locks from BEGIN to the end of its commit
+
+
+def wal_write_locked(session_path: str) -> bool | None:
+    """Whether a process holds the WAL write lock of the session file (a POSIX lock on byte
+    `WAL_WRITE_BYTE` of its `-shm`), from /proc/locks, without opening the file (closing a
+    descriptor would drop this process's SQLite locks on it); None where that cannot be seen.
+    A poller that saw the file or its WAL change needs it: a commit's frames are written (the
+    WAL's time and size change) before it is fsynced and made visible, so a read in between
+    misses it; a read that starts once the lock was seen free sees every commit written before."""
+    try:
+        st = os.stat(session_path + "-shm")
+        with open("/proc/locks") as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        return False  # no -shm: no WAL connection at all
+    except OSError:
+        return None
+    inode = str(st.st_ino)
+    for line in lines:
+        fields = line.split()
+        # "1: POSIX  ADVISORY  WRITE 1234 fe:00:5678 120 120"; "->" marks a waiter, not a holder
+        if "POSIX" not in fields or "->" in fields or len(fields) < 8 or fields[-3].rsplit(":", 1)[-1] != inode:
+            continue
+        try:
+            start, end = int(fields[-2]), (1 << 63 if fields[-1] == "EOF" else int(fields[-1]))
+        except ValueError:
+            continue
+        if start <= WAL_WRITE_BYTE <= end:
+            return True
+    return False
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

@@ -40,7 +40,7 @@ from ..retention import ROWS_PER_COMMIT, Ended, PruneReport, groups
 from ..writer import Job, thread_safe_caller
 from . import files, inbox, keys, opening, prune
 from .context import read_context
-from .lock import FileLock
+from .lock import FileLock, wal_write_locked
 from .reader import connect_read_only
 from .write import SQLiteWrites, entry_body, read_error, translate
 
@@ -296,18 +296,23 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         """Return once the inbox holds a decision. Polls: another process writes the file, and
         SQLite tells nobody. Every `inbox_poll_seconds` the file and its WAL are looked at
         (`os.stat`, on the event loop: microseconds); only when either changed since the last
-        look is the inbox probed (a read on the writer thread), so an idle owner, or one whose
-        commits are refused (a full disk), adds no job to its writer."""
+        look that surely saw it (`wal_write_locked`) is the inbox probed (a read on the writer
+        thread), so an idle owner, or one whose commits are refused (a full disk), adds no job
+        to its writer."""
         if self.inbox_poll_seconds is None:
             await anyio.sleep_forever()
         seen: tuple[int, ...] | None = None
         while True:
             stamp = self._stamp()
-            # A time is a kernel tick and a rewritten WAL keeps its size: a decision committed in
-            # the tick of the last look would look like no change, so a file changed within the
-            # last 50 ms is probed again.
-            if stamp != seen or time.time_ns() - max(stamp[0], stamp[2]) < 50_000_000:
-                seen = stamp
+            if stamp != seen:
+                # The stamp counts as seen only once a probe surely covered it. A commit's frames
+                # change the WAL's time and size before the commit is fsynced and visible (a
+                # decision is put at FULL), so while a write transaction holds the WAL lock the
+                # next look probes again. And a time is a kernel tick and a rewritten WAL keeps
+                # its size: a commit in the tick of this look would look like no change, so a
+                # file changed within the last 50 ms is probed again at the next look too.
+                recent = time.time_ns() - max(stamp[0], stamp[2]) < 50_000_000
+                seen = None if recent or wal_write_locked(self.path) is True else stamp
                 if await self._read("inbox", inbox.has_decisions):
                     return
             await anyio.sleep(self.inbox_poll_seconds or 0.25)
