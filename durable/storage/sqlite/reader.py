@@ -22,10 +22,11 @@ errors only: never anyio, trio or a provider SDK.
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import urllib.parse
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Self
 
@@ -289,8 +290,8 @@ class SessionReader:
                    f"(SELECT id, body, {t} FROM tasks WHERE {cond} AND live = 0 ORDER BY id DESC LIMIT ?) ORDER BY 1")
             args = [*args, *args, ended_last]
         with self._consistent():
-            return [rows.task(body, tid, self.path, self._texts_of(texts))
-                    for tid, body, texts in self._all(sql, tuple(args))]
+            found, side = self._all(sql, tuple(args)), self._side()
+            return [rows.task(body, tid, self.path, self._texts_of(texts, side)) for tid, body, texts in found]
 
     def submissions(self, *, conversation_id: str | None = None, settled_last: int | None = None) -> list[Submission]:
         """Submissions in the order they were first committed. `settled_last=N`: every queued
@@ -317,8 +318,9 @@ class SessionReader:
     def live_rows(self) -> list[tuple[str, str, dict[str, str] | None]]:
         """The live documents undecoded: conversation id, body, long texts kept apart (or None)."""
         with self._consistent():
-            return [(cid, body, self._texts_of(texts)) for cid, body, texts in self._all(
-                f"SELECT conversation_id, body, {self._texts} FROM documents ORDER BY conversation_id")]
+            found, side = self._all(f"SELECT conversation_id, body, {self._texts} FROM documents "
+                                    "ORDER BY conversation_id"), self._side()
+            return [(cid, body, self._texts_of(texts, side)) for cid, body, texts in found]
 
     def rows(self) -> StoredRows:
         """Every row as stored, undecoded (`decode_rows` decodes them, reporting bad ones), long
@@ -364,14 +366,20 @@ class SessionReader:
         found = self._all("SELECT body FROM entries WHERE conversation_id = ? AND seq = ?", (conversation_id, seq))
         return self._plain(found[0][0]) if found else None
 
-    def _texts_of(self, column: str | None) -> dict[str, str] | None:
-        """The long texts of a row whose `texts` column is `column` (None: inline)."""
+    def _side(self) -> Callable[[], dict[int, list[tuple[int, str]]]]:
+        """The appends beside the file, read when first needed (once for many rows)."""
+        return functools.cache(self._appended)
+
+    def _texts_of(self, column: str | None, side: Callable[[], dict[int, list[tuple[int, str]]]] | None = None,
+                  ) -> dict[str, str] | None:
+        """The long texts of a row whose `texts` column is `column` (None: inline); `side`: the
+        appends beside the file, shared by the rows of one read."""
         if not column:
             return None
-        side = self._appended()
+        appends = (side or self._appended)()
         return {field: grown(join_pieces([(k, self._plain(b)) for k, b in self._all(
                     "SELECT id, body FROM texts WHERE id BETWEEN ? AND ? ORDER BY id", bounds(number))]),
-                    side.get(number, ()))
+                    appends.get(number, ()))
                 for field, number in streams_of(column).items()}
 
     def _appended(self) -> dict[int, list[tuple[int, str]]]:
