@@ -64,7 +64,7 @@ def test_a_full_disk_that_lasts_stops_the_harness_after_its_patience_and_the_ses
     assert all(re.fullmatch(r"Task 1 \(generation\)|The commit of conversation '[^']+''s live document", o)
                for o in owners), owners
     giving_up = owners[-1]
-    refusals = [e for e, o in zip(refusals, owners) if o == giving_up]
+    refusals = [e for e, o in zip(refusals, owners, strict=True) if o == giving_up]
     patience_left = [int(m) for e in refusals for m in re.findall(r"tried again for (\d+) s more", e["report"])]
     assert len(patience_left) == len(refusals) and patience_left[0] == 60, refusals
     assert patience_left == sorted(patience_left, reverse=True)
