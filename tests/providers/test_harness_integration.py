@@ -21,6 +21,7 @@ import pytest
 import durable
 from durable import records as r
 from durable.engine.reports import ErrorReport, TaskInterrupted, TaskRef
+from durable.models import ModelRequest
 from durable.models.anthropic import AnthropicModel
 from durable.models.openai import SUMMARY_PREFIX, OpenAIModel
 from durable.storage import SQLiteStorage
@@ -471,11 +472,16 @@ async def test_a_silent_stream_times_out_and_attempt_2_answers(server, host, api
     server.script("POST", PATH[api], silent(api, ["Hel"]), answer(api, ["Hello."]))
     st = make_settings(stream=durable.StreamSettings(stream_silence=0.2))  # real seconds: anyio's clock
     message = "The model stream was silent for 0.2 s"
-    m = model(server, api)
+    m, attempts = model(server, api), []
     stream = m.stream
-    # Time stands still until attempt 1 yields "Hel" (the SDK's first use must not count against
-    # the 0.2 s), then runs: the silent wait after it runs out; held again for attempt 2.
-    m.stream = lambda request: HELD.release_after_text(stream(request))
+
+    def held_until_hel(request: ModelRequest) -> Any:
+        # Time stands still until attempt 1 yields "Hel" (the SDK's first use must not count
+        # against the 0.2 s), then runs: the silent wait after it runs out. Held again for attempt 2.
+        attempts.append(request)
+        return HELD.release_after_text(stream(request)) if len(attempts) == 1 else stream(request)
+
+    m.stream = held_until_hel
     HELD.hold()
     async with host.open(m, settings=st) as h:
         sub = await h.root.submit("Hello")
