@@ -16,8 +16,6 @@ from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
-import anyio
-
 from ..._frozen import evolve
 from ...models.protocol import (
     FinalMessage,
@@ -99,7 +97,7 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
                     with rt.move_on_after(silence if silence else math.inf) as quiet:
                         while True:
                             if silence:
-                                quiet.deadline = anyio.current_time() + silence
+                                quiet.deadline = rt.loop_time() + silence
                             try:
                                 event = await stream.__anext__()
                             except StopAsyncIteration:
