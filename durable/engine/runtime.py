@@ -291,6 +291,11 @@ class Runtime:
         stream may stay silent); its `cancelled_caught` says whether it was."""
         return anyio.move_on_after(seconds)
 
+    @staticmethod
+    def loop_time() -> float:
+        """The event loop's time (what the deadlines of `move_on_after` and `fail_after` count in)."""
+        return anyio.current_time()
+
     def ending_in_flight(self, task_id: int) -> bool:
         """Whether the task's ending is in the head but not yet written (it may still be refused)."""
         return self._session.ending_in_flight(task_id)

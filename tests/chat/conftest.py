@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,14 @@ import pytest
 pexpect = pytest.importorskip("pexpect")
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>]|\r")
+
+
+
+def _interruptible() -> None:
+    """Ctrl-C reaches the chat as a terminal's would, even when the tests run where SIGINT is
+    ignored (a background job of a script): Python installs its KeyboardInterrupt handler only
+    over the default disposition."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class Chat:
@@ -37,7 +46,8 @@ class Chat:
         env.update(NO_COLOR="1", PROMPT_TOOLKIT_NO_CPR="1", TERM="dumb", XDG_STATE_HOME=str(tmp / "state"))
         self.child = pexpect.spawn(sys.executable, ["-m", "durable", "chat", "--session", str(self.db), "--cwd",
                                                     str(self.work), "--model", model, *args],
-                                   env=env, encoding="utf-8", timeout=30, dimensions=(50, 250), cwd=str(tmp))
+                                   env=env, encoding="utf-8", timeout=30, dimensions=(50, 250), cwd=str(tmp),
+                                   preexec_fn=_interruptible)
         self.log: list[str] = []
         self.child.logfile_read = _Sink(self.log)
 

@@ -31,7 +31,8 @@ def test_inspect_imports_no_event_loop_or_provider_library_and_starts_fast(sessi
     assert json.loads(stdout)["file"]["schema_version"] == SCHEMA_VERSION
 
     started = time.perf_counter()
-    done = subprocess.run([*durable_command(), "inspect", str(db), "--json"], capture_output=True, text=True, timeout=30)
+    done = subprocess.run([*durable_command(), "inspect", str(db), "--json"], capture_output=True, text=True,
+                          timeout=120)
     elapsed = time.perf_counter() - started
     assert done.returncode == 0
     print(f"durable inspect --json took {elapsed * 1000:.0f} ms (process start included)")

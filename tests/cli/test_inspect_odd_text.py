@@ -56,7 +56,7 @@ def test_json_inspect_round_trips_a_lone_surrogate(odd_session, encoding):
 
 def test_an_error_naming_an_undecodable_file_name_is_one_escaped_line(tmp_path):
     name = os.fsencode(str(tmp_path)) + b"/bad-\xff.sqlite"  # \xff is not UTF-8: a surrogate in Python
-    done = subprocess.run([*durable_command(), "inspect", name], capture_output=True, text=True, timeout=30,
+    done = subprocess.run([*durable_command(), "inspect", name], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONIOENCODING": "utf-8"})
     line = one_line_error(done)
     assert "bad-\\udcff.sqlite" in line and "internal error" not in line

@@ -32,6 +32,7 @@ from .conftest import (
     jsonl_reply,
     sse_reply,
 )
+from .held_time import HeldTime
 
 CALL = ToolCall("toolu_1", "get_weather", '{"city": "Paris"}')
 STARTED = UsageEvent(Usage(25, 1, cache_read_tokens=5))  # what message_start reports in `message_events`
@@ -232,11 +233,15 @@ async def test_the_api_key_never_appears_in_an_error(server):
         assert ANTHROPIC_KEY not in text
 
 
+HELD = HeldTime()
+
+
 @pytest.mark.anyio
-@pytest.mark.parametrize("anyio_backend", ["trio", "asyncio"])
+@pytest.mark.parametrize("anyio_backend", HELD.backends())
 async def test_a_silent_stream_is_aborted_as_a_timeout(server, anyio_backend):
     server.script("POST", "/v1/messages", message_events(["Hel"], stop=None, end="hold"))
-    events, error = await collect_until_error(model(server, stream_silence=0.25).stream(HELLO))
+    HELD.hold()  # until "Hel": the waits before it (the SDK's first use included) cannot run out
+    events, error = await collect_until_error(HELD.release_after_text(model(server, stream_silence=0.25).stream(HELLO)))
     assert events == [STARTED, TextDelta("Hel")]
     assert (error.kind, error.message, error.provider) == ("timeout", "The model stream was silent for 0.25 s",
                                                            "anthropic")

@@ -25,6 +25,7 @@ from durable.models.protocol import (
 from durable.records import AssistantEntry, CompactionEntry, Reasoning, ToolCall, ToolResultEntry, Usage, UserEntry
 
 from .conftest import GEMINI_KEY, HELLO, WEATHER, Reply, collect, collect_until_error, json_reply, sse_reply
+from .held_time import HeldTime
 
 PATH = "/v1beta/models/gemini-test:streamGenerateContent"
 CALL = ToolCall("fc_1", "get_weather", '{"city": "Paris"}')
@@ -355,11 +356,15 @@ async def test_the_api_key_never_appears_in_an_error(server):
         assert GEMINI_KEY not in text
 
 
+HELD = HeldTime()
+
+
 @pytest.mark.anyio
-@pytest.mark.parametrize("anyio_backend", ["trio", "asyncio"])
+@pytest.mark.parametrize("anyio_backend", HELD.backends())
 async def test_a_silent_stream_is_aborted_as_a_timeout_and_its_connection_closed(server, anyio_backend):
     server.script("POST", PATH, gemini_stream(["Hel"], finish=None, end="hold"))
-    events, error = await collect_until_error(model(server, stream_silence=0.25).stream(HELLO))
+    HELD.hold()  # until "Hel": the waits before it (the SDK's first use included) cannot run out
+    events, error = await collect_until_error(HELD.release_after_text(model(server, stream_silence=0.25).stream(HELLO)))
     assert events == [FIRST, TextDelta("Hel")]
     assert (error.kind, error.message, error.provider) == ("timeout", "The model stream was silent for 0.25 s",
                                                            "google")

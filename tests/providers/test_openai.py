@@ -21,6 +21,7 @@ from durable.models.protocol import (
 from durable.records import AssistantEntry, CompactionEntry, ToolCall, ToolResultEntry, Usage, UserEntry
 
 from .conftest import HELLO, OPENAI_KEY, WEATHER, Reply, collect, collect_until_error, json_reply, sse_reply
+from .held_time import HeldTime
 
 CALL = ToolCall("call_1", "get_weather", '{"city":"Paris"}')
 
@@ -224,11 +225,15 @@ async def test_the_api_key_never_appears_in_an_error(server):
         assert OPENAI_KEY not in text
 
 
+HELD = HeldTime()
+
+
 @pytest.mark.anyio
-@pytest.mark.parametrize("anyio_backend", ["trio", "asyncio"])
+@pytest.mark.parametrize("anyio_backend", HELD.backends())
 async def test_a_silent_stream_is_aborted_as_a_timeout(server, anyio_backend):
     server.script("POST", "/v1/responses", responses_stream(["Hel"], terminal=None, end="hold"))
-    events, error = await collect_until_error(model(server, stream_silence=0.3).stream(HELLO))
+    HELD.hold()  # until "Hel": the waits before it (the SDK's first use included) cannot run out
+    events, error = await collect_until_error(HELD.release_after_text(model(server, stream_silence=0.3).stream(HELLO)))
     assert events == [TextDelta("Hel")]
     assert (error.kind, error.message, error.provider) == ("timeout", "The model stream was silent for 0.3 s", "openai")
     await server.wait_for(server.disconnected)  # the held connection was closed by the client
@@ -242,11 +247,13 @@ async def test_a_request_over_its_whole_attempt_timeout_is_a_timeout(server):
 
 
 @pytest.mark.anyio
-async def test_cancelling_the_consumer_closes_the_connection(server):
+@pytest.mark.parametrize("anyio_backend", HELD.backends()[:1])
+async def test_cancelling_the_consumer_closes_the_connection(server, anyio_backend):
     server.script("POST", "/v1/responses", responses_stream(["Hel"], terminal=None, end="hold"))
     events = []
+    HELD.hold()  # the consumer is cancelled 0.3 s after "Hel", however long the request took
     with anyio.move_on_after(0.3) as scope:
-        async for event in model(server).stream(HELLO):
+        async for event in HELD.release_after_text(model(server).stream(HELLO)):
             events.append(event)
     assert scope.cancelled_caught and events == [TextDelta("Hel")]
     await server.wait_for(server.disconnected)

@@ -56,11 +56,18 @@ def test_a_full_disk_that_lasts_stops_the_harness_after_its_patience_and_the_ses
     full = f"A commit to {path} was rolled back: the disk or the file's size limit is full (disk I/O error; "
     refusals = [e for e in reports if e["topic"] == "commit"]
     assert refusals and all(full in e["report"] and limit in e["report"] for e in refusals)
-    # The commit that gives up is the answer's (task 1's); a partial's flush refused before it may
-    # have landed since (each commit's patience runs from its own first refusal).
-    refusals = [e for e in refusals if e["report"].startswith("Task 1 (generation) could not commit")]
+    # The commit that gives up is the last one reported (commits land in order: one sent after a
+    # refused one waits behind it): usually the answer's (task 1's); under load a partial answer's
+    # flush may be refused first and give up itself. Each commit's patience runs from its own first
+    # refusal; a partial's flush refused before the answer's may also have landed since.
+    owners = [e["report"].split(" could not commit and will try again: ")[0] for e in refusals]
+    assert all(re.fullmatch(r"Task 1 \(generation\)|The commit of conversation '[^']+''s live document", o)
+               for o in owners), owners
+    giving_up = owners[-1]
+    refusals = [e for e, o in zip(refusals, owners, strict=True) if o == giving_up]
     patience_left = [int(m) for e in refusals for m in re.findall(r"tried again for (\d+) s more", e["report"])]
-    assert patience_left == sorted(patience_left, reverse=True) and patience_left[0] == 60
+    assert len(patience_left) == len(refusals) and patience_left[0] == 60, refusals
+    assert patience_left == sorted(patience_left, reverse=True)
 
     (first,) = [e for e in events if e.get("outcome") in ("answered", "DiskFull")]
     assert first["outcome"] == "DiskFull"

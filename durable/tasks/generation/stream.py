@@ -86,8 +86,6 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
                 return True
             return False
 
-        from anyio import current_time  # here: `durable inspect` imports this module, and no event loop
-
         try:
             async with aclosing(model.stream(request)) as stream:  # type: ignore[type-var]  # an AsyncIterator with aclose
                 done = False
@@ -99,7 +97,7 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
                     with rt.move_on_after(silence if silence else math.inf) as quiet:
                         while True:
                             if silence:
-                                quiet.deadline = current_time() + silence
+                                quiet.deadline = rt.loop_time() + silence
                             try:
                                 event = await stream.__anext__()
                             except StopAsyncIteration:
