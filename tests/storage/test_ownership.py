@@ -37,6 +37,7 @@ from durable.models import FauxModel, faux
 from durable.records import Live, UserEntry
 from durable.storage import Batch, SQLiteStorage
 from durable.storage.sqlite.lock import owner_pid
+from durable.storage.sqlite.reader import SessionReader
 
 from .builders import user
 
@@ -632,3 +633,39 @@ async def test_without_a_separate_flock_the_lock_is_a_sidecar_never_written_thro
     with pytest.raises(UnsafeSessionFile, match=r"session.db.lock \(beside session file .*\) is a symbolic link"):
         await SQLiteStorage(path).open()
     assert victim.read_text() == "precious"
+
+
+# ----------------------------------------------------------------------------- reading an owned file
+
+# Opens a read-write connection to argv[1], counts the entries and closes it: the last
+# connection of its process, as the console's is after it put a decision in the inbox.
+COUNTER = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+print(conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+conn.close()
+"""
+
+
+async def test_reading_a_file_this_process_owns_keeps_the_wal_from_another_process_s_close(path):
+    """In WAL mode the owner's SQLite connection holds a shared lock on the database for as long as
+    it is open; opening and closing another descriptor of the file in the owner's process (the
+    header check of a `SessionReader`, as the embedded console opens one at every look) used to
+    drop it. Another process's last connection then checkpointed and deleted the WAL on its close
+    while the owner went on committing into it: those commits were invisible to every other
+    process and lost at the next kill."""
+    store = SQLiteStorage(path)
+    await store.open()
+    try:
+        await store.commit(Batch(entries=[user(1)], live={"root": Live()}))
+        with SessionReader(path) as reader:
+            assert reader.file_facts().journal_mode == "wal"
+        assert owner_pid(path) == os.getpid()
+        counted = await anyio.run_process([sys.executable, "-c", COUNTER, path], check=True)
+        assert counted.stdout.decode().split() == ["1"]
+        assert os.path.exists(path + "-wal")
+        await store.commit(Batch(entries=[user(2)]))
+        counted = await anyio.run_process([sys.executable, "-c", COUNTER, path], check=True)
+        assert counted.stdout.decode().split() == ["2"]
+    finally:
+        await store.close()

@@ -133,7 +133,7 @@ LOCKER = platform_locker()
 # is unique to the file. (SQLite's WAL needs a local file system anyway: its -shm is shared memory.)
 LOCK_ON_DATABASE = sys.platform.startswith("linux") and isinstance(LOCKER, FlockLocker)
 
-_owned: dict[tuple[int, int], str] = {}  # (st_dev, st_ino) -> path, the files stores of this process own
+_owned: dict[tuple[int, int], int] = {}  # (st_dev, st_ino) -> the owning store's descriptor of the file
 _owned_guard = threading.Lock()
 
 
@@ -188,7 +188,7 @@ class FileLock:
             with _owned_guard:
                 if _identity(st) in _owned:  # another store of this process won the race
                     raise SessionLocked(path, os.getpid())
-                _owned[_identity(st)] = path
+                _owned[_identity(st)] = fd
         except BaseException:
             self._close_sidecar()
             os.close(fd)  # a file created here stays (empty): another opener may own it by now
@@ -261,6 +261,29 @@ class FileLock:
                 self._sidecar_locked = False
 
 
+def read_head(path: str, size: int) -> bytes:
+    """The first `size` bytes of the file at `path` (a session file, read before SQLite opens it).
+
+    Where a store of this process owns the file, they are read through the store's descriptor:
+    opening and closing another descriptor of the database would drop every POSIX lock this
+    process holds on it, SQLite's too. In WAL mode each connection holds a shared lock on the
+    database for as long as it is open; it is what keeps another process's last connection (the
+    console writing a decision into the inbox) from checkpointing and deleting the WAL on its
+    close while the owner still writes into it: commits acknowledged after that would be lost
+    with the next kill. Elsewhere the file is opened and closed."""
+    try:
+        key: tuple[int, int] | None = _identity(os.stat(path))
+    except OSError:
+        key = None  # the open below names the error
+    if key is not None:
+        with _owned_guard:
+            fd = _owned.get(key)
+            if fd is not None:
+                return os.pread(fd, size, 0)
+    with open(path, "rb") as f:
+        return f.read(size)
+
+
 # --------------------------------------------------------------------------- the owner's pid
 
 
@@ -274,6 +297,9 @@ def owner_pid(session_path: str) -> int | None:
         st = os.stat(path)
     except (OSError, StorageError):
         return None
+    with _owned_guard:
+        if _identity(st) in _owned:
+            return os.getpid()  # without a probe: see `read_head`
     if LOCK_ON_DATABASE:
         found = _proc_locks_holder(st)
         if found is not None:

@@ -39,7 +39,7 @@ from ..rows import StoredRows
 from ..texts import bounds, join_pieces, stream_texts, streams_of
 from . import partials
 from .files import OPEN_FLAGS
-from .lock import owner_pid
+from .lock import owner_pid, read_head
 from .schema import APPLICATION_ID, SCHEMA_VERSION
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -57,8 +57,7 @@ def check_file(path: str) -> None:
     if os.path.isdir(path):
         raise NotASession(f"{path} is a directory, not a durable session file", location=path)
     try:
-        with open(path, "rb") as f:
-            header = f.read(100)
+        header = read_head(path, 100)
     except OSError as exc:
         raise StorageError(f"Session file {path} cannot be read ({exc.strerror})", location=path) from exc
     if not header:
@@ -122,8 +121,7 @@ def read_schema(conn: sqlite3.Connection, path: str, *, empty_ok: bool = False) 
 def journal_mode(path: str) -> str:
     """"wal" or "rollback journal", from the file header (bytes 18-19: the read and write format
     versions, 2 for WAL). Read from the file: an immutable connection reports its own mode."""
-    with open(path, "rb") as f:
-        header = f.read(20)
+    header = read_head(path, 20)
     return "wal" if header[18:20] == b"\x02\x02" else "rollback journal"
 
 
