@@ -34,7 +34,7 @@ from .errors import ApprovalRejected, ServerUnavailable, StorageError, UnknownSu
 from .inputs import answer_text, check_conversation_id, check_text
 from .records import EMPTY_LIVE, Live, Queued, SubmissionStatus
 from .storage import rows as _rows
-from .storage.postgres import driver as _pg_driver, schema as _pg_schema
+from .storage.postgres import decisions as _pg_decisions, driver as _pg_driver, schema as _pg_schema
 
 T = TypeVar("T")
 
@@ -93,8 +93,9 @@ class RemoteSpace:
         `arguments` (a JSON object) or, None, the model's. Returns once the decision is committed
         in the inbox; the owner applies it (now, or once a harness owns the space) exactly as
         `Harness.approve` does. Raises `ApprovalRejected` at once when no call of that id waits
-        for a decision in the space's live documents; one the owner refuses later (decided
-        meanwhile, edited arguments invalid for the schema) is reported there and dropped."""
+        for a decision in the space's live documents or another decision on it is in the inbox
+        (two deciders at once: one wins); one the owner refuses later (edited arguments invalid
+        for the schema) is reported there and dropped."""
         text = None
         if arguments is not None:
             try:
@@ -110,24 +111,12 @@ class RemoteSpace:
         await self._decide(call_id, {"call_id": call_id, "approve": False, "arguments": None, "reason": str(reason)})
 
     async def _decide(self, call_id: str, decision: dict[str, Any]) -> None:
-        waiting = isinstance(call_id, str) and _pg_driver.storable(call_id) and any(
-            slot.call_id == call_id for cid, body in await self._run(lambda c: c.execute(
-                "SELECT conversation_id, body FROM durable.documents WHERE space = %s", (self.space,)).fetchall(),
-                "reading the live documents")
-            for slot in _rows.live(body, cid, self.location).approvals)
-        if not waiting:
+        if not isinstance(call_id, str):
             raise ApprovalRejected(f"No tool call {call_id} waits for a decision in {self.location}; nothing was "
                                    f"decided", call_id=str(call_id))
         did = f"dec_{uuid.uuid4().hex[:16]}"
-        body = json.dumps(decision, ensure_ascii=False)
-
-        def insert(c: Any) -> None:
-            with c.transaction():
-                c.execute("INSERT INTO durable.inbox (space, id, conversation_id, text, created_at, decision) "
-                          "VALUES (%s, %s, '', '', %s, %s) ON CONFLICT (space, id) DO NOTHING",
-                          (self.space, did, time.time(), body))
-                c.execute("SELECT pg_notify('durable_inbox', %s)", (self.space,))
-        await self._run(insert, "deciding a tool call")
+        await self._run(lambda c: _pg_decisions.put_decision(c, self.space, self.location, did, decision),
+                        "deciding a tool call")
 
     async def status(self, submission_id: str) -> SubmissionStatus:
         """`Queued()` while the input waits in the inbox or as a queued submission; the settled

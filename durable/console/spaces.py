@@ -15,7 +15,6 @@ deletes the row. That inbox row is the only thing the console writes.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import uuid
@@ -26,12 +25,12 @@ import anyio
 import anyio.to_thread
 
 from .. import records as r
-from ..errors import ApprovalRejected, SchemaTooNew, ServerUnavailable, StorageError
+from ..errors import SchemaTooNew, ServerUnavailable, StorageError
 from ..storage import rows
-from ..storage.postgres import driver
+from ..storage.postgres import decisions, driver
 from ..storage.postgres.schema import PG_SCHEMA_VERSION
 from ..storage.texts import stream_texts
-from .sources import ENDED_SHOWN, FIRST_SHOWN, check_edit, waiting_slot
+from .sources import ENDED_SHOWN, FIRST_SHOWN, check_edit
 from .views import Recovery, entry_data, session_state
 
 T = TypeVar("T")
@@ -184,40 +183,15 @@ class SpaceSource:
         return [entry_data(e) for e in found]
 
     async def decide(self, call_id: str, *, approve: bool, arguments: str | None, reason: str) -> None:
-        body = json.dumps({"call_id": call_id, "approve": approve, "arguments": arguments, "reason": reason},
-                          ensure_ascii=False)
+        decision = {"call_id": call_id, "approve": approve, "arguments": arguments, "reason": reason}
         did = f"dec_{uuid.uuid4().hex[:16]}"
 
-        def put(c: Any) -> None:
-            with c.transaction():
-                c.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
-                          (f"durable.console.decisions:{self.space}",))
-                if c.execute("SELECT 1 FROM durable.inbox WHERE space = %s AND id = %s", (self.space, did)).fetchone():
-                    return  # committed by a first try whose connection broke during COMMIT
-                slot = waiting_slot(_documents(c, self.space, self.location).values(), call_id) \
-                    if driver.storable(call_id) else None
-                if slot is None:
-                    raise ApprovalRejected(f"No tool call {call_id} waits for a decision in {self.location}; "
-                                           "nothing was decided", call_id=call_id)
-                if approve:
-                    check_edit(slot, call_id, arguments)
-                for (decision,) in c.execute("SELECT decision FROM durable.inbox WHERE space = %s AND decision "
-                                             "IS NOT NULL", (self.space,)).fetchall():
-                    if _call_of(decision) == call_id:
-                        raise ApprovalRejected(f"Tool call {call_id} in {self.location} was already decided "
-                                               "(another decision is in its inbox); nothing was decided",
-                                               call_id=call_id, tool=slot.tool)
-                c.execute("INSERT INTO durable.inbox (space, id, conversation_id, text, created_at, decision) "
-                          "VALUES (%s, %s, '', '', %s, %s)", (self.space, did, time.time(), body))
-                c.execute("SELECT pg_notify('durable_inbox', %s)", (self.space,))
-        await self.db.run(put, "deciding a tool call")
+        def check(slot: r.ApprovalSlot) -> None:
+            if approve:
+                check_edit(slot, call_id, arguments)
 
-
-def _call_of(decision: str) -> object:
-    try:
-        return json.loads(decision).get("call_id")
-    except (ValueError, AttributeError):
-        return None
+        await self.db.run(lambda c: decisions.put_decision(c, self.space, self.location, did, decision, check),
+                          "deciding a tool call")
 
 
 def _streams(c: Any, space: str) -> dict[int, str]:

@@ -111,6 +111,35 @@ async def test_a_remote_decision_into_a_space_nobody_owns_is_applied_by_the_next
     assert inbox_rows(postgres_dsn, space) == 0
 
 
+async def test_a_second_remote_decision_on_a_call_already_decided_in_the_inbox_is_refused_at_once(postgres_dsn):
+    """Two deciders (two clients, or a client and the console) on one waiting call: the first
+    decision waits in the inbox (nobody owns the space), the second is refused at once, naming
+    the call and its tool, and only the first is applied."""
+    space, ran = new_space(), []
+    model, tools = world(ran)
+    async with open_harness(PostgresStorage(postgres_dsn, space), model=model, tools=tools, settings=NO_CHECK) as h:
+        sid = (await h.root.submit("pay bob")).id
+        async with RemoteSpace(postgres_dsn, space, poll_seconds=0.02) as remote:
+            c1 = (await waiting_call(remote)).call_id
+    async with RemoteSpace(postgres_dsn, space, poll_seconds=0.02) as first, \
+            RemoteSpace(postgres_dsn, space, poll_seconds=0.02) as second:
+        await first.deny(c1, "not today")
+        with pytest.raises(ApprovalRejected) as refused:
+            await second.approve(c1, {"to": "bob", "amount": 1})
+        assert str(refused.value) == (f"Tool call {c1} in {second.location} was already decided (another decision "
+                                      "is in its inbox); nothing was decided")
+        assert (refused.value.call_id, refused.value.tool) == (c1, "transfer")
+        assert inbox_rows(postgres_dsn, space) == 1
+        async with open_harness(PostgresStorage(postgres_dsn, space), model=model, tools=tools,
+                                settings=NO_CHECK) as h:
+            await h.resume()
+            with anyio.fail_after(10):
+                assert await first.wait(sid) == Answered("Done.", 4)
+            result = (await h.root.entries())[2].entry
+    assert ran == []
+    assert result.content == "The user denied tool transfer: not today"
+
+
 async def test_a_decision_taken_by_an_owner_that_died_before_applying_it_is_applied_once_by_the_next(postgres_dsn):
     space, ran = new_space(), []
     model, tools = world(ran)
