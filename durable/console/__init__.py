@@ -20,7 +20,6 @@ import anyio
 
 from .sources import FileSource, HarnessSource, Source
 from .spaces import Spaces, SpaceSource
-from .views import warm_prices
 from .web import make_app
 
 
@@ -32,14 +31,12 @@ def app(h: Any, *, token: str | None = None, name: str | None = None) -> Any:
 
 def files_app(paths: Sequence[str], *, token: str | None = None) -> Any:
     """The console of the session files at `paths` (owned by other processes, or by none)."""
-    warm_prices()
     return make_app([FileSource(p) for p in paths], token=token)
 
 
 def spaces_app(dsn: str, pattern: str = "%", *, token: str | None = None) -> Any:
     """The console of the PostgreSQL session spaces whose name matches the SQL LIKE `pattern` on
     the server at `dsn` (owned by other processes, or by none; `durable.console.spaces`)."""
-    warm_prices()
     spaces = Spaces(dsn, pattern)
     spaces.refresh_sync()
     return make_app(spaces, token=token, refresh=spaces.refresh)

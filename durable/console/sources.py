@@ -37,7 +37,7 @@ from ..storage.sqlite.lock import wal_write_locked
 from ..storage.sqlite.reader import SessionReader, owner_of
 from ..storage.texts import join_json, join_live
 from ..tools.arguments import check_value
-from .views import Recovery, entry_data, session_state, task_data
+from .views import Recovery, entry_data, session_state, task_data, warm_prices
 
 T = TypeVar("T")
 _RECENT_NS = 50_000_000  # a file changed this recently is looked at again (longer than a kernel tick)
@@ -268,8 +268,10 @@ class FileSource:
         self._counts: dict[str, int] = {}
         self._spans_at = 0.0
         self._owner: tuple[float, str] | None = None
+        self._settled: object = None  # the files' times and sizes when the WAL lock was last seen free
         with SessionReader(self.path):  # refused now, naming the file, when it is no session
             pass
+        warm_prices()
 
     async def version(self) -> object:
         return self._version()
@@ -291,9 +293,16 @@ class FileSource:
         recent = time.time_ns() - max(db[0], wal[0], partials[0]) < _RECENT_NS
         # A commit's frames change the WAL before it is fsynced and visible (the owner's barrier
         # commits are at FULL): while a write transaction holds the WAL lock, a read may miss the
-        # commit the WAL shows, so the look after it reads again.
-        unsettled = recent or wal_write_locked(self.path) is True
-        return (db, wal, partials, time.monotonic_ns() if unsettled else 0)
+        # commit the WAL shows, so the look after it reads again. /proc/locks is read only when
+        # the files changed since the lock was last seen free: a commit written since then has
+        # changed them, in a later tick (the lock is looked at only `_RECENT_NS` past a change).
+        files = (db, wal, partials)
+        unsettled = recent
+        if not recent and files != self._settled:
+            locked = wal_write_locked(self.path)
+            unsettled = locked is True
+            self._settled = files if locked is False else None
+        return (*files, time.monotonic_ns() if unsettled else 0)
 
     async def state(self) -> dict[str, Any]:
         self._lock = self._lock or anyio.Lock()

@@ -51,10 +51,17 @@ def usage_data(usage: r.UsageTotals, prices: Prices | None = None) -> dict[str, 
     return found
 
 
+_warm = False
+
+
 def warm_prices() -> None:
-    """Price some usage once, so that the first look at a session with usage does not pay for
-    loading the price table (genai-prices, when installed: about half a second)."""
-    in_force(None).priced(r.UsageTotals(models=(r.ModelUsage("openai:gpt-4o", 1, 1, 1),)))
+    """Price some usage, once, so that the first look at a session with usage does not pay for
+    loading the price table (genai-prices, when installed: about half a second of a core); a
+    standalone console does it as it starts."""
+    global _warm
+    if not _warm:
+        in_force(None).priced(r.UsageTotals(models=(r.ModelUsage("openai:gpt-4o", 1, 1, 1),)))
+        _warm = True
 
 
 def _usage_data(usage: r.UsageTotals, prices: Prices | None) -> dict[str, Any]:
