@@ -16,10 +16,10 @@ TRICKY = ['', 'a', 'say "hi"', 'back\\slash\\', 'line\nbreak\ttab', 'é 中文 �
           '"generation":{"attempt":1,"message":{"text":"', '"}}', '\\"', 'end\\']
 
 
-def doc(text: str, *, attempt: int = 1, retry: bool = False, output: str = "") -> r.Live:
+def doc(text: str, *, attempt: int = 1, retry: bool = False, output: str = "", reasoning: str = "") -> r.Live:
+    waiting = r.RetryLive(attempt, 5.0, "boom", "transient") if retry else None
     return r.Live(run=r.Run(task_id=1, inputs=("sub_1",)),
-                  generation=r.GenerationLive(attempt, r.PartialMessage(text=text), retry=r.RetryLive(
-                      attempt, 5.0, "boom", "transient") if retry else None),
+                  generation=r.GenerationLive(attempt, r.PartialMessage(text=text, reasoning=reasoning), retry=waiting),
                   tools=(r.ToolSlot("call_1", "search", 2, output=output),),
                   usage=r.UsageTotals(models=(r.ModelUsage("faux", 1, 2, 3),)))
 
@@ -74,8 +74,8 @@ def test_an_answer_kept_apart_growing_joins_the_texts_again_and_is_the_same_as_d
     text = "x" * 300  # past `LIVE_LONG`: kept apart, the body stays the same as it grows
     for piece in ["", *TRICKY]:
         text += piece
-        found = row(doc(text, output="o" * 400 + piece), apart=True)
-        assert found[2] is not None and set(found[2]) == {"generation", "tool:2"}
+        found = row(doc(text, output="o" * 400 + piece, reasoning="r" * 300 + piece), apart=True)
+        assert found[2] is not None and set(found[2]) == {"generation", "reasoning", "tool:2"}
         docs.update([found])
         check(docs, found)
     assert docs.decoded == 1
