@@ -155,7 +155,8 @@ def main() -> None:
     print(f"{args.conversations} conversations streaming for {t1 - t0:.1f} s: {len(commits)} commits of partial "
           f"answers, {len(latencies)} seen on the console's event stream ({missed} never seen)")
     print(f"commit -> event latency: median {p50:.0f} ms, p99 {p99:.0f} ms (target 250 ms)")
-    print(f"console CPU: {cpu:.1f}% of one core (target < 10%)")
+    print(f"console CPU: {cpu:.1f}% of one core (target < 10%); load average {os.getloadavg()[0]:.2f} "
+          f"on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -25,15 +26,18 @@ from typing import Any, Protocol, TypeVar
 
 import anyio
 import anyio.to_thread
+from attrs import define
 
 from .. import codec, records as r
+from .._frozen import evolve
 from ..errors import ApprovalRejected
 from ..storage import rows
 from ..storage.sqlite import inbox
 from ..storage.sqlite.lock import wal_write_locked
 from ..storage.sqlite.reader import SessionReader, owner_of
+from ..storage.texts import join_json, join_live
 from ..tools.arguments import check_value
-from .views import Recovery, entry_data, session_state
+from .views import Recovery, entry_data, session_state, task_data, warm_prices
 
 T = TypeVar("T")
 _RECENT_NS = 50_000_000  # a file changed this recently is looked at again (longer than a kernel tick)
@@ -99,6 +103,145 @@ def _arguments(arguments: str | None, call_id: str) -> Mapping[str, Any] | None:
     return value
 
 
+# where an answer's text starts in a live document's JSON as the codec writes it (an object's keys
+# in their fields' order, no spaces): its opening quote is the match's last character
+_ANSWER_TEXT = re.compile(r'"generation":\{"attempt":\d+,"message":\{"text":"')
+_DECODER = json.JSONDecoder()
+_MARK = "\x00durable console\x00"
+
+
+def _string_at(body: str, start: int) -> tuple[str, int] | None:
+    """The JSON string whose opening quote is at `start` in `body`, and where it ends."""
+    try:
+        value, end = _DECODER.raw_decode(body, start)
+    except ValueError:
+        return None
+    return (value, end) if isinstance(value, str) else None
+
+
+def _answer_span(body: str, doc: r.Live) -> tuple[int, int] | None:
+    """Where the JSON string of the answer's text (`generation.message.text`) is in `body`, the
+    row `doc` was decoded from: (its opening quote, past its closing one); None when there is no
+    answer or the place is not sure. The place found is checked: the row with another string
+    there decodes to that string as the answer's text."""
+    if doc.generation is None or not body.startswith("{"):  # a sealed row: decoded whole
+        return None
+    match = _ANSWER_TEXT.search(body)
+    found = _string_at(body, match.end() - 1) if match is not None else None
+    if match is None or found is None or found[0] != doc.generation.message.text or found[0] == _MARK:
+        return None
+    start, end = match.end() - 1, found[1]
+    try:
+        marked = json.loads(body[:start] + json.dumps(_MARK) + body[end:])
+        return (start, end) if marked["generation"]["message"]["text"] == _MARK else None
+    except (ValueError, LookupError, TypeError):
+        return None
+
+
+def _grown_text(old: str, span: tuple[int, int], new: str) -> tuple[str, int] | None:
+    """When the row `new` is the row `old` but for the JSON string at `span` (the answer's text,
+    `_answer_span`): that string's new value and where it ends in `new`; else None."""
+    start, end = span
+    stop = len(new) - (len(old) - end)  # where the string would end in `new`
+    if stop <= start or new[:start] != old[:start] or new[stop:] != old[end:] or new[start] != '"':
+        return None
+    found = _string_at(new, start)
+    return found if found is not None and found[1] == stop else None
+
+
+def _joined_data(data: Mapping[str, Any], texts: Mapping[str, str]) -> dict[str, Any]:
+    """A live document's data (`codec.to_data`) with its long texts joined back: `join_json` on
+    a copy of the parts it changes (`data` is left as it is)."""
+    out = dict(data)
+    gen = out.get("generation")
+    if isinstance(gen, dict) and isinstance(gen.get("message"), dict):
+        out["generation"] = {**gen, "message": dict(gen["message"])}
+    if out.get("tools"):
+        out["tools"] = [dict(slot) if isinstance(slot, dict) else slot for slot in out["tools"]]
+    result: dict[str, Any] = join_json(out, "live", texts)
+    return result
+
+
+@define
+class _Doc:
+    """A conversation's live document as last read."""
+
+    key: tuple[str, object]  # its row: body and long texts
+    doc: r.Live
+    data: Any  # `codec.to_data(doc)`
+    span: tuple[int, int] | None = None  # the answer's text in the body (`_answer_span`), when inline
+    base: tuple[r.Live, Any] | None = None  # with long texts kept apart: the body alone, decoded and as data
+
+
+class LiveDocs:
+    """The live documents of a session file as the console last read them: each decoded and
+    turned into data only when its row changed, and then only as much as changed. A partial
+    answer is committed every 0.1 s, and its row changes only in the answer's text: inline (a
+    short answer), that text alone is read and put in place of the old one (`_grown_text`); kept
+    apart (`durable.storage.texts`), the row's body is the same and only the texts are joined
+    again. Either way the document and its data are the same as decoding the row whole gives."""
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+        self.docs: dict[str, _Doc] = {}  # by conversation
+        self.decoded = 0  # rows decoded whole
+        self._usage: r.UsageTotals | None = None
+
+    def usage(self) -> r.UsageTotals:
+        """The documents' usage summed (in the order of their conversations), summed again only
+        when one changed."""
+        if self._usage is None:
+            self._usage = sum((self.docs[cid].doc.usage for cid in sorted(self.docs)), r.EMPTY_USAGE)
+        return self._usage
+
+    def update(self, found: Iterable[tuple[str, str, dict[str, str] | None]]) -> list[str]:
+        """Take the rows (conversation, body, long texts) read now; returns the conversations
+        whose document changed."""
+        changed = []
+        for cid, body, texts in found:
+            key = (body, tuple(sorted(texts.items())) if texts else None)
+            known = self.docs.get(cid)
+            if known is not None and known.key == key:
+                continue
+            changed.append(cid)
+            fresh = self._again(known, key, texts) if known is not None else None
+            if fresh is None:
+                fresh = self._decoded(cid, key, texts)
+                if known is None or known.doc.usage != fresh.doc.usage:
+                    self._usage = None
+            self.docs[cid] = fresh
+        return changed
+
+    def _again(self, known: _Doc, key: tuple[str, object], texts: dict[str, str] | None) -> _Doc | None:
+        """The document of the row `key` from `known`, when the row changed only in its answer's
+        text (inline) or in its long texts (kept apart); None when it must be decoded whole."""
+        body = key[0]
+        if texts and known.base is not None and known.key[0] == body:
+            doc, data = known.base
+            return _Doc(key, join_live(doc, texts), _joined_data(data, texts), base=known.base)
+        gen = known.doc.generation
+        grown = (_grown_text(known.key[0], known.span, body)
+                 if known.span is not None and texts is None and known.key[1] is None else None)
+        if grown is None or gen is None or known.span is None:
+            return None
+        text, stop = grown
+        data = dict(known.data)
+        data["generation"] = gen_data = dict(data["generation"])
+        gen_data["message"] = {**gen_data["message"], "text": text}
+        return _Doc(key, evolve(known.doc, generation=evolve(gen, message=evolve(gen.message, text=text))), data,
+                    span=(known.span[0], stop))
+
+    def _decoded(self, cid: str, key: tuple[str, object], texts: dict[str, str] | None) -> _Doc:
+        self.decoded += 1
+        body = key[0]
+        if not texts:
+            doc = rows.live(body, cid, self.location)
+            return _Doc(key, doc, codec.to_data(doc), span=_answer_span(body, doc))
+        base = rows.live(body, cid, self.location)
+        doc = join_live(base, texts)  # as `rows.live(body, cid, location, texts)`
+        return _Doc(key, doc, codec.to_data(doc), base=(base, codec.to_data(base)))
+
+
 _FILE_LOCKS: dict[str, threading.Lock] = {}
 
 
@@ -120,12 +263,15 @@ class FileSource:
         self._recovery: dict[str, tuple[int, Recovery]] = {}  # conversation -> last seq read, its notes
         self._cached: tuple[object, dict[str, Any]] | None = None
         self._lock: anyio.Lock | None = None  # made on the loop that serves
-        self._docs: dict[str, tuple[object, r.Live, Any]] = {}  # conversation -> its row, decoded, as data
+        self._docs = LiveDocs(self.path)
+        self._tasks: dict[int, tuple[object, dict[str, Any]]] = {}  # task -> its row, as data
         self._counts: dict[str, int] = {}
         self._spans_at = 0.0
         self._owner: tuple[float, str] | None = None
+        self._settled: object = None  # the files' times and sizes when the WAL lock was last seen free
         with SessionReader(self.path):  # refused now, naming the file, when it is no session
             pass
+        warm_prices()
 
     async def version(self) -> object:
         return self._version()
@@ -147,9 +293,16 @@ class FileSource:
         recent = time.time_ns() - max(db[0], wal[0], partials[0]) < _RECENT_NS
         # A commit's frames change the WAL before it is fsynced and visible (the owner's barrier
         # commits are at FULL): while a write transaction holds the WAL lock, a read may miss the
-        # commit the WAL shows, so the look after it reads again.
-        unsettled = recent or wal_write_locked(self.path) is True
-        return (db, wal, partials, time.monotonic_ns() if unsettled else 0)
+        # commit the WAL shows, so the look after it reads again. /proc/locks is read only when
+        # the files changed since the lock was last seen free: a commit written since then has
+        # changed them, in a later tick (the lock is looked at only `_RECENT_NS` past a change).
+        files = (db, wal, partials)
+        unsettled = recent
+        if not recent and files != self._settled:
+            locked = wal_write_locked(self.path)
+            unsettled = locked is True
+            self._settled = files if locked is False else None
+        return (*files, time.monotonic_ns() if unsettled else 0)
 
     async def state(self) -> dict[str, Any]:
         self._lock = self._lock or anyio.Lock()
@@ -161,17 +314,19 @@ class FileSource:
             return self._cached[1]
 
     def _live(self, reader: SessionReader) -> list[str]:
-        """Read the live documents, each decoded again only when its row changed; returns the
-        conversations whose document changed."""
-        changed = []
-        for cid, body, texts in reader.live_rows():
+        """Read the live documents (`LiveDocs`); returns the conversations whose document changed."""
+        return self._docs.update(reader.live_rows())
+
+    def _task_rows(self, reader: SessionReader) -> list[dict[str, Any]]:
+        """The tasks shown (`task_data`), each decoded again only when its row changed."""
+        found: dict[int, tuple[object, dict[str, Any]]] = {}
+        for tid, body, texts in reader.task_rows(ended_last=ENDED_SHOWN):
             key = (body, tuple(sorted(texts.items())) if texts else None)
-            known = self._docs.get(cid)
-            if known is None or known[0] != key:
-                doc = rows.live(body, cid, self.path, texts)
-                self._docs[cid] = (key, doc, codec.to_data(doc))
-                changed.append(cid)
-        return changed
+            known = self._tasks.get(tid)
+            found[tid] = known if known is not None and known[0] == key else (
+                key, task_data(rows.task(body, tid, self.path, texts)))
+        self._tasks = found
+        return [data for _, data in found.values()]
 
     def _read_state(self) -> dict[str, Any]:
         now = time.monotonic()
@@ -197,11 +352,12 @@ class FileSource:
                     self._recovery[cid] = (last_seq, notes)
             for _, notes in self._recovery.values():
                 story.notes += notes.notes
+            docs = self._docs.docs
             return session_state(name=self.name, location=self.path, owner=self._owner[1],
-                                 live={cid: d[1] for cid, d in self._docs.items()},
-                                 live_data={cid: d[2] for cid, d in self._docs.items()},
-                                 tasks=reader.tasks(ended_last=ENDED_SHOWN), entry_counts=self._counts,
-                                 recovery=story)
+                                 live={cid: d.doc for cid, d in docs.items()},
+                                 live_data={cid: d.data for cid, d in docs.items()},
+                                 tasks=(), task_rows=self._task_rows(reader), usage=self._docs.usage(),
+                                 entry_counts=self._counts, recovery=story)
 
     async def entries(self, conversation_id: str, after: int) -> list[dict[str, Any]]:
         def read() -> list[dict[str, Any]]:
@@ -212,7 +368,7 @@ class FileSource:
     async def decide(self, call_id: str, *, approve: bool, arguments: str | None, reason: str) -> None:
         if approve and arguments is not None:
             await self.state()  # the live documents as committed now
-            check_edit(waiting_slot((d[1] for d in self._docs.values()), call_id), call_id, arguments)
+            check_edit(waiting_slot((d.doc for d in self._docs.docs.values()), call_id), call_id, arguments)
         await anyio.to_thread.run_sync(_one_at_a_time, self.path, lambda: inbox.put_decision(
             self.path, call_id, approve=approve, arguments=arguments, reason=reason))
 

@@ -31,7 +31,7 @@ from ..storage.postgres import decisions, driver
 from ..storage.postgres.schema import PG_SCHEMA_VERSION
 from ..storage.texts import stream_texts
 from .sources import ENDED_SHOWN, FIRST_SHOWN, check_edit
-from .views import Recovery, entry_data, session_state
+from .views import Recovery, entry_data, session_state, warm_prices
 
 T = TypeVar("T")
 
@@ -109,6 +109,7 @@ class Spaces(list["SpaceSource"]):
 
     def __init__(self, dsn: str, pattern: str = "%") -> None:
         super().__init__()
+        warm_prices()
         self.db = Database(dsn)
         self.pattern = pattern
         self._refreshed = 0.0

@@ -32,11 +32,39 @@ def entry_data(stored: r.StoredEntry) -> dict[str, Any]:
     return data
 
 
+_last_usage: tuple[r.UsageTotals, Prices | None, dict[str, Any]] | None = None
+
+
 def usage_data(usage: r.UsageTotals, prices: Prices | None = None) -> dict[str, Any]:
     """Usage by model and by kind of token, apart: `input` not read from or written to the cache,
     `cache_read`, `cache_write`, `output` less its `reasoning`, `reasoning`; with each model's cost
     in USD as `prices` say (`Settings.prices`; None: genai-prices when installed), None when its
-    price is unknown (`unpriced` names it; the total is None then too). Tokens as reported."""
+    price is unknown (`unpriced` names it; the total is None then too). Tokens as reported.
+    The last answer is kept and given again for the same usage and prices (a page looks at the
+    same totals many times; pricing them is not cheap)."""
+    global _last_usage
+    last = _last_usage
+    if last is not None and last[1] is prices and last[0] == usage:
+        return last[2]
+    found = _usage_data(usage, prices)
+    _last_usage = (usage, prices, found)
+    return found
+
+
+_warm = False
+
+
+def warm_prices() -> None:
+    """Price some usage, once, so that the first look at a session with usage does not pay for
+    loading the price table (genai-prices, when installed: about half a second of a core); a
+    standalone console does it as it starts."""
+    global _warm
+    if not _warm:
+        in_force(None).priced(r.UsageTotals(models=(r.ModelUsage("openai:gpt-4o", 1, 1, 1),)))
+        _warm = True
+
+
+def _usage_data(usage: r.UsageTotals, prices: Prices | None) -> dict[str, Any]:
     priced = in_force(prices).priced(usage)
 
     def kinds(m: Any) -> dict[str, Any]:
@@ -122,18 +150,21 @@ class Recovery:
 
 def session_state(*, name: str, location: str, owner: str, live: Mapping[str, r.Live],
                   tasks: Iterable[r.Task], entry_counts: Mapping[str, int], recovery: Recovery,
-                  schemas: Mapping[str, Any] | None = None,
-                  live_data: Mapping[str, Any] | None = None, prices: Prices | None = None) -> dict[str, Any]:
+                  schemas: Mapping[str, Any] | None = None, live_data: Mapping[str, Any] | None = None,
+                  task_rows: list[dict[str, Any]] | None = None, usage: r.UsageTotals | None = None,
+                  prices: Prices | None = None) -> dict[str, Any]:
     """The session as the page shows it. `schemas`: the tools' JSON schemas by name, when known
-    (embedded), so that the page can say what an edited call is checked against. `live_data`:
-    the live documents already turned into data (the caller's cache), else made here. `usage`: the
-    totals as stored; `usage_by_kind`: `usage_data` (costed with `prices`)."""
-    task_rows = [task_data(t) for t in tasks]
+    (embedded), so that the page can say what an edited call is checked against. `live_data`,
+    `task_rows`, `usage`: the live documents and the tasks already turned into data (`task_data`:
+    `tasks` is then not read) and the live documents' usage summed (the caller's cache), else made
+    here. `usage`: the totals as stored; `usage_by_kind`: `usage_data` (costed with `prices`)."""
+    task_rows = [task_data(t) for t in tasks] if task_rows is None else task_rows
     ids = sorted(set(live) | set(entry_counts))
-    conversations, approvals, usage = [], [], r.EMPTY_USAGE
+    conversations, approvals, total = [], [], r.EMPTY_USAGE if usage is None else usage
     for cid in ids:
         doc = live.get(cid, r.EMPTY_LIVE)
-        usage = usage + doc.usage
+        if usage is None:
+            total = total + doc.usage
         conversations.append({"id": cid, "state": conversation_state(doc), "entries": entry_counts.get(cid, 0)})
         for slot in doc.approvals:
             schema = json.loads(slot.parameters) if slot.parameters else (schemas or {}).get(slot.tool)
@@ -143,8 +174,8 @@ def session_state(*, name: str, location: str, owner: str, live: Mapping[str, r.
         "name": name, "location": location, "owner": owner, "conversations": conversations,
         "live": dict(live_data) if live_data is not None else {cid: codec.to_data(doc) for cid, doc in live.items()},
         "tasks": task_rows, "approvals": approvals, "recovery": recovery.story(task_rows),
-        "usage": codec.to_data(usage), "usage_by_kind": usage_data(usage, prices), "schemas_known": schemas is not None,
+        "usage": codec.to_data(total), "usage_by_kind": usage_data(total, prices), "schemas_known": schemas is not None,
     }
 
 
-__all__ = ["Recovery", "conversation_state", "entry_data", "session_state", "task_data", "usage_data"]
+__all__ = ["Recovery", "conversation_state", "entry_data", "session_state", "task_data", "usage_data", "warm_prices"]

@@ -68,6 +68,41 @@ async def test_a_partial_growing_beside_the_file_is_a_new_version_of_the_session
         assert (await sub.wait()).reason == "aborted"
 
 
+def touch(path: str) -> None:
+    """Another time for the file at `path`, as a write gives it (a second before its own: not in
+    the future, which would be a change still recent)."""
+    st = os.stat(path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - 1_000_000_000))
+
+
+async def test_the_lock_is_looked_at_again_only_once_the_files_changed(tmp_path, monkeypatch):
+    monkeypatch.setattr(sources, "_RECENT_NS", 0)
+    looked: list[bool | None] = []
+
+    def wal_write_locked(path: str) -> bool | None:
+        looked.append(held)
+        return held
+
+    monkeypatch.setattr(sources, "wal_write_locked", wal_write_locked)
+    path = str(tmp_path / "s.sqlite")
+    async with durable.open_harness(path, model=FauxModel([])):
+        console = sources.FileSource(path)
+        held: bool | None = False
+        first = await console.version()
+        assert await console.version() == first and looked == [False]  # settled, the files as they were
+        held = True
+        touch(path + "-wal")
+        during = await console.version()
+        assert await console.version() != during and looked == [False, True, True]  # held: looked at each time
+        held = False
+        after = await console.version()
+        assert await console.version() == after and looked == [False, True, True, False]
+        held = None  # where /proc/locks cannot be read: settled, looked at each time
+        touch(path + "-wal")
+        unseen = await console.version()
+        assert await console.version() == unseen and looked == [False, True, True, False, None, None]
+
+
 async def test_a_commit_being_written_is_looked_at_again_once_visible(tmp_path, monkeypatch):
     # A commit's frames change the WAL's time and size before the commit is fsynced and visible
     # (an owner's barrier commit is at FULL): a look that reads while a write transaction holds
@@ -82,6 +117,7 @@ async def test_a_commit_being_written_is_looked_at_again_once_visible(tmp_path, 
         other = sqlite3.connect(path, isolation_level=None)
         try:
             other.execute("BEGIN IMMEDIATE")  # the WAL write lock, as a commit holds it
+            touch(path + "-wal")  # and its frames written (the WAL changed), not visible yet
             during = await console.version()
             assert during != await console.version()  # each look while it is held reads again
             other.execute("ROLLBACK")

@@ -271,6 +271,13 @@ class SessionReader:
               conversation_id: str | None = None, ended_last: int | None = None) -> list[Task]:
         """Tasks by id, filtered on their index columns. `ended_last=N`: every live task, and only
         the newest N ended ones."""
+        return [rows.task(body, tid, self.path, texts) for tid, body, texts in self.task_rows(
+            live=live, kind=kind, state=state, conversation_id=conversation_id, ended_last=ended_last)]
+
+    def task_rows(self, *, live: bool | None = None, kind: str | None = None, state: str | None = None,
+                  conversation_id: str | None = None, ended_last: int | None = None,
+                  ) -> list[tuple[int, str, dict[str, str] | None]]:
+        """`tasks()` undecoded: task id, body, long texts kept apart (or None)."""
         where: list[str] = []
         args: list[Any] = []
         for column, value in (("kind", kind), ("state", state), ("conversation_id", conversation_id)):
@@ -289,7 +296,7 @@ class SessionReader:
             args = [*args, *args, ended_last]
         with self._consistent():
             found, side = self._all(sql, tuple(args)), self._side()
-            return [rows.task(body, tid, self.path, self._texts_of(texts, side)) for tid, body, texts in found]
+            return [(tid, body, self._texts_of(texts, side)) for tid, body, texts in found]
 
     def submissions(self, *, conversation_id: str | None = None, settled_last: int | None = None) -> list[Submission]:
         """Submissions in the order they were first committed. `settled_last=N`: every queued
