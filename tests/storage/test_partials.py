@@ -7,7 +7,9 @@ submission refers to its entry (`rows.answers_by_entry`)."""
 from __future__ import annotations
 
 import os
+import re
 import signal
+import sqlite3
 import subprocess
 import sys
 
@@ -199,6 +201,40 @@ async def test_a_long_answer_is_stored_once_and_read_back_whole(tmp_path):
     await store.open()
     assert (await store.get_submission(sub.id)).status == durable.Answered(text, 2)
     await store.close()
+
+
+async def test_an_answer_stored_by_reference_whose_entry_is_missing_is_corrupt_not_empty(tmp_path):
+    """The entry an answer refers to (`text_is_entry`) gone or damaged: every read of the
+    submission is `CorruptSession` naming the file, the submission and the entry, never an empty answer."""
+    path = os.fspath(tmp_path / "s.db")
+    text = ANSWER[:30_000]
+    async with durable.open_harness(path, model=FauxModel([faux.reply(text)], token_size=1000)) as h:
+        sub = await h.root.submit("Write a long answer", id="long")
+        assert await sub.wait() == durable.Answered(text, 2)
+    expected = {
+        "missing": f"Submission 'long' in {path} cannot be read: its answer is the text of entry 2 of "
+                   "conversation 'root', which is missing",
+        "damaged": f"Submission 'long' in {path} cannot be read: its answer is the text of entry 2 of "
+                   "conversation 'root', which is damaged"}
+    for how, change in [("damaged", "UPDATE entries SET body = '{\"kind\":\"assistant\"}' WHERE seq = 2"),
+                        ("missing", "DELETE FROM entries WHERE seq = 2")]:
+        conn = sqlite3.connect(path)
+        with conn:
+            conn.execute(change)
+        conn.close()
+        store = SQLiteStorage(path)
+        await store.open()
+        try:
+            with pytest.raises(durable.CorruptSession) as caught:
+                await store.get_submission("long")
+            assert (str(caught.value), caught.value.location) == (expected[how], path)
+        finally:
+            await store.close()
+        with SessionReader(path) as reader:
+            with pytest.raises(durable.CorruptSession, match=re.escape(expected[how])):
+                reader.submissions()
+            with pytest.raises(durable.CorruptSession, match=re.escape(expected[how])):
+                reader.rows()
 
 
 async def test_a_text_growing_by_transactions_rewrites_its_last_piece_only(tmp_path):
