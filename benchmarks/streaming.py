@@ -16,6 +16,10 @@ Not a test: it prints tables and whether the targets are met, and writes
     on the code of `--before` (default: main before partials were appended beside the file) in
     the same run, interleaved: medians (min-max) of `--rounds` rounds. Target: <= 3x the text at
     any `persist_within`; CPU no higher than before.
+(c) Where the bytes go: `python benchmarks/streaming.py --where SIZE PERSIST_WITHIN` runs the case
+    of (a) once on this code and prints each transaction of the measured turn with the pages it
+    wrote to the WAL, by table or index (SQLite's `dbstat`; a page freed since shows as `free`),
+    the lazy commits appended beside the file, and the bytes the close wrote (its checkpoint).
 (b) CPU cost of persisting partials: `--rate` tokens/s (4 characters each) for `--seconds` s, the
     harness at `persist_within` 0.1 and 0, against the faux stream consumed directly.
     Target: < 5% of one core at 0.1 s.
@@ -100,6 +104,77 @@ def amplification_child(size: int, persist_within: float) -> None:
                 "bytes": (io1 - io0) if io0 is not None and io1 is not None else None}
 
     print(json.dumps(anyio.run(main)))
+
+
+def where_child(size: int, persist_within: float) -> None:
+    """(c): the pages each transaction of the measured turn wrote, by table (see the module)."""
+    import collections
+    import sqlite3
+
+    import anyio
+
+    import durable
+    from durable.models import FauxModel, faux
+    from durable.storage.sqlite import write as w
+
+    text = _answer(size)
+    turn: list[tuple[str, list[int]]] = []  # (what, the WAL frames' page numbers) a transaction
+    measuring = [False]
+    appended = [0, 0]  # lazy commits beside the file, their bytes
+    write = w.SQLiteWrites.write
+
+    def wal_size(path: str) -> int:
+        try:
+            return os.path.getsize(path + "-wal")
+        except OSError:
+            return 0
+
+    def traced(self: w.SQLiteWrites, rows: object) -> None:
+        if not measuring[0]:
+            return write(self, rows)  # type: ignore[arg-type]
+        before, io0, lazy = wal_size(self.path), _io_written(), self.appended
+        write(self, rows)  # type: ignore[arg-type]
+        if self.appended != lazy:
+            appended[0] += 1
+            appended[1] += (_io_written() or 0) - (io0 or 0)
+            return
+        with open(self.path + "-wal", "rb") as f:
+            frame = 24 + int.from_bytes(f.read(12)[8:12], "big")  # the WAL header holds the page size
+            f.seek(max(before, 32))
+            data = f.read()
+        pages = [int.from_bytes(data[i:i + 4], "big") for i in range(0, len(data) - 23, frame)]
+        what = "barrier" if getattr(rows, "barrier", False) else "lazy"
+        turn.append((what, pages))
+
+    w.SQLiteWrites.write = traced  # type: ignore[method-assign]
+
+    async def main() -> None:
+        path = os.path.join(tempfile.mkdtemp(prefix="durable-bench-where-"), "s.sqlite")
+        model = FauxModel([faux.reply("warm up"), faux.reply(text)], tokens_per_second=DELTAS_PER_SECOND,
+                          token_size=DELTA)
+        settings = durable.Settings(progress=durable.Progress(persist_within=persist_within), check_integrity=False)
+        async with durable.open_harness(path, model=model, settings=settings) as h:
+            await (await h.root.submit("warm up")).wait()
+            io0 = _io_written() or 0
+            measuring[0] = True
+            await (await h.root.submit("Stream a long answer")).wait()
+            measuring[0] = False
+            io1 = _io_written() or 0
+            conn = sqlite3.connect(path)
+            names = dict((pageno, name) for name, pageno in conn.execute("SELECT name, pageno FROM dbstat"))
+            conn.close()
+        io2 = _io_written() or 0
+        print(f"{size} characters at persist_within {persist_within:g} s: {io2 - io0} bytes written "
+              f"({(io2 - io0) / size:.1f}x): {io1 - io0} by the turn, {io2 - io1} by the close (its checkpoint)")
+        print(f"  {appended[0]} lazy commits appended beside the file: {appended[1]} bytes")
+        for n, (what, pages) in enumerate(turn, 1):
+            by = collections.Counter(names.get(p, "free") if p > 2 else {1: "header", 2: "pointer map"}[p]
+                                     for p in pages)
+            print(f"  transaction {n} ({what}): {len(pages)} pages: "
+                  + ", ".join(f"{name} {k}" for name, k in by.most_common()))
+        shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+
+    anyio.run(main)
 
 
 def cpu_child(mode: str, rate: float, seconds: float) -> None:
@@ -224,11 +299,13 @@ def main(argv: list[str]) -> None:
     one_line = _mm([x["bytes"] / 1e3 for pw in persists for x in amp[("now", ONE_LINE, pw)]], "{:.0f} kB")
 
     print("  (b) CPU cost of persisting partials ...", flush=True)
-    cpu = {mode: _run([me, "--cpu", mode, str(args.rate), str(args.seconds)], None) for mode in ("baseline", "0.1", "0")}
+    cpu = {mode: _run([me, "--cpu", mode, str(args.rate), str(args.seconds)], None)
+           for mode in ("baseline", "0.1", "0")}
     base_frac = cpu["baseline"]["cpu"] / cpu["baseline"]["wall"]
     cpu_rows = []
     for mode, label in (("baseline", "no harness (faux stream consumed directly)"),
-                        ("0.1", "harness, persist_within 0.1 s (default)"), ("0", "harness, persist_within 0 (every delta)")):
+                        ("0.1", "harness, persist_within 0.1 s (default)"),
+                        ("0", "harness, persist_within 0 (every delta)")):
         r = cpu[mode]
         frac = r["cpu"] / r["wall"]
         cpu_rows.append([label, f"{r['deltas'] / r['wall']:.0f}", f"{r['wall']:.2f} s", f"{r['cpu']:.3f} s",
@@ -271,6 +348,8 @@ def main(argv: list[str]) -> None:
 if __name__ == "__main__":
     if len(sys.argv) >= 2 and sys.argv[1] == "--amplification":
         amplification_child(int(sys.argv[2]), float(sys.argv[3]))
+    elif len(sys.argv) >= 2 and sys.argv[1] == "--where":
+        where_child(int(sys.argv[2]), float(sys.argv[3]))
     elif len(sys.argv) >= 2 and sys.argv[1] == "--cpu":
         cpu_child(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
     else:

@@ -179,18 +179,41 @@ def answers_by_entry(rows: EncodedBatch, entry: Callable[[str, int], str | None]
     return evolve(rows, submissions=tuple(subs)) if rows.submissions else rows
 
 
-def answer_joined(body: str, conversation_id: str, entry: Callable[[str, int], str | None]) -> str:
+def answer_joined(body: str, conversation_id: str, entry: Callable[[str, int], str | None], location: str) -> str:
     """A submission's JSON body with its answer's text put back from its entry when it was stored
-    by reference (`answers_by_entry`); `entry(conversation_id, seq)`: that entry's plain body."""
+    by reference (`answers_by_entry`); `entry(conversation_id, seq)`: that entry's plain body.
+    Raises `CorruptSession` naming `location` when that entry is missing or has no text (the
+    answer cannot be read: never an empty one)."""
     if f'"{BY_ENTRY}":true' not in body:
         return body
-    sub = json.loads(body)
-    answered = sub.get("status")
+    try:
+        sub = json.loads(body)
+    except ValueError:
+        return body  # damaged: reading it as a submission says so
+    answered = sub.get("status") if isinstance(sub, dict) else None
     if not isinstance(answered, dict) or not answered.pop(BY_ENTRY, False):
         return body
-    found = entry(conversation_id, answered.get("seq", -1))
-    answered["text"] = json.loads(found).get("text", "") if found is not None else ""
+    seq = answered.get("seq")
+    found = entry(conversation_id, seq) if isinstance(seq, int) else None
+    text = _entry_text(found)
+    if text is None:
+        raise CorruptSession(f"Submission {sub.get('id')!r} in {location} cannot be read: its answer is the text of "
+                             f"entry {seq} of conversation {conversation_id!r}, which is "
+                             f"{'missing' if found is None else 'damaged'}", location=location)
+    answered["text"] = text
     return json.dumps(sub, ensure_ascii=False, separators=(",", ":"))
+
+
+def _entry_text(body: str | None) -> str | None:
+    """An entry's text from its plain JSON body; None when it has none (missing or damaged)."""
+    if body is None:
+        return None
+    try:
+        found = json.loads(body)
+    except ValueError:
+        return None
+    text = found.get("text") if isinstance(found, dict) else None
+    return text if isinstance(text, str) else None
 
 
 def sealed(rows: EncodedBatch, puts: list[texts_.Put],

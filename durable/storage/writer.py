@@ -266,6 +266,8 @@ class WriterThread(Generic[C]):
         self._queue: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._closed = False
+        self.in_flight = 0  # jobs queued whose callers have not yet learnt their outcome (loop side)
+        self._quiet: anyio.Event | None = None  # made by `wait_quiet` only: no event per job
 
     def _start_writer(self) -> None:
         """A fresh queue and writer thread (a store can be opened again after it closed)."""
@@ -284,10 +286,26 @@ class WriterThread(Generic[C]):
         if self._closed or self._thread is None:
             raise StorageClosed(f"{self._closed_what} {self.location} is closed", location=self.location)
         self._queue.put(job)
-        # Shielded: once queued, the job runs; a cancelled caller still learns its outcome here.
-        await job.wait()
+        self.in_flight += 1
+        try:
+            # Shielded: once queued, the job runs; a cancelled caller still learns its outcome here.
+            await job.wait()
+        finally:
+            self.in_flight -= 1
+            if not self.in_flight and self._quiet is not None:
+                self._quiet.set()
+                self._quiet = None
         if job.error is not None:
             raise job.error
+
+    async def wait_quiet(self) -> None:
+        """Wait until no job is in flight (`in_flight`: every caller learnt its outcome). For
+        tests that drive a loop on a mock clock (`durable.testing.quiesce`): while the writer
+        thread works, every task of the loop may be blocked, and the clock would jump."""
+        while self.in_flight:
+            if self._quiet is None:
+                self._quiet = anyio.Event()
+            await self._quiet.wait()
 
     async def _stop_writer(self, close: Callable[[], None]) -> None:
         """Refuse new jobs, run `close` on the writer thread after every job queued before, and

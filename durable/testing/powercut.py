@@ -70,6 +70,29 @@ class FileImage:
     # ("write", offset, data) / ("truncate", size, b"")
     pending: list[tuple[str, int, bytes]] = attrs.field(factory=list)
 
+    def cut(self, *, torn: bool = False, rng: random.Random | None = None) -> bytes | None:
+        """What the disk holds after a power cut (None: nothing, the file was never synced):
+        with `torn=False` the image at the last sync; with `torn=True` that image plus a random
+        subset of the writes made since, in order, some cut short at a sector boundary (a hole
+        left by a write lost before a later one reads as zeros)."""
+        rng = rng or random.Random(0)
+        data = bytearray(self.durable) if self.durable is not None else None
+        if torn:
+            for op, where, payload in self.pending:
+                if rng.random() < 0.5:
+                    continue  # this write never reached the disk
+                if data is None:
+                    data = bytearray()
+                if op == "truncate":
+                    del data[where:]
+                    continue
+                if rng.random() < 0.3 and len(payload) > SECTOR:  # torn at a sector boundary
+                    payload = payload[: SECTOR * rng.randint(1, len(payload) // SECTOR)]
+                if len(data) < where:
+                    data.extend(b"\0" * (where - len(data)))
+                data[where:where + len(payload)] = payload
+        return None if data is None else bytes(data)
+
 
 class PowerCutVFS(apsw.VFS if apsw is not None else object):  # type: ignore[misc]  # base picked at import
     """An apsw VFS over the default one that keeps a `FileImage` of every file it opens.
@@ -114,25 +137,11 @@ class PowerCutVFS(apsw.VFS if apsw is not None else object):  # type: ignore[mis
         for path, image in self.files.items():
             if path != database and not path.startswith(database + "-"):
                 continue
-            data = bytearray(image.durable) if image.durable is not None else None
-            if torn:
-                for op, where, payload in image.pending:
-                    if rng.random() < 0.5:
-                        continue  # this write never reached the disk
-                    if data is None:
-                        data = bytearray()
-                    if op == "truncate":
-                        del data[where:]
-                        continue
-                    if rng.random() < 0.3 and len(payload) > SECTOR:  # torn at a sector boundary
-                        payload = payload[: SECTOR * rng.randint(1, len(payload) // SECTOR)]
-                    if len(data) < where:
-                        data.extend(b"\0" * (where - len(data)))
-                    data[where:where + len(payload)] = payload
+            data = image.cut(torn=torn, rng=rng)
             if data is None:
                 continue  # never synced, nothing of it reached the disk
             with open(os.path.join(directory, os.path.basename(path)), "wb") as f:
-                f.write(bytes(data))
+                f.write(data)
         return os.path.join(directory, os.path.basename(database))
 
     def close(self) -> None:

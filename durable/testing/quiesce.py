@@ -1,8 +1,8 @@
 """Driving a harness until nothing is left to do, detected from events, never guessed from time.
 
 `wait_idle(h)` returns when every task of the event loop is blocked (`anyio.wait_all_tasks_blocked`)
-and no storage call of the harness is in flight (when its storage is a `CrashableStorage`, which
-counts them), so the head of the harness no longer moves by itself.
+and no storage call of the harness is in flight (its storage counts them: a store's writer thread,
+a `CrashableStorage`), so the head of the harness no longer moves by itself.
 
 `settle(h, clock)` resumes the harness and then repeats: wait until idle; answer the client tool
 calls (`answer`) and decide the calls waiting for approval (`decide`); if a runner is parked on
@@ -70,11 +70,15 @@ def default_decision(slot: ApprovalSlot) -> Approve:
 
 
 async def wait_idle(harness: Any) -> None:
-    """Wait until every task is blocked and no storage call of `harness` is in flight."""
+    """Wait until every task is blocked and no storage call of `harness` is in flight (a task
+    waiting for the store's writer thread is blocked too: on a mock clock that autojumps, time
+    would run on while the thread writes, and `settle` would find the harness stuck)."""
     storage = harness.storage
     while True:
         await anyio.wait_all_tasks_blocked()
-        if isinstance(storage, CrashableStorage) and storage.in_flight and not storage.crashed.is_set():
+        if isinstance(storage, CrashableStorage) and storage.crashed.is_set():
+            return
+        if getattr(storage, "in_flight", 0):  # a `CrashableStorage`, or a store's writer thread
             await storage.wait_quiet()
             continue
         return

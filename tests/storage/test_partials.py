@@ -7,7 +7,11 @@ submission refers to its entry (`rows.answers_by_entry`)."""
 from __future__ import annotations
 
 import os
+import random
+import re
+import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 
@@ -27,8 +31,10 @@ from durable.records import (
 )
 from durable.storage import Batch, SQLiteStorage
 from durable.storage.rows import decode_rows
+from durable.storage.sqlite import partials as partials_module
 from durable.storage.sqlite.partials import SUFFIX, parse
 from durable.storage.sqlite.reader import SessionReader
+from durable.testing.powercut import FileImage
 
 from . import partials_child
 
@@ -199,6 +205,113 @@ async def test_a_long_answer_is_stored_once_and_read_back_whole(tmp_path):
     await store.open()
     assert (await store.get_submission(sub.id)).status == durable.Answered(text, 2)
     await store.close()
+
+
+async def test_an_answer_stored_by_reference_whose_entry_is_missing_is_corrupt_not_empty(tmp_path):
+    """The entry an answer refers to (`text_is_entry`) gone or damaged: every read of the
+    submission is `CorruptSession` naming the file, the submission and the entry, never an empty answer."""
+    path = os.fspath(tmp_path / "s.db")
+    text = ANSWER[:30_000]
+    async with durable.open_harness(path, model=FauxModel([faux.reply(text)], token_size=1000)) as h:
+        sub = await h.root.submit("Write a long answer", id="long")
+        assert await sub.wait() == durable.Answered(text, 2)
+    expected = {
+        "missing": f"Submission 'long' in {path} cannot be read: its answer is the text of entry 2 of "
+                   "conversation 'root', which is missing",
+        "damaged": f"Submission 'long' in {path} cannot be read: its answer is the text of entry 2 of "
+                   "conversation 'root', which is damaged"}
+    for how, change in [("damaged", "UPDATE entries SET body = '{\"kind\":\"assistant\"}' WHERE seq = 2"),
+                        ("missing", "DELETE FROM entries WHERE seq = 2")]:
+        conn = sqlite3.connect(path)
+        with conn:
+            conn.execute(change)
+        conn.close()
+        store = SQLiteStorage(path)
+        await store.open()
+        try:
+            with pytest.raises(durable.CorruptSession) as caught:
+                await store.get_submission("long")
+            assert (str(caught.value), caught.value.location) == (expected[how], path)
+        finally:
+            await store.close()
+        with SessionReader(path) as reader:
+            with pytest.raises(durable.CorruptSession, match=re.escape(expected[how])):
+                reader.submissions()
+            with pytest.raises(durable.CorruptSession, match=re.escape(expected[how])):
+                reader.rows()
+
+
+class SideWrites:
+    """Stands for `os` in `durable.storage.sqlite.partials`: notes every write and truncation of
+    the side file (`FileImage.pending`, as `durable.testing.powercut` keeps them)."""
+
+    def __init__(self) -> None:
+        self.image = FileImage(bytearray(), None)
+        self.fd: int | None = None
+        self._at = 0
+
+    def __getattr__(self, name: str):
+        return getattr(os, name)
+
+    def open(self, name, *args):
+        fd = os.open(name, *args)
+        if name.endswith(SUFFIX):
+            self.fd = fd
+        return fd
+
+    def lseek(self, fd, offset, how):
+        self._at = os.lseek(fd, offset, how)
+        return self._at
+
+    def write(self, fd, data):
+        n = os.write(fd, data)
+        if fd == self.fd:
+            self.image.pending.append(("write", self._at, bytes(data[:n])))
+            self._at += n
+        return n
+
+    def ftruncate(self, fd, size):
+        os.ftruncate(fd, size)
+        if fd == self.fd:
+            self.image.pending.append(("truncate", size, b""))
+
+
+async def test_after_a_power_cut_the_side_file_gives_a_whole_record_or_the_committed_text_never_garbage(
+        tmp_path, monkeypatch):
+    """The side file is never fsynced: a power cut may keep any of its writes since it was made,
+    in any order (holes read as zeros), some torn at a sector boundary, a truncation lost or
+    kept. Whatever it kept, an open gives the text as of the last barrier or as of a whole
+    record after it: never a text that was not committed."""
+    writes = SideWrites()
+    monkeypatch.setattr(partials_module, "os", writes)
+    path = os.fspath(tmp_path / "s.db")
+    store = await streamed(path, 3000, 5000, 9000)
+    await store.commit(Batch(live={"root": at(9500)}))  # a barrier: folds them, empties the file
+    for n in (12_000, 15_000, 15_500, 20_000):
+        await store.commit(Batch(live={"root": at(n)}, barrier=False))
+    monkeypatch.setattr(partials_module, "os", os)  # noted: the stores opened below write nothing there
+    assert [op for op, _, _ in writes.image.pending].count("truncate") == 1
+    committed = {n: at(n) for n in (9500, 12_000, 15_000, 15_500, 20_000)}
+    found: dict[int, int] = {}
+    for seed in range(150):
+        image = writes.image.cut(torn=True, rng=random.Random(seed))
+        copy = tmp_path / f"cut{seed}"
+        copy.mkdir()
+        for name in os.listdir(tmp_path):  # the database files as synced at the barrier
+            if name.startswith("s.db") and not name.endswith((SUFFIX, "-shm")):
+                shutil.copy(tmp_path / name, copy / name)
+        if image is not None:
+            (copy / ("s.db" + SUFFIX)).write_bytes(image)
+        with SessionReader(os.fspath(copy / "s.db")) as reader:
+            read = reader.live_documents()["root"]
+        again = SQLiteStorage(os.fspath(copy / "s.db"))
+        opened = await again.open()
+        await again.close()
+        assert opened.conversations["root"].live == read
+        (n,) = [n for n, live in committed.items() if live == read]
+        found[n] = found.get(n, 0) + 1
+    await store.close()
+    assert set(found) == set(committed), found  # every outcome met, and only those
 
 
 async def test_a_text_growing_by_transactions_rewrites_its_last_piece_only(tmp_path):

@@ -18,9 +18,9 @@ import pytest
 from durable.errors import CorruptSession, NotASession, SchemaTooNew, StorageError
 from durable.records import Answered, Done, Terminal
 from durable.storage import Batch, MemoryStorage, SQLiteStorage
-from durable.storage.sqlite.schema import SCHEMA_VERSION
 from durable.storage.rows import decode_rows
 from durable.storage.sqlite.reader import SessionReader
+from durable.storage.sqlite.schema import SCHEMA_VERSION
 from durable.testing import load_session
 
 from .builders import busy, submission, task, user
@@ -112,7 +112,7 @@ async def test_rows_that_do_not_decode_are_reported_by_name_not_raised(session, 
 
 def newer(path: str) -> None:
     conn = sqlite3.connect(path)
-    conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION + 1),))
     conn.commit()
     conn.close()
 
@@ -151,7 +151,8 @@ def test_what_is_not_a_session_is_refused_by_name_and_left_alone(tmp_path, make,
 async def test_a_newer_schema_is_refused_naming_both_versions(session):
     newer(session)
     before = files_next_to(session)
-    with pytest.raises(SchemaTooNew, match=f"has schema version 9; this version of durable reads up to version {SCHEMA_VERSION}"):
+    with pytest.raises(SchemaTooNew, match=f"has schema version {SCHEMA_VERSION + 1}; this version of durable reads up "
+                                           f"to version {SCHEMA_VERSION}"):
         SessionReader(session)
     assert files_next_to(session) == before
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from ...errors import WrongKey
 from ..sealing import OVERHEAD, Sealer, current_key, finished_meta, new_meta, plain, rotated_meta, unlock
+from .opening import SECURE_DELETE
 from .reader import connect_read_only
 from .write import SQLiteWrites, translate
 
@@ -168,7 +169,7 @@ def end_rekey(w: SQLiteWrites) -> None:
     meta = stored_meta(conn)
     if meta is not None:
         _commit(w, [(_SET, (finished_meta(meta),))])
-    conn.execute("PRAGMA secure_delete = OFF")
+    conn.execute(f"PRAGMA secure_delete = {SECURE_DELETE}")
     try:  # the WAL's copies of the pages as they were go too
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     except sqlite3.Error as exc:

@@ -72,6 +72,7 @@ def connect(path: str, lock: FileLock, st: os.stat_result, synchronous: str) -> 
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     try:
         conn.execute("PRAGMA busy_timeout = 5000")
+        conn.execute(f"PRAGMA secure_delete = {SECURE_DELETE}")
         if stored is None or stored is False:  # a new session: a prune gives space back (`prune.reclaim`)
             conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -89,6 +90,14 @@ def connect(path: str, lock: FileLock, st: os.stat_result, synchronous: str) -> 
             pass
         raise
     return conn
+
+
+SECURE_DELETE = "FAST"
+"""What a commit does with the content it deletes: FAST zeroes it in the pages the commit writes
+anyway, never a page written for that alone. Some builds of SQLite (Debian's) default to ON,
+which writes every page a commit frees, zeroed: a streamed answer's pieces, dropped when it ends,
+were written again at its final commit and again at the checkpoint. (`durable rekey` zeroes all
+it overwrites until it ends: `durable.storage.sqlite.keys`.)"""
 
 
 def open_error(exc: sqlite3.DatabaseError, path: str) -> StorageError:

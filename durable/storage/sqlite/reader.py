@@ -313,8 +313,8 @@ class SessionReader:
                    "AND status != 'queued' ORDER BY rowid DESC LIMIT ?) ORDER BY 3")
             args = [*args, *args, settled_last]
         with self._consistent():
-            return [rows.submission(rows.answer_joined(self._plain(body), cid, self._entry), sid, self.path)
-                    for sid, body, _, cid in self._all(sql, tuple(args))]
+            return [rows.submission(rows.answer_joined(self._plain(body), cid, self._entry, self.path), sid,
+                                    self.path) for sid, body, _, cid in self._all(sql, tuple(args))]
 
     def live_documents(self) -> dict[str, Live]:
         """The live document of every conversation, by conversation id."""
@@ -346,7 +346,7 @@ class SessionReader:
                     "ORDER BY id")],
                 [(cid, seq, kind, p(body)) for cid, seq, kind, body in self._all(
                     f"SELECT conversation_id, seq, kind, body FROM entries {skip} ORDER BY conversation_id, seq")],
-                [(sid, cid, status, rows.answer_joined(p(body), cid, self._entry))
+                [(sid, cid, status, rows.answer_joined(p(body), cid, self._entry, self.path))
                  for sid, cid, status, body in self._all(
                     f"SELECT id, conversation_id, status, body FROM submissions {skip} ORDER BY rowid")],
                 [(cid, rows.joined_body(p(body), "live", col, streams)) for cid, body, col in self._all(

@@ -23,7 +23,7 @@ rows `session` and `barriers` (version 6) are the file's side of its commit mark
 from __future__ import annotations
 
 APPLICATION_ID = 0x44524231  # "DRB1"
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -110,4 +110,11 @@ MIGRATIONS: dict[int, list[str]] = {
         "CREATE TABLE IF NOT EXISTS inbox (id TEXT PRIMARY KEY, call_id TEXT NOT NULL, "
         "created_at REAL NOT NULL, body TEXT NOT NULL) STRICT",
     ],
+    # Version 9 changes how rows are kept, not tables: a long answer is stored once, its
+    # submission's "done" status referring to its assistant entry (`"text_is_entry": true`, its
+    # text blanked: `durable.storage.rows.answers_by_entry`), and the appends of lazy commits may
+    # wait beside the file (`<file>-partials`: `durable.storage.sqlite.partials`). An older
+    # durable would read such a submission as damaged and lose the appends; it refuses the file
+    # cleanly instead (`SchemaTooNew`). Version-8 files load as they are.
+    9: [],
 }

@@ -135,7 +135,7 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         def read(c: sqlite3.Connection) -> str | None:
             row = c.execute("SELECT body, conversation_id FROM submissions WHERE id = ?", (submission_id,)).fetchone()
             return None if row is None else rows.answer_joined(sealing.plain(row[0], self.path), row[1],
-                                                               entry_body(c, self.path))
+                                                               entry_body(c, self.path), self.path)
 
         body = await self._read("submissions", read)
         return None if body is None else rows.submission(body, submission_id, self.path)
