@@ -14,7 +14,8 @@ file in a temp dir, the library's defaults), interleaved with the baseline's whe
   the other 9,900 waiting on a semaphore: those waiting tasks are the benchmark's, not durable's,
   and the memory they took is freed at the end but not given back to the system (the long-lived
   records made meanwhile pin the allocator's arenas), so the resident set then grows ~3.4 KB more
-  per conversation (10,000 conversations) though durable holds the same.
+  per conversation (10,000 conversations) though durable holds the same. Their contexts are
+  dropped as soon as they are idle (`keep_idle_context=0`), unless `--keep-contexts`.
 - RSS over turns: `--turns` turns (100,000) in waves over `--conversations` conversations (1,000:
   each wave gives every conversation one turn, 100 at a time), the resident set printed every
   10,000 turns, with turns/s. Here contexts are dropped from memory as soon as a conversation is
@@ -85,7 +86,7 @@ async def _one_turn_each(h, ids, handles: list | None = None, spawn: str = "work
             tg.start_soon(worker)
 
 
-def child_idle(n: int, trace: bool, spawn: str = "workers") -> dict:
+def child_idle(n: int, trace: bool, spawn: str = "workers", keep: str = "drop") -> dict:
     import gc
     import tempfile
     import tracemalloc
@@ -100,7 +101,8 @@ def child_idle(n: int, trace: bool, spawn: str = "workers") -> dict:
     async def main() -> dict:
         path = os.path.join(workdir, "idle.sqlite")
         handles = []
-        async with durable.open_harness(path, model=model, settings=_settings(keep_idle_context=0)) as h:
+        settings = _settings() if keep == "keep" else _settings(keep_idle_context=0)
+        async with durable.open_harness(path, model=model, settings=settings) as h:
             for i in range(50):
                 await (await h.conversation(f"w{i}").submit(f"Question {i}")).wait()
             gc.collect()
@@ -168,6 +170,8 @@ def main(argv: list[str]) -> None:
     p.add_argument("--idle", type=int, default=1000)
     p.add_argument("--spawn", choices=("workers", "all"), default="workers",
                    help="who runs the idle turns: 100 workers, or one task per conversation started at once")
+    p.add_argument("--keep-contexts", action="store_true",
+                   help="idle conversations keep their contexts (the default settings: 60 s), not dropped at once")
     p.add_argument("--turns", type=int, default=100_000)
     p.add_argument("--conversations", type=int, default=1000)
     args = p.parse_args(argv)
@@ -180,8 +184,9 @@ def main(argv: list[str]) -> None:
     idle: dict[str, list[dict]] = {k: [] for k in pythons}
     for rnd in range(args.rounds):
         for name, py in pythons.items():
-            r = c.run_child([me, "--child-idle", str(args.idle), "trace", args.spawn], code=py)
-            r.update(c.run_child([me, "--child-idle", str(args.idle), "rss", args.spawn], code=py))
+            keep = "keep" if args.keep_contexts else "drop"
+            r = c.run_child([me, "--child-idle", str(args.idle), "trace", args.spawn, keep], code=py)
+            r.update(c.run_child([me, "--child-idle", str(args.idle), "rss", args.spawn, keep], code=py))
             idle[name].append(r)
             print(f"  round {rnd + 1} {name}: {r['bytes_per_conversation']:.0f} B per idle conversation "
                   f"(tracemalloc), RSS {r['rss_per_conversation']:.0f} B", flush=True)
@@ -191,7 +196,8 @@ def main(argv: list[str]) -> None:
 
     if args.rounds:
         print(f"\nPer idle conversation ({args.idle:,} conversations, one turn each, SQLite, turns run by "
-              f"{'100 workers' if args.spawn == 'workers' else 'one task each'}), median of {args.rounds} rounds "
+              f"{'100 workers' if args.spawn == 'workers' else 'one task each'}, contexts "
+              f"{'kept' if args.keep_contexts else 'dropped'}), median of {args.rounds} rounds "
               "(min-max):")
     for name, runs in idle.items() if args.rounds else ():
         print(f"  {name}: {mm([r['bytes_per_conversation'] for r in runs])} B held (tracemalloc); "
@@ -216,7 +222,7 @@ if __name__ == "__main__":
 
         print(f"durable from {durable.__file__}", file=sys.stderr)
     if len(sys.argv) >= 4 and sys.argv[1] == "--child-idle":
-        print(json.dumps(child_idle(int(sys.argv[2]), sys.argv[3] == "trace", *sys.argv[4:5])))
+        print(json.dumps(child_idle(int(sys.argv[2]), sys.argv[3] == "trace", *sys.argv[4:6])))
     elif len(sys.argv) >= 4 and sys.argv[1] == "--child-turns":
         print(json.dumps(child_turns(int(sys.argv[2]), int(sys.argv[3]))))
     else:
