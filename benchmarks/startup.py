@@ -57,7 +57,8 @@ def _plain(code: str, checkout: str | None) -> tuple[float, float]:
     """(wall, CPU) seconds of `python -c code`."""
     env = _env(checkout)
     cpu, t = _cpu(), time.perf_counter()
-    subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=str(c.ROOT))
+    # `-c` puts the working directory first on the path: the baseline's, so its durable is imported
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=checkout or str(c.ROOT))
     return time.perf_counter() - t, _cpu() - cpu
 
 

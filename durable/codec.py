@@ -11,7 +11,9 @@ from its default; a missing one reads as the default.
 Two converters share that configuration: the fast one (cattrs `detailed_validation=False`) does
 every conversion; a refused value is run through the detailed one, made on the first refusal,
 only to explain where and why. Hooks are made once per class, on first use, except those the
-open and first turn of a session need (`_FIRST_TURN_*`, and kinds' records registered `warm`).
+open and first turn of a session need (`_FIRST_TURN_*`, and kinds' records registered `warm`),
+made by `warm()` when the engine is imported: a process that only reads a file (`durable
+inspect`, the console) makes just the hooks it reads with.
 `dumps` writes a record through a text function generated from its hook (`durable._json_text`:
 the same text without the dicts in between) from its `_MAKE_AFTER`th write on, and refuses a
 value JSON cannot hold with `CodecError` before anything is written. Text is made and read by the
@@ -127,9 +129,8 @@ def _is_simple_optional(t: Any) -> bool:
 
 
 # The hooks that opening a session and running its first turn use (all that the cold child of
-# benchmarks/agent_turns.py makes), made at import; nested records' hooks come with their holder's.
-# Any other hook is made on first use and kept: a recovering process makes the 57 it needs (42 of
-# them at import) where it made all 120 at import. A class missing here is only made later.
+# benchmarks/agent_turns.py makes), made by `warm()`; nested records' hooks come with their
+# holder's. Any other is made on first use and kept: a recovering process makes 62 of the 120.
 _FIRST_TURN_WRITES: tuple[type, ...] = (
     r.Task, r.Submission, r.Live, r.Queued, r.Answered, r.Running, r.Waiting, r.Terminal, r.Done,
     r.UserEntry, r.AssistantEntry, r.ToolResultEntry,
@@ -137,7 +138,8 @@ _FIRST_TURN_WRITES: tuple[type, ...] = (
 _FIRST_TURN_READS: tuple[type, ...] = (r.Submission, r.Live, r.Queued, r.Answered)
 
 
-def _make_converter(detailed: bool) -> cattrs.Converter:
+def _make_converter(detailed: bool) -> tuple[cattrs.Converter, Callable[[], None]]:
+    """The converter, and what makes its first turn's hooks (`warm`)."""
     conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=detailed)
 
     # cattrs makes the hook of a field's record class afresh for each class with such a field (a
@@ -262,7 +264,8 @@ def _make_converter(detailed: bool) -> cattrs.Converter:
         conv.register_structure_hook_factory(_is_homogeneous_tuple, tuple_structure)
         conv.register_structure_hook_factory(_is_simple_optional, optional_structure)
         conv.register_unstructure_hook_factory(_is_homogeneous_tuple, tuple_unstructure)
-    if not detailed:
+
+    def warm() -> None:
         for cls in _FIRST_TURN_WRITES:
             conv.get_unstructure_hook(cls)
         for cls in _FIRST_TURN_READS:
@@ -270,16 +273,24 @@ def _make_converter(detailed: bool) -> cattrs.Converter:
                 make_structure(cls)
             else:
                 conv.get_structure_hook(cls)
-    return conv
+
+    return conv, warm
 
 
-converter = _make_converter(detailed=False)
+converter, _warm = _make_converter(detailed=False)
+
+
+@functools.cache
+def warm() -> None:
+    """Make the hooks of an open and a first turn (`_FIRST_TURN_*`) now, once: the engine does
+    when it is imported (`durable.engine.kinds`), so a first turn does not wait for them."""
+    _warm()
 
 
 @functools.cache
 def _explaining_converter() -> cattrs.Converter:
     """The detailed converter, made on the first refusal: only errors need it."""
-    return _make_converter(detailed=True)
+    return _make_converter(detailed=True)[0]
 
 
 def to_data(value: Any, cls: type | None = None) -> Any:
@@ -434,4 +445,4 @@ def exception_leaves(exc: BaseException) -> Iterator[BaseException]:
 
 
 __all__ = ["CodecError", "UnknownVariant", "converter", "dumps", "exception_leaves", "from_data", "loads",
-           "register_variants", "tag_of", "to_data", "variants"]
+           "register_variants", "tag_of", "to_data", "variants", "warm"]

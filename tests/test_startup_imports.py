@@ -39,6 +39,29 @@ def test_import_durable_loads_no_extra_no_event_loop_and_no_engine():
                          "durable.storage", "durable.tasks", "durable.codec")) == []
 
 
+HOOKS = ("import json, linecache\n"
+         "print(json.dumps(sorted(k for k in linecache.cache if k.startswith('<cattrs generated'))))\n")
+"""Prints the codec hooks made so far (cattrs keeps each generated hook's source in `linecache`)."""
+
+
+def hooks_after(code: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", code + "\n" + HOOKS], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_the_codec_makes_its_hooks_on_first_use_and_the_first_turns_with_the_engine():
+    assert hooks_after("import durable.codec") == []
+    # A reader (`durable inspect`) makes the hooks of what it reads, and no hook to write with.
+    read = hooks_after("import durable.codec as c, durable.records as r\n"
+                       "c.loads('{\"type\":\"user\",\"text\":\"hi\"}', r.Entry)")
+    assert read == ["<cattrs generated structure durable.records.entries.UserEntry>"]
+    # The engine makes those of an open and a first turn (`codec.warm`): the task's, among them.
+    engine = hooks_after("import durable.tasks")
+    assert "<cattrs generated unstructure durable.records.tasks.Task>" in engine
+    assert "<cattrs generated structure durable.records.submissions.Submission>" in engine
+
+
 RECOVER = textwrap.dedent("""
     import sys
     import anyio

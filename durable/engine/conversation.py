@@ -69,6 +69,8 @@ class Host(StreamHost, Protocol):
 class Conversation:
     """A conversation of a harness; `harness.root` is the root conversation."""
 
+    __slots__ = ("_h", "id", "model_settings")  # a host may hold one per conversation: no dict each
+
     def __init__(self, harness: Host, conversation_id: str, model_settings: ModelSettings | None = None) -> None:
         self._h = harness
         self.id = conversation_id
@@ -304,6 +306,8 @@ def _preview(text: str) -> str:
 
 class SubmissionHandle:
     """A submitted input. `await wait()` returns its result once settled (also in a later process)."""
+
+    __slots__ = ("_h", "id")
 
     def __init__(self, harness: Host, submission_id: str) -> None:
         self._h = harness

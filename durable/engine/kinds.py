@@ -35,6 +35,8 @@ PhaseHandler = Callable[["Runtime", Task], Awaitable[Task | None]]
 
 _KINDS: dict[str, type[TaskKind]] = {}
 
+codec.warm()  # the codec hooks of an open and a first turn: made with the engine, not by a reader
+
 
 def known_kinds() -> Mapping[str, type[TaskKind]]:
     """Every kind defined in this process, by name (what the codec can read)."""

@@ -161,3 +161,15 @@ async def test_nothing_is_dropped_while_a_refused_commit_waits_to_be_sent_again(
         assert session.convs["a"].context_loaded
         session.idle.used(session, "b")
         assert not session.convs["a"].context_loaded
+
+
+async def test_the_handles_a_host_keeps_per_conversation_have_no_dict_each(host):
+    # A host may hold a handle per conversation (and per input): fixed slots, no `__dict__` each.
+    async with host.open(FauxModel([faux.reply("a")], tokens_per_second=None)) as h:
+        conv = h.conversation("a")
+        sub = await conv.submit("q")
+        await sub.wait()
+        for handle in (conv, sub):
+            assert not hasattr(handle, "__dict__"), type(handle)
+            with pytest.raises(AttributeError):
+                setattr(handle, "extra", 1)  # noqa: B010 - what a dict would take
