@@ -15,6 +15,7 @@ of a copy of the whole context, and that view never changes under it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import compress, islice, repeat
 from typing import overload
 
 from ..records import Attachment, Entry, StoredEntry, ToolResultEntry, UserEntry
@@ -36,7 +37,7 @@ Decode = Callable[[int, str], StoredEntry]
 class Context(Sequence[StoredEntry]):
     """See the module docstring. Indexing gives `StoredEntry`s (decoding on first read)."""
 
-    __slots__ = ("_decode", "_items", "_refs", "_scanned", "_seqs", "tokens")
+    __slots__ = ("_decode", "_items", "_refs", "_scanned", "_seqs", "_texts", "tokens")
 
     def __init__(self, entries: Iterable[StoredEntry] = ()) -> None:
         self._items: list[StoredEntry | str] = list(entries)  # an entry, or its JSON text until first read
@@ -45,19 +46,21 @@ class Context(Sequence[StoredEntry]):
         self.tokens = sum(entry_tokens(e.entry) for e in self._items if isinstance(e, StoredEntry))
         self._refs: list[tuple[int, Attachment]] = []  # (index, attachment) of the entries scanned so far
         self._scanned = 0
+        self._texts: Sequence[str] = ()  # the texts the store gave, when it gave every entry as text
 
     @classmethod
     def stored(cls, raw: RawContext, decode: Decode) -> Context:
         """A context of entries as the store gave them (`Storage.get_context`), kept as their
-        text. When the store counted and checked every row (`raw.tokens` is their total) this
-        does no work per entry. Otherwise a row it could not count (an old file's row the
-        migration could not read), or whose framing is damaged, is decoded now: to count it and
-        leave it out if it is not sent, or to refuse it (`CorruptSession`) before any request
-        holds it. Damage inside a row is refused when the entry is first read."""
+        text. When the store counted every row (`raw.tokens` is their total) this does no work
+        per entry. Otherwise a row it could not count (an old file's row the migration could not
+        read) is decoded now: to count it and leave it out if it is not sent, or to refuse it
+        (`CorruptSession`) before any request holds it. Damage inside a row is found when the
+        entry is first read (`CorruptSession` naming the entry, its conversation and the file)."""
         ctx = cls()
         ctx._decode = decode
         if isinstance(raw.tokens, int):
             ctx._items = list(raw.bodies)
+            ctx._texts = raw.bodies
             ctx._seqs = list(raw.seqs)
             ctx.tokens = raw.tokens
             return ctx
@@ -118,7 +121,14 @@ class Context(Sequence[StoredEntry]):
         holds an attachment (the codec writes one as `{"type":"attachment"`, which no escaped
         string inside the JSON can contain)."""
         items, refs = self._items, self._refs
-        for i in range(self._scanned, len(items)):
+        start, texts = self._scanned, self._texts
+        given = min(len(texts), len(items))
+        if start < given:  # the store's texts, looked into without a Python step per entry
+            for i in compress(range(start, given), map(str.__contains__, islice(texts, start, given), repeat(_MARK))):
+                refs += [(i, a) for a in _attachments(self._at(i).entry)]
+            start = given
+            self._texts = ()  # looked into: the texts of entries decoded since are not kept twice
+        for i in range(start, len(items)):
             item = items[i]
             if not isinstance(item, str) or _MARK in item:
                 refs += [(i, a) for a in _attachments(self._at(i).entry)]

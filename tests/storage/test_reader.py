@@ -112,7 +112,7 @@ async def test_rows_that_do_not_decode_are_reported_by_name_not_raised(session, 
 
 def newer(path: str) -> None:
     conn = sqlite3.connect(path)
-    conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    conn.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
 
@@ -151,7 +151,7 @@ def test_what_is_not_a_session_is_refused_by_name_and_left_alone(tmp_path, make,
 async def test_a_newer_schema_is_refused_naming_both_versions(session):
     newer(session)
     before = files_next_to(session)
-    with pytest.raises(SchemaTooNew, match=f"has schema version 9; this version of durable reads up to version {SCHEMA_VERSION}"):
+    with pytest.raises(SchemaTooNew, match=f"has schema version 10; this version of durable reads up to version {SCHEMA_VERSION}"):
         SessionReader(session)
     assert files_next_to(session) == before
 

@@ -63,6 +63,7 @@ async def a_version_3_file(path: str) -> None:
     await store.close()
     conn = sqlite3.connect(path)
     with conn:
+        conn.execute("DROP TABLE conversations")  # version 9
         conn.execute("DROP TABLE attachments")  # version 8
         conn.execute("DROP TABLE inbox")  # version 8
         conn.execute("DROP TABLE texts")  # version 6
@@ -87,7 +88,7 @@ def version_and_schema(path: str) -> tuple[int | None, list[tuple[str, str, str]
 
 
 async def test_the_current_schema_has_no_index_on_a_task_state():
-    assert SCHEMA_VERSION == 8
+    assert SCHEMA_VERSION == 9
     indexes = {name: sql for kind, name, sql in schema_at(SCHEMA_VERSION) if kind == "index"}
     assert "tasks_kind_state" not in indexes and indexes["tasks_kind"] == "CREATE INDEX tasks_kind ON tasks (kind)"
     assert not [name for name, sql in indexes.items() if "state" in sql.split(" WHERE ")[0]]

@@ -8,6 +8,10 @@ an uncounted or damaged row is read row by row. Chunks rather than the whole con
 one joined text of a long context is built in buffers SQLite grows by doubling and copied into a
 Python string, all new memory that a fresh process pays for in page faults; a chunk's buffers are
 small and reused by the next (figures in benchmarks/README.md).
+
+A context from the conversation's first seq to its last (none compacted yet) takes its count and
+token total from the `conversations` row (schema 9) instead of adding up its rows; no body is
+looked into (damage inside one is found when the engine decodes that entry).
 """
 
 from __future__ import annotations
@@ -15,16 +19,19 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from ...tokens import NOT_SENT
 from .. import rows, sealing
 from ..protocol import RawContext
+from ..rows import CONTEXT_ROWS
 
-_CONTEXT_ROWS = ("FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? AND kind != 'compaction' "
-                 f"AND (tokens IS NULL OR tokens != {NOT_SENT})")
+_CONTEXT_ROWS = f"FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? AND {CONTEXT_ROWS}"
 # The bodies are joined with a record separator, which a JSON text never holds unescaped (a body
 # that does, damaged, makes the split come out with more bodies than rows).
 _CONTEXT_JOINED = ("SELECT count(*), count(tokens), coalesce(sum(tokens), 0), min(seq), max(seq), "
                    f"group_concat(body, '\x1e') {_CONTEXT_ROWS}")
+# The same when the count and the total are known (`_stored_totals`): the rows are not added up.
+_BODIES_JOINED = f"SELECT count(*), count(tokens), 0, min(seq), max(seq), group_concat(body, '\x1e') {_CONTEXT_ROWS}"
+_TOTALS = ("SELECT c.entries, c.tokens, (SELECT max(seq) FROM entries WHERE conversation_id = c.conversation_id) "
+           "FROM conversations c WHERE c.conversation_id = ?")
 # A chunk's seqs, read only when they are not every seq from its first to its last (the rows are
 # unique by seq: as many rows as that span means no gap). Joining and parsing them cost ~1.7 ms
 # at 3,500 turns, where no chunk has a gap.
@@ -44,11 +51,10 @@ def read_context(conn: sqlite3.Connection, conversation_id: str, from_seq: int, 
                  location: str = "") -> RawContext:
     """`SQLiteStorage.get_context`, on the writer thread (no commit comes between its queries).
     When every row was counted, each chunk's joined text splits back into as many bodies as the
-    chunk has rows, every body is framed and the seqs come in order (the order of the primary
-    key, which SQLite reads them in; checked all the same), the context is returned with its
-    token total. Any other (an uncounted or damaged row, another order, a chunk longer than
-    SQLite's longest string) is read again row by row, and its rows checked one by one
-    (`rows.raw_context`)."""
+    chunk has rows and the seqs come in order (the order of the primary key, which SQLite reads
+    them in; checked all the same), the context is returned with its token total. Any other (an
+    uncounted row, one holding the separator, another order, a chunk longer than SQLite's longest
+    string, a stored count that disagrees) is read again row by row (`rows.raw_context`)."""
     if to_seq - from_seq < _CHUNK:
         return _read(conn, conversation_id, from_seq, to_seq, location)
     cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
@@ -59,16 +65,30 @@ def read_context(conn: sqlite3.Connection, conversation_id: str, from_seq: int, 
         conn.execute(f"PRAGMA cache_size = {int(cache_size)}")
 
 
+def _stored_totals(conn: sqlite3.Connection, conversation_id: str, from_seq: int,
+                   to_seq: int) -> tuple[int, int] | None:
+    """The count and token total of the context rows from `from_seq` to `to_seq` as the
+    `conversations` row holds them: known when the range covers every seq of the conversation
+    and every row was counted; None otherwise (the rows are added up as they are read)."""
+    if from_seq > 1:
+        return None
+    row = conn.execute(_TOTALS, (conversation_id,)).fetchone()
+    if row is None or row[1] is None or (row[2] or 0) > to_seq:
+        return None
+    return row[0], row[1]
+
+
 def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq: int, location: str) -> RawContext:
     seqs: list[int] = []
     bodies: list[str] = []
+    known = _stored_totals(conn, conversation_id, from_seq, to_seq)
+    query = _CONTEXT_JOINED if known is None else _BODIES_JOINED
     total = 0
     lo = from_seq
     while lo <= to_seq:
         hi = min(lo + _CHUNK - 1, to_seq)
         try:
-            n, counted, tokens, first, last, joined = conn.execute(_CONTEXT_JOINED,
-                                                                   (conversation_id, lo, hi)).fetchone()
+            n, counted, tokens, first, last, joined = conn.execute(query, (conversation_id, lo, hi)).fetchone()
         except sqlite3.DataError:  # longer joined than SQLite's longest string (SQLITE_TOOBIG)
             return _row_by_row(conn, conversation_id, from_seq, to_seq, location)
         if n == 0:  # a gap in the seqs: on to the next row of the context, if any
@@ -87,8 +107,12 @@ def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq:
             seqs += json.loads(f"[{conn.execute(_CONTEXT_SEQS, (conversation_id, lo, hi)).fetchone()[0]}]")
         total += tokens
         lo = hi + 1
+    if known is not None:
+        if known[0] != len(bodies):  # the stored count disagrees with the rows: add them up instead
+            return _row_by_row(conn, conversation_id, from_seq, to_seq, location)
+        total = known[1]
     opened = sealing.plain_all(bodies, location)  # sealed bodies opened (`durable.storage.sealing`)
-    if rows.all_framed(opened) and seqs == sorted(seqs):
+    if seqs == sorted(seqs):
         return RawContext(seqs, opened, total)
     return _row_by_row(conn, conversation_id, from_seq, to_seq, location)
 

@@ -17,13 +17,17 @@ context (`durable.tokens.stored_tokens`: -1 for an entry never sent again), writ
 entry, so that opening a long conversation selects its context without decoding it; NULL: not
 counted (a row of an older file that did not decode when migrated; decoded when read). The `meta`
 rows `session` and `barriers` (version 6) are the file's side of its commit mark
-(`durable.storage.sqlite.mark`).
+(`durable.storage.sqlite.mark`). `conversations` (version 9) holds, per conversation, the number
+and the token total of its entries that a model context holds (`CONTEXT_ROWS`), written by the
+commit that writes them, so that a context is counted without reading its rows.
 """
 
 from __future__ import annotations
 
+from ..rows import CONTEXT_ROWS
+
 APPLICATION_ID = 0x44524231  # "DRB1"
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -109,5 +113,17 @@ MIGRATIONS: dict[int, list[str]] = {
         # put there by another process (`durable console`), deleted by the commit applying each.
         "CREATE TABLE IF NOT EXISTS inbox (id TEXT PRIMARY KEY, call_id TEXT NOT NULL, "
         "created_at REAL NOT NULL, body TEXT NOT NULL) STRICT",
+    ],
+    # Version 9: per conversation, the number and the token total of the entries a model context
+    # may hold (`CONTEXT_ROWS`, over all its seqs), kept by every commit that writes entries
+    # (`write.apply_rows`), so that opening a long conversation counts its context without reading
+    # it. `tokens` NULL: a row was never counted (an old row that did not decode). Filled here for
+    # the conversations already in the file.
+    9: [
+        "CREATE TABLE conversations (conversation_id TEXT PRIMARY KEY, entries INTEGER NOT NULL, "
+        "tokens INTEGER) STRICT",
+        "INSERT INTO conversations (conversation_id, entries, tokens) SELECT conversation_id, count(*), "
+        f"CASE WHEN count(tokens) = count(*) THEN coalesce(sum(tokens), 0) END FROM entries WHERE {CONTEXT_ROWS} "
+        "GROUP BY conversation_id",
     ],
 }
