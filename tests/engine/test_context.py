@@ -232,6 +232,25 @@ async def test_a_damaged_entry_that_would_not_split_out_of_the_joined_context_is
     await _refused_when_read(path, "next", seq=4)
 
 
+async def test_an_entry_cut_short_is_loaded_unread_and_found_when_a_model_reads_it_naming_it(tmp_path):
+    # No longer even framed as an entry: the context is loaded without looking into it (the store
+    # gives it with the stored total, nothing is decoded up front); the model reading its messages
+    # meets it: the run ends storage_error naming the entry, its conversation and the file.
+    from durable.storage import SQLiteStorage
+
+    path = str(tmp_path / "s.sqlite")
+    await _history(path, 3)
+    _sql(path, """UPDATE entries SET body = '{"type":"assistant","text":"ans' WHERE seq = 4""")
+    store = SQLiteStorage(path)
+    await store.open()
+    raw = await store.get_context("root", 1, 6)
+    await store.close()
+    decoded = []
+    ctx = Context.stored(raw, lambda seq, body: decoded.append(seq) or _rows.entry("root", seq, body, path))
+    assert isinstance(raw.tokens, int) and len(ctx) == 6 and decoded == []
+    await _refused_when_read(path, "next", seq=4)
+
+
 async def test_the_sqlite_store_reads_a_long_context_in_parts_and_one_damaged_part_makes_it_read_row_by_row(tmp_path):
     # A context longer than a part (512 seqs) is read a part at a time; a row in any part that
     # would not split back out, or was never counted, makes the whole context read again row by
