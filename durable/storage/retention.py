@@ -42,7 +42,7 @@ def skip_tombstoned(meta: str) -> str:
     return f"conversation_id NOT IN ({tombstoned_sql(meta)})"
 
 
-CONVERSATION_TABLES = ("submissions", "tasks", "entries", "conversations")
+CONVERSATION_TABLES = ("submissions", "tasks", "entries")
 """The tables whose rows belong to a conversation, deleted in this order after its live document.
 A table added later is appended here: a prune deletes its rows too (attachments are swept)."""
 
