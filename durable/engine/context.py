@@ -19,6 +19,7 @@ from itertools import compress, islice, repeat
 from typing import overload
 
 from ..records import Attachment, Entry, StoredEntry, ToolResultEntry, UserEntry
+from ..storage.joined import JoinedTexts
 from ..storage.protocol import RawContext
 from ..tokens import entry_tokens, in_context
 
@@ -40,13 +41,16 @@ class Context(Sequence[StoredEntry]):
     __slots__ = ("_decode", "_items", "_refs", "_scanned", "_seqs", "_texts", "tokens")
 
     def __init__(self, entries: Iterable[StoredEntry] = ()) -> None:
-        self._items: list[StoredEntry | str] = list(entries)  # an entry, or its JSON text until first read
+        # An entry; its JSON text until first read; or None: its text is `_texts[index]` until first read.
+        self._items: list[StoredEntry | str | None] = list(entries)
         self._seqs: list[int] = [e.seq for e in self._items if isinstance(e, StoredEntry)]
         self._decode: Decode | None = None
         self.tokens = sum(entry_tokens(e.entry) for e in self._items if isinstance(e, StoredEntry))
         self._refs: list[tuple[int, Attachment]] = []  # (index, attachment) of the entries scanned so far
         self._scanned = 0
-        self._texts: Sequence[str] = ()  # the texts the store gave, when it gave every entry as text
+        # The texts the store gave, when it counted every one (the first entries, None in `_items`
+        # until decoded): a `JoinedTexts` is split a part at a time, as its texts are read.
+        self._texts: JoinedTexts | list[str] = []
 
     @classmethod
     def stored(cls, raw: RawContext, decode: Decode) -> Context:
@@ -59,8 +63,8 @@ class Context(Sequence[StoredEntry]):
         ctx = cls()
         ctx._decode = decode
         if isinstance(raw.tokens, int):
-            ctx._items = list(raw.bodies)
-            ctx._texts = raw.bodies
+            ctx._texts = raw.bodies if isinstance(raw.bodies, JoinedTexts) else list(raw.bodies)
+            ctx._items = [None] * len(raw.bodies)
             ctx._seqs = list(raw.seqs)
             ctx.tokens = raw.tokens
             return ctx
@@ -111,7 +115,16 @@ class Context(Sequence[StoredEntry]):
         if isinstance(item, StoredEntry):
             return item
         assert self._decode is not None, "only a context loaded from the store holds undecoded entries"
-        stored = self._decode(self._seqs[index], item)
+        if item is None:
+            texts = self._texts
+            stored = self._decode(self._seqs[index], texts[index])
+            if index < self._scanned:  # decoded and looked into for attachments: its text is not kept twice
+                if isinstance(texts, JoinedTexts):
+                    texts.forget(index)
+                else:
+                    texts[index] = ""
+        else:
+            stored = self._decode(self._seqs[index], item)
         self._items[index] = stored
         return stored
 
@@ -124,10 +137,15 @@ class Context(Sequence[StoredEntry]):
         start, texts = self._scanned, self._texts
         given = min(len(texts), len(items))
         if start < given:  # the store's texts, looked into without a Python step per entry
-            for i in compress(range(start, given), map(str.__contains__, islice(texts, start, given), repeat(_MARK))):
-                refs += [(i, a) for a in _attachments(self._at(i).entry)]
+            if isinstance(texts, JoinedTexts):
+                marked = texts.containing(_MARK, start)
+            else:
+                marked = list(compress(range(start, given), map(str.__contains__, islice(texts, start, given),
+                                                                  repeat(_MARK))))
+            for i in marked:
+                if i < given:
+                    refs += [(i, a) for a in _attachments(self._at(i).entry)]
             start = given
-            self._texts = ()  # looked into: the texts of entries decoded since are not kept twice
         for i in range(start, len(items)):
             item = items[i]
             if not isinstance(item, str) or _MARK in item:

@@ -293,3 +293,43 @@ async def test_the_sqlite_store_reads_a_long_context_in_parts_and_one_damaged_pa
     bodies[1199] = codec.dumps(history[1199].entry, r.Entry)
     tokens[1099] = None
     assert await context() == RawContext(seqs, bodies, tokens)
+
+
+def test_joined_texts_split_a_part_only_when_one_of_its_texts_is_read():
+    from durable.storage.joined import SEP, JoinedTexts
+
+    texts = [f"text {i}" + (" mark" if i in (1, 5) else "") for i in range(7)]
+    joined = JoinedTexts([SEP.join(texts[:3]), SEP.join(texts[3:4]), SEP.join(texts[4:])], [3, 1, 3])
+    assert len(joined) == 7 and joined._split == [None, None, None]
+    assert joined[4] == texts[4] and joined._split[:2] == [None, None]  # only the part read is split
+    assert joined[-1] == texts[6] and joined[2:5] == texts[2:5] and list(joined) == texts
+    with pytest.raises(IndexError):
+        joined[7]
+    fresh = JoinedTexts([SEP.join(texts[:3]), SEP.join(texts[3:4]), SEP.join(texts[4:])], [3, 1, 3])
+    assert fresh.containing(" mark") == [1, 5] and fresh._split[1] is None  # a part without it stays joined
+    assert fresh.containing(" mark", 2) == [5]
+    fresh.forget(5)
+    assert fresh[5] == "" and fresh.containing(" mark") == [1]
+
+
+def test_a_context_of_joined_texts_decodes_an_entry_when_read_and_finds_attachments_without_decoding_others():
+    from durable.storage.joined import SEP, JoinedTexts
+    from durable.storage.protocol import RawContext
+
+    picture = r.Attachment("image", "ab" * 32, "image/png", 9)
+    entries = [r.UserEntry("hello", "s1"), r.AssistantEntry("hi", "stop"), r.UserEntry("look", "s2", (picture,)),
+               r.AssistantEntry("seen", "stop"), r.UserEntry("bye", "s3")]
+    bodies = [codec.dumps(e, r.Entry) for e in entries]
+    decoded = []
+
+    def decode(seq, body):
+        decoded.append(seq)
+        return stored(seq, codec.loads(body, r.Entry))
+
+    raw = RawContext([1, 2, 3, 4, 5], JoinedTexts([SEP.join(bodies[:2]), SEP.join(bodies[2:])], [2, 3]), 30)
+    ctx = Context.stored(raw, decode)
+    assert len(ctx) == 5 and ctx.tokens == 30 and decoded == []
+    assert ctx[3] == stored(4, entries[3]) and decoded == [4]
+    assert ctx.attachments(5) == [picture] and decoded == [4, 3]
+    assert list(ctx) == [stored(s, e) for s, e in enumerate(entries, 1)] and decoded == [4, 3, 1, 2, 5]
+    assert ctx.attachments(5) == [picture] and decoded == [4, 3, 1, 2, 5]  # each entry looked at once

@@ -20,6 +20,7 @@ import json
 import sqlite3
 
 from .. import rows, sealing
+from ..joined import SEP, JoinedTexts
 from ..protocol import RawContext
 from ..rows import CONTEXT_ROWS
 
@@ -27,9 +28,9 @@ _CONTEXT_ROWS = f"FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ?
 # The bodies are joined with a record separator, which a JSON text never holds unescaped (a body
 # that does, damaged, makes the split come out with more bodies than rows).
 _CONTEXT_JOINED = ("SELECT count(*), count(tokens), coalesce(sum(tokens), 0), min(seq), max(seq), "
-                   f"group_concat(body, '\x1e') {_CONTEXT_ROWS}")
+                   f"group_concat(body, '{SEP}') {_CONTEXT_ROWS}")
 # The same when the count and the total are known (`_stored_totals`): the rows are not added up.
-_BODIES_JOINED = f"SELECT count(*), count(tokens), 0, min(seq), max(seq), group_concat(body, '\x1e') {_CONTEXT_ROWS}"
+_BODIES_JOINED = f"SELECT count(*), count(tokens), 0, min(seq), max(seq), group_concat(body, '{SEP}') {_CONTEXT_ROWS}"
 _TOTALS = ("SELECT c.entries, c.tokens, (SELECT max(seq) FROM entries WHERE conversation_id = c.conversation_id) "
            "FROM conversations c WHERE c.conversation_id = ?")
 # A chunk's seqs, read only when they are not every seq from its first to its last (the rows are
@@ -80,7 +81,8 @@ def _stored_totals(conn: sqlite3.Connection, conversation_id: str, from_seq: int
 
 def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq: int, location: str) -> RawContext:
     seqs: list[int] = []
-    bodies: list[str] = []
+    parts: list[str] = []
+    counts: list[int] = []
     known = _stored_totals(conn, conversation_id, from_seq, to_seq)
     query = _CONTEXT_JOINED if known is None else _BODIES_JOINED
     total = 0
@@ -97,10 +99,10 @@ def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq:
                 break
             lo = row[0]
             continue
-        part = joined.split("\x1e")
-        if counted != n or len(part) != n:
+        if counted != n or joined.count(SEP) != n - 1:  # an uncounted row, or one holding the separator
             return _row_by_row(conn, conversation_id, from_seq, to_seq, location)
-        bodies += part
+        parts.append(joined)
+        counts.append(n)
         if last - first + 1 == n:
             seqs += range(first, last + 1)
         else:  # integers joined with commas: a JSON array's inside
@@ -108,10 +110,11 @@ def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq:
         total += tokens
         lo = hi + 1
     if known is not None:
-        if known[0] != len(bodies):  # the stored count disagrees with the rows: add them up instead
+        if known[0] != len(seqs):  # the stored count disagrees with the rows: add them up instead
             return _row_by_row(conn, conversation_id, from_seq, to_seq, location)
         total = known[1]
-    opened = sealing.plain_all(bodies, location)  # sealed bodies opened (`durable.storage.sealing`)
+    # Split a part at a time when first read; sealed bodies opened (`durable.storage.sealing`).
+    opened = sealing.plain_all(JoinedTexts(parts, counts), location)
     if seqs == sorted(seqs):
         return RawContext(seqs, opened, total)
     return _row_by_row(conn, conversation_id, from_seq, to_seq, location)
