@@ -258,17 +258,23 @@ CONTEXT_ROWS = f"kind != 'compaction' AND (tokens IS NULL OR tokens != {NOT_SENT
 compaction summary, none never sent again."""
 
 
-def context_totals(entries: Sequence[tuple[str, int, str, str, int]]) -> list[tuple[str, int, int]]:
-    """Per conversation of the encoded `entries` (`EncodedBatch.entries`): how many of them a
-    model context may hold (no compaction summary, none never sent again) and their tokens, in
-    the order the conversations come: what a commit adds to the stored totals (schema 9)."""
-    totals: dict[str, tuple[int, int]] = {}
-    for cid, _, kind, _, tokens in entries:
-        n, t = totals.get(cid, (0, 0))
+ATTACHMENT_MARK = '{"type":"attachment"'
+"""How the codec writes an image or a file in an entry's JSON text (no escaped string inside the
+JSON can hold it): a text without it references none."""
+
+
+def context_totals(entries: Sequence[tuple[str, int, str, str, int]]) -> list[tuple[str, int, int, int]]:
+    """Per conversation of the encoded `entries` (`EncodedBatch.entries`, plain JSON): how many of
+    them a model context may hold (no compaction summary, none never sent again), their tokens and
+    how many of those reference an image or a file, in the order the conversations come: what a
+    commit adds to the stored totals (schema 9)."""
+    totals: dict[str, tuple[int, int, int]] = {}
+    for cid, _, kind, body, tokens in entries:
+        n, t, a = totals.get(cid, (0, 0, 0))
         if kind != "compaction" and tokens != NOT_SENT:
-            n, t = n + 1, t + tokens
-        totals[cid] = (n, t)
-    return [(cid, n, t) for cid, (n, t) in totals.items()]
+            n, t, a = n + 1, t + tokens, a + (ATTACHMENT_MARK in body)
+        totals[cid] = (n, t, a)
+    return [(cid, n, t, a) for cid, (n, t, a) in totals.items()]
 
 
 def raw_context(seqs: Sequence[int], tokens: Sequence[int | None], bodies: Sequence[str],

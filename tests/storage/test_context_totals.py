@@ -10,26 +10,30 @@ import uuid
 import psycopg
 import pytest
 
-from durable.records import Answered, AssistantEntry, Done, Live, StoredEntry, Terminal
+from durable.records import Answered, AssistantEntry, Attachment, Done, Live, StoredEntry, Terminal, UserEntry
 from durable.storage import Batch, PostgresStorage, SQLiteStorage
 from durable.storage.protocol import EntryCopy
-from durable.storage.rows import CONTEXT_ROWS
+from durable.storage.rows import ATTACHMENT_MARK, CONTEXT_ROWS
 from durable.storage.sqlite.schema import SCHEMA_VERSION
 
 from .builders import assistant, compaction, submission, task, user
 
 pytestmark = pytest.mark.anyio
 
-RECOUNT = ("SELECT conversation_id, count(*), CASE WHEN count(tokens) = count(*) THEN coalesce(sum(tokens), 0) END "
-           f"FROM entries WHERE {CONTEXT_ROWS} GROUP BY conversation_id ORDER BY conversation_id")
+RECOUNT = ("SELECT conversation_id, count(*), CASE WHEN count(tokens) = count(*) THEN coalesce(sum(tokens), 0) END, "
+           f"sum(instr(body, '{ATTACHMENT_MARK}') > 0) FROM entries WHERE {CONTEXT_ROWS} "
+           "GROUP BY conversation_id ORDER BY conversation_id")
 
 
 def aborted(seq: int, conversation_id: str = "root") -> StoredEntry:
     return StoredEntry(conversation_id, seq, AssistantEntry("half an answer", "aborted"))  # never sent again
 
 
+PICTURE = Attachment("image", "ab" * 32, "image/png", 9)
 HISTORY = Batch(entries=[user(1, "hello there"), assistant(2, "hi, how can I help"), aborted(3),
-                         compaction(4, 2), user(5, "more"), user(1, "child input", "child")],
+                         compaction(4, 2), StoredEntry("root", 5, UserEntry("look", None, (PICTURE,))),
+                         user(1, "child input", "child")],
+                attachments={PICTURE.sha256: ("image/png", b"123456789")},
                 live={"root": Live(), "child": Live()})
 
 
@@ -42,7 +46,7 @@ def sql(path: str, query: str) -> list[tuple]:
 
 
 def stored(path: str) -> list[tuple]:
-    return sql(path, "SELECT conversation_id, entries, tokens FROM conversations ORDER BY conversation_id")
+    return sql(path, "SELECT conversation_id, entries, tokens, attachments FROM conversations ORDER BY conversation_id")
 
 
 async def test_every_commit_and_fork_keeps_the_totals_equal_to_a_recount_of_the_rows(tmp_path):
@@ -51,11 +55,11 @@ async def test_every_commit_and_fork_keeps_the_totals_equal_to_a_recount_of_the_
     await store.open()
     await store.commit(HISTORY)
     # root: seqs 1, 2, 5 (the aborted answer and the summary are in no context); child: seq 1
-    assert [(cid, n) for cid, n, _ in stored(path)] == [("child", 1), ("root", 3)]
+    assert [(cid, n, a) for cid, n, _, a in stored(path)] == [("child", 1, 0), ("root", 3, 1)]
     assert stored(path) == sql(path, RECOUNT)
     await store.commit(Batch(entries=[assistant(6, "an answer"), assistant(2, "in the child", "child")]))
     await store.commit(Batch(copies=[EntryCopy("root", "fork", 5)]))  # a fork: 1, 2 and 5 copied as stored
-    assert [(cid, n) for cid, n, _ in stored(path)] == [("child", 2), ("fork", 3), ("root", 4)]
+    assert [(cid, n, a) for cid, n, _, a in stored(path)] == [("child", 2, 0), ("fork", 3, 1), ("root", 4, 1)]
     assert stored(path) == sql(path, RECOUNT)
     await store.close()
 
@@ -69,7 +73,7 @@ async def test_deleting_a_conversation_deletes_its_totals(tmp_path):
                              submissions=[submission("s1", conversation_id="child", status=Answered("a", 1))]))
     report = await store.delete_conversations(["child"], rows_per_commit=2)
     assert report.conversations == ("child",)
-    assert stored(path) == sql(path, RECOUNT) == [("root", 3, sql(path, RECOUNT)[0][2])]
+    assert stored(path) == sql(path, RECOUNT) and [row[0] for row in stored(path)] == ["root"]
     await store.close()
 
 
@@ -90,14 +94,15 @@ async def test_a_version_8_file_gets_its_totals_from_the_migration(tmp_path):
     await store.open()
     await store.close()
     assert sql(path, "SELECT value FROM meta WHERE key = 'schema_version'") == [(str(SCHEMA_VERSION),)]
-    assert stored(path) == [("child", 1, None), kept[1]]  # a total with a row never counted is unknown
+    assert stored(path) == [("child", 1, None, 0), kept[1]]  # a total with a row never counted is unknown
     assert stored(path) == sql(path, RECOUNT)
 
 
 async def test_the_postgresql_store_keeps_the_totals_and_its_migration_fills_them(postgres_server):
     dsn = postgres_server.createdb(f"totals_{uuid.uuid4().hex[:10]}")
-    recount = RECOUNT.replace("FROM entries", "FROM durable.entries")
-    totals = "SELECT conversation_id, entries, tokens FROM durable.conversations ORDER BY conversation_id"
+    recount = RECOUNT.replace("FROM entries", "FROM durable.entries").replace(
+        "sum(instr(body, ", "count(*) FILTER (WHERE strpos(body, ")
+    totals = "SELECT conversation_id, entries, tokens, attachments FROM durable.conversations ORDER BY conversation_id"
     store = PostgresStorage(dsn, "s")
     await store.open()
     await store.commit(HISTORY)
@@ -105,13 +110,13 @@ async def test_the_postgresql_store_keeps_the_totals_and_its_migration_fills_the
     await store.close()
     with psycopg.connect(dsn, autocommit=True) as conn:
         kept = conn.execute(totals).fetchall()
-        assert [(cid, n) for cid, n, _ in kept] == [("child", 1), ("fork", 3), ("root", 4)]
-        assert kept == conn.execute(recount).fetchall()
+        assert [(cid, n, a) for cid, n, _, a in kept] == [("child", 1, 0), ("fork", 3, 1), ("root", 4, 1)]
+        assert kept == [tuple(row) for row in conn.execute(recount).fetchall()]
         conn.execute("DROP TABLE durable.conversations")  # as version 8 left it
         conn.execute("UPDATE durable.meta SET value = '8' WHERE key = 'schema_version'")
     store = PostgresStorage(dsn, "s")
     await store.open()
     await store.close()
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        assert conn.execute(totals).fetchall() == kept
+    with psycopg.connect(dsn, autocommit=True) as conn:  # the attachments not looked for: not known
+        assert conn.execute(totals).fetchall() == [(cid, n, t, None) for cid, n, t, _ in kept]
 

@@ -177,15 +177,17 @@ MIGRATIONS: dict[int, list[str]] = {
         )""",
     ],
     # Per conversation, the number and the token total of the entries a model context may hold (no
-    # compaction summary, none never sent again), kept by every commit that writes entries
-    # (`durable.storage.postgres.write`); `tokens` NULL: a row was never counted. Filled here for
-    # the conversations already there; SQLite's 9.
+    # compaction summary, none never sent again) and how many of them reference an image or a
+    # file, kept by every commit that writes entries (`durable.storage.postgres.write`); `tokens`
+    # NULL: a row was never counted; `attachments` NULL: not known (not looked for here: a space's
+    # bodies may be sealed). Filled here for the conversations already there; SQLite's 9.
     9: [
         """CREATE TABLE durable.conversations (
             space text NOT NULL,
             conversation_id text NOT NULL,
             entries bigint NOT NULL,
             tokens bigint,
+            attachments bigint,
             PRIMARY KEY (space, conversation_id)
         )""",
         "INSERT INTO durable.conversations (space, conversation_id, entries, tokens) "

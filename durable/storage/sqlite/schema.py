@@ -24,7 +24,7 @@ commit that writes them, so that a context is counted without reading its rows.
 
 from __future__ import annotations
 
-from ..rows import CONTEXT_ROWS
+from ..rows import ATTACHMENT_MARK, CONTEXT_ROWS
 
 APPLICATION_ID = 0x44524231  # "DRB1"
 SCHEMA_VERSION = 9
@@ -115,15 +115,18 @@ MIGRATIONS: dict[int, list[str]] = {
         "created_at REAL NOT NULL, body TEXT NOT NULL) STRICT",
     ],
     # Version 9: per conversation, the number and the token total of the entries a model context
-    # may hold (`CONTEXT_ROWS`, over all its seqs), kept by every commit that writes entries
-    # (`write.apply_rows`), so that opening a long conversation counts its context without reading
-    # it. `tokens` NULL: a row was never counted (an old row that did not decode). Filled here for
-    # the conversations already in the file.
+    # may hold (`CONTEXT_ROWS`, over all its seqs) and how many of them reference an image or a
+    # file, kept by every commit that writes entries (`write.apply_rows`), so that opening a long
+    # conversation counts its context without reading it. `tokens` NULL: a row was never counted
+    # (an old row that did not decode); `attachments` NULL: not known (the rows of a file that was
+    # encrypted when it was migrated). Filled here for the conversations already in the file.
     9: [
         "CREATE TABLE conversations (conversation_id TEXT PRIMARY KEY, entries INTEGER NOT NULL, "
-        "tokens INTEGER) STRICT",
-        "INSERT INTO conversations (conversation_id, entries, tokens) SELECT conversation_id, count(*), "
-        f"CASE WHEN count(tokens) = count(*) THEN coalesce(sum(tokens), 0) END FROM entries WHERE {CONTEXT_ROWS} "
+        "tokens INTEGER, attachments INTEGER) STRICT",
+        "INSERT INTO conversations (conversation_id, entries, tokens, attachments) SELECT conversation_id, count(*), "
+        "CASE WHEN count(tokens) = count(*) THEN coalesce(sum(tokens), 0) END, "
+        "CASE WHEN (SELECT count(*) FROM meta WHERE key = 'encryption') = 0 "
+        f"THEN sum(instr(body, '{ATTACHMENT_MARK}') > 0) END FROM entries WHERE {CONTEXT_ROWS} "
         "GROUP BY conversation_id",
     ],
 }
