@@ -38,12 +38,13 @@ Decode = Callable[[int, str], StoredEntry]
 class Context(Sequence[StoredEntry]):
     """See the module docstring. Indexing gives `StoredEntry`s (decoding on first read)."""
 
-    __slots__ = ("_decode", "_items", "_refs", "_scanned", "_seqs", "_texts", "tokens")
+    __slots__ = ("_decode", "_items", "_refs", "_scanned", "_seqs", "_stored_seqs", "_texts", "tokens")
 
     def __init__(self, entries: Iterable[StoredEntry] = ()) -> None:
         # An entry; its JSON text until first read; or None: its text is `_texts[index]` until first read.
         self._items: list[StoredEntry | str | None] = list(entries)
-        self._seqs: list[int] = [e.seq for e in self._items if isinstance(e, StoredEntry)]
+        self._stored_seqs: Sequence[int] = ()  # the seqs of the texts the store gave (`_texts`)
+        self._seqs: list[int] = [e.seq for e in self._items if isinstance(e, StoredEntry)]  # then the others
         self._decode: Decode | None = None
         self.tokens = sum(entry_tokens(e.entry) for e in self._items if isinstance(e, StoredEntry))
         self._refs: list[tuple[int, Attachment]] = []  # (index, attachment) of the entries scanned so far
@@ -65,8 +66,10 @@ class Context(Sequence[StoredEntry]):
         if isinstance(raw.tokens, int):
             ctx._texts = raw.bodies if isinstance(raw.bodies, JoinedTexts) else list(raw.bodies)
             ctx._items = [None] * len(raw.bodies)
-            ctx._seqs = list(raw.seqs)
+            ctx._stored_seqs = raw.seqs
             ctx.tokens = raw.tokens
+            if raw.attachments == 0:  # none referenced: nothing to look for in the texts
+                ctx._scanned = len(raw.bodies)
             return ctx
         items, seqs = ctx._items, ctx._seqs
         total = 0
@@ -115,16 +118,18 @@ class Context(Sequence[StoredEntry]):
         if isinstance(item, StoredEntry):
             return item
         assert self._decode is not None, "only a context loaded from the store holds undecoded entries"
+        if index < 0:
+            index += len(self._items)
         if item is None:
             texts = self._texts
-            stored = self._decode(self._seqs[index], texts[index])
+            stored = self._decode(self._stored_seqs[index], texts[index])
             if index < self._scanned:  # decoded and looked into for attachments: its text is not kept twice
                 if isinstance(texts, JoinedTexts):
                     texts.forget(index)
                 else:
                     texts[index] = ""
         else:
-            stored = self._decode(self._seqs[index], item)
+            stored = self._decode(self.seq_at(index), item)
         self._items[index] = stored
         return stored
 
@@ -155,7 +160,10 @@ class Context(Sequence[StoredEntry]):
 
     def seq_at(self, index: int) -> int:
         """The seq of the entry at `index`, without decoding it."""
-        return self._seqs[index]
+        if index < 0:
+            index += len(self._items)
+        given = len(self._stored_seqs)
+        return self._stored_seqs[index] if index < given else self._seqs[index - given]
 
     def messages(self, n: int, head: tuple[Entry, ...] = (), tail: tuple[Entry, ...] = ()) -> Messages:
         """The entries of the first `n` stored entries as a read-only view, after `head` and

@@ -37,11 +37,17 @@ class RawContext(NamedTuple):
     an entry to decode at once (never counted: an old file's row the migration could not read),
     so that it is counted, or refused, before any request holds it. No text is looked into: damage
     inside an entry is found when the engine decodes it. (A named tuple rather than an attrs
-    class: nothing to validate, and cheaper to import.)"""
+    class: nothing to validate, and cheaper to import.)
+
+    `attachments`: how many of the entries reference an image or a file, when the store knows
+    (None: look). `bodies` (and `seqs`) may still be arriving from the store while they are read
+    (`durable.storage.joined.StreamedTexts`): reading one not arrived yet waits for it, and
+    raises the store's error if it never comes."""
 
     seqs: Sequence[int]
     bodies: Sequence[str]
     tokens: int | Sequence[int | None]
+    attachments: int | None = None
 
 
 @frozen

@@ -252,28 +252,30 @@ async def test_an_entry_cut_short_is_loaded_unread_and_found_when_a_model_reads_
 
 
 async def test_the_sqlite_store_reads_a_long_context_in_parts_and_one_damaged_part_makes_it_read_row_by_row(tmp_path):
-    # A context longer than a part (512 seqs) is read a part at a time; a row in any part that
-    # would not split back out, or was never counted, makes the whole context read again row by
-    # row, exactly as a short one.
+    # A context longer than a part (512 seqs), too short to stream, is read a part at a time; a
+    # row in any part that would not split back out, or was never counted, makes the whole
+    # context read again row by row, exactly as a short one.
     from durable.storage import Batch, SQLiteStorage
     from durable.storage.protocol import RawContext
+    from durable.storage.sqlite.context import STREAM_FROM
 
     path = str(tmp_path / "s.sqlite")
+    n = STREAM_FROM - 24
     history = [stored(s, r.UserEntry(f"input {s}") if s % 2 else r.AssistantEntry(f"answer {s}", "stop"))
-               for s in range(1, 1301)]
+               for s in range(1, n + 1)]
     store = SQLiteStorage(path)
     await store.open()
     await store.commit(Batch(entries=history))
     await store.close()
     bodies = [codec.dumps(e.entry, r.Entry) for e in history]
     tokens = [stored_tokens(e.entry) for e in history]
-    seqs = list(range(1, 1301))
+    seqs = list(range(1, n + 1))
 
     async def context():
         store = SQLiteStorage(path)
         await store.open()
         try:
-            raw = await store.get_context("root", 1, 1300)
+            raw = await store.get_context("root", 1, n)
             assert await store.call_in_writer(lambda c: c.execute("PRAGMA cache_size").fetchone()[0]) == -2000
         finally:
             await store.close()
@@ -285,14 +287,81 @@ async def test_the_sqlite_store_reads_a_long_context_in_parts_and_one_damaged_pa
     _sql(path, "UPDATE entries SET body = ? WHERE seq = 700", separated)
     bodies[699] = separated
     assert await context() == RawContext(seqs, bodies, sum(tokens))
-    _sql(path, """UPDATE entries SET body = '{"type":"nope"}' WHERE seq = 1200""")
-    bodies[1199] = '{"type":"nope"}'  # damaged inside: given as stored (found when it is decoded)
+    _sql(path, """UPDATE entries SET body = '{"type":"nope"}' WHERE seq = 900""")
+    bodies[899] = '{"type":"nope"}'  # damaged inside: given as stored (found when it is decoded)
     assert await context() == RawContext(seqs, bodies, sum(tokens))
-    _sql(path, "UPDATE entries SET body = ? WHERE seq = 1200", codec.dumps(history[1199].entry, r.Entry))
-    _sql(path, "UPDATE entries SET tokens = NULL WHERE seq = 1100")
-    bodies[1199] = codec.dumps(history[1199].entry, r.Entry)
-    tokens[1099] = None
+    _sql(path, "UPDATE entries SET body = ? WHERE seq = 900", codec.dumps(history[899].entry, r.Entry))
+    _sql(path, "UPDATE entries SET tokens = NULL WHERE seq = 800")
+    bodies[899] = codec.dumps(history[899].entry, r.Entry)
+    tokens[799] = None
     assert await context() == RawContext(seqs, bodies, tokens)
+
+
+async def test_a_long_context_streams_in_behind_the_commits_made_meanwhile_and_a_close_ends_it_by_name(tmp_path):
+    # From STREAM_FROM seqs (a plain file, counted, no attachment) the store returns at once with
+    # the stored count and total; the rows come a part (512 seqs) a job, each queued behind the
+    # commits made meanwhile. A part that would not split back out is read row by row; damage
+    # inside an entry is given as stored. Reading a text that has not come waits for it; one that
+    # never comes (the store closed, rows that disagree with the stored count) raises, naming it.
+    from durable.errors import CorruptSession, StorageClosed
+    from durable.storage import Batch, SQLiteStorage
+    from durable.storage.joined import StreamedTexts
+    from durable.storage.sqlite.context import STREAM_FROM
+
+    path = str(tmp_path / "s.sqlite")
+    n = STREAM_FROM + 300
+    history = [stored(s, r.UserEntry(f"input {s}") if s % 2 else r.AssistantEntry(f"answer {s}", "stop"))
+               for s in range(1, n + 1)]
+    store = SQLiteStorage(path)
+    await store.open()
+    await store.commit(Batch(entries=history))
+    await store.close()
+    bodies = [codec.dumps(e.entry, r.Entry) for e in history]
+    separated = '{"type":"assistant","text":"a\x1eb","stop_reason":"stop"}'
+    _sql(path, "UPDATE entries SET body = ? WHERE seq = 700", separated)
+    bodies[699] = separated
+    _sql(path, """UPDATE entries SET body = '{"type":"nope"}' WHERE seq = 900""")
+    bodies[899] = '{"type":"nope"}'
+
+    store = SQLiteStorage(path)
+    await store.open()
+    held = []  # while holding: the parts held back (a commit made meanwhile is not behind the read)
+
+    def hold(part, texts):
+        if held and held[0] == "hold" and part is not None:
+            store._streams.add(texts)
+            held.append((part, texts))
+        else:
+            SQLiteStorage._stream_part(store, part, texts)
+
+    store._stream_part = hold
+    held.append("hold")
+    raw = await store.get_context("root", 1, n)
+    assert isinstance(raw.bodies, StreamedTexts) and raw.attachments == 0
+    assert len(raw.bodies) == n and raw.tokens == sum(stored_tokens(e.entry) for e in history)
+    await store.commit(Batch(entries=[stored(n + 1, r.UserEntry("later"))]))
+    assert raw.bodies.given == 0 and len(held) == 2
+    part = held.pop()
+    held.clear()
+    await store.call_in_writer(lambda _: hold(*part))  # then the parts, one job each (on the writer thread)
+    assert list(raw.bodies) == bodies and list(raw.seqs) == list(range(1, n + 1))
+    assert await store.call_in_writer(lambda c: c.execute("PRAGMA cache_size").fetchone()[0]) == -2000
+    held.append("hold")  # the store closes before the first part is read: its readers learn it, by name
+    raw = await store.get_context("root", 1, n + 1)
+    await store.close()
+    assert isinstance(raw.bodies, StreamedTexts) and raw.bodies.given == 0 and len(held) == 2
+    with pytest.raises(StorageClosed, match=f"Session file {path} is closed"):
+        raw.bodies[0]
+
+    _sql(path, "DELETE FROM entries WHERE seq = 1000")  # the stored count says one more
+    store = SQLiteStorage(path)
+    await store.open()
+    raw = await store.get_context("root", 1, n + 1)
+    assert raw.bodies[0] == bodies[0]
+    with pytest.raises(CorruptSession, match=f"Conversation 'root' in {path} holds {n} entries of its model "
+                                             f"context, but its stored count says {n + 1}"):
+        raw.bodies[n]
+    await store.close()
 
 
 def test_joined_texts_split_a_part_only_when_one_of_its_texts_is_read():
@@ -333,3 +402,29 @@ def test_a_context_of_joined_texts_decodes_an_entry_when_read_and_finds_attachme
     assert ctx.attachments(5) == [picture] and decoded == [4, 3]
     assert list(ctx) == [stored(s, e) for s, e in enumerate(entries, 1)] and decoded == [4, 3, 1, 2, 5]
     assert ctx.attachments(5) == [picture] and decoded == [4, 3, 1, 2, 5]  # each entry looked at once
+
+
+async def test_a_long_conversation_reopened_sends_its_whole_context_streamed_in_and_a_damaged_entry_ends_it(tmp_path):
+    # The first request after the open is built while the context streams in: a model that reads
+    # its messages (as every provider does) gets exactly the stored entries, then the input; an
+    # entry cut short in the middle ends the next run storage_error naming it, nothing sent.
+    from durable.storage import Batch, SQLiteStorage
+    from durable.storage.sqlite.context import STREAM_FROM
+
+    path = str(tmp_path / "s.sqlite")
+    n = STREAM_FROM + 300
+    history = [stored(s, r.UserEntry(f"input {s}") if s % 2 else r.AssistantEntry(f"answer {s}", "stop"))
+               for s in range(1, n + 1)]
+    store = SQLiteStorage(path)
+    await store.open()
+    await store.commit(Batch(entries=history, live={"root": r.Live()}))
+    await store.close()
+
+    model = Reading([faux.reply("fine")])
+    async with durable.open_harness(path, model=model) as h:
+        assert await (await h.root.submit("next")).wait() == r.Answered("fine", n + 2)
+    asked = model.requests[0].messages[-1].submission_id
+    assert model.requests[0].messages == (*(e.entry for e in history), r.UserEntry("next", asked))
+
+    _sql(path, """UPDATE entries SET body = '{"type":"assistant","text":"ans' WHERE seq = 700""")
+    await _refused_when_read(path, "again", seq=700)
