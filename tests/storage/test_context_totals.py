@@ -120,3 +120,22 @@ async def test_the_postgresql_store_keeps_the_totals_and_its_migration_fills_the
     with psycopg.connect(dsn, autocommit=True) as conn:  # the attachments not looked for: not known
         assert conn.execute(totals).fetchall() == [(cid, n, t, None) for cid, n, t, _ in kept]
 
+
+
+async def test_the_invariant_checker_finds_totals_that_disagree_with_the_rows(tmp_path):
+    from durable.testing import check_invariants
+
+    path = str(tmp_path / "s.sqlite")
+    store = SQLiteStorage(path)
+    await store.open()
+    await store.commit(HISTORY)
+    await store.close()
+    assert check_invariants(path) == []
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("UPDATE conversations SET tokens = tokens + 1 WHERE conversation_id = 'child'")
+    conn.close()
+    child = sql(path, RECOUNT)[0]
+    assert check_invariants(path) == [
+        f"The stored context totals of conversation 'child' in {path} (entries, tokens, attachments) are "
+        f"{(1, child[2] + 1, 0)}, its rows count {tuple(child[1:])}"]

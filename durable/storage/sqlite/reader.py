@@ -35,7 +35,7 @@ from ...errors import CorruptSession, NotASession, SchemaTooNew, StorageError
 from ...records import Live, StoredEntry, Submission, Task
 from .. import rows, sealing
 from ..retention import skip_tombstoned
-from ..rows import StoredRows
+from ..rows import ATTACHMENT_MARK, CONTEXT_ROWS, StoredRows
 from ..texts import bounds, join_pieces, stream_texts, streams_of
 from . import partials
 from .files import OPEN_FLAGS
@@ -188,6 +188,24 @@ class SessionReader:
         if not sealing.registered(self.path):
             sealing.register(self.path, sealer)
             self._sealed = True
+
+    def context_totals(self) -> list[str]:
+        """Where the stored count, token total and attachments of each conversation's context
+        (schema 9) disagree with a recount of its rows, one sentence each (conversations being
+        deleted left out; attachments not recounted in an encrypted file: its bodies are sealed)."""
+        if self.schema_version < 9:
+            return []
+        sealed = self._conn.execute("SELECT count(*) FROM meta WHERE key = 'encryption'").fetchone()[0] > 0
+        stored = {cid: (n, t, None if sealed else a) for cid, n, t, a in self._conn.execute(
+            f"SELECT conversation_id, entries, tokens, attachments FROM conversations WHERE {skip_tombstoned('meta')}")}
+        counted = {cid: (n, t, None if sealed else a) for cid, n, t, a in self._conn.execute(
+            "SELECT conversation_id, count(*), CASE WHEN count(tokens) = count(*) THEN coalesce(sum(tokens), 0) END, "
+            f"sum(instr(body, '{ATTACHMENT_MARK}') > 0) FROM entries WHERE {CONTEXT_ROWS} "
+            f"AND {skip_tombstoned('meta')} GROUP BY conversation_id")}
+        return [f"The stored context totals of conversation {cid!r} in {self.path} (entries, tokens, attachments) "
+                f"are {stored.get(cid)}, its rows count {counted.get(cid, (0, 0, None if sealed else 0))}"
+                for cid in sorted(stored.keys() | counted.keys())
+                if stored.get(cid) != counted.get(cid, (0, 0, None if sealed else 0))]
 
     def close(self) -> None:
         self._conn.close()
