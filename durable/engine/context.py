@@ -2,8 +2,11 @@
 
 `Context` is the sequence of entries a conversation sends to its model (no compaction summary,
 no entry never sent again). Loaded from the store, it holds the entries as stored (JSON text and
-the estimated tokens written beside them): opening a long conversation and counting its context
-decodes nothing, and an entry is decoded the first time it is read (then kept decoded). Entries
+the estimated tokens written beside them, or the store's count and total of them): opening a long
+conversation and counting its context decodes nothing, and an entry is decoded the first time it
+is read (then kept decoded). A long context may still be streaming in from the store when the
+first request is built and sent (`durable.storage.joined.StreamedTexts`): reading an entry that
+has not arrived waits for it (and raises the store's error if it never comes). Entries
 the engine commits are appended decoded. `tokens` is the running estimate of the whole context
 (`durable.tokens.entry_tokens`), kept up to date by `append`, never recounted.
 
@@ -21,9 +24,10 @@ from typing import overload
 from ..records import Attachment, Entry, StoredEntry, ToolResultEntry, UserEntry
 from ..storage.joined import JoinedTexts
 from ..storage.protocol import RawContext
+from ..storage.rows import ATTACHMENT_MARK
 from ..tokens import entry_tokens, in_context
 
-_MARK = '{"type":"attachment"'
+_MARK = ATTACHMENT_MARK
 
 
 def _attachments(entry: Entry) -> tuple[Attachment, ...]:
