@@ -35,12 +35,13 @@ from ...errors import CorruptSession, NotASession, SchemaTooNew, StorageError
 from ...records import Live, StoredEntry, Submission, Task
 from .. import rows, sealing
 from ..retention import skip_tombstoned
-from ..rows import ATTACHMENT_MARK, CONTEXT_ROWS, StoredRows
+from ..rows import StoredRows
 from ..texts import bounds, join_pieces, stream_texts, streams_of
 from . import partials
 from .files import OPEN_FLAGS
 from .lock import owner_pid
 from .schema import APPLICATION_ID, SCHEMA_VERSION
+from .totals import disagreeing
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 TABLES = frozenset({"tasks", "entries", "submissions", "documents", "texts", "attachments"})
@@ -190,22 +191,8 @@ class SessionReader:
             self._sealed = True
 
     def context_totals(self) -> list[str]:
-        """Where the stored count, token total and attachments of each conversation's context
-        (schema 9) disagree with a recount of its rows, one sentence each (conversations being
-        deleted left out; attachments not recounted in an encrypted file: its bodies are sealed)."""
-        if self.schema_version < 9:
-            return []
-        sealed = self._conn.execute("SELECT count(*) FROM meta WHERE key = 'encryption'").fetchone()[0] > 0
-        stored = {cid: (n, t, None if sealed else a) for cid, n, t, a in self._conn.execute(
-            f"SELECT conversation_id, entries, tokens, attachments FROM conversations WHERE {skip_tombstoned('meta')}")}
-        counted = {cid: (n, t, None if sealed else a) for cid, n, t, a in self._conn.execute(
-            "SELECT conversation_id, count(*), CASE WHEN count(tokens) = count(*) THEN coalesce(sum(tokens), 0) END, "
-            f"sum(instr(body, '{ATTACHMENT_MARK}') > 0) FROM entries WHERE {CONTEXT_ROWS} "
-            f"AND {skip_tombstoned('meta')} GROUP BY conversation_id")}
-        return [f"The stored context totals of conversation {cid!r} in {self.path} (entries, tokens, attachments) "
-                f"are {stored.get(cid)}, its rows count {counted.get(cid, (0, 0, None if sealed else 0))}"
-                for cid in sorted(stored.keys() | counted.keys())
-                if stored.get(cid) != counted.get(cid, (0, 0, None if sealed else 0))]
+        """Where the stored context totals (schema 9) disagree with the rows (`totals.disagreeing`)."""
+        return disagreeing(self._conn, self.path) if self.schema_version >= 9 else []
 
     def close(self) -> None:
         self._conn.close()

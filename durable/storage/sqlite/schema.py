@@ -15,11 +15,9 @@ query the engine or the CLI makes, keyed where possible on columns that do not c
 row is first written. `entries.tokens` (version 3) is each entry's estimated tokens in a model
 context (`durable.tokens.stored_tokens`: -1 for an entry never sent again), written with the
 entry, so that opening a long conversation selects its context without decoding it; NULL: not
-counted (a row of an older file that did not decode when migrated; decoded when read). The `meta`
-rows `session` and `barriers` (version 6) are the file's side of its commit mark
-(`durable.storage.sqlite.mark`). `conversations` (version 9) holds, per conversation, the number
-and the token total of its entries that a model context holds (`CONTEXT_ROWS`), written by the
-commit that writes them, so that a context is counted without reading its rows.
+counted (a row of an older file that did not decode when migrated; decoded when read). `meta`
+rows `session` and `barriers` (version 6): the commit mark (`durable.storage.sqlite.mark`).
+`conversations` (version 9): each conversation's context count and token total, kept with its rows.
 """
 
 from __future__ import annotations

@@ -22,12 +22,10 @@ a cancelled caller still waits (shielded) for its result.
 from __future__ import annotations
 
 import os
-import queue
 import sqlite3
 import sys
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -37,7 +35,6 @@ from ...errors import StorageClosed, StorageError
 from ...records import Live, StoredEntry, Submission, Task
 from .. import rows, sealing
 from ..group_commit import GroupCommitter
-from ..joined import StreamedTexts
 from ..protocol import Batch, InboxDecision, Opened, RawContext
 from ..retention import ROWS_PER_COMMIT, Ended, PruneReport, groups
 from ..writer import Job, thread_safe_caller
@@ -45,6 +42,7 @@ from . import files, inbox, keys, opening, prune
 from .context import read_context
 from .lock import FileLock, wal_write_locked
 from .reader import connect_read_only
+from .streams import ContextStreams
 from .write import SQLiteWrites, entry_body, read_error, translate
 
 T = TypeVar("T")
@@ -54,22 +52,7 @@ with every commit before it), "FULL" every commit, "NORMAL" only at checkpoints.
 SYNCHRONOUS_LEVELS: tuple[Synchronous, ...] = ("EXTERNAL", "FULL", "NORMAL")
 
 
-class _Part(Job):
-    """A job the writer thread queues for itself (a part of a streamed context): nobody waits for
-    it; its function hands its outcome to the readers of the texts it fills, and an error met
-    before it ran (no connection) fails them."""
-
-    __slots__ = ("texts",)
-
-    def __init__(self, fn: Callable[[sqlite3.Connection], None], texts: StreamedTexts) -> None:
-        self.fn, self.batch, self.result, self.error, self.texts = fn, None, None, None, texts
-
-    def finish(self) -> None:
-        if self.error is not None:
-            self.texts.fail(self.error)
-
-
-class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
+class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
     """A session file on disk. See the module docstring for the guarantees."""
 
     _closed_what = "Session file"
@@ -85,8 +68,7 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         self.synchronous = synchronous
         self._key = encryption_key  # see `durable.storage.sealing`
         self._init_writer()
-        self._streams: set[StreamedTexts] = set()  # contexts streaming in (`get_context`)
-        self._parts: deque[_Part] = deque()  # their next parts, run when no other job waits
+        self._init_streams()
         self._writes = SQLiteWrites(self.path, synchronous)
         # How often an owner looks for decisions from `durable console` (None: never; a test on a
         # mock clock, whose time a perpetual timer would move on while the writer thread works).
@@ -155,29 +137,6 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         schedule = self._stream_part if self._writes.sealer is None else None
         return await self._read("entries", lambda c: read_context(c, conversation_id, from_seq, to_seq, self.path,
                                                                   schedule))
-
-    def _stream_part(self, part: Callable[[sqlite3.Connection], None] | None, texts: StreamedTexts) -> None:
-        """On the writer thread only (inside a job, so that `_next_job` finds it next): queue the
-        next `part` of a streamed context (`Schedule`)."""
-        if part is None:
-            self._streams.discard(texts)
-            return
-        if self._closed:
-            texts.fail(StorageClosed(f"Session file {self.path} is closed", location=self.path))
-            return
-        self._streams.add(texts)
-        self._parts.append(_Part(part, texts))
-
-    def _next_job(self) -> Job | None:
-        """The next job queued; a part of a streamed context only when none is: a commit or a
-        read never waits behind the rest of a context (a reader of a text not arrived blocks its
-        event loop, which then queues nothing)."""
-        if self._parts:
-            try:
-                return self._queue.get_nowait()
-            except queue.Empty:
-                return self._parts.popleft()
-        return self._queue.get()
 
     async def get_submission(self, submission_id: str) -> Submission | None:
         def read(c: sqlite3.Connection) -> str | None:
@@ -388,10 +347,7 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
 
     def _writer_exit(self) -> None:
         self._close_connection()
-        streams, self._streams = self._streams, set()
-        self._parts.clear()
-        for texts in streams:  # a context still streaming: its readers learn the store closed
-            texts.fail(StorageClosed(f"Session file {self.path} is closed", location=self.path))
+        self._end_streams()
 
     def _write_group(self, group: list[Job]) -> None:
         super()._write_group(group)  # every caller of the group is told before the WAL is bounded
