@@ -22,7 +22,7 @@ from itertools import compress, islice, repeat
 from typing import overload
 
 from ..records import Attachment, Entry, StoredEntry, ToolResultEntry, UserEntry
-from ..storage.joined import JoinedTexts
+from ..storage.joined import JoinedTexts, StreamedSeqs
 from ..storage.protocol import RawContext
 from ..storage.rows import ATTACHMENT_MARK
 from ..tokens import entry_tokens, in_context
@@ -42,12 +42,13 @@ Decode = Callable[[int, str], StoredEntry]
 class Context(Sequence[StoredEntry]):
     """See the module docstring. Indexing gives `StoredEntry`s (decoding on first read)."""
 
-    __slots__ = ("_decode", "_items", "_refs", "_scanned", "_seqs", "_stored_seqs", "_texts", "tokens")
+    __slots__ = ("_decode", "_items", "_refs", "_scanned", "_seq_list", "_seqs", "_stored_seqs", "_texts", "tokens")
 
     def __init__(self, entries: Iterable[StoredEntry] = ()) -> None:
         # An entry; its JSON text until first read; or None: its text is `_texts[index]` until first read.
         self._items: list[StoredEntry | str | None] = list(entries)
         self._stored_seqs: Sequence[int] = ()  # the seqs of the texts the store gave (`_texts`)
+        self._seq_list: Sequence[int] = ()  # the same, without waiting: for a text taken already
         self._seqs: list[int] = [e.seq for e in self._items if isinstance(e, StoredEntry)]  # then the others
         self._decode: Decode | None = None
         self.tokens = sum(entry_tokens(e.entry) for e in self._items if isinstance(e, StoredEntry))
@@ -71,6 +72,7 @@ class Context(Sequence[StoredEntry]):
             ctx._texts = raw.bodies if isinstance(raw.bodies, JoinedTexts) else list(raw.bodies)
             ctx._items = [None] * len(raw.bodies)
             ctx._stored_seqs = raw.seqs
+            ctx._seq_list = raw.seqs.texts.arrived_seqs if isinstance(raw.seqs, StreamedSeqs) else raw.seqs
             ctx.tokens = raw.tokens
             if raw.attachments == 0:  # none referenced: nothing to look for in the texts
                 ctx._scanned = len(raw.bodies)
@@ -126,12 +128,13 @@ class Context(Sequence[StoredEntry]):
             index += len(self._items)
         if item is None:
             texts = self._texts
-            stored = self._decode(self._stored_seqs[index], texts[index])
-            if index < self._scanned:  # decoded and looked into for attachments: its text is not kept twice
-                if isinstance(texts, JoinedTexts):
-                    texts.forget(index)
-                else:
+            if isinstance(texts, JoinedTexts):  # decoded and looked into for attachments: its text is not kept twice
+                text = texts.take(index, index < self._scanned)
+            else:
+                text = texts[index]
+                if index < self._scanned:
                     texts[index] = ""
+            stored = self._decode(self._seq_list[index], text)
         else:
             stored = self._decode(self.seq_at(index), item)
         self._items[index] = stored

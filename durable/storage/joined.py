@@ -25,13 +25,13 @@ class JoinedTexts(Sequence[str]):
     """A sequence of texts held as `parts`, each `counts[k]` texts joined by `SEP`. Reading a text
     splits its part once; `forget` drops a text the reader keeps in another form."""
 
-    __slots__ = ("_len", "_parts", "_split", "_starts")
+    __slots__ = ("_filled", "_len", "_parts", "_split", "_starts")
 
     def __init__(self, parts: Sequence[str], counts: Sequence[int]) -> None:
         self._parts: list[str] = list(parts)
         self._split: list[list[str] | None] = [None] * len(self._parts)
         self._starts = list(accumulate(counts, initial=0))
-        self._len = self._starts.pop()
+        self._len = self._filled = self._starts.pop()  # `_filled`: how many have arrived (all)
 
     def __len__(self) -> int:
         return self._len
@@ -56,6 +56,9 @@ class JoinedTexts(Sequence[str]):
         for k in range(len(self._parts)):
             yield from self._part(k)
 
+    def _wait(self, index: int) -> None:
+        raise IndexError("text index out of range")
+
     def _part(self, k: int) -> list[str]:
         texts = self._split[k]
         if texts is None:
@@ -79,8 +82,19 @@ class JoinedTexts(Sequence[str]):
     def forget(self, index: int) -> None:
         """Drop the text at `index` (read, and kept by the reader in another form): it reads as ""
         from now on."""
+        self.take(index, True)
+
+    def take(self, index: int, forget: bool) -> str:
+        """The text at `index` (0 <= index < len), dropped (`forget`) as it is given."""
+        if index >= self._filled:
+            self._wait(index)
         k = bisect_right(self._starts, index) - 1
-        self._part(k)[index - self._starts[k]] = ""
+        texts = self._split[k] or self._part(k)
+        i = index - self._starts[k]
+        text = texts[i]
+        if forget:
+            texts[i] = ""
+        return text
 
 
 
@@ -92,7 +106,7 @@ class StreamedTexts(JoinedTexts):
     stream that failed raises its error to every reader of a text it did not give. `seq(i)`: the
     seq of the i-th text, waited for the same way."""
 
-    __slots__ = ("_cond", "_done", "_error", "_filled", "_seqs")
+    __slots__ = ("_cond", "_done", "_error", "_seqs")
 
     def __init__(self, total: int) -> None:
         super().__init__((), ())
@@ -135,6 +149,11 @@ class StreamedTexts(JoinedTexts):
         """How many texts arrived so far."""
         return self._filled
 
+    @property
+    def arrived_seqs(self) -> list[int]:
+        """The seqs of the texts arrived so far (the list grows as parts arrive)."""
+        return self._seqs
+
     # ---------------------------------------------------------------- the reader's side
 
     def _wait(self, index: int) -> None:
@@ -160,25 +179,22 @@ class StreamedTexts(JoinedTexts):
             self._wait(self._len - 1)
         return super().containing(mark, start)
 
-    def forget(self, index: int) -> None:
-        self._wait(index)
-        super().forget(index)
-
     def seq(self, index: int) -> int:
-        self._wait(index)
+        if index >= self._filled:
+            self._wait(index)
         return self._seqs[index]
 
 
 class StreamedSeqs(Sequence[int]):
     """The seqs of a `StreamedTexts`, each waited for as its text is."""
 
-    __slots__ = ("_texts",)
+    __slots__ = ("texts",)
 
     def __init__(self, texts: StreamedTexts) -> None:
-        self._texts = texts
+        self.texts = texts
 
     def __len__(self) -> int:
-        return len(self._texts)
+        return len(self.texts)
 
     @overload
     def __getitem__(self, index: int) -> int: ...
@@ -187,9 +203,12 @@ class StreamedSeqs(Sequence[int]):
     def __getitem__(self, index: slice) -> list[int]: ...
 
     def __getitem__(self, index: int | slice) -> int | list[int]:
+        texts = self.texts
+        if isinstance(index, int) and 0 <= index < texts._filled:  # arrived: no wait
+            return texts._seqs[index]
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        return self._texts.seq(index + len(self) if index < 0 else index)
+        return texts.seq(index + len(self) if index < 0 else index)
 
 
 __all__ = ["SEP", "JoinedTexts", "StreamedSeqs", "StreamedTexts"]
