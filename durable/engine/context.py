@@ -2,8 +2,11 @@
 
 `Context` is the sequence of entries a conversation sends to its model (no compaction summary,
 no entry never sent again). Loaded from the store, it holds the entries as stored (JSON text and
-the estimated tokens written beside them): opening a long conversation and counting its context
-decodes nothing, and an entry is decoded the first time it is read (then kept decoded). Entries
+the estimated tokens written beside them, or the store's count and total of them): opening a long
+conversation and counting its context decodes nothing, and an entry is decoded the first time it
+is read (then kept decoded). A long context may still be streaming in from the store when the
+first request is built and sent (`durable.storage.joined.StreamedTexts`): reading an entry that
+has not arrived waits for it (and raises the store's error if it never comes). Entries
 the engine commits are appended decoded. `tokens` is the running estimate of the whole context
 (`durable.tokens.entry_tokens`), kept up to date by `append`, never recounted.
 
@@ -15,13 +18,16 @@ of a copy of the whole context, and that view never changes under it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import compress, islice, repeat
 from typing import overload
 
 from ..records import Attachment, Entry, StoredEntry, ToolResultEntry, UserEntry
+from ..storage.joined import JoinedTexts, StreamedSeqs
 from ..storage.protocol import RawContext
+from ..storage.rows import ATTACHMENT_MARK
 from ..tokens import entry_tokens, in_context
 
-_MARK = '{"type":"attachment"'
+_MARK = ATTACHMENT_MARK
 
 
 def _attachments(entry: Entry) -> tuple[Attachment, ...]:
@@ -36,30 +42,40 @@ Decode = Callable[[int, str], StoredEntry]
 class Context(Sequence[StoredEntry]):
     """See the module docstring. Indexing gives `StoredEntry`s (decoding on first read)."""
 
-    __slots__ = ("_decode", "_items", "_refs", "_scanned", "_seqs", "tokens")
+    __slots__ = ("_decode", "_items", "_refs", "_scanned", "_seq_list", "_seqs", "_stored_seqs", "_texts", "tokens")
 
     def __init__(self, entries: Iterable[StoredEntry] = ()) -> None:
-        self._items: list[StoredEntry | str] = list(entries)  # an entry, or its JSON text until first read
-        self._seqs: list[int] = [e.seq for e in self._items if isinstance(e, StoredEntry)]
+        # An entry; its JSON text until first read; or None: its text is `_texts[index]` until first read.
+        self._items: list[StoredEntry | str | None] = list(entries)
+        self._stored_seqs: Sequence[int] = ()  # the seqs of the texts the store gave (`_texts`)
+        self._seq_list: Sequence[int] = ()  # the same, without waiting: for a text taken already
+        self._seqs: list[int] = [e.seq for e in self._items if isinstance(e, StoredEntry)]  # then the others
         self._decode: Decode | None = None
         self.tokens = sum(entry_tokens(e.entry) for e in self._items if isinstance(e, StoredEntry))
         self._refs: list[tuple[int, Attachment]] = []  # (index, attachment) of the entries scanned so far
         self._scanned = 0
+        # The texts the store gave, when it counted every one (the first entries, None in `_items`
+        # until decoded): a `JoinedTexts` is split a part at a time, as its texts are read.
+        self._texts: JoinedTexts | list[str] = []
 
     @classmethod
     def stored(cls, raw: RawContext, decode: Decode) -> Context:
         """A context of entries as the store gave them (`Storage.get_context`), kept as their
-        text. When the store counted and checked every row (`raw.tokens` is their total) this
-        does no work per entry. Otherwise a row it could not count (an old file's row the
-        migration could not read), or whose framing is damaged, is decoded now: to count it and
-        leave it out if it is not sent, or to refuse it (`CorruptSession`) before any request
-        holds it. Damage inside a row is refused when the entry is first read."""
+        text. When the store counted every row (`raw.tokens` is their total) this does no work
+        per entry. Otherwise a row it could not count (an old file's row the migration could not
+        read) is decoded now: to count it and leave it out if it is not sent, or to refuse it
+        (`CorruptSession`) before any request holds it. Damage inside a row is found when the
+        entry is first read (`CorruptSession` naming the entry, its conversation and the file)."""
         ctx = cls()
         ctx._decode = decode
         if isinstance(raw.tokens, int):
-            ctx._items = list(raw.bodies)
-            ctx._seqs = list(raw.seqs)
+            ctx._texts = raw.bodies if isinstance(raw.bodies, JoinedTexts) else list(raw.bodies)
+            ctx._items = [None] * len(raw.bodies)
+            ctx._stored_seqs = raw.seqs
+            ctx._seq_list = raw.seqs.texts.arrived_seqs if isinstance(raw.seqs, StreamedSeqs) else raw.seqs
             ctx.tokens = raw.tokens
+            if raw.attachments == 0:  # none referenced: nothing to look for in the texts
+                ctx._scanned = len(raw.bodies)
             return ctx
         items, seqs = ctx._items, ctx._seqs
         total = 0
@@ -108,7 +124,19 @@ class Context(Sequence[StoredEntry]):
         if isinstance(item, StoredEntry):
             return item
         assert self._decode is not None, "only a context loaded from the store holds undecoded entries"
-        stored = self._decode(self._seqs[index], item)
+        if index < 0:
+            index += len(self._items)
+        if item is None:
+            texts = self._texts
+            if isinstance(texts, JoinedTexts):  # decoded and looked into for attachments: its text is not kept twice
+                text = texts.take(index, index < self._scanned)
+            else:
+                text = texts[index]
+                if index < self._scanned:
+                    texts[index] = ""
+            stored = self._decode(self._seq_list[index], text)
+        else:
+            stored = self._decode(self.seq_at(index), item)
         self._items[index] = stored
         return stored
 
@@ -118,7 +146,19 @@ class Context(Sequence[StoredEntry]):
         holds an attachment (the codec writes one as `{"type":"attachment"`, which no escaped
         string inside the JSON can contain)."""
         items, refs = self._items, self._refs
-        for i in range(self._scanned, len(items)):
+        start, texts = self._scanned, self._texts
+        given = min(len(texts), len(items))
+        if start < given:  # the store's texts, looked into without a Python step per entry
+            if isinstance(texts, JoinedTexts):
+                marked = texts.containing(_MARK, start)
+            else:
+                marked = list(compress(range(start, given), map(str.__contains__, islice(texts, start, given),
+                                                                  repeat(_MARK))))
+            for i in marked:
+                if i < given:
+                    refs += [(i, a) for a in _attachments(self._at(i).entry)]
+            start = given
+        for i in range(start, len(items)):
             item = items[i]
             if not isinstance(item, str) or _MARK in item:
                 refs += [(i, a) for a in _attachments(self._at(i).entry)]
@@ -127,7 +167,10 @@ class Context(Sequence[StoredEntry]):
 
     def seq_at(self, index: int) -> int:
         """The seq of the entry at `index`, without decoding it."""
-        return self._seqs[index]
+        if index < 0:
+            index += len(self._items)
+        given = len(self._stored_seqs)
+        return self._stored_seqs[index] if index < given else self._seqs[index - given]
 
     def messages(self, n: int, head: tuple[Entry, ...] = (), tail: tuple[Entry, ...] = ()) -> Messages:
         """The entries of the first `n` stored entries as a read-only view, after `head` and

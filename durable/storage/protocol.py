@@ -33,15 +33,21 @@ class RawContext(NamedTuple):
     """A model context as stored, undecoded (`Storage.get_context`): the seq and the codec's
     JSON text of each entry, in order, and their estimated tokens (`durable.tokens.stored_tokens`).
 
-    `tokens` is their sum (an int) when every entry was counted and its text is framed as the
-    codec writes an entry (`durable.storage.rows.framed`); otherwise each entry's, None for an
-    entry to decode at once (never counted, as an old file's row the migration could not read,
-    or not framed: damaged), so that it is counted or refused before any request holds it. (A
-    named tuple rather than an attrs class: nothing to validate, and cheaper to import.)"""
+    `tokens` is their sum (an int) when every entry was counted; otherwise each entry's, None for
+    an entry to decode at once (never counted: an old file's row the migration could not read),
+    so that it is counted, or refused, before any request holds it. No text is looked into: damage
+    inside an entry is found when the engine decodes it. (A named tuple rather than an attrs
+    class: nothing to validate, and cheaper to import.)
+
+    `attachments`: how many of the entries reference an image or a file, when the store knows
+    (None: look). `bodies` (and `seqs`) may still be arriving from the store while they are read
+    (`durable.storage.joined.StreamedTexts`): reading one not arrived yet waits for it, and
+    raises the store's error if it never comes."""
 
     seqs: Sequence[int]
     bodies: Sequence[str]
     tokens: int | Sequence[int | None]
+    attachments: int | None = None
 
 
 @frozen

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from itertools import repeat
 from typing import Any, NamedTuple, TypeVar, cast
 
 from attrs import field
@@ -20,7 +19,7 @@ from .. import codec
 from .._frozen import define, evolve, frozen
 from ..errors import CorruptSession, UnknownTaskKind
 from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
-from ..tokens import stored_tokens
+from ..tokens import NOT_SENT, stored_tokens
 from . import sealing, texts as texts_
 from .protocol import Batch, RawContext
 
@@ -277,32 +276,40 @@ def entry(conversation_id: str, seq: int, body: str, location: str) -> StoredEnt
     return StoredEntry(conversation_id, seq, value)
 
 
-_FRAMES = tuple(f'{{"type":"{kind}",' for kind in ("user", "assistant", "tool_result"))
+CONTEXT_ROWS = f"kind != 'compaction' AND (tokens IS NULL OR tokens != {NOT_SENT})"
+"""The entry rows a model context may hold (`Storage.get_context`), as SQL both backends take: no
+compaction summary, none never sent again."""
 
 
-def framed(body: str) -> bool:
-    """Whether an entry's JSON text is framed as the codec writes an entry of a model context:
-    an object whose first key is its tag (a user, assistant or tool result entry) and that is
-    closed. A cheap check of a row kept undecoded (damage inside it is refused when it is
-    decoded)."""
-    return body.startswith(_FRAMES) and body.endswith("}")
+ATTACHMENT_MARK = '{"type":"attachment"'
+"""How the codec writes an image or a file in an entry's JSON text (no escaped string inside the
+JSON can hold it): a text without it references none."""
 
 
-def all_framed(bodies: Sequence[str]) -> bool:
-    """`framed` of every body, without a Python step per body."""
-    return all(map(str.startswith, bodies, repeat(_FRAMES))) and all(map(str.endswith, bodies, repeat("}")))
+def context_totals(entries: Sequence[tuple[str, int, str, str, int]]) -> list[tuple[str, int, int, int]]:
+    """Per conversation of the encoded `entries` (`EncodedBatch.entries`, plain JSON): how many of
+    them a model context may hold (no compaction summary, none never sent again), their tokens and
+    how many of those reference an image or a file, in the order the conversations come: what a
+    commit adds to the stored totals (schema 9)."""
+    totals: dict[str, tuple[int, int, int]] = {}
+    for cid, _, kind, body, tokens in entries:
+        n, t, a = totals.get(cid, (0, 0, 0))
+        if kind != "compaction" and tokens != NOT_SENT:
+            n, t, a = n + 1, t + tokens, a + (ATTACHMENT_MARK in body)
+        totals[cid] = (n, t, a)
+    return [(cid, n, t, a) for cid, (n, t, a) in totals.items()]
 
 
 def raw_context(seqs: Sequence[int], tokens: Sequence[int | None], bodies: Sequence[str],
                 location: str = "") -> RawContext:
     """A context from its rows' columns (`RawContext`): the total of their tokens when every row
-    was counted and is framed, else each row's, None for a row to decode at once. Bodies sealed
-    (`durable.storage.sealing`) are opened: the engine only ever sees plain JSON."""
+    was counted, else each row's, None for a row to decode at once. No body is looked into:
+    damage inside one is found when that entry is read. Bodies sealed (`durable.storage.sealing`)
+    are opened: the engine only ever sees plain JSON."""
     bodies = sealing.plain_all(bodies, location)
-    if None not in tokens and all_framed(bodies):
+    if None not in tokens:
         return RawContext(seqs, bodies, sum(cast(Sequence[int], tokens)))
-    checked = [t if t is not None and framed(b) else None for t, b in zip(tokens, bodies, strict=True)]
-    return RawContext(seqs, bodies, checked)
+    return RawContext(seqs, bodies, tokens)
 
 
 def updated_at(body: str, task_id: int, location: str) -> float:

@@ -157,11 +157,13 @@ async def test_an_undecodable_row_ends_the_run_visibly_naming_the_file_instead_o
         assert await (await h.root.submit("first")).wait() == r.Answered("first answer", 2)
     import sqlite3
 
+    from .test_context import Reading
+
     conn = sqlite3.connect(host.path)
     with conn:
         conn.execute("""UPDATE entries SET body = '{"type":"nope"}' WHERE seq = 2""")
     conn.close()
-    model = FauxModel([faux.reply("never sent")])
+    model = Reading([faux.reply("never sent")])  # found when read (docs/guarantees.md), as every provider reads
     async with host.open(model, settings=settings()) as h:
         with anyio.fail_after(10):
             result = await (await h.root.submit("second")).wait()

@@ -80,6 +80,7 @@ async def a_version_4_database(server: Any) -> str:
     with psycopg.connect(dsn) as conn:
         conn.execute("INSERT INTO durable.inbox (space, id, conversation_id, text, created_at) "
                      "VALUES ('s', 'r1', 'root', 'from afar', 1.5)")
+        conn.execute("DROP TABLE durable.conversations")  # version 9
         conn.execute("DROP TABLE durable.attachments")  # version 8
         conn.execute("DROP TABLE durable.texts")  # version 7
         conn.execute("ALTER TABLE durable.tasks DROP COLUMN texts")
@@ -101,7 +102,8 @@ def test_a_new_sqlite_schema_version_is_not_missed_by_the_postgresql_migrations(
 
 
 async def test_the_current_schema_indexes_no_task_state(postgres_server):
-    assert PG_SCHEMA_VERSION == 8  # 6: the inbox's `decision` column; 7: long texts apart; 8: attachments
+    assert PG_SCHEMA_VERSION == 9  # 6: the inbox's `decision` column; 7: long texts apart; 8: attachments;
+    # 9: context totals
     indexes, options = schema_at(postgres_server, PG_SCHEMA_VERSION)
     on_tasks = {name: sql for name, sql in indexes if " ON durable.tasks " in sql}
     assert on_tasks == {

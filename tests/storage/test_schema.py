@@ -63,6 +63,7 @@ async def a_version_3_file(path: str) -> None:
     await store.close()
     conn = sqlite3.connect(path)
     with conn:
+        conn.execute("DROP TABLE conversations")  # version 9
         conn.execute("DROP TABLE attachments")  # version 8
         conn.execute("DROP TABLE inbox")  # version 8
         conn.execute("DROP TABLE texts")  # version 6
@@ -93,10 +94,10 @@ async def test_the_current_schema_has_no_index_on_a_task_state():
     assert not [name for name, sql in indexes.items() if "state" in sql.split(" WHERE ")[0]]
 
 
-async def test_a_version_8_file_is_taken_to_9_changing_no_table(path):
-    """Version 9 changes how rows are kept (answers by reference, appends beside the file), not
-    tables: an older durable refuses such a file (`SchemaTooNew`: it would read a long answer as
-    damaged), and a version-8 file only has its number raised."""
+async def test_a_version_8_file_is_taken_to_9_keeping_every_row(path):
+    """Version 9 adds the context totals and changes how rows are kept (answers by reference,
+    appends beside the file): an older durable refuses such a file (`SchemaTooNew`: it would read
+    a long answer as damaged); a version-8 file keeps every row and gains its totals."""
     store = SQLiteStorage(path)
     await store.open()
     await store.commit(BATCH)
@@ -104,7 +105,9 @@ async def test_a_version_8_file_is_taken_to_9_changing_no_table(path):
     conn = sqlite3.connect(path)
     with conn:
         conn.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
+        conn.execute("DROP TABLE conversations")
     conn.close()
+    assert version_and_schema(path) == (8, schema_at(8))
     with SessionReader(path) as reader:
         assert reader.schema_version == 8
         rows = reader.rows()
@@ -112,7 +115,7 @@ async def test_a_version_8_file_is_taken_to_9_changing_no_table(path):
     await store.open()
     assert await store.get_submission("s0") == SETTLED
     await store.close()
-    assert MIGRATIONS[9] == [] and version_and_schema(path) == (9, schema_at(8))
+    assert version_and_schema(path) == (9, schema_at(9))
     with SessionReader(path) as reader:
         assert reader.rows() == rows
 

@@ -67,6 +67,8 @@ def tombstone(w: PostgresWrites, ids: Sequence[str]) -> PruneReport:
             w.texts.forget(cid)
         conn.execute("INSERT INTO durable.meta (key, value) SELECT %s || c, '' FROM unnest(%s::text[]) c "
                      "ON CONFLICT (key) DO NOTHING", (prefix, idle))
+        # Their context totals (schema 9) first: bookkeeping of rows a tombstone hides, not a row counted.
+        conn.execute("DELETE FROM durable.conversations WHERE space = %s AND conversation_id = ANY(%s)", (space, idle))
         cur = conn.execute("DELETE FROM durable.documents WHERE space = %s AND conversation_id = ANY(%s)",
                            (space, idle))
         for lo, hi in drops:

@@ -30,7 +30,7 @@ from ...records import Entry
 from ...tokens import stored_tokens
 from .. import rows
 from ..protocol import ConversationState, Opened
-from ..rows import StoredRows
+from ..rows import CONTEXT_ROWS, StoredRows
 from ..sealing import OVERHEAD, attachment_hash, plain
 from ..texts import HeldTexts, stream_texts
 from .prune import skip_tombstoned
@@ -176,12 +176,31 @@ MIGRATIONS: dict[int, list[str]] = {
             PRIMARY KEY (space, sha256)
         )""",
     ],
+    # Per conversation, the number and the token total of the entries a model context may hold (no
+    # compaction summary, none never sent again) and how many of them reference an image or a
+    # file, kept by every commit that writes entries (`durable.storage.postgres.write`); `tokens`
+    # NULL: a row was never counted; `attachments` NULL: not known (not looked for here: a space's
+    # bodies may be sealed). Filled here for the conversations already there; SQLite's 9.
+    9: [
+        """CREATE TABLE durable.conversations (
+            space text NOT NULL,
+            conversation_id text NOT NULL,
+            entries bigint NOT NULL,
+            tokens bigint,
+            attachments bigint,
+            PRIMARY KEY (space, conversation_id)
+        )""",
+        "INSERT INTO durable.conversations (space, conversation_id, entries, tokens) "
+        "SELECT space, conversation_id, count(*), CASE WHEN count(tokens) = count(*) THEN coalesce(sum(tokens), 0) END "
+        f"FROM durable.entries WHERE {CONTEXT_ROWS} GROUP BY space, conversation_id",
+    ],
 }
 PG_SCHEMA_VERSION = max(MIGRATIONS)
 DECISIONS = ("SELECT id, decision, created_at FROM durable.inbox WHERE space = %s AND decision IS NOT NULL "
              "ORDER BY ord LIMIT %s")  # a space's decisions from durable.remote, oldest first
-# The SQLite schema version these migrations were last checked against (its 9, answers stored by
-# reference and appends beside the file, is how SQLite keeps rows: it needs nothing here; its 8: attachments,
+# The SQLite schema version these migrations were last checked against (its 9: context totals,
+# PostgreSQL's 9; also answers stored by reference and appends beside the file, which is how SQLite
+# keeps rows and needs nothing here; its 8: attachments,
 # PostgreSQL's 8; its 7: long texts apart, PostgreSQL's 7; its 6, the commit mark, needs nothing here). When
 # durable.storage.sqlite.schema gains a version that changes records, add a PostgreSQL migration
 # for it too (an empty one if no table changes), then update this number: a test
@@ -216,8 +235,8 @@ def migrate(conn: Any, location: str) -> None:
             for v in range(version + 1, PG_SCHEMA_VERSION + 1):
                 for statement in MIGRATIONS[v]:
                     conn.execute(statement)
-            if 0 < version < 3:
-                _count_tokens(conn)
+                if v == 3 and version > 0:  # before the migrations that count them (9)
+                    _count_tokens(conn)
             conn.execute(
                 "INSERT INTO durable.meta (key, value) VALUES ('schema_version', %s) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(PG_SCHEMA_VERSION),))

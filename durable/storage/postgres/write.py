@@ -26,7 +26,7 @@ from ...errors import (
     ServerUnavailable,
     StorageError,
 )
-from ..rows import EncodedBatch, sealed, written_texts
+from ..rows import ATTACHMENT_MARK, CONTEXT_ROWS, EncodedBatch, context_totals, sealed, written_texts
 from ..sealing import Sealer
 from ..texts import HeldTexts
 from . import driver
@@ -59,7 +59,15 @@ _INSERTS = {
     INSERT INTO durable.entries (space, conversation_id, seq, kind, body, tokens)
     SELECT %(space)s, u.* FROM unnest(%(e_cid)s::text[], %(e_seq)s::bigint[], %(e_kind)s::text[],
                                       %(e_body)s::text[], %(e_tokens)s::integer[]) AS u
-    WHERE (SELECT n FROM f) > 0)""",
+    WHERE (SELECT n FROM f) > 0),
+c AS (  -- the conversations' context totals (schema 9): added to (a NULL total stays NULL)
+    INSERT INTO durable.conversations AS c (space, conversation_id, entries, tokens, attachments)
+    SELECT %(space)s, u.* FROM unnest(%(c_cid)s::text[], %(c_entries)s::bigint[], %(c_tokens)s::bigint[],
+                                      %(c_attachments)s::bigint[]) AS u
+    WHERE (SELECT n FROM f) > 0
+    ON CONFLICT (space, conversation_id) DO UPDATE SET entries = c.entries + excluded.entries,
+                                                       tokens = c.tokens + excluded.tokens,
+                                                       attachments = c.attachments + excluded.attachments)""",
     "s": """s AS (
     INSERT INTO durable.submissions (space, id, conversation_id, status, body)
     SELECT %(space)s, u.id, u.cid, u.status, u.body
@@ -101,6 +109,15 @@ _STATEMENTS: dict[tuple[bool, ...], str] = {}
 _COPY = """INSERT INTO durable.entries (space, conversation_id, seq, kind, body, tokens)
 SELECT space, %(target)s, seq, kind, body, tokens FROM durable.entries
  WHERE space = %(space)s AND conversation_id = %(source)s AND seq <= %(to_seq)s"""
+
+_COPIED_TOTALS = f"""INSERT INTO durable.conversations AS c (space, conversation_id, entries, tokens, attachments)
+SELECT %(space)s, %(target)s, count(*), CASE WHEN count(tokens) = count(*) THEN coalesce(sum(tokens), 0) END,
+       CASE WHEN %(sealed)s THEN NULL ELSE count(*) FILTER (WHERE strpos(body, %(mark)s) > 0) END
+  FROM durable.entries WHERE space = %(space)s AND conversation_id = %(source)s AND seq <= %(to_seq)s
+   AND {CONTEXT_ROWS}
+ON CONFLICT (space, conversation_id) DO UPDATE SET entries = c.entries + excluded.entries,
+                                                   tokens = c.tokens + excluded.tokens,
+                                                   attachments = c.attachments + excluded.attachments"""
 
 
 def _statement(fence: bool, shape: tuple[bool, ...]) -> str:
@@ -242,6 +259,7 @@ class PostgresWrites:
                            f"{_ATTEMPTS} times before it landed", location=self.location)
 
     def _execute(self, fence: bool, rows: EncodedBatch, *, lazy: bool) -> None:
+        totals = context_totals(rows.entries) if rows.entries else []  # of the plain bodies, before sealing
         rows, puts, drops = written_texts(rows, self.texts)
         if self.sealer is not None:  # an encrypted space (`durable.storage.postgres.keys`)
             rows, puts = sealed(rows, puts, self.sealer)
@@ -256,6 +274,8 @@ class PostgresWrites:
             params.update(e_cid=[e[0] for e in entries], e_seq=[e[1] for e in entries],
                           e_kind=[e[2] for e in entries], e_body=[e[3] for e in entries],
                           e_tokens=[e[4] for e in entries])
+            params.update(c_cid=[x[0] for x in totals], c_entries=[x[1] for x in totals],
+                          c_tokens=[x[2] for x in totals], c_attachments=[x[3] for x in totals])
         if subs:
             params.update(s_id=[x[0] for x in subs], s_cid=[x[1] for x in subs], s_status=[x[2] for x in subs],
                           s_body=[x[3] for x in subs])
@@ -274,8 +294,10 @@ class PostgresWrites:
                  bool(rows.attachments))
         self.link.conn.execute(_statement(fence, shape), params, prepare=True)
         for source, target, to_seq in rows.copies:
-            self.link.conn.execute(_COPY, {"space": params["space"], "source": source, "target": target,
-                                           "to_seq": to_seq})
+            copy = {"space": params["space"], "source": source, "target": target, "to_seq": to_seq,
+                    "sealed": self.sealer is not None, "mark": ATTACHMENT_MARK}
+            self.link.conn.execute(_COPY, copy)
+            self.link.conn.execute(_COPIED_TOTALS, copy)
 
     def _fence(self, lazy: bool) -> dict[str, Any]:
         lease = self.lease

@@ -160,8 +160,8 @@ def migrate(conn: sqlite3.Connection, path: str) -> None:
         for v in range(version + 1, SCHEMA_VERSION + 1):
             for statement in MIGRATIONS[v]:
                 conn.execute(statement)
-        if 0 < version < 3:
-            _count_tokens(conn)
+            if v == 3 and version > 0:  # before the migrations that count them (9)
+                _count_tokens(conn)
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute(
             "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "

@@ -69,6 +69,8 @@ def tombstone(w: SQLiteWrites, ids: Sequence[str]) -> PruneReport:
             drops += held.write(f"live:{cid}", {})[1]
             held.forget(cid)
         deleted = conn.executemany("DELETE FROM documents WHERE conversation_id = ?", [(c,) for c in ids]).rowcount
+        # Their context totals (schema 9) with them: bookkeeping of rows a tombstone hides, not a row counted.
+        conn.executemany("DELETE FROM conversations WHERE conversation_id = ?", [(c,) for c in ids])
         if drops:
             conn.executemany("DELETE FROM texts WHERE id BETWEEN ? AND ?", drops)
         w.commit()

@@ -41,6 +41,7 @@ from . import partials
 from .files import OPEN_FLAGS
 from .lock import owner_pid, read_head
 from .schema import APPLICATION_ID, SCHEMA_VERSION
+from .totals import disagreeing
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 TABLES = frozenset({"tasks", "entries", "submissions", "documents", "texts", "attachments"})
@@ -186,6 +187,10 @@ class SessionReader:
         if not sealing.registered(self.path):
             sealing.register(self.path, sealer)
             self._sealed = True
+
+    def context_totals(self) -> list[str]:
+        """Where the stored context totals (schema 9) disagree with the rows (`totals.disagreeing`)."""
+        return disagreeing(self._conn, self.path) if self.schema_version >= 9 else []
 
     def close(self) -> None:
         self._conn.close()

@@ -15,12 +15,14 @@ query the engine or the CLI makes, keyed where possible on columns that do not c
 row is first written. `entries.tokens` (version 3) is each entry's estimated tokens in a model
 context (`durable.tokens.stored_tokens`: -1 for an entry never sent again), written with the
 entry, so that opening a long conversation selects its context without decoding it; NULL: not
-counted (a row of an older file that did not decode when migrated; decoded when read). The `meta`
-rows `session` and `barriers` (version 6) are the file's side of its commit mark
-(`durable.storage.sqlite.mark`).
+counted (a row of an older file that did not decode when migrated; decoded when read). `meta`
+rows `session` and `barriers` (version 6): the commit mark (`durable.storage.sqlite.mark`).
+`conversations` (version 9): each conversation's context count and token total, kept with its rows.
 """
 
 from __future__ import annotations
+
+from ..rows import ATTACHMENT_MARK, CONTEXT_ROWS
 
 APPLICATION_ID = 0x44524231  # "DRB1"
 SCHEMA_VERSION = 9
@@ -110,11 +112,25 @@ MIGRATIONS: dict[int, list[str]] = {
         "CREATE TABLE IF NOT EXISTS inbox (id TEXT PRIMARY KEY, call_id TEXT NOT NULL, "
         "created_at REAL NOT NULL, body TEXT NOT NULL) STRICT",
     ],
-    # Version 9 changes how rows are kept, not tables: a long answer is stored once, its
-    # submission's "done" status referring to its assistant entry (`"text_is_entry": true`, its
-    # text blanked: `durable.storage.rows.answers_by_entry`), and the appends of lazy commits may
-    # wait beside the file (`<file>-partials`: `durable.storage.sqlite.partials`). An older
-    # durable would read such a submission as damaged and lose the appends; it refuses the file
-    # cleanly instead (`SchemaTooNew`). Version-8 files load as they are.
-    9: [],
+    # Version 9: per conversation, the number and the token total of the entries a model context
+    # may hold (`CONTEXT_ROWS`, over all its seqs) and how many of them reference an image or a
+    # file, kept by every commit that writes entries (`write.apply_rows`), so that opening a long
+    # conversation counts its context without reading it. `tokens` NULL: a row was never counted
+    # (an old row that did not decode); `attachments` NULL: not known (the rows of a file that was
+    # encrypted when it was migrated). Filled here for the conversations already in the file.
+    # Version 9 also changes how rows are kept: a long answer is stored once, its submission's
+    # "done" status referring to its assistant entry (`"text_is_entry": true`, its text blanked:
+    # `durable.storage.rows.answers_by_entry`), and the appends of lazy commits may wait beside
+    # the file (`<file>-partials`: `durable.storage.sqlite.partials`). An older durable would read
+    # such a submission as damaged and lose the appends; it refuses the file cleanly instead
+    # (`SchemaTooNew`).
+    9: [
+        "CREATE TABLE conversations (conversation_id TEXT PRIMARY KEY, entries INTEGER NOT NULL, "
+        "tokens INTEGER, attachments INTEGER) STRICT",
+        "INSERT INTO conversations (conversation_id, entries, tokens, attachments) SELECT conversation_id, count(*), "
+        "CASE WHEN count(tokens) = count(*) THEN coalesce(sum(tokens), 0) END, "
+        "CASE WHEN (SELECT count(*) FROM meta WHERE key = 'encryption') = 0 "
+        f"THEN sum(instr(body, '{ATTACHMENT_MARK}') > 0) END FROM entries WHERE {CONTEXT_ROWS} "
+        "GROUP BY conversation_id",
+    ],
 }

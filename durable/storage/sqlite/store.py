@@ -42,6 +42,7 @@ from . import files, inbox, keys, opening, prune
 from .context import read_context
 from .lock import FileLock, wal_write_locked
 from .reader import connect_read_only
+from .streams import ContextStreams
 from .write import SQLiteWrites, entry_body, read_error, translate
 
 T = TypeVar("T")
@@ -51,7 +52,7 @@ with every commit before it), "FULL" every commit, "NORMAL" only at checkpoints.
 SYNCHRONOUS_LEVELS: tuple[Synchronous, ...] = ("EXTERNAL", "FULL", "NORMAL")
 
 
-class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
+class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
     """A session file on disk. See the module docstring for the guarantees."""
 
     _closed_what = "Session file"
@@ -67,6 +68,7 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         self.synchronous = synchronous
         self._key = encryption_key  # see `durable.storage.sealing`
         self._init_writer()
+        self._init_streams()
         self._writes = SQLiteWrites(self.path, synchronous)
         # How often an owner looks for decisions from `durable console` (None: never; a test on a
         # mock clock, whose time a perpetual timer would move on while the writer thread works).
@@ -129,7 +131,12 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
         return [rows.entry(conversation_id, seq, body, self.path) for seq, body in found]
 
     async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
-        return await self._read("entries", lambda c: read_context(c, conversation_id, from_seq, to_seq, self.path))
+        """A long context of a plain file is streamed (`context.read_context`): returned at once
+        with its stored count and total, its rows read a chunk a job, behind the commits queued
+        meanwhile, while the first request is built and sent."""
+        schedule = self._stream_part if self._writes.sealer is None else None
+        return await self._read("entries", lambda c: read_context(c, conversation_id, from_seq, to_seq, self.path,
+                                                                  schedule))
 
     async def get_submission(self, submission_id: str) -> Submission | None:
         def read(c: sqlite3.Connection) -> str | None:
@@ -340,6 +347,7 @@ class SQLiteStorage(GroupCommitter[sqlite3.Connection]):
 
     def _writer_exit(self) -> None:
         self._close_connection()
+        self._end_streams()
 
     def _write_group(self, group: list[Job]) -> None:
         super()._write_group(group)  # every caller of the group is told before the WAL is bounded

@@ -30,7 +30,16 @@ from ...errors import (
     StorageClosed,
     StorageError,
 )
-from ..rows import EncodedBatch, answers_by_entry, lazy_appends, sealed, written_texts
+from ..rows import (
+    ATTACHMENT_MARK,
+    CONTEXT_ROWS,
+    EncodedBatch,
+    answers_by_entry,
+    context_totals,
+    lazy_appends,
+    sealed,
+    written_texts,
+)
 from ..sealing import Sealer, plain
 from ..texts import HeldTexts, row_digest
 from . import space
@@ -47,6 +56,16 @@ _SUBMISSIONS = ("INSERT INTO submissions (id, conversation_id, status, body) VAL
                 "ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body")
 _COPY = ("INSERT INTO entries (conversation_id, seq, kind, body, tokens) SELECT ?, seq, kind, body, tokens "
          "FROM entries WHERE conversation_id = ? AND seq <= ?")
+# The count and token total of each conversation's context rows (schema 9), added to by the
+# entries a commit writes (a NULL total stays NULL: a row was never counted).
+_ADDED = ("ON CONFLICT (conversation_id) DO UPDATE SET entries = entries + excluded.entries, "
+          "tokens = tokens + excluded.tokens, attachments = attachments + excluded.attachments")
+_TOTALS = f"INSERT INTO conversations (conversation_id, entries, tokens, attachments) VALUES (?,?,?,?) {_ADDED}"
+# A fork's: its rows counted; their attachments not known in an encrypted file (sealed bodies).
+_COPIED_TOTALS = ("INSERT INTO conversations (conversation_id, entries, tokens, attachments) SELECT ?, count(*), "
+                  "CASE WHEN count(tokens) = count(*) THEN coalesce(sum(tokens), 0) END, "
+                  "CASE WHEN ? THEN NULL ELSE sum(instr(body, ?) > 0) END FROM entries "
+                  f"WHERE conversation_id = ? AND seq <= ? AND {CONTEXT_ROWS} {_ADDED}")
 _COUNT = "UPDATE meta SET value = ? WHERE key = 'barriers'"
 _DOCUMENTS = ("INSERT INTO documents (conversation_id, body, texts) VALUES (?,?,?) "
               "ON CONFLICT (conversation_id) DO UPDATE SET body = excluded.body, texts = excluded.texts")
@@ -77,6 +96,7 @@ def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None, sea
     are sealed as they are written: `durable.storage.sealing`)."""
     if held is None:
         held = held_texts(conn)
+    totals = context_totals(rows.entries) if rows.entries else ()  # of the plain bodies, before sealing
     rows, puts, drops = written_texts(rows, held)
     if sealer is None:  # an encrypted file keeps its answers whole
         rows = answers_by_entry(rows, entry_body(conn, ""))
@@ -86,8 +106,10 @@ def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None, sea
         conn.executemany(_TASKS, rows.tasks)
     if rows.entries:
         conn.executemany(_ENTRIES, rows.entries)
+        conn.executemany(_TOTALS, totals)
     for source, target, to_seq in rows.copies:  # a fork: the rows as stored, not encoded again
         conn.execute(_COPY, (target, source, to_seq))
+        conn.execute(_COPIED_TOTALS, (target, sealer is not None, ATTACHMENT_MARK, source, to_seq))
     if rows.submissions:
         conn.executemany(_SUBMISSIONS, rows.submissions)
     if rows.live:

@@ -77,7 +77,8 @@ def check_invariants(
        nothing active and no timer pending) every task has ended and every input has settled, and
        no task waits on tasks that have all ended;
     7. `PRAGMA integrity_check` passes, the file is a session of the current schema version, and
-       every row decodes to its record (and agrees with its index columns).
+       every row decodes to its record (and agrees with its index columns); each conversation's
+       stored context totals (schema 9) agree with its rows.
 
     What needs a witness from outside the file, checked when given:
 

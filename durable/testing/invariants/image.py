@@ -69,6 +69,7 @@ def _load_file(path: str) -> SessionImage:
                             f"not the current {SCHEMA_VERSION}")
         with reader.snapshot():
             rows = reader.rows()
+            problems += reader.context_totals()
     except StorageError as exc:
         return SessionImage(path, problems=[*problems, str(exc)], readable=False)
     finally:
