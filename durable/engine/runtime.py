@@ -100,11 +100,9 @@ class Runtime:
         record = await self._session.wait_settled(submission_id)
         return record if record is not None else await self._session.storage.get_submission(submission_id)
 
-    def attach(self, runners: Runners, background: Callable[[Callable[[], Awaitable[None]]], None]) -> None:
-        """Give the runtime the scheduler whose runners its commits start, and where a refused
-        pipelined commit is tried again (`background(fn)` runs `fn()` as a task; once, at open)."""
+    def attach(self, runners: Runners) -> None:
+        """Give the runtime the scheduler whose runners its commits start (once, at open)."""
         self._runners = runners
-        self._session.background = background
 
     def now(self) -> float:
         return self.clock.now()
@@ -187,16 +185,11 @@ class Runtime:
         """A change to build; `barrier=False` makes it a lazy commit (see `Change`)."""
         return self._session.change(barrier=barrier)
 
-    async def commit(self, change: Change, *, retry: bool = True, pipelined: bool = False) -> None:
+    async def commit(self, change: Change, *, retry: bool = True) -> None:
         """Commit a change, then start runners for the tasks it made runnable. Task code commits
         with `retry`: a transient refusal is reported and the commit tried again (see
         `Session.commit`); if cancelled, the commit in flight completes and the retries stop.
-        The host API commits without: the caller gets the refusal (its input was not accepted).
-
-        `pipelined` (a lazy change): return once the change is queued, where the store can
-        (`Session.commit(pipelined=True)`), and start its runners at once: they and the task
-        that committed call `landed(task_id)` before anything outside the process depends on
-        it (a tool executes), which raises what the commit gave up with."""
+        The host API commits without: the caller gets the refusal (its input was not accepted)."""
 
         def refused(exc: StorageError, patience: float) -> None:
             owners = ", ".join(f"task {t.id} ({t.kind})" for t in change.batch.tasks)
@@ -207,18 +200,11 @@ class Runtime:
             self.report(ErrorReport(f"{owners[0].upper()}{owners[1:]} could not commit and will try again: "
                                     f"{exc}{until}", raw=repr(exc), topic="commit"))
 
-        await self._session.commit(change, retry=refused if retry else None, pipelined=pipelined)
+        await self._session.commit(change, retry=refused if retry else None)
         if self._runners is not None:
             for task in change.batch.tasks:
                 if not task.terminal:
                     self._runners.spawn(task.id)
-
-    async def landed(self, task_id: int) -> None:
-        """Wait until the pipelined commit that last wrote the task (`commit(pipelined=True)`)
-        is written; raise what it gave up with. At once when there is none (the usual case)."""
-        landing = self._session.landing_of(task_id)
-        if landing is not None:
-            await landing.wait()
 
     async def mark_running(self, task: Task, *, barrier: bool = False, stamp: bool = True) -> Task:
         """Commit `running` (if it is not) before work whose interruption must be charged; a

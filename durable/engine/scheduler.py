@@ -61,7 +61,7 @@ class Scheduler:
     def __init__(self, rt: Runtime, kinds: Mapping[str, TaskKind], report: Reporter,
                  task_group: anyio.abc.TaskGroup, on_broken: Callable[[StorageError], None]) -> None:
         self.rt = rt
-        rt.attach(self, self._background)  # the runtime's commits start runners here
+        rt.attach(self)  # the runtime's commits start runners here
         self._on_broken = on_broken
         self.kinds = dict(kinds)
         self.report = report
@@ -72,14 +72,6 @@ class Scheduler:
         self._nursery: Any = None
         self._started = False
         self._stopped = False
-
-    def _background(self, fn: Callable[[], Awaitable[None]]) -> None:
-        """Run `fn()` as a task of the harness (a refused pipelined commit tried again)."""
-
-        async def run() -> None:
-            await fn()
-
-        self._tg.start_soon(run)
 
     async def serve(self) -> None:
         """On trio, the nursery runners are started in once this runs (in the harness's task

@@ -23,9 +23,8 @@ Invariant: a task's `restarts` counter is cleared by any commit that changes its
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from functools import partial
 from typing import Protocol
 
 import anyio
@@ -36,7 +35,7 @@ from ..codec import CodecError
 from ..errors import CommitFailed, CommitRefused, DiskFull, StorageClosed, StorageError
 from ..records import EMPTY_LIVE, CompactionEntry, Live, StoredEntry, Submission
 from ..storage import rows as _rows
-from ..storage.protocol import Batch, CommitsSoon, Opened, Storage
+from ..storage.protocol import Batch, Opened, Storage
 from ..tokens import in_context
 from . import tracing
 from .context import Context
@@ -84,14 +83,6 @@ class Session(Head):
         self._moved: anyio.Event | None = None  # set whenever `_published` moves on, while anyone waits
         self._stop = anyio.Event()  # `stop_retrying()`: commits are no longer tried again
         self.idle = IdleContexts(now)  # contexts of idle conversations dropped (`durable.engine.idle`)
-        # Pipelined commits (`commit(pipelined=True)`): the store's way to send them, how a refused
-        # one is tried again in the background (set by the runtime; None: never pipelined), their
-        # landings by number, and those that gave up: (number, issued then, task ids).
-        self._soon: CommitsSoon | None = storage if _commits_soon(storage) else None  # type: ignore[assignment]  # checked by name: a wrapper may decline
-        self.background: Callable[[Callable[[], Awaitable[None]]], None] | None = None
-        self._landings: dict[int, Landing] = {}
-        self._task_landings: dict[int, Landing] = {}  # by task id: the pipelined commit that last wrote it
-        self._lost: list[tuple[int, int, set[int]]] = []
 
     @asynccontextmanager
     async def placing(self, submission_id: str) -> AsyncIterator[None]:
@@ -138,7 +129,7 @@ class Session(Head):
     # ------------------------------------------------------------------ the commit line
 
     @tracing.commit
-    async def commit(self, change: Change, *, retry: Retry | None = None, pipelined: bool = False) -> Landing | None:
+    async def commit(self, change: Change, *, retry: Retry | None = None) -> None:
         """Apply `change` to the head and make it durable. If cancelled after this call started,
         the commit still completes (the store shields it); observers see it either way.
 
@@ -151,15 +142,6 @@ class Session(Head):
         `disk_full_patience` seconds (`DiskFull` then says so) gives up, as without `retry`. A
         refusal that is not transient (`CommitRefused`, a lost lock, a closed or damaged store)
         is raised at once.
-
-        `pipelined` (task code, a lazy change): return a `Landing` as soon as the batch is queued,
-        without waiting for the store, where the store can (`CommitsSoon`) and no refusal is
-        being tried again (else it is waited for as usual and None returned). The sender goes
-        on (the runners of the tasks it starts start meanwhile); before anything outside the
-        process depends on it, `await landing.wait()` (or on `landing_of(task_id)` for a task it
-        wrote), which raises what the commit gave up with. A value that cannot be stored is
-        still raised here. Later changes are built on it: the store holds them back while it
-        stands refused, and one built on it before it gave up gives up too (`CommitRefused`).
 
         The file only ever holds a prefix of the commit order, refusals included (see the
         module docstring): a change sent after one that was refused for a passing cause waits
@@ -178,95 +160,41 @@ class Session(Head):
         for sub in change.batch.submissions:
             if sub.settled:
                 self._settling[sub.id] = number
-        if (pipelined and retry is not None and self._soon is not None and self.background is not None
-                and not self._refused and not change.barrier):
-            return await self._send_soon(self._soon, number, change, retry)
-        await self._land(number, change, retry)
-        return None
-
-    async def _send_soon(self, store: CommitsSoon, number: int, change: Change, retry: Retry) -> Landing:
-        batch = change.batch
-        batch.first_in_line = self._published == number - 1
-        try:
-            store.commit_soon(batch, partial(self._sent, number, change, retry))
-        except BaseException as exc:  # refused at once: nothing of it was queued
-            if not isinstance(exc, StorageClosed):
-                with anyio.CancelScope(shield=True):
-                    await self._resync(change)
-            self._finish(number, change, False)
-            raise
-        landing = self._landings[number] = Landing(self.storage.location)
-        for task in batch.tasks:
-            self._task_landings[task.id] = landing
-        return landing
-
-    def landing_of(self, task_id: int) -> Landing | None:
-        """The pipelined commit that last wrote the task, while it is not written (None: none)."""
-        return self._task_landings.get(task_id)
-
-    def _sent(self, number: int, change: Change, retry: Retry, error: StorageError | None) -> None:
-        """A pipelined change's outcome, from the store (on the loop): written, or refused, then
-        tried again in the background as `commit` would (the sender went on)."""
-        if error is None:
-            self._finish(number, change, True)
-            return
-        self._refused.setdefault(number, anyio.Event())  # later changes wait for it before they are sent
-        assert self.background is not None
-        self.background(partial(self._land_in_background, number, change, retry, error))
-
-    async def _land_in_background(self, number: int, change: Change, retry: Retry, error: StorageError) -> None:
-        try:
-            await self._land(number, change, retry, error)
-        except Exception as exc:  # noqa: BLE001 - the sender learns it from its landing
-            landing = self._landings.get(number)
-            if landing is not None:
-                landing.error = exc
-
-    async def _land(self, number: int, change: Change, retry: Retry | None,
-                    failed: StorageError | None = None) -> None:
-        """Send the change numbered `number` to the store until it is written or given up (see
-        `commit`); `failed`: its first sending was refused with it (a pipelined change)."""
         batch = change.batch
         delay = 0.05
-        refused = failed is not None  # the store refused this change at least once: nothing of it is on disk
+        refused = False  # the store refused this change at least once: nothing of it is on disk
         attempts = 0
         full_since: float | None = None
         try:
-            if failed is None:
-                if self._refused:  # shielded: once issued, a change reaches the store
-                    with anyio.CancelScope(shield=True):
-                        await self._behind_refused(number)
-                batch.first_in_line = self._published == number - 1
+            if self._refused:  # shielded: once issued, a change reaches the store
+                with anyio.CancelScope(shield=True):
+                    await self._behind_refused(number)
+            batch.first_in_line = self._published == number - 1
             while True:
-                if failed is None:
-                    if self._lost:
-                        self._check_not_built_on_lost(number, change)
-                    try:
-                        await self.storage.commit(batch)
-                        break
-                    except StorageError as sent:
-                        failed = sent
-                exc, failed = failed, None
-                refused = True
-                attempts += 1
-                if retry is None or not _transient(exc, attempts) or self._stop.is_set():
-                    raise exc
-                self._refused.setdefault(number, anyio.Event())
-                left = math.inf
-                if isinstance(exc, DiskFull):
-                    now = anyio.current_time()
-                    full_since = now if full_since is None else full_since
-                    left = self.disk_full_patience - (now - full_since)
-                    if left <= 0:
-                        raise _gave_up(exc, now - full_since) from exc
-                retry(exc, left)
-                with anyio.move_on_after(min(delay, left)):  # cancelling this wait gives the commit up
-                    await self._stop.wait()
-                if self._stop.is_set():
-                    raise exc
-                delay = min(delay * 2, 5.0)
-                await self._finished_before(number)  # then it is sent again in its place
-                batch = attrs.evolve(batch, first_in_line=True)
+                try:
+                    await self.storage.commit(batch)
+                    break
+                except StorageError as exc:
+                    refused = True
+                    attempts += 1
+                    if retry is None or not _transient(exc, attempts) or self._stop.is_set():
+                        raise
+                    self._refused.setdefault(number, anyio.Event())
+                    left = math.inf
+                    if isinstance(exc, DiskFull):
+                        now = anyio.current_time()
+                        full_since = now if full_since is None else full_since
+                        left = self.disk_full_patience - (now - full_since)
+                        if left <= 0:
+                            raise _gave_up(exc, now - full_since) from exc
+                    retry(exc, left)
+                    with anyio.move_on_after(min(delay, left)):  # cancelling this wait gives the commit up
+                        await self._stop.wait()
+                    if self._stop.is_set():
+                        raise
+                    delay = min(delay * 2, 5.0)
+                    await self._finished_before(number)  # then it is sent again in its place
+                    batch = attrs.evolve(batch, first_in_line=True)
         except BaseException as exc:
             if refused and not isinstance(exc, StorageClosed):
                 # Put the head back first: until then the marks of what this change ended or
@@ -274,21 +202,9 @@ class Session(Head):
                 # that never reached the store.
                 with anyio.CancelScope(shield=True):
                     await self._resync(change)
-            if batch.pipelined:  # changes made on it before this are not sent after it
-                self._lost.append((number, self._issued, {t.id for t in change.batch.tasks}))
             self._finish(number, change, False)
             raise
         self._finish(number, change, True)
-
-    def _check_not_built_on_lost(self, number: int, change: Change) -> None:
-        """Refuse a change built on a pipelined one that gave up (made after it, before it gave up,
-        on a task of it): written alone, it would say what the file never held before it."""
-        ids = {t.id for t in change.batch.tasks}
-        for lost, issued, tasks in self._lost:
-            if lost < number <= issued and ids & tasks:
-                location = self.storage.location
-                raise CommitRefused(f"A commit to {location} was refused: it was made on an earlier change "
-                                    f"(of task {min(ids & tasks)}) that could not be written", location=location)
 
     def stop_retrying(self) -> None:
         """Give up every commit being tried again, and any later one at its first refusal (a
@@ -297,14 +213,6 @@ class Session(Head):
 
     def _finish(self, number: int, change: Change, held: bool) -> None:
         self._durable[number] = (change, held)
-        if self._landings:
-            landing = self._landings.pop(number, None)
-            if landing is not None:
-                landing.landed(held)
-                if held:  # one that gave up stays: what was made on it learns so
-                    for task in change.batch.tasks:
-                        if self._task_landings.get(task.id) is landing:
-                            del self._task_landings[task.id]
         refused = self._refused.pop(number, None)
         if refused is not None:
             refused.set()
@@ -499,35 +407,6 @@ class Session(Head):
         self.watchers.clear()
 
 
-class Landing:
-    """The outcome of a pipelined commit (`Session.commit(pipelined=True)`): `wait()` returns once
-    it is written, or raises what it gave up with."""
-
-    __slots__ = ("_event", "done", "error", "held", "location")
-
-    def __init__(self, location: str) -> None:
-        self.location = location
-        self.done = False
-        self.held = False
-        self.error: BaseException | None = None
-        self._event: anyio.Event | None = None
-
-    def landed(self, held: bool) -> None:
-        self.done, self.held = True, held
-        if self._event is not None:
-            self._event.set()
-
-    async def wait(self) -> None:
-        if not self.done:
-            if self._event is None:
-                self._event = anyio.Event()
-            await self._event.wait()
-        if not self.held:
-            if self.error is not None:
-                raise self.error
-            raise CommitFailed(f"A commit to {self.location} was given up", location=self.location)
-
-
 class _Settling:
     """The waiters of one submission: woken with its settled record once that is committed."""
 
@@ -536,14 +415,6 @@ class _Settling:
     def __init__(self) -> None:
         self.event = anyio.Event()
         self.record: Submission | None = None
-
-
-def _commits_soon(storage: Storage) -> bool:
-    """Whether the store's own class sends commits without waiting (`CommitsSoon`): a wrapper that
-    passes unknown names through to an inner store must not send around its own `commit`; one
-    that declares `commit_soon` may still say None (`durable.testing.crash`, over a store that
-    cannot)."""
-    return getattr(type(storage), "commit_soon", None) is not None and getattr(storage, "commit_soon", None) is not None
 
 
 IO_ERROR_ATTEMPTS = 8  # a refusal other than a full disk is tried this often (~10 s), then given up

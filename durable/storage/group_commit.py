@@ -13,14 +13,11 @@ wins), and it learns the outcome of exactly its own batch; one refused for what 
 (`CommitRefused`) never takes another with it. One that fails for a passing cause (a full disk,
 an I/O error) holds back every later batch not first in line (`Batch.first_in_line`): refused with
 the same error, untried, until one first in line comes, so the file never holds a later commit
-without an earlier one. A batch whose sender did not wait for it (`Batch.pipelined`: later
-batches may be built on it) holds back the later ones whatever refused it, `CommitRefused`
-included; in a group written with savepoints, the batches after it are then not applied. A group
-holding a barrier is written as a barrier (durable when the callers are told); a group of lazy
-batches may be written lazily; a batch alone, at its own level. Every transaction is fenced: a
-store that lost ownership writes nothing. A `StorageError` from a primitive concerns the store,
-not the transaction (ownership lost, the store closed, a commit whose outcome cannot be learnt):
-every caller not yet told gets it; nothing is retried.
+without an earlier one. A group holding a barrier is written as a barrier (durable when the
+callers are told); a group of lazy batches may be written lazily; a batch alone, at its own
+level. Every transaction is fenced: a store that lost ownership writes nothing. A `StorageError`
+from a primitive concerns the store, not the transaction (ownership lost, the store closed, a
+commit whose outcome cannot be learnt): every caller not yet told gets it; nothing is retried.
 """
 
 from __future__ import annotations
@@ -151,17 +148,13 @@ def commit_group(tx: Transactions, group: list[Job], held: StorageError | None =
                 batches.append(encoded)
         waiting = jobs
         if len(jobs) > 1:
-            pipelined = [job.batch is not None and job.batch.pipelined for job in jobs]
-            errors = _write_together(tx, batches, pipelined)
+            errors = _write_together(tx, batches)
             if errors is not None:
-                held = None
-                for job, error, sent_on in zip(jobs, errors, pipelined, strict=True):
+                for job, error in zip(jobs, errors, strict=True):
                     job.error = error
-                    if error is not None and sent_on and held is None:
-                        held = error  # the later ones were not applied (`_each_in_savepoint`)
                 waiting = []
                 finish_all(jobs)
-                return held
+                return None
         for i, (job, encoded) in enumerate(zip(jobs, batches, strict=True)):
             waiting = jobs[i:]
             assert job.batch is not None
@@ -170,7 +163,7 @@ def commit_group(tx: Transactions, group: list[Job], held: StorageError | None =
             else:
                 held = None
                 job.error = _write_alone(tx, encoded)
-                if job.error is not None and (job.batch.pipelined or not isinstance(job.error, CommitRefused)):
+                if job.error is not None and not isinstance(job.error, CommitRefused):
                     held = job.error
             job.finish()
         waiting = []
@@ -193,27 +186,22 @@ def _held_back(refusal: StorageError, location: str) -> StorageError:
                 location=location)
 
 
-def _write_together(tx: Transactions, batches: list[EncodedBatch],
-                    pipelined: list[bool]) -> list[StorageError | None] | None:
+def _write_together(tx: Transactions, batches: list[EncodedBatch]) -> list[StorageError | None] | None:
     """Steps 1 and 2: each batch's error (None: committed), or None when the group's
     transaction failed as a whole (nothing of it written)."""
     rows = merged(batches)
     errors: list[StorageError | None] = [None] * len(batches)
     if _transaction(tx, lambda: tx.write(rows)) is None:
         return errors
-    if _transaction(tx, lambda: _each_in_savepoint(tx, batches, rows.barrier, errors, pipelined)) is None:
+    if _transaction(tx, lambda: _each_in_savepoint(tx, batches, rows.barrier, errors)) is None:
         return errors
     return None
 
 
 def _each_in_savepoint(tx: Transactions, batches: list[EncodedBatch], barrier: bool,
-                       errors: list[StorageError | None], pipelined: list[bool]) -> None:
+                       errors: list[StorageError | None]) -> None:
     tx.begin(barrier)
-    held: StorageError | None = None
     for i, rows in enumerate(batches):
-        if held is not None:  # behind a refused pipelined batch: maybe built on it, not applied
-            errors[i] = _held_back(held, tx.location)
-            continue
         tx.savepoint()
         try:
             tx.apply(rows)
@@ -223,8 +211,6 @@ def _each_in_savepoint(tx: Transactions, batches: list[EncodedBatch], barrier: b
                 raise
             tx.rollback_to_savepoint()
             errors[i] = tx.translate(exc)
-            if pipelined[i]:
-                held = errors[i]
         tx.release_savepoint()
     tx.commit()
 

@@ -18,13 +18,13 @@ Every store (`SQLiteStorage`, `PostgresStorage`, `MemoryStorage`) keeps the same
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple, Protocol, TypeGuard, runtime_checkable
 
 from attrs import field
 
 from .._frozen import define, frozen
-from ..errors import CorruptSession, LockLost, StorageError
+from ..errors import CorruptSession, LockLost
 from ..records import Live, StoredEntry, Submission, Task
 from .retention import ROWS_PER_COMMIT, Ended, PruneReport
 
@@ -71,12 +71,7 @@ class Batch:
     False, since it is built on them. A store that refused a batch for a passing cause (a full
     disk, an I/O error) holds back every later batch that is not first in line (refuses it with
     the same error, untried) until one first in line comes (`durable.storage.group_commit`), so
-    the file never holds a later commit without an earlier one.
-
-    `pipelined`: the sender goes on without waiting for this batch (`CommitsSoon`), so later
-    batches may be built on it: any refusal of it, `CommitRefused` included, holds back every
-    later batch that is not first in line (a refused batch never has a later one written
-    without it)."""
+    the file never holds a later commit without an earlier one."""
 
     tasks: list[Task] = field(factory=list)
     entries: list[StoredEntry] = field(factory=list)
@@ -93,7 +88,6 @@ class Batch:
     # Bytes of images and files the records of this batch reference (`durable.records.content`), by
     # sha256: (media type, bytes). Stored once per session: a store keeps the first write of a hash.
     attachments: dict[str, tuple[str, bytes]] = field(factory=dict)
-    pipelined: bool = False
 
     def __bool__(self) -> bool:
         return bool(self.tasks or self.entries or self.submissions or self.live or self.inbox or self.copies
@@ -197,20 +191,6 @@ class Leased(Protocol):
 
     async def wait_lease_lost(self) -> LockLost:
         """Wait until the store learns it lost its ownership; return that `LockLost`."""
-        ...
-
-
-@runtime_checkable
-class CommitsSoon(Protocol):
-    """A store whose commits can be sent without waiting for them (the SQL stores' writer
-    thread): the engine's pipelined lazy commits (`Session.commit(pipelined=True)`)."""
-
-    def commit_soon(self, batch: Batch, done: Callable[[StorageError | None], None]) -> None:
-        """Queue the commit of `batch` (mark it `pipelined` first) in the commit order of
-        `commit` and return at once; `done(error)` is called later, on the caller's event loop,
-        with None once it is written, else the refusal (nothing of it is written). Raises
-        `CommitRefused` at once for a value that cannot be stored and `StorageClosed` for a
-        closed store (then `done` is never called)."""
         ...
 
 

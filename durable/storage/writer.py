@@ -25,7 +25,7 @@ import anyio
 import sniffio
 
 from ..codec import CodecError
-from ..errors import CommitFailed, CommitRefused, StorageClosed, StorageError
+from ..errors import CommitRefused, StorageClosed
 from .protocol import Batch
 from .rows import EncodedBatch, encode_batch
 
@@ -152,31 +152,23 @@ _ONE = (1).to_bytes(8, "little")  # what an eventfd is written (a pipe takes it 
 
 
 class Job:
-    """One job for the writer thread: a call (`fn`), or a commit (`batch`, encoded there unless
-    `encoded` already). Made by the task that will wait for it (`await job.wait()`), right before
-    it is queued; or, with `done`, a commit nobody waits for: `done(error)` is called on the
-    sender's loop once it is written or refused (`WriterThread.commit_soon`)."""
+    """One job for the writer thread: a call (`fn`), or a commit (`batch`, encoded there). Made
+    by the task that will wait for it (`await job.wait()`), right before it is queued."""
 
-    __slots__ = ("_action", "_call", "_event", "batch", "encoded", "error", "fn", "result")
+    __slots__ = ("_action", "_call", "_event", "batch", "error", "fn", "result")
 
-    def __init__(self, fn: Callable[[Any], Any] | None, batch: Batch | None,
-                 done: Callable[[StorageError | None], None] | None = None,
-                 encoded: EncodedBatch | None = None):
+    def __init__(self, fn: Callable[[Any], Any] | None, batch: Batch | None):
         self.fn = fn
         self.batch = batch
-        self.encoded = encoded
         self.result: Any = None
         self.error: BaseException | None = None
         library = sniffio.current_async_library()
         self._call = thread_safe_caller(library)
         self._event: anyio.Event | None = None
-        self._action: Callable[[], object]
-        if done is not None:
-            self._action = partial(_tell, self, done)
-        elif library == "trio":
+        if library == "trio":
             import trio
 
-            self._action = partial(trio.lowlevel.reschedule, trio.lowlevel.current_task())
+            self._action: Callable[[], object] = partial(trio.lowlevel.reschedule, trio.lowlevel.current_task())
         else:
             self._event = anyio.Event()
             self._action = self._event.set
@@ -201,8 +193,6 @@ class Job:
     def encode(self, location: str) -> EncodedBatch | None:
         """A commit job's batch, encoded (on the writer thread); None when it cannot be: the job
         is then finished, refused with `CommitRefused` naming `location`."""
-        if self.encoded is not None:
-            return self.encoded
         try:
             assert self.batch is not None, "only commit jobs are encoded"
             return encode_batch(self.batch)
@@ -215,13 +205,6 @@ class Job:
             self.error.__cause__ = exc
         self.finish()
         return None
-
-
-def _tell(job: Job, done: Callable[[StorageError | None], None]) -> None:
-    error = job.error
-    if error is not None and not isinstance(error, StorageError):  # a bug in the writer: said as a refusal
-        error = CommitFailed(f"A commit failed: {type(error).__name__}: {error}", location="")
-    done(error)
 
 
 def _refuse_abort(_: Any) -> Any:
@@ -305,22 +288,6 @@ class WriterThread(Generic[C]):
         await job.wait()
         if job.error is not None:
             raise job.error
-
-    def commit_soon(self, batch: Batch, done: Callable[[StorageError | None], None]) -> None:
-        """Queue the commit of `batch` without waiting for it (`storage.protocol.CommitsSoon`):
-        encoded here, on the sender's thread, so that a value that cannot be stored is refused
-        at once (`CommitRefused`), not after the sender went on."""
-        if self._closed or self._thread is None:
-            raise StorageClosed(f"{self._closed_what} {self.location} is closed", location=self.location)
-        batch.pipelined = True
-        try:
-            encoded = encode_batch(batch)
-        except CodecError as exc:
-            raise CommitRefused(f"A commit to {self.location} was refused: {exc}", location=self.location) from exc
-        except Exception as exc:  # not a batch of records at all
-            raise CommitRefused(f"A commit to {self.location} was refused: {type(exc).__name__}: {exc}",
-                                location=self.location) from exc
-        self._queue.put(Job(None, batch, done, encoded))
 
     async def _stop_writer(self, close: Callable[[], None]) -> None:
         """Refuse new jobs, run `close` on the writer thread after every job queued before, and

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ..engine.harness import Harness, HarnessState
-from ..errors import StorageClosed, StorageError
+from ..errors import StorageClosed
 from ..models.protocol import Model
 from ..records import Terminal
 from ..storage.protocol import Batch, Opened
@@ -152,43 +152,6 @@ class CrashableStorage:
             self.crash()
         if self.crashed.is_set():
             await self._hang()
-
-    @property
-    def commit_soon(self) -> Callable[[Batch, Callable[[StorageError | None], None]], None] | None:
-        """`CommitsSoon.commit_soon` when the inner store has it (None otherwise: then the engine
-        waits for every commit): counted, recorded and crashed like `commit`; after a crash it
-        is never heard of again."""
-        return self._commit_soon if getattr(self.inner, "commit_soon", None) is not None else None
-
-    def _commit_soon(self, batch: Batch, done: Callable[[StorageError | None], None]) -> None:
-        if self.crashed.is_set():
-            return
-        number = self.commit_calls + 1
-        if self.crash_before is not None and number >= self.crash_before:
-            self.crash()
-            return
-        self.commit_calls = number
-        if self._record:
-            self.history.append(describe_batch(batch))
-            self.batches.append(batch)
-
-        def landed(error: StorageError | None) -> None:
-            self._leave()
-            if self.crashed.is_set():
-                return
-            if error is None and self.on_commit is not None:
-                self.on_commit(number, batch)
-            if self.crash_after is not None and number >= self.crash_after:
-                self.crash()
-            if not self.crashed.is_set():
-                done(error)
-
-        self._enter()
-        try:
-            self.inner.commit_soon(batch, landed)
-        except BaseException:
-            self._leave()
-            raise
 
     async def get_task(self, *a: Any, **k: Any) -> Any:
         return await self._pass("get_task", *a, **k)

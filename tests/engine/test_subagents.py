@@ -117,9 +117,6 @@ async def writer_at_work(host):
     async with host.open(work.parent, settings=settings(), tools=work.tools) as h:
         sub = await h.root.submit("go")
         await started.wait()
-        # The researcher's answer may still be in flight when the writer's tool starts (the
-        # round that starts them is pipelined): wait for it, as the docstring says.
-        await until_live(h, lambda lv: [s.status for s in lv.tools] == ["done", "waiting"])
         yield h, sub, work
 
 

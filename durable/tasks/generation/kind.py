@@ -243,9 +243,7 @@ class GenerationKind(TaskKind):
                 change.barrier = client
                 task = change.put_task(evolve(task, state=Waiting(on=tuple(ids)), checkpoint=ToolRound(
                     seq, tuple(final.tool_calls), tuple(ids), rounds, notes_of(task.checkpoint))))
-                # Pipelined: the tool runners start while it is written; they and the `tools`
-                # phase wait for it (`rt.landed`) before a tool executes or the round goes on.
-                await rt.commit(change, pipelined=True)
+                await rt.commit(change)
                 return task  # the `tools` phase waits on the tool tasks
             reason: Literal["tool_round_limit", "usage_limit"] = "usage_limit"
             text, detail = CALL_NOT_RUN_LIMIT, passed or ""
@@ -303,7 +301,6 @@ class GenerationKind(TaskKind):
         its own ending commit (`close_round`); then the request is only sent here."""
         phase = task.checkpoint
         assert isinstance(phase, ToolRound)
-        await rt.landed(task.id)  # the commit that started the round (raises what it gave up with)
         await rt.wait_tasks(phase.pending)
         current = rt.task(task.id)
         if current is None:

@@ -221,7 +221,6 @@ class ToolKind(TaskKind):
         run = partial(tool.execute, args, ToolApi(emit), ctx)
 
         deadline = deadline_of(task)
-        await rt.landed(task.id)  # its intent is in the file before it runs (a pipelined round commit)
         await rt.before_external_work(f"Tool {name} (task {task.id})")
         finished: bool | None = None
         failure, retry = None, None
