@@ -3,7 +3,9 @@ directory's conftest parametrizes `anyio_backend` itself."""
 
 from __future__ import annotations
 
+import faulthandler
 import os
+import sys
 from typing import Any
 
 import pytest
@@ -46,10 +48,46 @@ def pytest_configure_node(node: Any) -> None:
     node.workerinput["durable_columns"] = os.environ.get("COLUMNS")
 
 
+GRACE = 60.0
+"""Seconds a test may run past its pytest-timeout limit before `pytest_runtest_protocol`'s guard
+ends the process."""
+
+_guard_fd: int | None = None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """A hung test fails visibly instead of holding its worker forever. pytest-timeout
+    (`timeout_method = "signal"`) raises its failure in the main thread, and that is not enough
+    for an anyio test on trio: anyio runs trio as a guest of a loop of its own in the main thread
+    (a queue it waits on), so the failure only leaves that loop, the trio run (and the hung test
+    task, which may be shielded) stays, and the runner's exit then waits for the run to end:
+    forever, with no report, the worker idle in a futex wait. So `GRACE` seconds after the limit,
+    faulthandler (a C thread, whatever the main thread waits on) writes every thread's traceback
+    to stderr and ends the process with status 1; pytest-xdist reports the test the worker was
+    running as failed ("worker crashed") and starts another worker for the rest."""
+    marker = item.get_closest_marker("timeout")
+    limit = float(marker.args[0]) if marker is not None and marker.args else float(item.config.getini("timeout") or 0)
+    if limit > 0 and _guard_fd is not None:
+        faulthandler.dump_traceback_later(limit + GRACE, exit=True, file=_guard_fd)
+    try:
+        yield
+    finally:
+        if limit > 0 and _guard_fd is not None:
+            faulthandler.cancel_dump_traceback_later()
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """In a pytest-xdist worker, COLUMNS is what the run was started with: a worker is started with
+    """The guard's stderr (a copy of the descriptor: the tests' output capture replaces fd 2
+    meanwhile). In a pytest-xdist worker, COLUMNS is what the run was started with: a worker is started with
     COLUMNS=80, which would narrow `durable inspect`'s piped output (it is 140 wide unless COLUMNS
     says otherwise) and change what the tests read."""
+    global _guard_fd
+    if _guard_fd is None:
+        try:
+            _guard_fd = os.dup(sys.stderr.fileno())
+        except (AttributeError, ValueError, OSError):  # not a real file (an xdist worker's stderr may not be)
+            _guard_fd = os.dup(sys.__stderr__.fileno()) if sys.__stderr__ is not None else None
     given = getattr(config, "workerinput", None)
     if given is not None and "durable_columns" in given:
         if given["durable_columns"] is None:
