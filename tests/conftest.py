@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import faulthandler
 import os
+import shutil
 import sys
+import tempfile
 from typing import Any
 
 import pytest
@@ -46,6 +48,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
 def pytest_configure_node(node: Any) -> None:
     """(pytest-xdist, in the controller) What the workers need to see of this process."""
     node.workerinput["durable_columns"] = os.environ.get("COLUMNS")
+    node.workerinput["durable_run_dir"] = node.config.stash[RUN_DIR]
 
 
 GRACE = 60.0
@@ -79,9 +82,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 def pytest_configure(config: pytest.Config) -> None:
     """The guard's stderr (a copy of the descriptor: the tests' output capture replaces fd 2
-    meanwhile). In a pytest-xdist worker, COLUMNS is what the run was started with: a worker is started with
-    COLUMNS=80, which would narrow `durable inspect`'s piped output (it is 140 wide unless COLUMNS
-    says otherwise) and change what the tests read."""
+    meanwhile); the run's directory (`run_dir`: the controller's, in a worker). In a pytest-xdist
+    worker, COLUMNS is what the run was started with: a worker is started with COLUMNS=80, which
+    would narrow `durable inspect`'s piped output (it is 140 wide unless COLUMNS says otherwise)
+    and change what the tests read."""
     global _guard_fd
     if _guard_fd is None:
         try:
@@ -89,11 +93,32 @@ def pytest_configure(config: pytest.Config) -> None:
         except (AttributeError, ValueError, OSError):  # not a real file (an xdist worker's stderr may not be)
             _guard_fd = os.dup(sys.__stderr__.fileno()) if sys.__stderr__ is not None else None
     given = getattr(config, "workerinput", None)
+    if given is not None and "durable_run_dir" in given:
+        config.stash[RUN_DIR] = given["durable_run_dir"]
+    else:
+        config.stash[RUN_DIR] = tempfile.mkdtemp(prefix="durable-test-run-")
+        config.stash[OWN_RUN_DIR] = True
     if given is not None and "durable_columns" in given:
         if given["durable_columns"] is None:
             os.environ.pop("COLUMNS", None)
         else:
             os.environ["COLUMNS"] = given["durable_columns"]
+
+
+RUN_DIR = pytest.StashKey[str]()
+OWN_RUN_DIR = pytest.StashKey[bool]()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.stash.get(OWN_RUN_DIR, False):
+        shutil.rmtree(config.stash[RUN_DIR], ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def run_dir(pytestconfig: pytest.Config) -> str:
+    """A directory of the whole pytest run, shared by its pytest-xdist workers (the controller
+    makes it and removes it at the end): what one test leaves there for another (`tests/moves.py`)."""
+    return pytestconfig.stash[RUN_DIR]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
