@@ -69,8 +69,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     faulthandler (a C thread, whatever the main thread waits on) writes every thread's traceback
     to stderr and ends the process with status 1; pytest-xdist reports the test the worker was
     running as failed ("worker crashed") and starts another worker for the rest."""
-    marker = item.get_closest_marker("timeout")
-    limit = float(marker.args[0]) if marker is not None and marker.args else float(item.config.getini("timeout") or 0)
+    limit = _timeout_of(item)
     if limit > 0 and _guard_fd is not None:
         faulthandler.dump_traceback_later(limit + GRACE, exit=True, file=_guard_fd)
     try:
@@ -78,6 +77,20 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     finally:
         if limit > 0 and _guard_fd is not None:
             faulthandler.cancel_dump_traceback_later()
+
+
+def _timeout_of(item: pytest.Item) -> float:
+    """The test's pytest-timeout limit (its mark, else --timeout, else the ini's); 0: none."""
+    marker = item.get_closest_marker("timeout")
+    if marker is not None and marker.args:
+        return float(marker.args[0])
+    value = item.config.getoption("timeout", None)
+    if value is None:
+        try:
+            value = item.config.getini("timeout")
+        except ValueError:  # pytest-timeout not loaded (-p no:timeout)
+            return 0.0
+    return float(value or 0)
 
 
 def pytest_configure(config: pytest.Config) -> None:
