@@ -3,7 +3,11 @@ directory's conftest parametrizes `anyio_backend` itself."""
 
 from __future__ import annotations
 
+import faulthandler
 import os
+import shutil
+import sys
+import tempfile
 from typing import Any
 
 import pytest
@@ -44,18 +48,90 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
 def pytest_configure_node(node: Any) -> None:
     """(pytest-xdist, in the controller) What the workers need to see of this process."""
     node.workerinput["durable_columns"] = os.environ.get("COLUMNS")
+    node.workerinput["durable_run_dir"] = node.config.stash[RUN_DIR]
+
+
+GRACE = 60.0
+"""Seconds a test may run past its pytest-timeout limit before `pytest_runtest_protocol`'s guard
+ends the process."""
+
+_guard_fd: int | None = None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """A hung test fails visibly instead of holding its worker forever. pytest-timeout
+    (`timeout_method = "signal"`) raises its failure in the main thread, and that is not enough
+    for an anyio test on trio: anyio runs trio as a guest of a loop of its own in the main thread
+    (a queue it waits on), so the failure only leaves that loop, the trio run (and the hung test
+    task, which may be shielded) stays, and the runner's exit then waits for the run to end:
+    forever, with no report, the worker idle in a futex wait. So `GRACE` seconds after the limit,
+    faulthandler (a C thread, whatever the main thread waits on) writes every thread's traceback
+    to stderr and ends the process with status 1; pytest-xdist reports the test the worker was
+    running as failed ("worker crashed") and starts another worker for the rest."""
+    limit = _timeout_of(item)
+    if limit > 0 and _guard_fd is not None:
+        faulthandler.dump_traceback_later(limit + GRACE, exit=True, file=_guard_fd)
+    try:
+        yield
+    finally:
+        if limit > 0 and _guard_fd is not None:
+            faulthandler.cancel_dump_traceback_later()
+
+
+def _timeout_of(item: pytest.Item) -> float:
+    """The test's pytest-timeout limit (its mark, else --timeout, else the ini's); 0: none."""
+    marker = item.get_closest_marker("timeout")
+    if marker is not None and marker.args:
+        return float(marker.args[0])
+    value = item.config.getoption("timeout", None)
+    if value is None:
+        try:
+            value = item.config.getini("timeout")
+        except ValueError:  # pytest-timeout not loaded (-p no:timeout)
+            return 0.0
+    return float(value or 0)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """In a pytest-xdist worker, COLUMNS is what the run was started with: a worker is started with
-    COLUMNS=80, which would narrow `durable inspect`'s piped output (it is 140 wide unless COLUMNS
-    says otherwise) and change what the tests read."""
+    """The guard's stderr (a copy of the descriptor: the tests' output capture replaces fd 2
+    meanwhile); the run's directory (`run_dir`: the controller's, in a worker). In a pytest-xdist
+    worker, COLUMNS is what the run was started with: a worker is started with COLUMNS=80, which
+    would narrow `durable inspect`'s piped output (it is 140 wide unless COLUMNS says otherwise)
+    and change what the tests read."""
+    global _guard_fd
+    if _guard_fd is None:
+        try:
+            _guard_fd = os.dup(sys.stderr.fileno())
+        except (AttributeError, ValueError, OSError):  # not a real file (an xdist worker's stderr may not be)
+            _guard_fd = os.dup(sys.__stderr__.fileno()) if sys.__stderr__ is not None else None
     given = getattr(config, "workerinput", None)
+    if given is not None and "durable_run_dir" in given:
+        config.stash[RUN_DIR] = given["durable_run_dir"]
+    else:
+        config.stash[RUN_DIR] = tempfile.mkdtemp(prefix="durable-test-run-")
+        config.stash[OWN_RUN_DIR] = True
     if given is not None and "durable_columns" in given:
         if given["durable_columns"] is None:
             os.environ.pop("COLUMNS", None)
         else:
             os.environ["COLUMNS"] = given["durable_columns"]
+
+
+RUN_DIR = pytest.StashKey[str]()
+OWN_RUN_DIR = pytest.StashKey[bool]()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.stash.get(OWN_RUN_DIR, False):
+        shutil.rmtree(config.stash[RUN_DIR], ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def run_dir(pytestconfig: pytest.Config) -> str:
+    """A directory of the whole pytest run, shared by its pytest-xdist workers (the controller
+    makes it and removes it at the end): what one test leaves there for another (`tests/moves.py`)."""
+    return pytestconfig.stash[RUN_DIR]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -97,11 +97,20 @@ class Scheduler:
     def spawn(self, task_id: int) -> None:
         if not self._started or self._stopped or task_id in self._runners or self.rt.task(task_id) is None:
             return
-        if self._nursery is not None:
-            runner = self._runners[task_id] = _TrioRunner()
-            self._nursery.start_soon(runner.run, self._run, task_id, name=f"durable task {task_id}")
-        else:
-            self._runners[task_id] = self._tg.create_task(self._run(task_id), name=f"durable task {task_id}")
+        # A runner is registered only once it is started: `stop` waits for every registered one.
+        # Starting one fails while the harness's task group is being cancelled (its scope around
+        # `async with` cancelled, and a host call in that close, an abort, restarts a runner):
+        # the nursery is closed to new arrivals then, and nothing starts again in this process
+        # (the file keeps the task; the next open runs it).
+        try:
+            if self._nursery is not None:
+                runner = _TrioRunner()
+                self._nursery.start_soon(runner.run, self._run, task_id, name=f"durable task {task_id}")
+                self._runners[task_id] = runner
+            else:
+                self._runners[task_id] = self._tg.create_task(self._run(task_id), name=f"durable task {task_id}")
+        except RuntimeError:  # "Nursery is closed to new arrivals"
+            self._stopped = True
 
     async def cancel(self, task_id: int) -> None:
         runner = self._runners.get(task_id)

@@ -9,6 +9,7 @@ import os
 import pytest
 
 from durable.testing import explore, scenarios
+from tests import moves
 
 pytestmark = pytest.mark.anyio
 
@@ -42,14 +43,17 @@ def _evolve(value, **changes):
 
 
 @pytest.mark.parametrize("scenario", list(_cases()))
-async def test_every_commit_boundary_of_the_scenario_keeps_every_invariant(scenario):
-    exploration = await explore(scenario)
+async def test_every_commit_boundary_of_the_scenario_keeps_every_invariant(scenario, monkeypatch, run_dir):
+    with moves.recording(monkeypatch) as seen:
+        exploration = await explore(scenario)
     print(f"\n{exploration.summary()}")
     assert exploration.commits > 0
     assert exploration.crash_points == 2 * exploration.commits, [str(r.point) for r in exploration.missed]
     exploration.assert_ok()
     # Quiescence was seen from events (idle tasks, wake(), fake-clock timers), never by waiting.
     assert sum(r.polls for r in [exploration.baseline, *exploration.results]) == 0
+    if scenario in scenarios.ALL:  # (not a variant) its moves, for the tables' test in tests/engine/test_transitions.py
+        moves.save(run_dir, scenario.name, seen)
 
 
 def _depth2_cases():

@@ -10,13 +10,14 @@ import pytest
 
 import durable
 from durable import records as r
-from durable.engine.transitions import Transitions, phase_of, position_of, state_of
+from durable.engine.transitions import Transitions, phase_of, state_of
 from durable.models import FauxModel, faux
 from durable.tasks import CancelKind, CompactionKind, GenerationKind, ToolKind, default_kinds
 from durable.tasks.generation.records import AttemptFailure, GenerationInput, Poll, Prepare, Request, Retry, ToolRound
 from durable.tasks.tool import Approval, Delegated, ToolProgress
 from durable.testing import scenarios
 from durable.testing.explore import explore
+from tests import moves
 
 from .conftest import settings
 
@@ -69,28 +70,32 @@ async def test_an_illegal_move_is_refused_naming_the_task_its_kind_and_both_posi
         assert not change  # nothing of the refused writes is in the change
 
 
-# It explores every scenario at every commit boundary: 182-297 s on the loaded 2-core machine,
-# against the 300 s default (a hang guard) of every other test.
+def _limit1(scenario):
+    return scenario.variant(f"{scenario.name}_limit1", settings=lambda st: attrs.evolve(st, restart_limit=1))
+
+
+# The moves of every scenario crashed at every commit boundary (the charges, the endings at the
+# limit), and twice over where a crash in the recovery matters (an ending cut off: past the
+# limit). tests/crash/test_explore.py explores every scenario and records its moves (`run_dir`):
+# those are read here, and only the ones not recorded (yet) are explored here (all of them when
+# this module runs alone: 93-297 s under load). The depth-2 exploration is this module's own
+# test, so that pytest-xdist runs it beside the rest.
 @pytest.mark.timeout(1200)
-async def test_every_move_made_in_every_scenario_is_in_its_table_and_the_tables_have_no_dead_moves(monkeypatch):
-    seen: set[tuple[str, tuple[str, str], tuple[str, str]]] = set()
-    check = Transitions.check
-
-    def recording(self, old, new, kind):
-        check(self, old, new, kind)  # raises on a move the table does not list
-        src, dst = position_of(old), position_of(new)
-        if src != dst and not isinstance(new.outcome, r.Faulted):  # a fault may end a task anywhere
-            seen.add((kind, src, ("terminal", "*") if dst[0] == "terminal" else dst))
-
-    monkeypatch.setattr(Transitions, "check", recording)
-    # Every scenario crashed at every commit boundary (the charges, the endings at the limit), and
-    # twice over where a crash in the recovery matters (an ending cut off: past the limit).
-    def limit1(scenario):
-        return scenario.variant(f"{scenario.name}_limit1", settings=lambda st: attrs.evolve(st, restart_limit=1))
-
+async def test_every_move_made_in_every_scenario_is_in_its_table_and_the_tables_have_no_dead_moves(monkeypatch,
+                                                                                                   run_dir):
+    seen: set[moves.Move] = set()
     for scenario in scenarios.ALL:
-        (await explore(scenario)).assert_ok()
-    (await explore(limit1(scenarios.deferred_answer), depth=2)).assert_ok()  # an owed cancel, cut off
+        recorded = moves.load(run_dir, scenario.name)
+        if recorded is None:
+            with moves.recording(monkeypatch) as recorded:
+                (await explore(scenario)).assert_ok()
+            moves.save(run_dir, scenario.name, recorded)
+        seen |= recorded
+    deep = _limit1(scenarios.deferred_answer)
+    recorded = moves.load(run_dir, f"{deep.name}-depth2")
+    if recorded is None:
+        recorded = await _explore_deep(monkeypatch, run_dir)
+    seen |= recorded
     declared = {(kind.name, src, dst) for kind in KINDS for src, dsts in kind.transitions.moves.items() for dst in dsts}
     assert seen <= declared
     # Moves no ready-made scenario makes, each tested on its own: a context overflow compacts, then
@@ -109,6 +114,19 @@ async def test_every_move_made_in_every_scenario_is_in_its_table_and_the_tables_
     }
     unseen = sorted(declared - elsewhere - seen)
     assert unseen == [], "\n".join(map(str, unseen))
+
+
+async def _explore_deep(monkeypatch, run_dir) -> set[moves.Move]:
+    deep = _limit1(scenarios.deferred_answer)
+    with moves.recording(monkeypatch) as recorded:
+        (await explore(deep, depth=2)).assert_ok()  # an owed cancel, cut off
+    moves.save(run_dir, f"{deep.name}-depth2", recorded)
+    return recorded
+
+
+async def test_an_owed_cancel_cut_off_past_the_limit_keeps_to_the_tables(monkeypatch, run_dir):
+    """The depth-2 exploration the tables' test reads (on its own, so that another worker runs it)."""
+    await _explore_deep(monkeypatch, run_dir)
 
 
 async def test_a_deferred_answer_that_calls_a_tool_goes_from_poll_to_a_tool_round(host, monkeypatch):
