@@ -117,6 +117,8 @@ async def writer_at_work(host):
     async with host.open(work.parent, settings=settings(), tools=work.tools) as h:
         sub = await h.root.submit("go")
         await started.wait()
+        # The writer's tool may start before the researcher's answer is committed: wait for both.
+        await until_live(h, lambda lv: [s.status for s in lv.tools] == ["done", "waiting"])
         yield h, sub, work
 
 
