@@ -194,11 +194,15 @@ class Harness(Generic[DepsT]):
                 # The runners let nothing but a BaseException out (a KeyboardInterrupt or a
                 # SystemExit raised by a tool or a model: the harness was closed cleanly above),
                 # so a group of one error is unwrapped: the caller gets what was raised.
+                # A cancellation next to it (the scope around the harness expired during close)
+                # is left out: it is delivered again at the caller's next checkpoint.
                 leaves = list(exception_leaves(group))
-                if len(leaves) == 1:
-                    if leaves[0] is exc[1]:
+                cancelled = anyio.get_cancelled_exc_class()
+                errors = [leaf for leaf in leaves if not isinstance(leaf, cancelled)] or leaves
+                if len(errors) == 1:
+                    if errors[0] is exc[1]:
                         return False
-                    raise leaves[0] from None
+                    raise errors[0] from None
                 raise
         return suppressed
 

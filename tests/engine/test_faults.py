@@ -123,6 +123,24 @@ async def test_an_error_raised_in_the_harness_block_reaches_the_caller_unwrapped
         assert (task.state, task.restarts) == (r.Pending(), 0)  # a clean close, not a crash
 
 
+@pytest.mark.parametrize("anyio_backend", ["trio", "asyncio"])
+async def test_an_error_raised_in_the_harness_block_stays_unwrapped_when_the_scope_around_it_is_cancelled(
+        host, anyio_backend):
+    """The scope around the harness cancelled as the block raises (a deadline that passes during
+    the close): the caller still gets its own error, not a group holding it beside a
+    cancellation (trio gave `ExceptionGroup([KeyError])`)."""
+    model = FauxModel([faux.hang("par")])
+    with pytest.raises(KeyError, match="mine"), anyio.CancelScope() as scope:
+        async with host.open(model, settings=settings()) as h:
+            await h.root.submit("hi")
+            await model.wait_for_requests(1)
+            scope.cancel()
+            raise KeyError("mine")
+    async with host.open(FauxModel([]), settings=settings()) as h:
+        task = await h.task(1)
+        assert (task.state, task.restarts) == (r.Pending(), 0)  # a clean close, not a crash
+
+
 async def test_unknown_tasks_and_submissions_are_clear_errors(host):
     async with host.open(FauxModel([]), settings=settings()) as h:
         with pytest.raises(durable.UnknownTask, match=f"Task 99 does not exist in .*{host.path}"):
