@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import anyio
 import pytest
 
@@ -264,15 +266,17 @@ async def test_the_public_api_works_on_asyncio_and_trio(tmp_path, anyio_backend)
     model = FauxModel([faux.reply("", tool_calls=[faux.call("lookup", {})]), faux.reply("It is 42.")])
     path = tmp_path / "s.sqlite"
     async with durable.open_harness(path, model=model, tools=tools) as h:
+        began = time.monotonic()
         sub = await h.root.submit("question")
         assert await sub.wait() == r.Answered("It is 42.", 4)
+        elapsed = time.monotonic() - began
         snapshots = []
         async for live in h.root.follow():
             snapshots.append(live)
             break
         [live] = snapshots
         assert live == r.Live(usage=used(2, 20, 4, tool_calls=1, tool_seconds=live.usage.tool_seconds))
-        assert 0 < live.usage.tool_seconds < 5  # on the system clock
+        assert 0 < live.usage.tool_seconds <= elapsed  # on the system clock, within the run
     async with durable.open_harness(path, model=FauxModel([])) as h:
         assert await h.root.submission(sub.id).wait() == r.Answered("It is 42.", 4)
         assert [e.entry.__class__.__name__ for e in await h.root.entries()] == [
