@@ -35,6 +35,7 @@ from durable.storage.rows import decode_rows
 from durable.storage.sqlite import partials as partials_module
 from durable.storage.sqlite.partials import SUFFIX, parse
 from durable.storage.sqlite.reader import SessionReader
+from durable.storage.sqlite.write import held_texts
 from durable.testing.powercut import FileImage
 
 from . import partials_child, tool_output_child
@@ -378,6 +379,11 @@ async def test_a_tool_output_grows_beside_the_file_while_its_task_row_keeps_its_
         done = subprocess.run([sys.executable, "-m", "durable.cli", "inspect", path, "--json"], capture_output=True,
                               text=True, check=True)  # another process
         shown = json.loads(done.stdout)
+        conn = sqlite3.connect(path)  # an open remembers the same task rows as the writes did
+        try:
+            assert held_texts(conn).task_rows == h.storage._writes.texts.task_rows != {}
+        finally:
+            conn.close()
         assert [s["output"] for s in shown["live"]["root"]["tools"]] == [so_far]
         clock.advance(OUTPUT_STAMP / 2)
         await to_tool.send(None)
