@@ -126,7 +126,7 @@ def written_texts(rows: EncodedBatch, held: texts_.HeldTexts) -> tuple[EncodedBa
     if columns:
         tasks = tuple([t._replace(texts=columns.get(f"task:{t.id}")) for t in tasks])
     for t in tasks:  # remembered while it keeps texts apart: a flush that leaves it unchanged appends only
-        held.wrote_task(t.id, task_digest(t, t.texts) if t.live and t.texts is not None else None)
+        held.wrote_task(t.id, texts_.task_digest(t, t.texts) if t.live and t.texts is not None else None)
     live = []
     for cid, body, _ in rows.live:
         col = columns.get(f"live:{cid}") if columns else None
@@ -136,12 +136,6 @@ def written_texts(rows: EncodedBatch, held: texts_.HeldTexts) -> tuple[EncodedBa
                          copies=rows.copies, attachments=rows.attachments), puts, drops)
 
 
-def task_digest(task: EncodedTask, texts: str | None) -> bytes:
-    """A task's row (every column, its `texts` column `texts`), as `HeldTexts` remembers it."""
-    return texts_.row_digest(f"{task.conversation_id}\x00{task.kind}\x00{task.state}\x00{int(task.live)}\x00"
-                             f"{task.parent_id}\x00{task.body}", texts)
-
-
 def lazy_appends(rows: EncodedBatch, held: texts_.HeldTexts) -> list[tuple[str, str, texts_.Stream, str]] | None:
     """What `rows` changes, as of `held`, when it only appends to long texts kept apart: (owner,
     field, stream, what it gains) for each; None when it writes anything else (a row, an
@@ -149,9 +143,8 @@ def lazy_appends(rows: EncodedBatch, held: texts_.HeldTexts) -> list[tuple[str, 
     if rows.entries or rows.submissions or rows.inbox or rows.copies or rows.attachments:
         return None
     for t in rows.tasks:  # a task's row unchanged (a tool's output flush keeps its `updated_at`)
-        streams = held.held.get(f"task:{t.id}", {})
-        known = held.task_row(t.id)
-        if known is None or known != task_digest(t, texts_.column({f: s.number for f, s in streams.items()})):
+        col = texts_.column({f: s.number for f, s in held.held.get(f"task:{t.id}", {}).items()})
+        if held.task_row(t.id) != texts_.task_digest(t, col):
             return None
     found = []
     for owner, long in rows.texts:

@@ -179,6 +179,12 @@ def row_digest(body: str, texts: str | None) -> bytes:
     return h.digest()
 
 
+def task_digest(row: tuple[Any, ...], texts: str | None) -> bytes:
+    """A task's row (`rows.EncodedTask`: its columns but its id, then `texts`), as `HeldTexts`
+    remembers it."""
+    return row_digest("\x00".join(map(str, row[1:7])), texts)
+
+
 class HeldTexts:
     """What a store holds of the long texts of its live rows (owner -> field -> `Stream`, owners
     `task:<id>` and `live:<conversation>`), and the last row it wrote of each live document, as
@@ -190,7 +196,7 @@ class HeldTexts:
         self.next = 1 + max((s.number for fields in self.held.values() for s in fields.values()), default=0)
         # conversation -> digest of its row (body and texts column): 16 bytes a conversation, not its row
         self.bodies: dict[str, bytes] = {}
-        # task id -> digest of its row (`rows.task_digest`), for live tasks with texts kept apart only
+        # task id -> digest of its row (`task_digest`), for live tasks with texts kept apart only
         self.task_rows: dict[int, bytes] = {}
         self.pending: set[str] = set()  # owners with a stream the table holds only part of (`grew`)
         self.begin()

@@ -39,11 +39,10 @@ from ..rows import (
     context_totals,
     lazy_appends,
     sealed,
-    task_digest,
     written_texts,
 )
 from ..sealing import Sealer, plain
-from ..texts import HeldTexts, row_digest
+from ..texts import HeldTexts, row_digest, task_digest
 from . import space
 from .lock import FileLock
 from .mark import CommitMark
