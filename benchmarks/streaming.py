@@ -20,6 +20,11 @@ Not a test: it prints tables and whether the targets are met, and writes
     of (a) once on this code and prints each transaction of the measured turn with the pages it
     wrote to the WAL, by table or index (SQLite's `dbstat`; a page freed since shows as `free`),
     the lazy commits appended beside the file, and the bytes the close wrote (its checkpoint).
+(d) A tool's streamed output: `python benchmarks/streaming.py --tool-output [--rounds 5] [--before REF]
+    [--sizes 300000]` runs a turn whose one tool streams SIZE characters of the same prose (deltas
+    of 100 characters, a 1 ms sleep after each) at `progress.output_interval` 0, 0.02 and 0.1 s,
+    on this code and on `--before`, interleaved, each in a fresh process: bytes written from the
+    submit to the close (as in (a)) over the output's length, commits, CPU; medians (min-max).
 (b) CPU cost of persisting partials: `--rate` tokens/s (4 characters each) for `--seconds` s, the
     harness at `persist_within` 0.1 and 0, against the faux stream consumed directly.
     Target: < 5% of one core at 0.1 s.
@@ -35,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 TOKEN = "tok "  # 4 characters, the faux model's token size in (b)
 DELTA = 100  # characters a delta in (a)
@@ -76,6 +82,21 @@ def _answer(size: int) -> str:
     return " ".join(out)[:size]
 
 
+async def _measured(h: Any, prompt: str) -> tuple[Any, dict]:
+    """On the harness `h` (not open yet): a warm-up turn, then the turn `prompt`, measured from
+    its submit to the harness's close; its status and the figures."""
+    async with h:
+        await (await h.root.submit("warm up")).wait()
+        commits0, io0 = h.storage.commits, _io_written()
+        t0, c0 = _usage()
+        status = await (await h.root.submit(prompt)).wait()
+        t1, c1 = _usage()
+        commits = h.storage.commits - commits0
+    io1 = _io_written()  # after the close: its checkpoint of the WAL into the file counts
+    return status, {"wall": t1 - t0, "cpu": c1 - c0, "commits": commits,
+                    "bytes": (io1 - io0) if io0 is not None and io1 is not None else None}
+
+
 def amplification_child(size: int, persist_within: float) -> None:
     import anyio
 
@@ -89,21 +110,75 @@ def amplification_child(size: int, persist_within: float) -> None:
         model = FauxModel([faux.reply("warm up"), faux.reply(text)], tokens_per_second=DELTAS_PER_SECOND,
                           token_size=DELTA)
         settings = durable.Settings(progress=durable.Progress(persist_within=persist_within), check_integrity=False)
-        h = durable.open_harness(path, model=model, settings=settings)
-        async with h:
-            await (await h.root.submit("warm up")).wait()
-            commits0, io0 = h.storage.commits, _io_written()
-            t0, c0 = _usage()
-            status = await (await h.root.submit("Stream a long answer")).wait()
-            t1, c1 = _usage()
-            commits = h.storage.commits - commits0
-        io1 = _io_written()  # after the close: its checkpoint of the WAL into the file counts
+        status, found = await _measured(durable.open_harness(path, model=model, settings=settings),
+                                        "Stream a long answer")
         assert isinstance(status, durable.Answered) and len(status.text) == size, status
         shutil.rmtree(os.path.dirname(path), ignore_errors=True)
-        return {"wall": t1 - t0, "cpu": c1 - c0, "commits": commits,
-                "bytes": (io1 - io0) if io0 is not None and io1 is not None else None}
+        return found
 
     print(json.dumps(anyio.run(main)))
+
+
+def tool_child(size: int, interval: float) -> None:
+    """(d): one turn whose tool streams `size` characters of output (see the module)."""
+    import anyio
+
+    import durable
+    from durable.models import FauxModel, faux
+
+    text = _answer(size)
+
+    async def dump(args, api, ctx):  # unannotated: a tool (args, api, ctx)
+        for i in range(0, size, DELTA):
+            await api.output(text[i:i + DELTA])
+            await anyio.sleep(1 / DELTAS_PER_SECOND)
+        return "dumped"
+
+    async def main() -> dict:
+        path = os.path.join(tempfile.mkdtemp(prefix="durable-bench-tool-"), "s.sqlite")
+        tool = durable.define_tool("dump", "Streams its output", execute=dump)
+        model = FauxModel([faux.reply("warm up"), faux.reply("", tool_calls=[faux.call("dump", {}, id="c1")]),
+                           faux.reply("ok")])
+        settings = durable.Settings(progress=durable.Progress(output_interval=interval), check_integrity=False)
+        status, found = await _measured(durable.open_harness(path, model=model, tools=[tool], settings=settings),
+                                        "Dump it")
+        assert isinstance(status, durable.Answered), status
+        shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+        return found
+
+    print(json.dumps(anyio.run(main, backend="trio")))
+
+
+def tool_main(argv: list[str]) -> None:
+    """(d), printed (not saved)."""
+    import argparse
+    import statistics
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _common as c
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--before", required=True, help="the code to compare with (a git ref)")
+    p.add_argument("--sizes", default="300000")
+    p.add_argument("--intervals", default="0,0.02,0.1")
+    args = p.parse_args(argv)
+    me = os.path.abspath(__file__)
+    print(f"streaming --tool-output: {c.machine_line()}")
+    before = _export(args.before)
+    cases = [(code, int(size), float(iv)) for size in args.sizes.split(",") for iv in args.intervals.split(",")
+             for code in ("before", "now")]
+    found = _interleaved(me, "--tool", cases, before, args.rounds, "the output")
+    rows = []
+    for _, size, iv in cases[::2]:
+        b, n = found[("before", size, iv)], found[("now", size, iv)]
+        rows.append([f"{size // 1000} kB", f"{iv:g} s", _mm([x["bytes"] / size for x in b], "{:.1f}x"),
+                     _mm([x["bytes"] / size for x in n], "{:.1f}x"),
+                     " / ".join(f"{statistics.median(x['commits'] for x in runs):.0f}" for runs in (b, n)),
+                     _mm([x["cpu"] for x in b], "{:.3f} s"), _mm([x["cpu"] for x in n], "{:.3f} s")])
+    print()
+    print(c.table(["output", "output_interval", "written / output, before", "written / output, now",
+                   "commits before / now", "CPU before", "CPU now"], rows))
 
 
 def where_child(size: int, persist_within: float) -> None:
@@ -238,6 +313,23 @@ def _run(argv: list[str], pythonpath: str | None) -> dict:
     return json.loads([line for line in proc.stdout.splitlines() if line.startswith("{")][-1])
 
 
+def _interleaved(me: str, flag: str, cases: list[tuple[str, int, float]], before: str, rounds: int,
+                 what: str) -> dict[tuple[str, int, float], list[dict]]:
+    """Each case (code "before" or "now", size, interval) run as `me flag size interval` in a
+    fresh process, `rounds` times interleaved; `before` (the exported old code) is removed after."""
+    found: dict[tuple[str, int, float], list[dict]] = {case: [] for case in cases}
+    try:
+        for rnd in range(rounds):
+            for code, size, iv in cases:
+                r = _run([me, flag, str(size), str(iv)], before if code == "before" else None)
+                found[(code, size, iv)].append(r)
+                print(f"  round {rnd + 1}: {code:6} {size // 1000:3d} kB at {iv:g} s: {r['bytes'] / size:6.1f}x "
+                      f"{what}, {r['commits']} commits, CPU {r['cpu']:.3f} s", flush=True)
+    finally:
+        shutil.rmtree(before, ignore_errors=True)
+    return found
+
+
 def _mm(xs: list[float], fmt: str) -> str:
     import statistics
 
@@ -265,16 +357,7 @@ def main(argv: list[str]) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     persists = [float(x) for x in args.persist.split(",")]
     cases = [(code, size, pw) for size in [ONE_LINE, *sizes] for pw in persists for code in ("before", "now")]
-    amp: dict[tuple[str, int, float], list[dict]] = {case: [] for case in cases}
-    try:
-        for rnd in range(args.rounds):
-            for code, size, pw in cases:
-                r = _run([me, "--amplification", str(size), str(pw)], before if code == "before" else None)
-                amp[(code, size, pw)].append(r)
-                print(f"  round {rnd + 1}: {code:6} {size // 1000:3d} kB at {pw:g} s: {r['bytes'] / size:6.1f}x "
-                      f"the text, {r['commits']} commits, CPU {r['cpu']:.3f} s", flush=True)
-    finally:
-        shutil.rmtree(before, ignore_errors=True)
+    amp = _interleaved(me, "--amplification", cases, before, args.rounds, "the text")
     body, rows_json, worst, worst_share = [], [], 0.0, 0.0
     for size in sizes:
         for pw in persists:
@@ -350,6 +433,10 @@ if __name__ == "__main__":
         amplification_child(int(sys.argv[2]), float(sys.argv[3]))
     elif len(sys.argv) >= 2 and sys.argv[1] == "--where":
         where_child(int(sys.argv[2]), float(sys.argv[3]))
+    elif len(sys.argv) >= 2 and sys.argv[1] == "--tool":
+        tool_child(int(sys.argv[2]), float(sys.argv[3]))
+    elif len(sys.argv) >= 2 and sys.argv[1] == "--tool-output":
+        tool_main(sys.argv[2:])
     elif len(sys.argv) >= 2 and sys.argv[1] == "--cpu":
         cpu_child(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
     else:

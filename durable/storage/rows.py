@@ -125,6 +125,8 @@ def written_texts(rows: EncodedBatch, held: texts_.HeldTexts) -> tuple[EncodedBa
     tasks = rows.tasks
     if columns:
         tasks = tuple([t._replace(texts=columns.get(f"task:{t.id}")) for t in tasks])
+    for t in tasks:  # remembered while it keeps texts apart: a flush that leaves it unchanged appends only
+        held.wrote_task(t.id, texts_.task_digest(t, t.texts) if t.live and t.texts is not None else None)
     live = []
     for cid, body, _ in rows.live:
         col = columns.get(f"live:{cid}") if columns else None
@@ -137,9 +139,13 @@ def written_texts(rows: EncodedBatch, held: texts_.HeldTexts) -> tuple[EncodedBa
 def lazy_appends(rows: EncodedBatch, held: texts_.HeldTexts) -> list[tuple[str, str, texts_.Stream, str]] | None:
     """What `rows` changes, as of `held`, when it only appends to long texts kept apart: (owner,
     field, stream, what it gains) for each; None when it writes anything else (a row, an
-    attachment, a live document's body, a new or shortened text)."""
-    if rows.tasks or rows.entries or rows.submissions or rows.inbox or rows.copies or rows.attachments:
+    attachment, a changed task row or live document's body, a new or shortened text)."""
+    if rows.entries or rows.submissions or rows.inbox or rows.copies or rows.attachments:
         return None
+    for t in rows.tasks:  # a task's row unchanged (a tool's output flush keeps its `updated_at`)
+        col = texts_.column({f: s.number for f, s in held.held.get(f"task:{t.id}", {}).items()})
+        if held.task_row(t.id) != texts_.task_digest(t, col):
+            return None
     found = []
     for owner, long in rows.texts:
         grown = held.appends(owner, long)

@@ -179,6 +179,12 @@ def row_digest(body: str, texts: str | None) -> bytes:
     return h.digest()
 
 
+def task_digest(row: tuple[Any, ...], texts: str | None) -> bytes:
+    """A task's row (`rows.EncodedTask`: its columns but its id, then `texts`), as `HeldTexts`
+    remembers it."""
+    return row_digest("\x00".join(map(str, row[1:7])), texts)
+
+
 class HeldTexts:
     """What a store holds of the long texts of its live rows (owner -> field -> `Stream`, owners
     `task:<id>` and `live:<conversation>`), and the last row it wrote of each live document, as
@@ -190,6 +196,8 @@ class HeldTexts:
         self.next = 1 + max((s.number for fields in self.held.values() for s in fields.values()), default=0)
         # conversation -> digest of its row (body and texts column): 16 bytes a conversation, not its row
         self.bodies: dict[str, bytes] = {}
+        # task id -> digest of its row (`task_digest`), for live tasks with texts kept apart only
+        self.task_rows: dict[int, bytes] = {}
         self.pending: set[str] = set()  # owners with a stream the table holds only part of (`grew`)
         self.begin()
 
@@ -301,6 +309,15 @@ class HeldTexts:
         self._new_bodies[conversation_id] = digest
         return written != digest
 
+    def wrote_task(self, task_id: int, digest: bytes | None) -> None:
+        """A task's row is written in this transaction: its digest (None: a row that keeps no
+        text apart, or an ended task's, is not remembered)."""
+        self._new_task_rows[task_id] = digest or b""
+
+    def task_row(self, task_id: int) -> bytes | None:
+        """The digest of a task's row as last committed, when it keeps texts apart."""
+        return self.task_rows.get(task_id)
+
     def forget(self, conversation_id: str) -> None:
         """The live document of `conversation_id` is deleted in this transaction: its next row is
         written whatever it holds."""
@@ -309,15 +326,16 @@ class HeldTexts:
     def begin(self) -> None:
         self._new: dict[str, dict[str, Stream]] = {}
         self._new_bodies: dict[str, bytes] = {}
+        self._new_task_rows: dict[int, bytes] = {}
         self._next = self.next
-        self._marks: list[tuple[dict[str, dict[str, Stream]], dict[str, bytes], int]] = []
+        self._marks: list[tuple[dict[str, dict[str, Stream]], dict[str, bytes], dict[int, bytes], int]] = []
 
     def savepoint(self) -> None:
-        self._marks.append((dict(self._new), dict(self._new_bodies), self._next))
+        self._marks.append((dict(self._new), dict(self._new_bodies), dict(self._new_task_rows), self._next))
 
     def rollback_to_savepoint(self) -> None:
-        new, bodies, self._next = self._marks[-1]
-        self._new, self._new_bodies = dict(new), dict(bodies)
+        new, bodies, task_rows, self._next = self._marks[-1]
+        self._new, self._new_bodies, self._new_task_rows = dict(new), dict(bodies), dict(task_rows)
 
     def release_savepoint(self) -> None:
         self._marks.pop()
@@ -331,6 +349,11 @@ class HeldTexts:
             else:
                 self.held.pop(owner, None)
         self.bodies.update(self._new_bodies)
+        for task_id, digest in self._new_task_rows.items():
+            if digest:
+                self.task_rows[task_id] = digest
+            else:
+                self.task_rows.pop(task_id, None)
         self.next = self._next
         self.begin()
 

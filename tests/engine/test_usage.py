@@ -124,3 +124,35 @@ async def test_a_safe_call_run_again_does_not_count_the_time_it_was_cut_off(host
         assert await h.root.submission(sub.id).wait() == r.Answered("ok", 4)
         # 2 s before the crash and 3 s after the restart; the 50 s it was cut off are not counted.
         assert h.root.usage().tool_seconds == 5.0
+
+
+async def test_a_cut_off_call_counts_to_its_last_stamped_output_at_most_output_stamp_before_its_last_flush(host):
+    """An output flush stamps the task row again only when its stamp is `OUTPUT_STAMP` (1 s) old:
+    a flush sooner grows the output beside the file, and the crash's interrupt time is the last
+    stamp (here 0.5 s before the last flush)."""
+    from durable.tasks.tool.kind import OUTPUT_STAMP
+
+    clock = host.clock
+
+    async def execute(args, api, ctx):
+        start = clock.now()
+        await clock.sleep_until(start + 2, "send:output")
+        await api.output("half way")  # the row's stamp is 2 s old: stamped
+        await clock.sleep_until(start + 2 + OUTPUT_STAMP / 2, "send:more")
+        await api.output(", and more")  # 0.5 s: not stamped
+        await anyio.sleep_forever()
+
+    tool = durable.define_tool("send", "works", replay="unsafe", execute=execute)
+    model = FauxModel([faux.reply("", tool_calls=[faux.call("send", {}, id="c1")]), faux.reply("ok")])
+    async with host.open(model, tools=[tool], settings=settings()) as h:
+        sub = await h.root.submit("go")
+        await clock.wait_for_timer("send:output")
+        clock.advance(2)
+        await clock.wait_for_timer("send:more")
+        clock.advance(OUTPUT_STAMP / 2)
+        await until_live(h, lambda live: [s.output for s in live.tools] == ["half way, and more"])
+        crash(h)
+    clock.advance(100)
+    async with host.open(model, tools=[tool], settings=settings()) as h:
+        assert await h.root.submission(sub.id).wait() == r.Answered("ok", 4)
+        assert h.root.usage().tool_seconds == 2.0  # to the last stamp, not to the last flush (2.5 s)

@@ -6,6 +6,7 @@ submission refers to its entry (`rows.answers_by_entry`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -34,9 +35,10 @@ from durable.storage.rows import decode_rows
 from durable.storage.sqlite import partials as partials_module
 from durable.storage.sqlite.partials import SUFFIX, parse
 from durable.storage.sqlite.reader import SessionReader
+from durable.storage.sqlite.write import held_texts
 from durable.testing.powercut import FileImage
 
-from . import partials_child
+from . import partials_child, tool_output_child
 
 pytestmark = pytest.mark.anyio
 
@@ -329,3 +331,103 @@ async def test_a_text_growing_by_transactions_rewrites_its_last_piece_only(tmp_p
     assert written == [[0, 2000], [2000, 9000], [9000, 12_000]]
     assert [n & 0xFFFFF for n, _ in held.held["live:root"]["generation"].puts()] == [3]
     await store.close()
+
+
+# ------------------------------------------------------------------ a tool's output
+
+TOOL_LINES = [f"output line {i:04d} of a tool that writes a lot\n" for i in range(400)]  # 20 kB
+
+
+async def test_a_tool_output_grows_beside_the_file_while_its_task_row_keeps_its_stamp(tmp_path):
+    """A tool's output flush leaves its task row as it was (`updated_at` kept, `OUTPUT_STAMP`):
+    past the lengths kept apart it is appended beside the file, no transaction; the reader of
+    another process and `durable inspect` see the exact output so far. Once the row's stamp is
+    `OUTPUT_STAMP` old, a flush stamps it again (a transaction)."""
+    from durable.tasks.tool.kind import OUTPUT_STAMP
+
+    path = os.fspath(tmp_path / "s.db")
+    clock = durable.FakeClock(1_000_000.0)
+    to_test, from_tool = anyio.create_memory_object_stream[int](1)
+    to_tool, from_test = anyio.create_memory_object_stream[None](1)
+
+    async def dump(args, api, ctx):
+        for i, line in enumerate(TOOL_LINES):
+            await api.output(line)  # committed before it returns (interval 0)
+            if i + 1 in (60, 300, 301):
+                await to_test.send(i + 1)
+                await from_test.receive()
+        return "dumped"
+
+    tool = durable.define_tool("dump", "Writes a long output", execute=dump, replay="unsafe")
+    model = FauxModel([faux.reply("", tool_calls=[faux.call("dump", {}, id="c1")]), faux.reply("Done.")])
+    settings = durable.Settings(progress=durable.Progress(0, 0), check_integrity=False)
+    async with durable.open_harness(path, model=model, tools=[tool], settings=settings, clock=clock) as h:
+        sub = await h.root.submit("Dump it")
+        assert await from_tool.receive() == 60
+        frames, commits, appended = wal(path), h.storage.commits, h.storage._writes.appended
+        [started] = await h.tasks(kind="tool")
+        clock.advance(OUTPUT_STAMP / 2)  # the flushes keep the stamp of the row's last commit
+        await to_tool.send(None)
+        assert await from_tool.receive() == 300
+        assert (wal(path), h.storage.commits - commits, h.storage._writes.appended - appended) == (frames, 240, 240)
+        assert side(path) > 0
+        so_far = "".join(TOOL_LINES[:300])
+        with SessionReader(path) as reader:
+            [task] = reader.tasks(kind="tool")
+            assert (task.checkpoint.output, task.updated_at) == (so_far, started.updated_at)
+            assert [s.output for s in reader.live_documents()["root"].tools] == [so_far]
+        done = subprocess.run([sys.executable, "-m", "durable.cli", "inspect", path, "--json"], capture_output=True,
+                              text=True, check=True)  # another process
+        shown = json.loads(done.stdout)
+        conn = sqlite3.connect(path)  # an open remembers the same task rows as the writes did
+        try:
+            assert held_texts(conn).task_rows == h.storage._writes.texts.task_rows != {}
+        finally:
+            conn.close()
+        assert [s["output"] for s in shown["live"]["root"]["tools"]] == [so_far]
+        clock.advance(OUTPUT_STAMP / 2)
+        await to_tool.send(None)
+        assert await from_tool.receive() == 301
+        assert wal(path) > frames and side(path) == 0  # stamped again: a transaction, which folds the appends
+        [task] = await h.tasks(kind="tool")
+        assert (task.checkpoint.output, task.updated_at) == (so_far + TOOL_LINES[300], started.updated_at + OUTPUT_STAMP)
+        await to_tool.send(None)
+        assert await sub.wait() == durable.Answered("Done.", 4)
+        [result] = [e.entry for e in await h.root.entries() if e.entry.__class__.__name__ == "ToolResultEntry"]
+        assert result.content == "dumped"
+
+
+def test_sigkill_mid_output_keeps_the_tool_output_up_to_its_last_whole_record(tmp_path):
+    path = os.fspath(tmp_path / "s.db")
+    child = subprocess.Popen([sys.executable, tool_output_child.__file__, path], stdout=subprocess.PIPE, text=True,
+                             cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    try:
+        assert child.stdout is not None
+        first, last, ready = (child.stdout.readline() for _ in range(3))
+        kept = side(path)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    assert ready == "ready\n" and first == last and first.startswith("wal ")  # no WAL frame while it grew
+    assert kept > 0
+    with open(path + SUFFIX, "r+b") as f:  # the last record cut short, as by a kill in its write
+        f.truncate(kept - 3)
+    cut = tool_output_child.OUTPUT[:-len(tool_output_child.LINES[-1])]
+    with SessionReader(path) as reader:  # read with the appends the killed process left beside the file
+        [task] = reader.tasks(kind="tool")
+        assert task.checkpoint.output == cut
+        assert [s.output for s in reader.live_documents()["root"].tools] == [cut]
+        [sub] = reader.submissions()
+
+    async def reopen() -> list[StoredEntry]:
+        model = FauxModel([faux.reply("It was cut off.")])
+        async with durable.open_harness(path, model=model, clock=durable.FakeClock(1_000_100.0)) as h:
+            await h.resume()
+            await h.root.submission(sub.id).wait()
+            return await h.root.entries()
+
+    entries = anyio.run(reopen, backend="trio")
+    message = "Tool dump was interrupted and may have partially run"
+    assert [e.entry.content for e in entries if e.entry.__class__.__name__ == "ToolResultEntry"] == [
+        f"{message}\nPartial output:\n{cut}"]
+    assert side(path) == -1

@@ -34,6 +34,7 @@ from ..rows import (
     ATTACHMENT_MARK,
     CONTEXT_ROWS,
     EncodedBatch,
+    EncodedTask,
     answers_by_entry,
     context_totals,
     lazy_appends,
@@ -41,7 +42,7 @@ from ..rows import (
     written_texts,
 )
 from ..sealing import Sealer, plain
-from ..texts import HeldTexts, row_digest
+from ..texts import HeldTexts, row_digest, task_digest
 from . import space
 from .lock import FileLock
 from .mark import CommitMark
@@ -80,11 +81,15 @@ def held_texts(conn: Any, location: str = "") -> HeldTexts:
     rows have them."""
     documents = list(conn.execute("SELECT conversation_id, body, texts FROM documents WHERE texts IS NOT NULL"))
     owners = [(f"live:{cid}", col) for cid, _, col in documents]
-    owners += [(f"task:{tid}", col) for tid, col in conn.execute(
-        "SELECT id, texts FROM tasks INDEXED BY tasks_live WHERE live = 1 AND texts IS NOT NULL")]
+    tasks = [EncodedTask(tid, cid, kind, state, bool(live), parent, plain(body, location), col)
+             for tid, cid, kind, state, live, parent, body, col in conn.execute(
+                 "SELECT id, conversation_id, kind, state, live, parent_id, body, texts FROM tasks "
+                 "INDEXED BY tasks_live WHERE live = 1 AND texts IS NOT NULL")]
+    owners += [(f"task:{t.id}", t.texts) for t in tasks]
     held = HeldTexts.load(owners, [(key, plain(body, location))
                                    for key, body in conn.execute("SELECT id, body FROM texts ORDER BY id")])
     held.bodies.update((cid, row_digest(plain(body, location), col)) for cid, body, col in documents)  # as written
+    held.task_rows.update((t.id, task_digest(t, t.texts)) for t in tasks)
     return held
 
 

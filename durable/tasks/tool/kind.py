@@ -7,15 +7,16 @@
     pending/tool_progress -> waiting/subagent -> end   (a sub-agent's call: `durable.tasks.tool.subagent`)
 
 Its intent (the call, its replay policy, a client tool's deadline, its timeout) is committed when
-the task is created, before anything runs. Streamed output is committed coalesced, without
-clearing `restarts`. The task ends with its result for the model in its checkpoint; its parent
-appends a round's results in call order (`RoundParent`). After a crash: at the restart limit the
-call gets an error result (`restart_limit`); below it a `safe` tool runs again (past its deadline:
-"timed out"), an `unsafe` one gets "Tool T was interrupted and may have partially run" (past its
-deadline: "timed out ... and may have partially run"). Committed partial output is kept in every
-error result. Bad arguments and `RetryTool` ask the model to call again, at most `max_retries`
-times per run (counted from the run's committed results), then "out of retries". A `timeout` is
-a durable deadline from the stored start (`tool_timeout:<task id>`): the call is cancelled then.
+the task is created, before anything runs. Streamed output is committed coalesced, without clearing
+`restarts`, stamping the row's `updated_at` at most every `OUTPUT_STAMP` seconds. The task ends
+with its result for the model in its checkpoint; its parent appends a round's results in call order
+(`RoundParent`). After a crash: at the restart limit the call gets an error result
+(`restart_limit`); below it a `safe` tool runs again (past its deadline: "timed out"), an `unsafe`
+one gets "Tool T was interrupted and may have partially run" (past its deadline: "timed out ... and
+may have partially run"). Committed partial output is kept in every error result. Bad arguments and
+`RetryTool` ask the model to call again, at most `max_retries` times per run (counted from the
+run's committed results), then "out of retries". A `timeout` is a durable deadline from the stored
+start (`tool_timeout:<task id>`): the call is cancelled then.
 """
 
 from __future__ import annotations
@@ -73,6 +74,11 @@ from .rounds import RoundParent, retry_result, siblings_written
 
 if TYPE_CHECKING:
     from ...engine.runtime import Runtime
+
+OUTPUT_STAMP = 1.0
+"""Seconds after which a flush of a tool's output stamps its row's `updated_at` again (the time
+a crash takes as the interrupt: `_mark_started`, `_end_cut_off`); a flush sooner leaves the row as
+it was, so that a long output grows by appends beside the file (`durable.storage.sqlite.partials`)."""
 
 
 class ToolKind(TaskKind):
@@ -204,7 +210,12 @@ class ToolKind(TaskKind):
             change = rt.change(barrier=False)  # streamed output: nothing outside waits for it
             current = change.task(task.id)
             text = "".join(output)
-            change.put_task(evolve(current, checkpoint=evolve(progress_of(current), output=text)), progress=False)
+            # The row keeps its `updated_at` (then a long output grows by appends only: no
+            # transaction) unless it is `OUTPUT_STAMP` seconds old: a crash's interrupt time, the
+            # call's last commit, is at most that much earlier than its last flush.
+            stamp = rt.now() - current.updated_at >= OUTPUT_STAMP
+            change.put_task(evolve(current, checkpoint=evolve(progress_of(current), output=text)), progress=False,
+                            stamp=stamp)
             edit_slot(change, cid, task.id, output=text)
             await rt.commit(change)
 
