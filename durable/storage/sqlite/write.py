@@ -176,7 +176,8 @@ def translate(exc: Exception, what: str, path: str, *, exhausted: bool | None = 
         return CorruptSession(f"Session file {path} is damaged ({exc})", location=path)
     if isinstance(exc, sqlite3.IntegrityError):
         return CommitRefused(f"{what} {path} was refused and rolled back: {exc}", location=path)
-    return CommitFailed(f"{what} {path} failed and was rolled back ({exc})", location=path)
+    return CommitFailed(f"{what} {path} failed and was rolled back ({exc}{f'; {code}' if code else ''})",
+                        location=path)
 
 
 def read_error(exc: sqlite3.Error, table: str, path: str) -> StorageError:
