@@ -45,21 +45,35 @@ def spaces_app(dsn: str, pattern: str = "%", *, token: str | None = None) -> Any
 async def serve(asgi: Any, *, host: str = "127.0.0.1", port: int = 0, ready: Any = None) -> None:
     """Serve `asgi` with Hypercorn on the running event loop (trio or asyncio) until cancelled.
     `ready(port)` is called once it listens (the port chosen when `port` is 0)."""
-    import sniffio
     from hypercorn.config import Config
 
-    config = Config()
+    class Listening(Config):
+        """Hypercorn serves the very socket made here. (Not `fd://N`: Hypercorn would make a
+        second socket object owning N and close N when it stops, then the first one would close N
+        again when freed, whatever N names by then: in an owner process, an SQLite connection's
+        -shm, its WAL locks gone with it, or the session file.)"""
+
+        def create_sockets(self) -> Any:
+            return sockets
+
+    config = Listening()
     config.bind = [f"{host}:{port}"]
     config.accesslog = None
     config.errorlog = None
     config.graceful_timeout = 0.5
-    sockets = config.create_sockets()
+    sockets = Config.create_sockets(config)
     sock = sockets.insecure_sockets[0]
-    sock.listen(config.backlog)  # listening before `ready` says so (Hypercorn listens again, harmlessly)
-    bound = sock.getsockname()[1]
-    config.bind = [f"fd://{sock.fileno()}"]
-    if ready is not None:
-        ready(bound)
+    with sock:  # closed here, once, whoever stops first (closing a closed socket object does nothing)
+        sock.listen(config.backlog)  # listening before `ready` says so (Hypercorn listens again, harmlessly)
+        if ready is not None:
+            ready(sock.getsockname()[1])
+        await _serve(asgi, config)
+
+
+async def _serve(asgi: Any, config: Any) -> None:
+    """Hypercorn on the running event loop, until cancelled."""
+    import sniffio
+
     if sniffio.current_async_library() == "trio":
         from hypercorn.trio import serve as trio_serve
 

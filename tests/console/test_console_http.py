@@ -216,3 +216,60 @@ async def test_the_embedded_app_of_a_running_harness(tmp_path, anyio_backend):
         assert await sub.answer() == "Saved."
         assert runs == ["edited"]
         tg.cancel_scope.cancel()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["trio", "asyncio"])
+async def test_serve_closes_its_listening_socket_once(tmp_path, anyio_backend):
+    # `serve` used to hand Hypercorn the listening socket's number (`fd://N`): Hypercorn made a
+    # second socket object of it and closed N when it stopped, and the first one closed N again
+    # when it was freed (a ResourceWarning "unclosed socket"), whatever N named by then: in an
+    # owner process, an SQLite connection's -shm (its WAL locks gone) or the session file itself.
+    # Here serve's frame outlives it (as a traceback keeps it), and files opened after it stopped
+    # take the numbers it freed: none may be closed when the frame goes.
+    import gc
+    import os
+    import sys
+
+    async def asgi(scope, receive, send):
+        if scope["type"] == "http":
+            await send({"type": "http.response.start", "status": 204, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        while (await receive())["type"] != "lifespan.shutdown":
+            await send({"type": "lifespan.startup.complete"})
+        await send({"type": "lifespan.shutdown.complete"})
+
+    def named(fd: int) -> int | None:
+        try:
+            return os.fstat(fd).st_ino
+        except OSError:  # closed
+            return None
+
+    frames: list[object] = []
+    ports: list[int] = []
+    up = anyio.Event()
+
+    def ready(port: int) -> None:
+        frames.append(sys._getframe(1))  # serve's
+        ports.append(port)
+        up.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(lambda: serve(asgi, port=0, ready=ready))
+        await up.wait()
+        async with httpx.AsyncClient() as client:  # Hypercorn has taken the socket once it answers
+            assert (await client.get(f"http://127.0.0.1:{ports[0]}/")).status_code == 204
+        tg.cancel_scope.cancel()
+    paths = [tmp_path / f"f{i}" for i in range(32)]
+    fds = [os.open(p, os.O_RDWR | os.O_CREAT) for p in paths]
+    try:
+        frames.clear()
+        gc.collect()
+        assert [named(fd) for fd in fds] == [os.stat(p).st_ino for p in paths]
+    finally:
+        for fd in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
