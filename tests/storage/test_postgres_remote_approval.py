@@ -62,6 +62,18 @@ async def waiting_call(remote: RemoteSpace) -> ApprovalSlot:
     raise AssertionError("unreachable")
 
 
+async def waiting_in_a_space_nobody_owns(dsn: str):
+    """A space whose call to `transfer` waits for a decision, its owner closed: (space, what ran,
+    model, tools, the input's id, the call's id)."""
+    space, ran = new_space(), []
+    model, tools = world(ran)
+    async with open_harness(PostgresStorage(dsn, space), model=model, tools=tools, settings=NO_CHECK) as h:
+        sid = (await h.root.submit("pay bob")).id
+        async with RemoteSpace(dsn, space, poll_seconds=0.02) as remote:
+            c1 = (await waiting_call(remote)).call_id
+    return space, ran, model, tools, sid, c1
+
+
 @pytest.mark.parametrize("decision", ["approve", "deny"])
 async def test_a_remote_decision_into_an_owned_space_is_applied_once_by_the_owner(postgres_dsn, decision):
     space, ran = new_space(), []
@@ -92,12 +104,7 @@ async def test_a_remote_decision_into_an_owned_space_is_applied_once_by_the_owne
 
 
 async def test_a_remote_decision_into_a_space_nobody_owns_is_applied_by_the_next_owner(postgres_dsn):
-    space, ran = new_space(), []
-    model, tools = world(ran)
-    async with open_harness(PostgresStorage(postgres_dsn, space), model=model, tools=tools, settings=NO_CHECK) as h:
-        sid = (await h.root.submit("pay bob")).id
-        async with RemoteSpace(postgres_dsn, space, poll_seconds=0.02) as remote:
-            c1 = (await waiting_call(remote)).call_id
+    space, ran, model, tools, sid, c1 = await waiting_in_a_space_nobody_owns(postgres_dsn)
     # The owner closed; the decision waits in the inbox, committed.
     async with RemoteSpace(postgres_dsn, space, poll_seconds=0.02) as remote:
         await remote.approve(c1, {"to": "bob", "amount": 7})
@@ -115,12 +122,7 @@ async def test_a_second_remote_decision_on_a_call_already_decided_in_the_inbox_i
     """Two deciders (two clients, or a client and the console) on one waiting call: the first
     decision waits in the inbox (nobody owns the space), the second is refused at once, naming
     the call and its tool, and only the first is applied."""
-    space, ran = new_space(), []
-    model, tools = world(ran)
-    async with open_harness(PostgresStorage(postgres_dsn, space), model=model, tools=tools, settings=NO_CHECK) as h:
-        sid = (await h.root.submit("pay bob")).id
-        async with RemoteSpace(postgres_dsn, space, poll_seconds=0.02) as remote:
-            c1 = (await waiting_call(remote)).call_id
+    space, ran, model, tools, sid, c1 = await waiting_in_a_space_nobody_owns(postgres_dsn)
     async with RemoteSpace(postgres_dsn, space, poll_seconds=0.02) as first, \
             RemoteSpace(postgres_dsn, space, poll_seconds=0.02) as second:
         await first.deny(c1, "not today")
@@ -141,12 +143,7 @@ async def test_a_second_remote_decision_on_a_call_already_decided_in_the_inbox_i
 
 
 async def test_a_decision_taken_by_an_owner_that_died_before_applying_it_is_applied_once_by_the_next(postgres_dsn):
-    space, ran = new_space(), []
-    model, tools = world(ran)
-    async with open_harness(PostgresStorage(postgres_dsn, space), model=model, tools=tools, settings=NO_CHECK) as h:
-        sid = (await h.root.submit("pay bob")).id
-        async with RemoteSpace(postgres_dsn, space, poll_seconds=0.02) as remote:
-            c1 = (await waiting_call(remote)).call_id
+    space, ran, model, tools, sid, c1 = await waiting_in_a_space_nobody_owns(postgres_dsn)
     async with RemoteSpace(postgres_dsn, space, poll_seconds=0.02) as remote:
         await remote.approve(c1)
         crashed = PostgresStorage(postgres_dsn, space, lease_seconds=0.5)
