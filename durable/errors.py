@@ -7,7 +7,8 @@ sentences that name the file, task, conversation or tool concerned.
     |   |   SchemaTooNew, CorruptSession, StorageClosed, CommitFailed (+-- DiskFull, CommitRefused)
     |   +-- ServerUnavailable (+-- CommitOutcomeUnknown)  PostgreSQL: names the server and space
     +-- HarnessError               the host API: HarnessClosed, ConversationBusy, UnknownTask, UnknownTaskKind,
-    |   UnknownSubmission, SubmissionUnanswered, ToolResultRejected, ApprovalRejected, IllegalTransition,
+    |   UnknownSubmission, SubmissionUnanswered, ToolResultRejected, ApprovalRejected (+-- EditRejected),
+    |   IllegalTransition,
     |   ToolDefinitionError, ConversationArchived, ForkRefused; ToolArgumentError, InvalidHistory,
     |   InvalidInput (+-- AttachmentError +-- AttachmentTooLarge) (also ValueErrors)
     +-- MissingExtra (also an ImportError)  an optional extra is not installed
@@ -202,6 +203,13 @@ class ApprovalRejected(HarnessError):
         super().__init__(message)
         self.call_id = call_id
         self.tool = tool
+
+
+class EditRejected(ApprovalRejected):
+    """Edited arguments of a tool call do not match the tool's schema kept with the waiting call
+    (or are no JSON object): refused before anything is sent or decided (`durable console`: HTTP
+    400; `durable.remote.RemoteSpace.approve`); the message names the call, the tool and each
+    problem (the JSON path and the failed keyword)."""
 
 
 class IllegalTransition(HarnessError):

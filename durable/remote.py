@@ -32,9 +32,10 @@ import anyio
 
 from .errors import ApprovalRejected, ServerUnavailable, StorageError, UnknownSubmission
 from .inputs import answer_text, check_conversation_id, check_text
-from .records import EMPTY_LIVE, Live, Queued, SubmissionStatus
+from .records import EMPTY_LIVE, ApprovalSlot, Live, Queued, SubmissionStatus
 from .storage import rows as _rows
 from .storage.postgres import decisions as _pg_decisions, driver as _pg_driver, schema as _pg_schema
+from .tools.arguments import check_edit
 
 T = TypeVar("T")
 
@@ -94,8 +95,11 @@ class RemoteSpace:
         in the inbox; the owner applies it (now, or once a harness owns the space) exactly as
         `Harness.approve` does. Raises `ApprovalRejected` at once when no call of that id waits
         for a decision in the space's live documents or another decision on it is in the inbox
-        (two deciders at once: one wins); one the owner refuses later (edited arguments invalid
-        for the schema) is reported there and dropped."""
+        (two deciders at once: one wins), and `EditRejected` (an `ApprovalRejected`) when the
+        edited arguments do not match the tool's schema kept with the waiting call (checked with
+        the validator the owner checks with, in the transaction that puts the decision); one the
+        owner refuses later (a call waiting since before its schema was kept) is reported there
+        and dropped."""
         text = None
         if arguments is not None:
             try:
@@ -103,19 +107,24 @@ class RemoteSpace:
             except (TypeError, ValueError) as exc:
                 raise ApprovalRejected(f"Tool call {call_id} was not approved: the edited arguments are not a JSON "
                                        f"object ({exc})", call_id=str(call_id)) from None
-        await self._decide(call_id, {"call_id": call_id, "approve": True, "arguments": text, "reason": ""})
+
+        def check(slot: ApprovalSlot) -> None:
+            check_edit(slot, call_id, text)
+
+        await self._decide(call_id, {"call_id": call_id, "approve": True, "arguments": text, "reason": ""}, check)
 
     async def deny(self, call_id: str, reason: str = "") -> None:
         """Deny the tool call `call_id`, waiting for approval in this space, for `reason` (the
         model reads it), as `Harness.deny` does; see `approve`."""
         await self._decide(call_id, {"call_id": call_id, "approve": False, "arguments": None, "reason": str(reason)})
 
-    async def _decide(self, call_id: str, decision: dict[str, Any]) -> None:
+    async def _decide(self, call_id: str, decision: dict[str, Any],
+                      check: Callable[[ApprovalSlot], None] | None = None) -> None:
         if not isinstance(call_id, str):
             raise ApprovalRejected(f"No tool call {call_id} waits for a decision in {self.location}; nothing was "
                                    f"decided", call_id=str(call_id))
         did = f"dec_{uuid.uuid4().hex[:16]}"
-        await self._run(lambda c: _pg_decisions.put_decision(c, self.space, self.location, did, decision),
+        await self._run(lambda c: _pg_decisions.put_decision(c, self.space, self.location, did, decision, check),
                         "deciding a tool call")
 
     async def status(self, submission_id: str) -> SubmissionStatus:

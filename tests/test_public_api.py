@@ -22,7 +22,7 @@ PUBLIC = [
     "AttachmentTooLarge", "BackgroundJobsUnsupported", "CancelInput", "Change", "Checkpoint", "Clock", "CodecError",
     "CommitFailed", "CommitRefused", "Compaction", "CompactionEntry", "CompactionFailure", "CompactionInput",
     "Conversation", "ConversationArchived", "ConversationBusy", "ConversationNotEnded", "CorruptSession",
-    "DeferredLive", "Diagnostic", "DiskFull", "Done", "DurableError", "EncryptionUnsupported", "Entry", "ErrorDetail", "ErrorInfo",
+    "DeferredLive", "Diagnostic", "DiskFull", "Done", "DurableError", "EditRejected", "EncryptionUnsupported", "Entry", "ErrorDetail", "ErrorInfo",
     "ErrorReport", "Failed", "FailureReason", "FakeClock", "FallbackMemberMissing", "FallbackModel", "FaultReason",
     "Faulted", "File", "ForkRefused", "GenerationInput", "GenerationLive", "Harness", "HarnessClosed",
     "HarnessError", "HarnessState", "IllegalTransition", "Image", "InterruptReason", "InvalidHistory",

@@ -11,7 +11,8 @@ the console ever makes to a session file.
 decides through `h.approve` / `h.deny`. Both give the page the same data (`durable.console.views`)
 and both raise `ApprovalRejected` when a decision is refused (decided meanwhile), `EditRejected`
 when edited arguments do not match the tool's schema (kept with the waiting call, `ApprovalSlot.
-parameters`): checked here, before anything is sent, with the validator tools' calls are checked with.
+parameters`): checked before anything is sent, with the validator tools' calls are checked with
+(`durable.tools.arguments.check_edit`, which `durable.remote` uses too).
 """
 
 from __future__ import annotations
@@ -30,13 +31,13 @@ from attrs import define
 
 from .. import codec, records as r
 from .._frozen import evolve
-from ..errors import ApprovalRejected
+from ..errors import EditRejected
 from ..storage import rows
 from ..storage.sqlite import inbox
 from ..storage.sqlite.lock import wal_write_locked
 from ..storage.sqlite.reader import SessionReader, owner_of
 from ..storage.texts import join_json, join_live
-from ..tools.arguments import check_value
+from ..tools.arguments import check_edit
 from .views import Recovery, entry_data, session_state, task_data, warm_prices
 
 T = TypeVar("T")
@@ -64,43 +65,9 @@ class Source(Protocol):
         ...
 
 
-class EditRejected(ApprovalRejected):
-    """Edited arguments of a tool call do not match the tool's schema (or are no JSON object):
-    refused by the console before anything is sent (HTTP 400); the message names the call, the
-    tool and each problem (the JSON path and the failed keyword)."""
-
-
-def check_edit(slot: r.ApprovalSlot | None, call_id: str, arguments: str | None) -> Mapping[str, Any] | None:
-    """The edited `arguments` (JSON text, None: the model's) of the waiting call `slot` as an
-    object, once valid against the tool's schema kept with it (when it is; rows written before
-    it was kept are checked by the owner alone). Raises `EditRejected`."""
-    value = _arguments(arguments, call_id)
-    if value is None or slot is None or slot.parameters is None:
-        return value
-    _, problems = check_value(json.loads(slot.parameters), json.dumps(value, ensure_ascii=False))
-    if problems:
-        raise EditRejected(f"Tool call {call_id} ({slot.tool}) was not approved: Tool {slot.tool}: invalid "
-                           f"arguments: " + "; ".join(problems), call_id=call_id, tool=slot.tool)
-    return value
-
-
 def waiting_slot(lives: Iterable[r.Live], call_id: str) -> r.ApprovalSlot | None:
     """The approval slot of call `call_id` in the live documents `lives`, if one waits."""
     return next((slot for live in lives for slot in live.approvals if slot.call_id == call_id), None)
-
-
-def _arguments(arguments: str | None, call_id: str) -> Mapping[str, Any] | None:
-    if arguments is None:
-        return None
-    try:
-        value = json.loads(arguments)
-    except ValueError as exc:
-        raise EditRejected(f"Tool call {call_id} was not approved: the edited arguments are not JSON ({exc})",
-                           call_id=call_id) from None
-    if not isinstance(value, dict):
-        raise EditRejected(f"Tool call {call_id} was not approved: the edited arguments are not a JSON object",
-                           call_id=call_id)
-    return value
 
 
 # where an answer's text starts in a live document's JSON as the codec writes it (an object's keys

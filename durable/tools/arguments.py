@@ -10,9 +10,11 @@ from __future__ import annotations
 import functools
 import importlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
-from ..errors import ToolArgumentError, ToolDefinitionError
+from ..errors import EditRejected, ToolArgumentError, ToolDefinitionError
+from ..records import ApprovalSlot
 from .protocol import Tool
 
 MAX_DEPTH = 64
@@ -80,6 +82,35 @@ def check_value(schema: dict[str, Any], text: str) -> tuple[Any, list[str]]:
 
 
 @functools.lru_cache(maxsize=64)
+def check_edit(slot: ApprovalSlot | None, call_id: str, arguments: str | None) -> Mapping[str, Any] | None:
+    """The edited `arguments` (JSON text, None: the model's) of the waiting call `slot` as an
+    object, once valid against the tool's schema kept with it (when it is; rows written before
+    it was kept are checked by the owner alone): what a decider outside the owner (the console,
+    `durable.remote`) checks before it puts a decision. Raises `EditRejected`."""
+    value = _edited(arguments, call_id)
+    if value is None or slot is None or slot.parameters is None:
+        return value
+    _, problems = check_value(json.loads(slot.parameters), json.dumps(value, ensure_ascii=False))
+    if problems:
+        raise EditRejected(f"Tool call {call_id} ({slot.tool}) was not approved: Tool {slot.tool}: invalid "
+                           f"arguments: " + "; ".join(problems), call_id=call_id, tool=slot.tool)
+    return value
+
+
+def _edited(arguments: str | None, call_id: str) -> Mapping[str, Any] | None:
+    if arguments is None:
+        return None
+    try:
+        value = json.loads(arguments)
+    except ValueError as exc:
+        raise EditRejected(f"Tool call {call_id} was not approved: the edited arguments are not JSON ({exc})",
+                           call_id=call_id) from None
+    if not isinstance(value, dict):
+        raise EditRejected(f"Tool call {call_id} was not approved: the edited arguments are not a JSON object",
+                           call_id=call_id)
+    return value
+
+
 def _validator(schema_text: str) -> Any:
     """The validator of a schema (by its canonical text: a run checks each answer with it)."""
     jsonschema = importlib.import_module("jsonschema")

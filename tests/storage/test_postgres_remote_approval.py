@@ -21,12 +21,13 @@ import pytest
 import durable
 from durable import open_harness
 from durable.engine.reports import ErrorReport
-from durable.errors import ApprovalRejected
+from durable.errors import ApprovalRejected, EditRejected
 from durable.models import faux
 from durable.records import Answered, ApprovalSlot, ToolResultEntry
 from durable.remote import RemoteSpace
 from durable.settings import Settings
 from durable.storage import PostgresStorage
+from durable.storage.postgres.decisions import put_decision
 from durable.testing.scripts import by_input
 
 from .pg_remote_child import transfer_tool
@@ -161,7 +162,29 @@ async def test_a_decision_taken_by_an_owner_that_died_before_applying_it_is_appl
     assert ran == [{"to": "bob", "amount": 500}]
 
 
+async def test_edited_arguments_against_the_schema_are_refused_by_the_remote_space_before_anything_is_decided(
+        postgres_dsn):
+    space, ran = new_space(), []
+    model, tools = world(ran)
+    async with open_harness(PostgresStorage(postgres_dsn, space), model=model, tools=tools, settings=NO_CHECK) as h, \
+            RemoteSpace(postgres_dsn, space, poll_seconds=0.02) as remote:
+        sid = (await h.root.submit("pay bob")).id
+        c1 = (await waiting_call(remote)).call_id
+        with pytest.raises(EditRejected) as refused:
+            await remote.approve(c1, {"to": "bob", "amount": "lots"})
+        assert str(refused.value) == (f"Tool call {c1} (transfer) was not approved: Tool transfer: invalid arguments: "
+                                      f"$.amount: 'lots' is not of type 'integer' (keyword: type)")
+        assert (refused.value.call_id, refused.value.tool) == (c1, "transfer")
+        assert inbox_rows(postgres_dsn, space) == 0  # nothing put
+        assert [s.call_id for s in h.root.live().approvals] == [c1]
+        await remote.approve(c1, {"to": "bob", "amount": 20})  # the call still waits: a valid edit is taken
+        assert await remote.wait(sid) == Answered("Done.", 4)
+    assert ran == [{"to": "bob", "amount": 20}]
+
+
 async def test_a_remote_decision_the_owner_refuses_is_reported_and_dropped_and_the_call_still_waits(postgres_dsn):
+    """A decision whose edit the owner's schema check refuses (put by a decider that did not check
+    it: here straight into the inbox, as a durable older than the check would)."""
     space, ran, reports = new_space(), [], []
     model, tools = world(ran)
     async with open_harness(PostgresStorage(postgres_dsn, space), model=model, tools=tools, settings=NO_CHECK,
@@ -169,7 +192,10 @@ async def test_a_remote_decision_the_owner_refuses_is_reported_and_dropped_and_t
             RemoteSpace(postgres_dsn, space, poll_seconds=0.02) as remote:
         await h.root.submit("pay bob")
         c1 = (await waiting_call(remote)).call_id
-        await remote.approve(c1, {"to": "bob", "amount": "lots"})
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            put_decision(conn, space, remote.location, "dec_unchecked", {
+                "call_id": c1, "approve": True, "arguments": json.dumps({"to": "bob", "amount": "lots"}),
+                "reason": ""})
         with anyio.fail_after(10):
             while inbox_rows(postgres_dsn, space):
                 await anyio.sleep(0.02)
