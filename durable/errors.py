@@ -8,8 +8,7 @@ sentences that name the file, task, conversation or tool concerned.
     |   +-- ServerUnavailable (+-- CommitOutcomeUnknown)  PostgreSQL: names the server and space
     +-- HarnessError               the host API: HarnessClosed, ConversationBusy, UnknownTask, UnknownTaskKind,
     |   UnknownSubmission, SubmissionUnanswered, ToolResultRejected, ApprovalRejected (+-- EditRejected),
-    |   IllegalTransition,
-    |   ToolDefinitionError, ConversationArchived, ForkRefused; ToolArgumentError, InvalidHistory,
+    |   IllegalTransition, ToolDefinitionError, ConversationArchived, ForkRefused; ToolArgumentError, InvalidHistory,
     |   InvalidInput (+-- AttachmentError +-- AttachmentTooLarge) (also ValueErrors)
     +-- MissingExtra (also an ImportError)  an optional extra is not installed
     +-- BackgroundJobsUnsupported, InvalidModelSettings (+-- UnsupportedModelSetting) (ValueErrors)
