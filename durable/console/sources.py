@@ -162,9 +162,14 @@ class LiveDocs:
         return self._usage
 
     def update(self, found: Iterable[tuple[str, str, dict[str, str] | None]]) -> list[str]:
-        """Take the rows (conversation, body, long texts) read now; returns the conversations
-        whose document changed."""
+        """Take the rows (conversation, body, long texts) read now, every one the file holds;
+        returns the conversations whose document changed (a deleted one's is dropped)."""
         changed = []
+        found = list(found)
+        gone = self.docs.keys() - {cid for cid, _, _ in found}
+        for cid in gone:
+            del self.docs[cid]
+            self._usage = None
         for cid, body, texts in found:
             key = (body, tuple(sorted(texts.items())) if texts else None)
             known = self.docs.get(cid)
@@ -310,7 +315,12 @@ class FileSource:
             if every:
                 self._spans_at = now
             story = Recovery()
-            for cid in (reader.conversation_ids() if every else changed):
+            looked = reader.conversation_ids() if every else changed
+            if every:  # conversations deleted from the file leave the page and memory
+                for gone in self._counts.keys() - set(looked):
+                    del self._counts[gone]
+                    self._recovery.pop(gone, None)
+            for cid in looked:
                 count, last_seq = reader.entry_span(cid)
                 self._counts[cid] = count
                 seen, notes = self._recovery.get(cid, (0, Recovery()))

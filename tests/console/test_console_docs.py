@@ -87,10 +87,14 @@ def test_an_answer_kept_apart_growing_joins_the_texts_again_and_is_the_same_as_d
 
 def test_usage_is_summed_again_only_when_a_documents_usage_changed():
     docs = LiveDocs("s.sqlite")
-    docs.update([row(doc("a")), ("c2", codec.dumps(doc("b"), r.Live), None)])
+    c2 = ("c2", codec.dumps(doc("b"), r.Live), None)
+    docs.update([row(doc("a")), c2])
     both = docs.usage()
     assert both.models == (r.ModelUsage("faux", 2, 4, 6),)
-    docs.update([row(doc("ab"))])
+    docs.update([row(doc("ab")), c2])
     assert docs.usage() is both  # the answer grew: the same usage
-    docs.update([row(r.Live(usage=r.UsageTotals(models=(r.ModelUsage("faux", 1, 2, 9),))))])
+    docs.update([row(r.Live(usage=r.UsageTotals(models=(r.ModelUsage("faux", 1, 2, 9),)))), c2])
     assert docs.usage().models == (r.ModelUsage("faux", 2, 4, 12),)
+    assert docs.update([c2]) == []  # c1 deleted: its usage leaves the sum
+    assert list(docs.docs) == ["c2"]
+    assert docs.usage().models == (r.ModelUsage("faux", 1, 2, 3),)
