@@ -20,7 +20,10 @@ ratios measured within each round.
 (e) With `--wal`: (a) and (b) at 64 committers with the bounded WAL (a passive checkpoint after a
     barrier once the WAL passes `WAL_LIMIT`, durable.storage.sqlite.write) and without it (the
     limit set out of reach: only SQLite's own checkpoint every 1,000 pages), each in a child
-    process, taking turns within every round. Target: on >= 0.9x off.
+    process, taking turns within every round. Target: on >= 0.9x off. The disk's fsync rate swings
+    several times over within a run on a shared machine, so (e) also prints what the rates hide
+    less: CPU time (all threads) and bytes written a commit, on against off, and with `--syncs` the
+    fsync and fdatasync calls a commit (`strace -c`, one run each).
 (c) Open time of a file with 1,000,000 entries (and 100,000 terminal tasks, 10,000 settled
     submissions, 10 live tasks) against one with 1,000 entries (100 terminal tasks, 10 settled
     submissions, 10 live tasks). The big file is built with raw sqlite3 inserts of rows encoded
@@ -225,21 +228,46 @@ def child(directory: str, sequential_n: int, concurrent_total: int) -> None:
 
         write.WAL_LIMIT = 1 << 62  # never past it: no checkpoint of ours
 
-    seq = trio.run(store_sequential, fresh(directory, "child-seq.db"), sequential_n)
-    g64, txns = trio.run(store_concurrent, fresh(directory, "child-g64.db"), 64, concurrent_total)
-    print(json.dumps({"seq": seq, "g64": g64, "t64": txns}))
+    got: dict[str, float] = {}
+    for key, commits in (("seq", sequential_n), ("g64", concurrent_total // 64 * 64)):
+        cpu, written = _cpu(), _written()
+        if key == "seq":
+            got["seq"] = trio.run(store_sequential, fresh(directory, "child-seq.db"), sequential_n)
+        else:
+            got["g64"], got["t64"] = trio.run(store_concurrent, fresh(directory, "child-g64.db"), 64, concurrent_total)
+        got[f"{key}_cpu"] = (_cpu() - cpu) / commits * 1e6  # microseconds of CPU (all threads) a commit
+        got[f"{key}_bytes"] = (_written() - written) / commits  # bytes written to disk a commit
+    print(json.dumps(got))
+
+
+def _cpu() -> float:
+    import resource
+
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_utime + u.ru_stime
+
+
+def _written() -> int:
+    with open("/proc/self/io") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("write_bytes:"))
 
 
 def run_child(directory: str, sequential_n: int, concurrent_total: int, pythonpath: str | None,
-              wal: str = "on") -> dict[str, float]:
+              wal: str = "on", syncs: bool = False) -> dict[str, float]:
+    """Run `child`; with `syncs`, under `strace -c`, and return its fsync and fdatasync calls."""
     import json
     import subprocess
 
     env = dict(os.environ, DURABLE_BENCH_WAL=wal)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
-    done = subprocess.run([sys.executable, __file__, "--child", directory, str(sequential_n), str(concurrent_total)],
-                          capture_output=True, text=True, env=env, check=True)
+    command = [sys.executable, __file__, "--child", directory, str(sequential_n), str(concurrent_total)]
+    if syncs:
+        command = ["strace", "-f", "-c", "-e", "trace=fsync,fdatasync", "-o", os.path.join(directory, "syncs")] + command
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    if syncs:
+        with open(os.path.join(directory, "syncs")) as f:
+            return {"syncs": sum(int(line.split()[3]) for line in f if line.split()[-1:] in (["fsync"], ["fdatasync"]))}
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -264,6 +292,7 @@ def main() -> int:
                         "figures; fewer for a quick run)")
     parser.add_argument("--before", default=None, help="(d): compare with the code of this git ref")
     parser.add_argument("--wal", action="store_true", help="(e): the bounded WAL on against off")
+    parser.add_argument("--syncs", action="store_true", help="with --wal: count fsync and fdatasync calls (strace)")
     args = parser.parse_args()
     before = export(args.before) if args.before else None
     sequential_n = 1000 if args.quick else 3000
@@ -300,7 +329,7 @@ def main() -> int:
             if args.wal:  # taking turns, the first one alternating between rounds
                 for wal in (("on", "off") if rnd % 2 == 0 else ("off", "on")):
                     got = run_child(directory, sequential_n, concurrent_total, None, wal)
-                    m[f"wal{wal}_seq"], m[f"wal{wal}_g64"] = got["seq"], got["g64"]
+                    m.update({f"wal{wal}_{key}": value for key, value in got.items()})
             rounds.append(m)
             print(f"  round {rnd + 1}/{args.rounds}: raw {m['raw']:,.0f}, store {m['ours']:,.0f}, "
                   f"64 committers {m['g64']:,.0f} commits/s ({m['g64'] / m['raw']:.2f}x raw)", flush=True)
@@ -343,6 +372,20 @@ def main() -> int:
             compared("d", "now", "before", f"before {args.before}", "now", "before")
         if args.wal:
             compared("e", "walon", "waloff", "bounded WAL off", "bounded WAL on", "off")
+            for key, label in (("seq", "(a)"), ("g64", "(b) 64")):  # less disturbed by the machine than rates
+                for what, unit, fmt in (("cpu", "us of CPU", ",.0f"), ("bytes", "bytes written", ",.0f")):
+                    on, off = ([m[f"wal{w}_{key}_{what}"] for m in rounds] for w in ("on", "off"))
+                    ratios = [a / b for a, b in zip(on, off)]
+                    rows.append((f"(e) {label}: {unit} a commit, on / off",
+                                 f"{statistics.median(on):{fmt}} / {statistics.median(off):{fmt}}",
+                                 f"{statistics.median(ratios):.2f}x off ({min(ratios):.2f}-{max(ratios):.2f})", "", ""))
+            if args.syncs:  # counted once each (deterministic but for group commit's batching)
+                commits = sequential_n + concurrent_total // 64 * 64
+                counted = {w: run_child(directory, sequential_n, concurrent_total, None, w, syncs=True)["syncs"]
+                           for w in ("on", "off")}
+                rows.append(("(e) fsync + fdatasync calls a commit, on / off",
+                             f"{counted['on'] / commits:.3f} / {counted['off'] / commits:.3f}",
+                             f"{counted['on'] / counted['off']:.2f}x off", "", "(strace -c, one run each)"))
 
         small, big = fresh(directory, "small.db"), fresh(directory, "big.db")
         build_history(small, 1_000, terminal_tasks=100, settled=10)
