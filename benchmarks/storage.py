@@ -263,7 +263,8 @@ def run_child(directory: str, sequential_n: int, concurrent_total: int, pythonpa
         env["PYTHONPATH"] = pythonpath
     command = [sys.executable, __file__, "--child", directory, str(sequential_n), str(concurrent_total)]
     if syncs:
-        command = ["strace", "-f", "-c", "-e", "trace=fsync,fdatasync", "-o", os.path.join(directory, "syncs")] + command
+        command = ["strace", "-f", "-c", "-e", "trace=fsync,fdatasync", "-o", os.path.join(directory, "syncs"),
+                   *command]
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
     if syncs:
         with open(os.path.join(directory, "syncs")) as f:
@@ -375,7 +376,7 @@ def main() -> int:
             for key, label in (("seq", "(a)"), ("g64", "(b) 64")):  # less disturbed by the machine than rates
                 for what, unit, fmt in (("cpu", "us of CPU", ",.0f"), ("bytes", "bytes written", ",.0f")):
                     on, off = ([m[f"wal{w}_{key}_{what}"] for m in rounds] for w in ("on", "off"))
-                    ratios = [a / b for a, b in zip(on, off)]
+                    ratios = [a / b for a, b in zip(on, off, strict=True)]
                     rows.append((f"(e) {label}: {unit} a commit, on / off",
                                  f"{statistics.median(on):{fmt}} / {statistics.median(off):{fmt}}",
                                  f"{statistics.median(ratios):.2f}x off ({min(ratios):.2f}-{max(ratios):.2f})", "", ""))
