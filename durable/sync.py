@@ -43,7 +43,7 @@ from .engine.reports import ReportCallback
 from .engine.stream_events import SubmissionEvent
 from .errors import HarnessClosed
 from .models.protocol import Model
-from .records import Live, ModelSettings, StoredEntry, Submission, SubmissionStatus, Task, UsageTotals
+from .records import ConversationInfo, Live, ModelSettings, StoredEntry, Submission, SubmissionStatus, Task, UsageTotals
 from .settings import Settings, WhenBusy
 from .storage.protocol import Storage
 from .storage.sqlite.store import Synchronous
@@ -206,6 +206,10 @@ class Harness:
     def usage(self) -> UsageTotals:
         """What every conversation of this session used so far (see `durable.Harness.usage`)."""
         return self._run(self.harness.usage)
+
+    def conversations(self) -> list[ConversationInfo]:
+        """Every conversation of this session, by id, as committed (see `durable.Harness.conversations`)."""
+        return self._run(self.harness.conversations)
 
     def submit_tool_result(self, call_id: str, content: str | Content | Sequence[str | Content], *,
                            is_error: bool = False) -> None:

@@ -25,12 +25,11 @@ from typing import Any
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from attrs import frozen
 
-from .. import records as r
 from .._open import open_harness
 from ..engine.stream_events import ApprovalRequestedEvent
 from ..errors import ApprovalRejected
 from ..settings import Settings
-from .commands import run_command
+from .commands import conversations_of, run_command
 from .instructions import SYSTEM_PROMPT, make_instructions
 from .models import make_model
 from .render import EventView, Screen, arguments_text, describe_report
@@ -150,9 +149,9 @@ class ChatApp:
                 task = getattr(item, "task", None)
                 cut_off.discard(getattr(task, "id", None))
         self.drain_reports()
-        for cid, live in self.call(_lives, self.h):
-            if live.run is not None:
-                self.conv_id = cid
+        for c in self.call(conversations_of, self.h):
+            if c.busy:
+                self.conv_id = c.id
                 break
         live = self.conv.live()
         if live.run is None:
@@ -257,10 +256,6 @@ class ChatApp:
 async def _pending_cut_off(h: Any) -> list[int]:
     """Tasks the open found cut off by a kill (pending again, with a restart counted)."""
     return [t.id for t in await h.tasks(state="pending") if t.restarts]
-
-
-async def _lives(h: Any) -> list[tuple[str, r.Live]]:
-    return [(cid, c.committed_live) for cid, c in sorted(h.session.convs.items())]
 
 
 def main(opts: ChatOptions) -> int:

@@ -52,12 +52,12 @@ def history(app: Any, rest: str) -> None:
         app.screen.line(history_line(stored))
 
 
-async def _conversations(h: Any) -> list[tuple[str, r.Live]]:
-    return [(cid, c.committed_live) for cid, c in sorted(h.session.convs.items())]
+async def conversations_of(h: Any) -> list[r.ConversationInfo]:
+    return h.conversations()  # type: ignore[no-any-return]  # on the harness's thread; typed Any here
 
 
 def fork(app: Any, rest: str) -> None:
-    names = {cid for cid, _ in app.call(_conversations, app.h)}
+    names = {c.id for c in app.call(conversations_of, app.h)}
     new_id = rest or next(f"fork-{n}" for n in range(1, len(names) + 2) if f"fork-{n}" not in names)
     source = app.conv_id
     app.call(app.conv.fork, new_id)
@@ -66,22 +66,22 @@ def fork(app: Any, rest: str) -> None:
 
 
 def sessions(app: Any, rest: str) -> None:
-    convs = app.call(_conversations, app.h)
+    convs = app.call(conversations_of, app.h)
     if rest:
-        if rest not in {cid for cid, _ in convs}:
+        if rest not in {c.id for c in convs}:
             app.screen.line(f"no conversation {rest} in {app.path}", "31")
             return
         app.conv_id = rest
         app.screen.line(f"now in {rest}")
         return
     app.screen.line(f"conversations in {app.path}:")
-    for cid, live in convs:
-        if live.parent is not None:
+    for c in convs:
+        if c.parent is not None:
             continue  # a sub-agent's
-        mark = "*" if cid == app.conv_id else " "
-        forked = f", forked from {live.forked_from} at entry {live.forked_at}" if live.forked_from else ""
-        busy = ", answering" if live.run is not None else ""
-        app.screen.line(f"{mark} {cid}: {live.usage.requests} requests{forked}{busy}")
+        mark = "*" if c.id == app.conv_id else " "
+        forked = f", forked from {c.forked_from} at entry {c.forked_at}" if c.forked_from else ""
+        busy = ", answering" if c.busy else ""
+        app.screen.line(f"{mark} {c.id}: {c.usage.requests} requests{forked}{busy}")
 
 
 async def _live_of(conv: Any) -> r.Live:

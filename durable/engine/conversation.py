@@ -22,6 +22,7 @@ from ..models.protocol import Model, check_settings
 from ..prices import in_force
 from ..records import (
     Answered,
+    ConversationInfo,
     Live,
     ModelSettings,
     Part,
@@ -275,6 +276,18 @@ class Conversation:
 
     def submission(self, submission_id: str) -> SubmissionHandle:
         return SubmissionHandle(self._h, submission_id)
+
+
+def listed(h: Host) -> list[ConversationInfo]:
+    """Every conversation of the session, by id, as committed (a `ConversationInfo` each): those
+    that took an input, were seeded, forked or archived, sub-agents' included (their `parent`
+    set); not those deleted (or being deleted). Read from the live documents the harness holds
+    (all of them, loaded at open: after a crash, the list as last committed), never from
+    history; a conversation only named (`h.conversation(id)`) is not listed until its first commit."""
+    prices = in_force(h.settings.prices)
+    session = h.session
+    return [ConversationInfo.of(cid, c.last_seq, c.committed_live, prices.priced(c.committed_live.usage))
+            for cid, c in sorted(session.convs.items()) if c.stored and cid not in session.deleting]
 
 
 def input_parts(text: object, conversation_id: str, limit: int) -> tuple[str, tuple[Part, ...], Blobs]:

@@ -23,20 +23,13 @@ from attrs import frozen
 
 from ..codec import exception_leaves
 from ..content import Content, content_parts
-from ..errors import (
-    ApprovalRejected,
-    DiskFull,
-    HarnessClosed,
-    HarnessError,
-    StorageError,
-    UnknownTask,
-    UnknownTaskKind,
-)
+from ..errors import ApprovalRejected, DiskFull, HarnessClosed, HarnessError, StorageError, UnknownTask, UnknownTaskKind
 from ..inputs import check_conversation_id
 from ..models.protocol import Model, check_settings
 from ..prices import in_force
 from ..records import (
     EMPTY_USAGE,
+    ConversationInfo,
     ModelSettings,
     Pending,
     Running,
@@ -52,7 +45,7 @@ from ..storage.protocol import InboxDecision, Storage
 from ..tools import DepsT, Tool, ToolRegistry
 from . import inbox, ownership, recovery, retention
 from .clock import Clock, SystemClock
-from .conversation import Conversation, output_schema
+from .conversation import Conversation, listed, output_schema
 from .instructions import Instruction, checked_instructions
 from .integrity import IntegrityCheck
 from .kinds import RunService, TaskKind
@@ -372,6 +365,11 @@ class Harness(Generic[DepsT]):
         self._check_open()
         return in_force(self.settings.prices).priced(sum((c.committed_live.usage for c in self.session.convs.values()),
                                                          EMPTY_USAGE))
+
+    def conversations(self) -> list[ConversationInfo]:
+        """Every conversation of this session, by id, as committed: see `durable.engine.conversation.listed`."""
+        self._check_open()
+        return listed(self)
 
     def wake(self) -> Wake:
         """Whether work is active, and when the next durable timer fires."""

@@ -36,6 +36,7 @@ class ConversationHead:
     _context: Context | None = attrs.field(default=None, alias="context")  # None: empty, made on first use
     queued: list[str] = attrs.field(factory=list)  # submissions waiting for the next run
     context_loaded: bool = False
+    stored: bool = False  # a live document of it is committed (it exists in the file)
 
     @property
     def context(self) -> Context:
@@ -69,7 +70,8 @@ class Head:
         self.convs: dict[str, ConversationHead] = {}
         self.deleting: set[str] = set()  # conversations being deleted (`durable.engine.retention`)
         for cid, state in opened.conversations.items():
-            self.convs[cid] = ConversationHead(cid, state.last_seq, state.live, state.live, state.last_compaction)
+            self.convs[cid] = ConversationHead(cid, state.last_seq, state.live, state.live, state.last_compaction,
+                                               stored=True)
         for sub in sorted(opened.unsettled, key=lambda s: (s.created_at, s.id)):
             if sub.task_id is None:
                 self.conversation(sub.conversation_id).queued.append(sub.id)

@@ -329,7 +329,8 @@ class Session(Head):
                         settling.record = sub
                         settling.event.set()
             for cid, live in change.batch.live.items():
-                self.conversation(cid).committed_live = live
+                conv = self.conversation(cid)
+                conv.committed_live, conv.stored = live, True
                 for follow_cid, stream in list(self._followers):
                     if follow_cid == cid:
                         try:

@@ -168,6 +168,31 @@ class Live:
 EMPTY_LIVE = Live()
 
 
+@frozen
+class ConversationInfo:
+    """One conversation of a harness, as committed (`Harness.conversations()`): `entries` stored
+    (its last seq; a compaction adds its summary and deletes none), `archived` (refuses input
+    until unarchived), `busy` (a run is active), `forked_from` / `forked_at` (a fork's source and
+    the last seq copied from it), `parent` (a sub-agent's: the conversation whose tool call
+    started it), `compactions` made, and `usage`: its own, costed with `settings.prices`
+    (`Conversation.usage()` adds its sub-agents')."""
+
+    id: str
+    entries: int = 0
+    archived: bool = False
+    busy: bool = False
+    forked_from: str | None = None
+    forked_at: int = 0
+    parent: str | None = None
+    compactions: int = 0
+    usage: UsageTotals = EMPTY_USAGE
+
+    @classmethod
+    def of(cls, conversation_id: str, last_seq: int, live: Live, usage: UsageTotals) -> ConversationInfo:
+        return cls(conversation_id, last_seq, live.archived, live.busy, live.forked_from, live.forked_at,
+                   live.parent.conversation_id if live.parent is not None else None, live.compactions, usage)
+
+
 def rolled_up(lives: Mapping[str, Live], conversation_id: str) -> UsageTotals:
     """The usage of conversation `conversation_id` with its sub-agents' rolled up: its own
     (`Live.usage`) plus that of every conversation below it (`Live.parent`), each counted once.
@@ -189,6 +214,7 @@ __all__ = [
     "EMPTY_LIVE",
     "ApprovalSlot",
     "CompactionFailure",
+    "ConversationInfo",
     "DeferredLive",
     "GenerationLive",
     "Live",

@@ -64,6 +64,7 @@ def test_submit_wait_answer_entries_and_a_later_process_reading_the_answer(path,
         assert h.wake() == durable.Wake(False, None)
         assert h.root.live() == r.Live(usage=used(2, 20, 5))
         assert h.root.usage() == h.usage() == used(2, 20, 5)
+        assert h.conversations() == [r.ConversationInfo("root", 4, usage=used(2, 20, 5))]
     assert h.harness.state is durable.HarnessState.CLOSED
     with durable.sync.open_harness(path, model=FauxModel(), backend=backend) as h:
         assert h.root.submission(sub.id).get().status == r.Answered("Hello world", 2)

@@ -669,3 +669,93 @@ async def test_reading_a_file_this_process_owns_keeps_the_wal_from_another_proce
         assert counted.stdout.decode().split() == ["2"]
     finally:
         await store.close()
+
+
+async def test_a_reader_held_while_this_process_closes_and_reopens_a_store_keeps_the_wal_from_another_process_s_close(path):
+    """Closing a store closes its descriptor of the database (the one its ownership lock is
+    on); with a `SessionReader` of this process still open on the file, that close used to drop
+    the reader's shared lock, and the store opened next in this process took none of its own
+    (SQLite counts its connections of one process together). Another process's last connection
+    then checkpointed and deleted the WAL on its close, and the new store's next commits went
+    into the deleted file: invisible to every other process, and lost once it closed."""
+    await make_session(path)
+    store = SQLiteStorage(path)
+    await store.open()
+    await store.commit(Batch(entries=[user(2)]))
+    with SessionReader(path) as reader:  # as the console does, at every look
+        assert reader.file_facts().entries == 2
+        await store.close()
+        store = SQLiteStorage(path)
+        await store.open()
+        try:
+            await store.commit(Batch(entries=[user(3)]))
+            counted = await anyio.run_process([sys.executable, "-c", COUNTER, path], check=True)
+            assert counted.stdout.decode().split() == ["3"]
+            assert os.path.exists(path + "-wal")
+            await store.commit(Batch(entries=[user(4)]))
+            counted = await anyio.run_process([sys.executable, "-c", COUNTER, path], check=True)
+            assert counted.stdout.decode().split() == ["4"]
+        finally:
+            await store.close()
+    async with durable.open_harness(path, model=FauxModel([])) as h:
+        assert [e.entry.text for e in await h.root.entries()] == ["input 1", "input 2", "input 3", "input 4"]
+
+
+def posix_locks(path: str) -> set[tuple[str, str, str, str]]:
+    """The POSIX (fcntl) locks this process holds on the session file and its -shm, from
+    /proc/locks: (file, READ or WRITE, first byte, last byte)."""
+    names = {os.stat(path + suffix).st_ino: suffix or "database" for suffix in ("", "-shm")}
+    held = set()
+    with open("/proc/locks") as f:
+        for line in f:
+            fields = line.split()  # "1: POSIX  ADVISORY  READ 1234 fe:00:5678 128 128"
+            if fields[1] == "POSIX" and fields[4] == str(os.getpid()):
+                inode = int(fields[5].rsplit(":", 1)[-1])
+                if inode in names:
+                    held.add((names[inode], fields[3], fields[6], fields[7]))
+    return held
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/locks"), reason="reads the locks this process holds from /proc/locks")
+@pytest.mark.parametrize("done", ["a store opened", "a store opened and closed", "a store refused (another process "
+                                  "owns the file)", "a second reader", "owner_pid without /proc/locks"])
+async def test_what_this_process_does_with_a_file_it_reads_keeps_the_reader_s_sqlite_locks(path, done, monkeypatch):
+    """POSIX locks belong to the process: any descriptor of the database or its -shm opened and
+    closed beside a connection of this process drops that connection's locks (its shared lock on
+    the database keeps another process's last connection from deleting the WAL; its lock on the
+    -shm, from re-initialising the -shm under it). Each thing durable does with the file keeps them."""
+    proc = subprocess.Popen([sys.executable, "-c", HARNESS_OWNER, path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert await anyio.to_thread.run_sync(proc.stdout.readline) == "ready\n"
+        if done.startswith("a store opened"):
+            proc.send_signal(signal.SIGKILL)  # its commits stay in the WAL: a reader reads through it
+            await anyio.to_thread.run_sync(proc.wait)
+        with SessionReader(path) as reader:
+            assert reader.file_facts().entries == 2 and reader.file_facts().wal_bytes > 0
+            before = posix_locks(path)
+            assert {lock[0] for lock in before} == {"database", "-shm"}
+            if done.startswith("a store opened"):
+                store = SQLiteStorage(path)
+                await store.open()
+                await store.commit(Batch(entries=[user(3)]))
+                if done == "a store opened and closed":
+                    await store.close()
+                assert posix_locks(path) >= before
+                if done == "a store opened":
+                    await store.close()
+            elif done.startswith("a store refused"):
+                with pytest.raises(SessionLocked):
+                    await SQLiteStorage(path).open()
+            elif done == "a second reader":
+                with SessionReader(path) as second:
+                    assert second.file_facts().entries == 2
+            else:
+                monkeypatch.setattr("durable.storage.sqlite.lock._proc_locks_holder", lambda st: None)
+                assert owner_pid(path) == -1  # owned, by a pid it cannot see without /proc/locks
+            assert posix_locks(path) >= before
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+        await anyio.to_thread.run_sync(proc.wait)
+        proc.stdout.close()
+        proc.stdin.close()

@@ -24,6 +24,7 @@ import os
 import stat
 
 from ...errors import SessionReadOnly, StorageError, UnsafeSessionFile
+from . import descriptors
 
 # NOFOLLOW: never through a planted link; NONBLOCK: a FIFO planted there does not hang us. Each
 # where the platform has it (Windows has none of them; BINARY is Windows only).
@@ -118,8 +119,8 @@ def prepare_journals(path: str, db: os.stat_result, *, create: bool) -> None:
             check_ours(st, name, path)
             if stat.S_IMODE(st.st_mode) & ~want and _HAS_FCHMOD:
                 os.fchmod(fd, stat.S_IMODE(st.st_mode) & want)
-        finally:
-            os.close(fd)
+        finally:  # kept open while a connection of this process is open on the file (it holds locks on -shm)
+            descriptors.close(fd, descriptors.identity(db))
 
 
 def narrow_to_owner(fd: int) -> None:

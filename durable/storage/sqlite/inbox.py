@@ -21,6 +21,7 @@ from typing import Any
 from ...errors import ApprovalRejected, StorageError
 from .. import rows
 from ..protocol import InboxDecision
+from . import descriptors
 
 TABLE = ("CREATE TABLE IF NOT EXISTS inbox (id TEXT PRIMARY KEY, call_id TEXT NOT NULL, "
          "created_at REAL NOT NULL, body TEXT NOT NULL) STRICT")
@@ -57,7 +58,7 @@ def put_decision(path: str, call_id: str, *, approve: bool, arguments: str | Non
 
     did = f"dec_{uuid.uuid4().hex[:16]}"
     try:
-        conn = sqlite3.connect(path, isolation_level=None, timeout=5.0)
+        conn = descriptors.connect(path, path, isolation_level=None, timeout=5.0)
     except sqlite3.Error as exc:
         raise StorageError(f"The inbox of {path} cannot be opened ({exc})", location=path) from exc
     try:

@@ -29,6 +29,7 @@ import threading
 from typing import Any, Protocol
 
 from ...errors import LockLost, SessionLocked, StorageError, UnsafeSessionFile
+from . import descriptors
 from .files import OPEN_FLAGS, check_ours, file_error, open_database, resolve
 
 # --------------------------------------------------------------------------- lockers
@@ -191,7 +192,7 @@ class FileLock:
                 _owned[_identity(st)] = fd
         except BaseException:
             self._close_sidecar()
-            os.close(fd)  # a file created here stays (empty): another opener may own it by now
+            descriptors.close(fd)  # a file created here stays (empty): another opener may own it by now
             raise
         self.fd = fd
         self._id = _identity(st)
@@ -243,8 +244,8 @@ class FileLock:
         try:
             if LOCK_ON_DATABASE:
                 _locker(self.path).unlock(self.fd)
-        finally:
-            os.close(self.fd)
+        finally:  # the flock is gone; the descriptor stays while a connection of this process is open on the file
+            descriptors.close(self.fd, self._id)
             self.fd = None
 
     def _close_sidecar(self) -> None:
@@ -270,7 +271,9 @@ def read_head(path: str, size: int) -> bytes:
     database for as long as it is open; it is what keeps another process's last connection (the
     console writing a decision into the inbox) from checkpointing and deleting the WAL on its
     close while the owner still writes into it: commits acknowledged after that would be lost
-    with the next kill. Elsewhere the file is opened and closed."""
+    with the next kill. Elsewhere it is read through a descriptor of its own, closed by
+    `descriptors.close`: kept open while a connection of this process (another reader, the
+    console's inbox) is open on the file."""
     try:
         key: tuple[int, int] | None = _identity(os.stat(path))
     except OSError:
@@ -280,8 +283,11 @@ def read_head(path: str, size: int) -> bytes:
             fd = _owned.get(key)
             if fd is not None:
                 return os.pread(fd, size, 0)
-    with open(path, "rb") as f:
-        return f.read(size)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        return os.read(fd, size)
+    finally:
+        descriptors.close(fd)
 
 
 # --------------------------------------------------------------------------- the owner's pid
@@ -319,7 +325,7 @@ def owner_pid(session_path: str) -> int | None:
             return (_read_pid(fd) if not LOCK_ON_DATABASE else None) or -1
         return None
     finally:
-        os.close(fd)
+        descriptors.close(fd)
 
 
 def _holder(st: os.stat_result) -> int | None:

@@ -15,7 +15,7 @@ from ...tokens import stored_tokens
 from .. import rows
 from ..protocol import ConversationState, Opened
 from ..texts import HeldTexts
-from . import files, inbox, mark, space
+from . import descriptors, files, inbox, mark, space
 from .lock import FileLock
 from .reader import connect_read_only, read_schema
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
@@ -69,7 +69,7 @@ def connect(path: str, lock: FileLock, st: os.stat_result, synchronous: str) -> 
         files.narrow_to_owner(fd)
         st = os.fstat(fd)
     files.prepare_journals(path, st, create=True)
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn = descriptors.connect(path, path, isolation_level=None, check_same_thread=False)
     try:
         conn.execute("PRAGMA busy_timeout = 5000")
         conn.execute(f"PRAGMA secure_delete = {SECURE_DELETE}")

@@ -37,7 +37,7 @@ from .. import rows, sealing
 from ..retention import skip_tombstoned
 from ..rows import StoredRows
 from ..texts import bounds, join_pieces, stream_texts, streams_of
-from . import partials
+from . import descriptors, partials
 from .files import OPEN_FLAGS
 from .lock import owner_pid, read_head
 from .schema import APPLICATION_ID, SCHEMA_VERSION
@@ -83,7 +83,7 @@ def connect_read_only(path: str, *, writer_may_run: bool = True) -> sqlite3.Conn
     immutable = wal_size is None or (wal_size == 0 and not writer_may_run)
     uri = f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro" + ("&immutable=1" if immutable else "")
     try:
-        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        conn = descriptors.connect(path, uri, uri=True, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA query_only = 1")
     except sqlite3.Error as exc:
         raise StorageError(f"Session file {path} cannot be opened for reading ({exc})", location=path) from exc
