@@ -377,10 +377,12 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
         path = self.path = self.location = files.resolve(self._given)
         lock = FileLock(path)
         st = opening.acquire(path, lock)
+        ro = None
         try:
-            sealer = keys.unlock_file(path, st, self._key)  # a wrong or missing key: WrongKey, nothing written
+            ro = opening.look(path, st)
+            sealer = keys.unlock_file(path, ro, self._key)  # a wrong or missing key: WrongKey, nothing written
             sealing.register(path, sealer)
-            conn = opening.connect(path, lock, st, self.synchronous)
+            conn = opening.connect(path, lock, st, self.synchronous, ro)
             self._writes.opened(path, lock, conn)
             if sealer is None and self._key is not None:  # a new (or plain) file: encrypted from now on
                 sealer = keys.start(self._writes, self._key)
@@ -389,6 +391,7 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
             self._writes.marked()
             prune.finish(self._writes, ROWS_PER_COMMIT)  # a prune cut off by a crash: a group at most
             opened = self._read_opened(conn)
+            self._when_idle(lambda _: self._writes.start_wal())  # while the harness starts
             return opened
         except sqlite3.DatabaseError as exc:
             self._close_connection()
@@ -399,6 +402,9 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
             lock.release()
             sealing.register(path, None)
             raise
+        finally:
+            if ro is not None:
+                ro.close()  # closed by `connect` once read, unless a step before failed
 
     def _read_opened(self, conn: sqlite3.Connection) -> Opened:
         """What a harness resumes from (see `opening.read_opened`)."""
