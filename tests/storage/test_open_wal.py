@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 
+import anyio
 import pytest
 
 from durable.records import GenerationLive, Live, PartialMessage
@@ -31,11 +33,25 @@ def opens(path: str) -> list[tuple[str]]:
         conn.close()
 
 
-async def idle(store: SQLiteStorage) -> None:
-    """Return once the writer ran what it queued for itself when idle (a call job runs first,
-    then the idle work; the second call runs after it)."""
-    await store.call_in_writer(lambda _: None)
-    await store.call_in_writer(lambda _: None)
+def opened(path: str, **kw: object) -> tuple[SQLiteStorage, threading.Event]:
+    """A store on `path` and an event set once its writer ran `start_wal` (queued by the open
+    for when the writer is idle)."""
+    store = SQLiteStorage(path, **kw)  # type: ignore[arg-type]
+    ran = threading.Event()
+    start_wal = store._writes.start_wal
+
+    def started() -> None:
+        try:
+            start_wal()
+        finally:
+            ran.set()
+
+    store._writes.start_wal = started  # type: ignore[method-assign]
+    return store, ran
+
+
+async def idle(ran: threading.Event) -> None:
+    await anyio.to_thread.run_sync(ran.wait)
 
 
 async def created(path: str, **kw: object) -> None:
@@ -50,10 +66,10 @@ async def test_each_open_of_a_cleanly_closed_file_begins_its_wal_before_the_firs
     path = os.fspath(tmp_path / "session.db")
     await created(path)
     for n in (1, 2, 3):
-        store = SQLiteStorage(path)
+        store, ran = opened(path)
         await store.open()
         try:
-            await idle(store)
+            await idle(ran)
             assert wal_size(path) > 0  # begun, with no commit of the caller's
             assert store._writes.commits == 0
             await store.commit(Batch(live={"root": Live(generation=GenerationLive(1, PartialMessage(str(n))))},
@@ -68,10 +84,10 @@ async def test_each_open_of_a_cleanly_closed_file_begins_its_wal_before_the_firs
 async def test_a_file_whose_every_commit_is_synced_gets_no_extra_commit_at_open(tmp_path):
     path = os.fspath(tmp_path / "session.db")
     await created(path, synchronous="FULL")
-    store = SQLiteStorage(path, synchronous="FULL")
+    store, ran = opened(path, synchronous="FULL")
     await store.open()
     try:
-        await idle(store)
+        await idle(ran)
         assert wal_size(path) == 0
     finally:
         await store.close()
@@ -81,9 +97,9 @@ async def test_a_file_whose_every_commit_is_synced_gets_no_extra_commit_at_open(
 async def test_a_wal_left_by_a_crash_is_not_begun_again(tmp_path):
     path = os.fspath(tmp_path / "session.db")
     await created(path)
-    store = SQLiteStorage(path)
+    store, ran = opened(path)
     await store.open()
-    await idle(store)
+    await idle(ran)
     await store.commit(Batch(live={"root": Live(generation=GenerationLive(1, PartialMessage("kept")))}, barrier=True))
     size = wal_size(path)
     # As a crash leaves it: the WAL and its commits in place (the connection is closed only
@@ -91,10 +107,10 @@ async def test_a_wal_left_by_a_crash_is_not_begun_again(tmp_path):
     left, store._writes.conn = store._writes.conn, None
     store._writes.lock.release()
     store._queue.put(None)  # the writer thread ends, closing nothing
-    store2 = SQLiteStorage(path)
+    store2, ran2 = opened(path)
     await store2.open()
     try:
-        await idle(store2)
+        await idle(ran2)
         assert wal_size(path) == size
         assert (await store2.get_live("root")).generation.message.text == "kept"
     finally:
