@@ -349,16 +349,22 @@ class SQLiteWrites:
         level = commit_level(self.synchronous, False)
         if conn is None or level == "FULL" or _wal_size(self.path) > 0:
             return
+        barrier = commit_level(self.synchronous, True)
         try:
             self.lock.check()
-            if level != self.level:
-                conn.execute(f"PRAGMA synchronous = {level}")
-                self.level = level
+            conn.execute(f"PRAGMA synchronous = {level}")
+            self.level = level
             conn.execute("BEGIN IMMEDIATE")
             conn.execute(_OPENS)
             conn.execute("COMMIT")
         except Exception:  # noqa: BLE001 - left to the next commit, which says what is wrong
             rollback(conn)
+        finally:  # back at a barrier's level, as the open left it
+            try:
+                conn.execute(f"PRAGMA synchronous = {barrier}")
+                self.level = barrier
+            except sqlite3.Error:
+                pass
 
     def bound_wal(self) -> None:
         """After a group of commits: a passive checkpoint when a barrier left the WAL past
