@@ -120,3 +120,47 @@ async def test_a_decision_whose_commit_is_not_visible_yet_when_the_owner_looks_i
     finally:
         other.close()
         await store.close()
+
+
+async def test_the_first_look_at_the_inbox_is_the_opens_and_adds_no_read_beside_the_first_turn(tmp_path, monkeypatch):
+    # The open looks at the inbox (on the writer thread, in its own job), so the watcher a harness
+    # starts with its first turn queues no read among that turn's commits; a decision already
+    # there at the open is found at once, without a poll.
+    import anyio
+
+    path = str(tmp_path / "s.sqlite")
+    await (await a_file(path)).close()  # a file with calls waiting for a decision
+    reads: list[str] = []
+
+    async def opened() -> SQLiteStorage:
+        store = SQLiteStorage(path, inbox_poll_seconds=3600)  # the next look an hour away
+        await store.open()
+        read = store._read
+
+        async def counted(table, fn):
+            reads.append(table)
+            return await read(table, fn)
+
+        monkeypatch.setattr(store, "_read", counted)
+        return store
+
+    store = await opened()
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(store.wait_inbox)
+            await anyio.wait_all_tasks_blocked()  # the watcher sleeps until its next look
+            tg.cancel_scope.cancel()
+        assert reads == []
+    finally:
+        await store.close()
+
+    inbox.put_decision(path, "call_1", approve=True)
+    store = await opened()
+    try:
+        with anyio.fail_after(60):  # a deadline, not a pause: the open's look found it
+            await store.wait_inbox()
+        assert reads == []
+        assert [d.call_id for d in await store.take_decisions(10)] == ["call_1"]
+        assert reads == ["inbox"]
+    finally:
+        await store.close()

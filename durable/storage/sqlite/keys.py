@@ -13,7 +13,6 @@ it.
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
@@ -21,7 +20,6 @@ from typing import Any
 from ...errors import WrongKey
 from ..sealing import OVERHEAD, Sealer, current_key, finished_meta, new_meta, plain, rotated_meta, unlock
 from .opening import SECURE_DELETE
-from .reader import connect_read_only
 from .write import SQLiteWrites, translate
 
 _META = "SELECT value FROM meta WHERE key = 'encryption'"
@@ -39,22 +37,16 @@ def stored_meta(conn: sqlite3.Connection) -> str | None:
     return None if row is None else str(row[0])
 
 
-def unlock_file(path: str, st: os.stat_result, key: bytes | str | None) -> Sealer | None:
+def unlock_file(path: str, ro: sqlite3.Connection | None, key: bytes | str | None) -> Sealer | None:
     """The sealer of the locked file at `path` for `key` (None: a plain or new file), read
-    without writing; `WrongKey` when it is encrypted and the key is missing or another one."""
-    if st.st_size == 0:
+    through `ro` (`opening.look`; None: the file is empty), without writing; `WrongKey` when it
+    is encrypted and the key is missing or another one."""
+    if ro is None:
         return None
-    try:
-        conn = connect_read_only(path, writer_may_run=False)
-    except sqlite3.Error:
-        return None  # not readable as SQLite: the open refuses it, saying why
-    try:
-        meta = stored_meta(conn)
-        if meta is None and key is not None and _is_session(conn):
-            raise WrongKey(f"Session file {path} is not encrypted: encrypt it with `durable rekey {path} "
-                           f"--new-key-file KEY` (or open it without a key); nothing was changed", location=path)
-    finally:
-        conn.close()
+    meta = stored_meta(ro)
+    if meta is None and key is not None and _is_session(ro):
+        raise WrongKey(f"Session file {path} is not encrypted: encrypt it with `durable rekey {path} "
+                       f"--new-key-file KEY` (or open it without a key); nothing was changed", location=path)
     return unlock(meta, key, path)
 
 

@@ -52,10 +52,20 @@ def commit_level(synchronous: str, barrier: bool) -> str:
     return synchronous
 
 
-def connect(path: str, lock: FileLock, st: os.stat_result, synchronous: str) -> sqlite3.Connection:
-    """Check the locked file (header, journal files, a foreign or newer schema), make it the
-    owner's only if it becomes a session now, connect in WAL mode and migrate it. The connection
-    is closed again when a step after it fails; the caller releases the lock."""
+def look(path: str, st: os.stat_result) -> sqlite3.Connection | None:
+    """A read-only connection to the locked file at `path` (`reader.connect_read_only`; None for
+    an empty file), for the looks taken before SQLite may write to it: its key
+    (`keys.unlock_file`), then a foreign or newer schema (`connect`, which closes it). One
+    connection for both: each costs an open and a read of the schema."""
+    return connect_read_only(path, writer_may_run=False) if st.st_size > 0 else None
+
+
+def connect(path: str, lock: FileLock, st: os.stat_result, synchronous: str,
+            ro: sqlite3.Connection | None) -> sqlite3.Connection:
+    """Check the locked file (header, journal files, a foreign or newer schema, read through
+    `ro`: `look`, closed here once read), make it the owner's only if it becomes a session now,
+    connect in WAL mode and migrate it. The connection is closed again when a step after it
+    fails; the caller releases the lock."""
     fd = lock.fd
     assert fd is not None
     adopting = st.st_size == 0
@@ -63,7 +73,7 @@ def connect(path: str, lock: FileLock, st: os.stat_result, synchronous: str) -> 
         adopting = check_header(fd, path) != APPLICATION_ID
     # Checked (not yet created) first: a refused file gets nothing written beside it.
     files.prepare_journals(path, st, create=False)
-    stored = check_foreign_or_newer(path) if st.st_size > 0 else None
+    stored = check_foreign_or_newer(path, ro) if ro is not None else None
     mark.check(path, created=lock.created, stored=stored)
     if adopting:  # a file that becomes a session now: its owner's only, whoever made it
         files.narrow_to_owner(fd)
@@ -111,16 +121,15 @@ def open_error(exc: sqlite3.DatabaseError, path: str) -> StorageError:
     return CorruptSession(f"Session file {path} is damaged and cannot be opened ({exc})", location=path)
 
 
-def check_foreign_or_newer(path: str) -> tuple[str, int] | bool:
+def check_foreign_or_newer(path: str, ro: sqlite3.Connection) -> tuple[str, int] | bool:
     """Read-only look at an existing file: refuse (without writing) a foreign or newer one.
     Returns its commit mark's side (`counted`): False for an empty SQLite file (it becomes a
-    session), True for a session of a schema without it.
+    session), True for a session of a schema without it. Closes `ro`.
 
-    Read through `reader.connect_read_only` while this store holds the lock (no writer can
-    run): without a non-empty WAL the file is read `immutable`, creating no -wal/-shm files
+    Read through `reader.connect_read_only` (`look`) while this store holds the lock (no writer
+    can run): without a non-empty WAL the file is read `immutable`, creating no -wal/-shm files
     next to it and reading past a rollback journal left by a kill during the first open's
     switch to WAL (the connection made next rolls it back)."""
-    ro = connect_read_only(path, writer_may_run=False)
     try:
         if read_schema(ro, path, empty_ok=True) is None:  # an empty SQLite file becomes a session
             return False

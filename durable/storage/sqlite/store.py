@@ -73,6 +73,7 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
         # How often an owner looks for decisions from `durable console` (None: never; a test on a
         # mock clock, whose time a perpetual timer would move on while the writer thread works).
         self.inbox_poll_seconds = inbox_poll_seconds
+        self._inbox_look: tuple[tuple[int, ...] | None, bool] | None = None  # the open's (`_look_at_inbox`)
 
     @property
     def barriers(self) -> int:
@@ -309,20 +310,40 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
         if self.inbox_poll_seconds is None:
             await anyio.sleep_forever()
         seen: tuple[int, ...] | None = None
+        look, self._inbox_look = self._inbox_look, None
+        if look is not None:  # the open's look (`_look_at_inbox`): no probe during the first turn
+            seen, found = look
+            if found:
+                return
+            await anyio.sleep(self.inbox_poll_seconds or 0.25)
         while True:
             stamp = self._stamp()
             if stamp != seen:
-                # The stamp counts as seen only once a probe surely covered it. A commit's frames
-                # change the WAL's time and size before the commit is fsynced and visible (a
-                # decision is put at FULL), so while a write transaction holds the WAL lock the
-                # next look probes again. And a time is a kernel tick and a rewritten WAL keeps
-                # its size: a commit in the tick of this look would look like no change, so a
-                # file changed within the last 50 ms is probed again at the next look too.
-                recent = time.time_ns() - max(stamp[0], stamp[2]) < 50_000_000
-                seen = None if recent or wal_write_locked(self.path) is True else stamp
+                seen = self._seen(stamp)
                 if await self._read("inbox", inbox.has_decisions):
                     return
             await anyio.sleep(self.inbox_poll_seconds or 0.25)
+
+    def _seen(self, stamp: tuple[int, ...]) -> tuple[int, ...] | None:
+        """`stamp`, taken before a probe of the inbox, as seen by that probe; None when the probe
+        may have missed a commit it stamps. The stamp counts as seen only once a probe surely
+        covered it. A commit's frames change the WAL's time and size before the commit is fsynced
+        and visible (a decision is put at FULL), so while a write transaction holds the WAL lock
+        the next look probes again. And a time is a kernel tick and a rewritten WAL keeps its
+        size: a commit in the tick of this look would look like no change, so a file changed
+        within the last 50 ms is probed again at the next look too."""
+        recent = time.time_ns() - max(stamp[0], stamp[2]) < 50_000_000
+        return None if recent or wal_write_locked(self.path) is True else stamp
+
+    def _look_at_inbox(self, conn: sqlite3.Connection) -> None:
+        """At the open, on the writer thread: the first look of `wait_inbox` (the stamp, then the
+        probe), so that the watcher a harness starts with its first turn queues no read beside
+        that turn's commits. A probe that fails is left to the watcher (which reports it)."""
+        seen = self._seen(self._stamp())
+        try:
+            self._inbox_look = (seen, inbox.has_decisions(conn))
+        except sqlite3.Error:
+            self._inbox_look = None
 
     def _stamp(self) -> tuple[int, ...]:
         """The file's and its WAL's modification times and sizes (0 for one that is missing)."""
@@ -377,10 +398,12 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
         path = self.path = self.location = files.resolve(self._given)
         lock = FileLock(path)
         st = opening.acquire(path, lock)
+        ro = None
         try:
-            sealer = keys.unlock_file(path, st, self._key)  # a wrong or missing key: WrongKey, nothing written
+            ro = opening.look(path, st)
+            sealer = keys.unlock_file(path, ro, self._key)  # a wrong or missing key: WrongKey, nothing written
             sealing.register(path, sealer)
-            conn = opening.connect(path, lock, st, self.synchronous)
+            conn = opening.connect(path, lock, st, self.synchronous, ro)
             self._writes.opened(path, lock, conn)
             if sealer is None and self._key is not None:  # a new (or plain) file: encrypted from now on
                 sealer = keys.start(self._writes, self._key)
@@ -389,6 +412,8 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
             self._writes.marked()
             prune.finish(self._writes, ROWS_PER_COMMIT)  # a prune cut off by a crash: a group at most
             opened = self._read_opened(conn)
+            self._look_at_inbox(conn)
+            self._when_idle(lambda _: self._writes.start_wal())  # while the harness starts
             return opened
         except sqlite3.DatabaseError as exc:
             self._close_connection()
@@ -399,6 +424,9 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
             lock.release()
             sealing.register(path, None)
             raise
+        finally:
+            if ro is not None:
+                ro.close()  # closed by `connect` once read, unless a step before failed
 
     def _read_opened(self, conn: sqlite3.Connection) -> Opened:
         """What a harness resumes from (see `opening.read_opened`)."""

@@ -2,7 +2,8 @@
 context is a job the writer queues for itself (`_Part`), run only when no other job waits, so a
 commit or a read never waits behind the rest of a context; a part can only be queued from the
 writer thread (inside a job: `_next_job` finds it next). When the thread ends, every context
-still streaming fails with `StorageClosed`, so no reader waits for ever.
+still streaming fails with `StorageClosed`, so no reader waits for ever. Other work nobody waits
+for is queued the same way (`_when_idle`).
 """
 
 from __future__ import annotations
@@ -17,14 +18,28 @@ from ..joined import StreamedTexts
 from ..writer import Job
 
 
-class _Part(Job):
-    """A part of a streamed context: nobody waits for it; its function hands its outcome to the
-    readers of the texts it fills, and an error met before it ran (no connection) fails them."""
+class _Idle(Job):
+    """A job the writer queues for itself, run when no other job waits; nobody waits for it (an
+    error it meets is dropped: its function says what it leaves undone)."""
+
+    __slots__ = ()
+
+    def __init__(self, fn: Callable[[sqlite3.Connection], None]) -> None:
+        self.fn, self.batch, self.result, self.error = fn, None, None, None
+
+    def finish(self) -> None:
+        pass
+
+
+class _Part(_Idle):
+    """A part of a streamed context: its function hands its outcome to the readers of the texts
+    it fills, and an error met before it ran (no connection) fails them."""
 
     __slots__ = ("texts",)
 
     def __init__(self, fn: Callable[[sqlite3.Connection], None], texts: StreamedTexts) -> None:
-        self.fn, self.batch, self.result, self.error, self.texts = fn, None, None, None, texts
+        super().__init__(fn)
+        self.texts = texts
 
     def finish(self) -> None:
         if self.error is not None:
@@ -40,7 +55,7 @@ class ContextStreams:
 
     def _init_streams(self) -> None:
         self._streams: set[StreamedTexts] = set()  # contexts streaming in
-        self._parts: deque[_Part] = deque()  # their next parts
+        self._parts: deque[_Idle] = deque()  # their next parts, and other work for when idle
 
     def _stream_part(self, part: Callable[[sqlite3.Connection], None] | None, texts: StreamedTexts) -> None:
         """On the writer thread only: queue the next `part` of a streamed context (None: it
@@ -52,6 +67,11 @@ class ContextStreams:
         else:
             self._streams.add(texts)
             self._parts.append(_Part(part, texts))
+
+    def _when_idle(self, fn: Callable[[sqlite3.Connection], None]) -> None:
+        """On the writer thread only: run `fn(connection)` when no other job waits."""
+        if not self._closed:
+            self._parts.append(_Idle(fn))
 
     def _next_job(self) -> Job | None:
         """The next job queued; a part of a streamed context only when none is (a reader of a

@@ -337,6 +337,35 @@ class SQLiteWrites:
                 self.mark.record(self._counted)  # after the fsync: the file holds at least this
             self._wal_due = _wal_size(self.path) > WAL_LIMIT
 
+    def start_wal(self) -> None:
+        """Begin an empty WAL (a file closed cleanly, or new) with a commit of no consequence:
+        SQLite syncs a WAL's header, and its folder, before the first frame it writes to it, so
+        the first commit after an open would pay two syncs more than the next ones. Run when the
+        writer has nothing else to do (right after the open, while the harness starts), this
+        takes them off the first commit somebody waits for. Not for a file whose every commit
+        is synced ("FULL": it would add one). Best effort: a failure is left to the next commit.
+        The commit counts the opens of the file (`meta.opens`), not in `commits`."""
+        conn = self.conn
+        level = commit_level(self.synchronous, False)
+        if conn is None or level == "FULL" or _wal_size(self.path) > 0:
+            return
+        barrier = commit_level(self.synchronous, True)
+        try:
+            self.lock.check()
+            conn.execute(f"PRAGMA synchronous = {level}")
+            self.level = level
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(_OPENS)
+            conn.execute("COMMIT")
+        except Exception:  # noqa: BLE001 - left to the next commit, which says what is wrong
+            rollback(conn)
+        finally:  # back at a barrier's level, as the open left it
+            try:
+                conn.execute(f"PRAGMA synchronous = {barrier}")
+                self.level = barrier
+            except sqlite3.Error:
+                pass
+
     def bound_wal(self) -> None:
         """After a group of commits: a passive checkpoint when a barrier left the WAL past
         `WAL_LIMIT` (see the module docstring). It never waits for readers (what a reader still
@@ -379,6 +408,10 @@ class SQLiteWrites:
         if conn is None:
             raise StorageClosed(f"Session file {self.path} is not open", location=self.path)
         return conn
+
+
+_OPENS = ("INSERT INTO meta (key, value) VALUES ('opens', '1') "
+          "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
 
 
 def _wal_size(path: str) -> int:
