@@ -250,14 +250,10 @@ def generate() -> str:
 
 
 def main(argv: list[str]) -> None:
-    text = generate()
-    if argv == ["--check"]:
-        if TARGET.read_text() != text:
-            sys.exit(f"{TARGET.relative_to(ROOT)} is not what scripts/codec_hooks.py writes now: run it")
-        print(f"{TARGET.relative_to(ROOT)} is up to date")
-        return
-    TARGET.write_text(text)
-    print(f"wrote {TARGET.relative_to(ROOT)} ({text.count(chr(10))} lines)")
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _checked_in import write_or_check
+
+    write_or_check(TARGET, generate(), 'codec_hooks.py', argv)
 
 
 if __name__ == "__main__":

@@ -1,26 +1,13 @@
 """The codec's hooks checked in as Python source (durable/_codec_hooks.py, written by
-scripts/codec_hooks.py): never stale, and used only for a class that still has the fields they
-were written for."""
+scripts/codec_hooks.py; never stale: tests/test_checked_in_source.py): used only for a class
+that still has the fields they were written for."""
 
 from __future__ import annotations
-
-import subprocess
-import sys
-from pathlib import Path
 
 import attrs
 import pytest
 
 from durable import _codec_hooks, codec, records as r
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def test_the_checked_in_hooks_are_what_the_script_writes_now():
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "codec_hooks.py"), "--check"],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.strip() == "durable/_codec_hooks.py is up to date"
 
 
 def test_a_checked_in_hook_is_the_source_cattrs_generated_kept_under_cattrs_name():
