@@ -9,6 +9,15 @@ functions it defines; `METHODS` maps the source to it. See `durable._frozen`.
 # fmt: off
 
 
+def _0_durable_engine_harness_Wake():
+    def __init__(self, active, next_timer):
+        _setattr = _cached_setattr_get(self)
+        _setattr('active', active)
+        _setattr('next_timer', next_timer)
+
+    return {'__init__': __init__}
+
+
 def _1_durable_engine_head_ConversationHead():
     def __repr__(self):
       try:
@@ -63,6 +72,16 @@ def _2_durable_engine_instructions_PrepareContext():
         _setattr('submission_ids', submission_ids)
         _setattr('deps', deps)
         _setattr('now', now)
+
+    return {'__init__': __init__}
+
+
+def _3_durable_engine_kinds_Resumed():
+    def __init__(self, task, reason, detail):
+        _setattr = _cached_setattr_get(self)
+        _setattr('task', task)
+        _setattr('reason', reason)
+        _setattr('detail', detail)
 
     return {'__init__': __init__}
 
@@ -187,6 +206,15 @@ def _15_durable_engine_stream_events_ToolOutputEvent():
         _setattr('call_id', call_id)
         _setattr('name', name)
         _setattr('text', text)
+
+    return {'__init__': __init__}
+
+
+def _16_durable_engine_transitions_Transitions():
+    def __init__(self, start, moves):
+        _setattr = _cached_setattr_get(self)
+        _setattr('start', __attr_converter_start(start))
+        _setattr('moves', __attr_converter_moves(moves))
 
     return {'__init__': __init__}
 
@@ -1281,6 +1309,16 @@ def _100_durable_tools_protocol_ToolContext():
     return {'__init__': __init__}
 
 
+def _101_durable_tools_schema_TypedCall():
+    def __init__(self, schema, convert, execute):
+        _setattr = _cached_setattr_get(self)
+        _setattr('schema', schema)
+        _setattr('convert', convert)
+        _setattr('execute', execute)
+
+    return {'__init__': __init__}
+
+
 def _102_durable_tools_subagent_Subagent():
     def __init__(self, name, instructions=attr_dict['instructions'].default, tools=NOTHING, model=attr_dict['model'].default, output=attr_dict['output'].default):
         _setattr = _cached_setattr_get(self)
@@ -1297,10 +1335,14 @@ def _102_durable_tools_subagent_Subagent():
 
 
 METHODS = {
+    "def __init__(self, active, next_timer):\n    _setattr = _cached_setattr_get(self)\n    _setattr('active', active)\n    _setattr('next_timer', next_timer)\n":
+        _0_durable_engine_harness_Wake,
     'def __repr__(self):\n  try:\n    already_repring = _compat.repr_context.already_repring\n  except AttributeError:\n    already_repring = {id(self),}\n    _compat.repr_context.already_repring = already_repring\n  else:\n    if id(self) in already_repring:\n      return \'...\'\n    else:\n      already_repring.add(id(self))\n  try:\n    return f\'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(id={self.id!r}, last_seq={self.last_seq!r}, live={self.live!r}, committed_live={self.committed_live!r}, compaction={self.compaction!r}, _context={self._context!r}, queued={self.queued!r}, context_loaded={self.context_loaded!r})\'\n  finally:\n    already_repring.remove(id(self))\ndef __eq__(self, other):\n    if other.__class__ is not self.__class__:\n        return NotImplemented\n    return  (\n        self.id == other.id and\n        self.last_seq == other.last_seq and\n        self.live == other.live and\n        self.committed_live == other.committed_live and\n        self.compaction == other.compaction and\n        self._context == other._context and\n        self.queued == other.queued and\n        self.context_loaded == other.context_loaded\n    )\ndef __init__(self, id, last_seq=attr_dict[\'last_seq\'].default, live=attr_dict[\'live\'].default, committed_live=attr_dict[\'committed_live\'].default, compaction=attr_dict[\'compaction\'].default, context=attr_dict[\'_context\'].default, queued=NOTHING, context_loaded=attr_dict[\'context_loaded\'].default):\n    self.id = id\n    self.last_seq = last_seq\n    self.live = live\n    self.committed_live = committed_live\n    self.compaction = compaction\n    self._context = context\n    if queued is not NOTHING:\n        self.queued = queued\n    else:\n        self.queued = __attr_factory_queued()\n    self.context_loaded = context_loaded\n':
         _1_durable_engine_head_ConversationHead,
     "def __init__(self, conversation_id, task_id, inputs, submission_ids, deps, now):\n    _setattr = _cached_setattr_get(self)\n    _setattr('conversation_id', conversation_id)\n    _setattr('task_id', task_id)\n    _setattr('inputs', inputs)\n    _setattr('submission_ids', submission_ids)\n    _setattr('deps', deps)\n    _setattr('now', now)\n":
         _2_durable_engine_instructions_PrepareContext,
+    "def __init__(self, task, reason, detail):\n    _setattr = _cached_setattr_get(self)\n    _setattr('task', task)\n    _setattr('reason', reason)\n    _setattr('detail', detail)\n":
+        _3_durable_engine_kinds_Resumed,
     "def __init__(self, message, task=attr_dict['task'].default, raw=attr_dict['raw'].default, topic=attr_dict['topic'].default, type=attr_dict['type'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('message', message)\n    _setattr('task', task)\n    _setattr('raw', raw)\n    _setattr('topic', topic)\n    _setattr('type', type)\n":
         _4_durable_engine_reports_ErrorReport,
     "def __init__(self, task, from_model, to_model, attempt, error, type=attr_dict['type'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('task', task)\n    _setattr('from_model', from_model)\n    _setattr('to_model', to_model)\n    _setattr('attempt', attempt)\n    _setattr('error', error)\n    _setattr('type', type)\n":
@@ -1325,6 +1367,8 @@ METHODS = {
         _14_durable_engine_stream_events_ToolCallStartedEvent,
     "def __init__(self, call_id, name, text):\n    _setattr = _cached_setattr_get(self)\n    _setattr('call_id', call_id)\n    _setattr('name', name)\n    _setattr('text', text)\n":
         _15_durable_engine_stream_events_ToolOutputEvent,
+    "def __init__(self, start, moves):\n    _setattr = _cached_setattr_get(self)\n    _setattr('start', __attr_converter_start(start))\n    _setattr('moves', __attr_converter_moves(moves))\n":
+        _16_durable_engine_transitions_Transitions,
     "def __init__(self, message, kind=attr_dict['kind'].default, status_code=attr_dict['status_code'].default, retry_after=attr_dict['retry_after'].default, partial=attr_dict['partial'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('message', message)\n    _setattr('kind', kind)\n    _setattr('status_code', status_code)\n    _setattr('retry_after', retry_after)\n    _setattr('partial', partial)\n":
         _17_durable_models_faux_Error,
     "def __init__(self, message, partial=attr_dict['partial'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('message', message)\n    _setattr('partial', partial)\n":
@@ -1493,6 +1537,8 @@ METHODS = {
         _99_durable_tools_protocol_Tool,
     "def __init__(self, task_id, call_id, conversation_id, attempt, deps):\n    _setattr = _cached_setattr_get(self)\n    _setattr('task_id', task_id)\n    _setattr('call_id', call_id)\n    _setattr('conversation_id', conversation_id)\n    _setattr('attempt', attempt)\n    _setattr('deps', deps)\n":
         _100_durable_tools_protocol_ToolContext,
+    "def __init__(self, schema, convert, execute):\n    _setattr = _cached_setattr_get(self)\n    _setattr('schema', schema)\n    _setattr('convert', convert)\n    _setattr('execute', execute)\n":
+        _101_durable_tools_schema_TypedCall,
     "def __init__(self, name, instructions=attr_dict['instructions'].default, tools=NOTHING, model=attr_dict['model'].default, output=attr_dict['output'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('name', name)\n    _setattr('instructions', instructions)\n    if tools is not NOTHING:\n        _setattr('tools', tools)\n    else:\n        _setattr('tools', __attr_factory_tools())\n    _setattr('model', model)\n    _setattr('output', output)\n":
         _102_durable_tools_subagent_Subagent,
 }
