@@ -8,6 +8,7 @@ the class's fields when written, the hook's source). See `durable.codec`.
 # ruff: noqa
 # mypy: ignore-errors
 
+import os
 import sys
 import typing
 from typing import Any
@@ -2743,6 +2744,8 @@ def _v_durable_tasks_tool_subagent_Delegated(conv: Any, cls: Any) -> Any:
     return structure_Delegated
 
 
+CATTRS = '26.2.1'
+
 HOOKS: dict[tuple[str, str], tuple[Any, tuple[str, ...], str]] = {
     ('structure', 'durable.records.content.Attachment'): (_s_durable_records_content_Attachment, ('kind', 'sha256', 'media_type', 'size', 'name'),
         "def structure_Attachment(o, _=__cl, __cl=__cl, __c_structure_kind=__c_structure_kind, __c_type_kind=__c_type_kind, __c_structure_sha256=__c_structure_sha256, __c_structure_media_type=__c_structure_media_type, __c_structure_size=__c_structure_size, __c_structure_name=__c_structure_name, __c_type_name=__c_type_name):\n  res = {}\n  if 'name' in o:\n    res['name'] = __c_structure_name(o['name'], __c_type_name)\n  unknown_fields = set(o.keys()) - __c_a\n  if unknown_fields:\n    raise __c_feke('', __cl, unknown_fields)\n  return __cl(\n    __c_structure_kind(o['kind'], __c_type_kind),\n    __c_structure_sha256(o['sha256']),\n    __c_structure_media_type(o['media_type']),\n    __c_structure_size(o['size']),\n    **res,\n  )"),
@@ -3007,6 +3010,18 @@ HOOKS: dict[tuple[str, str], tuple[Any, tuple[str, ...], str]] = {
 }
 
 
+_SAME: list[bool] = []
+
+
+def _same_cattrs() -> bool:
+    """Whether the cattrs installed is the one these hooks were written from (its dist-info folder
+    next to it: one stat); with any other, cattrs makes every hook."""
+    if not _SAME:
+        site = os.path.dirname(os.path.dirname(cattrs.__file__))
+        _SAME.append(os.path.isdir(os.path.join(site, f"cattrs-{CATTRS}.dist-info")))
+    return _SAME[0]
+
+
 def written_hook(kind: str, cls: Any, conv: Any) -> Any:
     """The hook of `kind` ("unstructure", "structure", or "variant": the structure hook of a
     tagged union's member, which allows the tag) of `cls` for the fast converter `conv`, or None:
@@ -3014,7 +3029,7 @@ def written_hook(kind: str, cls: Any, conv: Any) -> Any:
     without generating and compiling its source; the source is kept in `linecache` under cattrs'
     name for it, as cattrs does (`durable._json_text` reads it there)."""
     found = HOOKS.get((kind, f"{cls.__module__}.{cls.__qualname__}"))
-    if found is None:
+    if found is None or not _same_cattrs():
         return None
     factory, fields, source = found
     if tuple(a.name for a in attrs.fields(cls)) != fields:

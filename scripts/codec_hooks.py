@@ -163,14 +163,26 @@ def _value(name: str, value: Any, cls: type, conv: Any, kind: str) -> str:
     raise ValueError(f"{cls.__qualname__}: a {kind} hook refers to {name} ({value!r}), which this script cannot write")
 
 
-_WRITTEN_HOOK = '''def written_hook(kind: str, cls: Any, conv: Any) -> Any:
+_WRITTEN_HOOK = '''_SAME: list[bool] = []
+
+
+def _same_cattrs() -> bool:
+    """Whether the cattrs installed is the one these hooks were written from (its dist-info folder
+    next to it: one stat); with any other, cattrs makes every hook."""
+    if not _SAME:
+        site = os.path.dirname(os.path.dirname(cattrs.__file__))
+        _SAME.append(os.path.isdir(os.path.join(site, f"cattrs-{CATTRS}.dist-info")))
+    return _SAME[0]
+
+
+def written_hook(kind: str, cls: Any, conv: Any) -> Any:
     """The hook of `kind` ("unstructure", "structure", or "variant": the structure hook of a
     tagged union's member, which allows the tag) of `cls` for the fast converter `conv`, or None:
     no hook written for the class, or its fields changed since. The function cattrs would make,
     without generating and compiling its source; the source is kept in `linecache` under cattrs'
     name for it, as cattrs does (`durable._json_text` reads it there)."""
     found = HOOKS.get((kind, f"{cls.__module__}.{cls.__qualname__}"))
-    if found is None:
+    if found is None or not _same_cattrs():
         return None
     factory, fields, source = found
     if tuple(a.name for a in attrs.fields(cls)) != fields:
@@ -235,6 +247,7 @@ def generate() -> str:
         "# ruff: noqa",
         "# mypy: ignore-errors",
         "",
+        "import os",
         "import sys",
         "import typing",
         "from typing import Any",
@@ -245,7 +258,8 @@ def generate() -> str:
         "",
         "",
     ]
-    tail = ["HOOKS: dict[tuple[str, str], tuple[Any, tuple[str, ...], str]] = {", *table, "}", "", "", _WRITTEN_HOOK]
+    tail = [f"CATTRS = {version!r}", "", "HOOKS: dict[tuple[str, str], tuple[Any, tuple[str, ...], str]] = {",
+            *table, "}", "", "", _WRITTEN_HOOK]
     return "\n".join(head + body + tail)
 
 

@@ -15,6 +15,7 @@ def test_a_checked_in_hook_is_the_source_cattrs_generated_kept_under_cattrs_name
 
     hook = codec.converter.get_unstructure_hook(r.UserEntry)
     assert hook.__code__.co_filename == "<cattrs generated unstructure durable.records.entries.UserEntry>"
+    assert hook.__qualname__ == "_u_durable_records_entries_UserEntry.<locals>.unstructure_UserEntry"  # made from it
     written = _codec_hooks.HOOKS["unstructure", "durable.records.entries.UserEntry"][2]
     assert "\n".join(linecache.getlines(hook.__code__.co_filename)) == written
     assert codec.to_data(r.UserEntry(text="hi")) == {"text": "hi", "submission_id": None}
@@ -32,3 +33,9 @@ def test_a_class_whose_fields_changed_since_gets_its_hook_from_cattrs(monkeypatc
     monkeypatch.setitem(_codec_hooks.HOOKS, ("unstructure", key), (written[0], ("text", "gone"), written[2]))
     assert _codec_hooks.written_hook("unstructure", Moved, codec.converter) is None
     assert codec.to_data(Moved("a", 2)) == {"text": "a", "size": 2}
+
+
+def test_with_another_cattrs_than_the_one_they_were_written_from_cattrs_makes_every_hook(
+        monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(_codec_hooks, "_SAME", [False])
+    assert _codec_hooks.written_hook("unstructure", r.UserEntry, codec.converter) is None
