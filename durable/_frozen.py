@@ -2,10 +2,9 @@
 the cost of defining a class is compiling the methods attrs writes for it, and a process that
 recovers a session defines some ninety record classes, most never compared or hashed).
 
-- `__repr__`: attrs is asked for none; each class gets a closure (nothing compiled) that writes
-  exactly the text attrs' would: `ClassName(a=1, b='x')`, the fields in order, a `repr=False`
-  field left out, a `repr=` callable applied, and `...` for a value met again inside its own
-  repr (attrs' recursion guard: one set of ids per thread).
+- `__repr__`: attrs is asked for none; each class gets a closure (nothing compiled) writing the
+  text attrs' would (`ClassName(a=1, b='x')`; `repr=False`/`repr=` honoured; `...` for a value
+  met again inside its own repr: attrs' recursion guard, one set of ids per thread).
 - `__eq__` / `__hash__` (frozen classes): attrs is asked for none; stubs compile the code attrs
   writes (`eq=False` fields left out, `eq=` key functions applied; `hash((class constant,
   fields...))`) on the class's first comparison or hash, install it and answer with it. `!=` is
@@ -17,7 +16,8 @@ recovers a session defines some ninety record classes, most never compared or ha
 `evolve(inst, **changes)` is `attrs.evolve` (a copy through the class's `__init__`, fields changed
 by their `__init__` names; an unknown name is a `TypeError` naming it), reading the field values
 in one C call and passing them by position; nothing is compiled. A class with a keyword-only or
-`init=False` field is left to `attrs.evolve`.
+`init=False` field is left to `attrs.evolve`. The methods attrs writes (`__init__`) of durable's
+classes are checked in (`durable._attrs_methods`): made from there, not compiled.
 """
 
 from __future__ import annotations
@@ -25,10 +25,13 @@ from __future__ import annotations
 import operator
 import threading
 from collections.abc import Callable, Mapping
-from types import MappingProxyType
+from types import FunctionType, MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import attr._make
 import attrs
+
+from ._attrs_methods import METHODS
 
 if TYPE_CHECKING:
     from attrs import define as define, frozen as frozen
@@ -42,6 +45,28 @@ else:
 
 
 T = TypeVar("T")
+
+
+def _use_checked_in_methods() -> None:
+    """attrs' `_linecache_and_compile(script, filename, globs)` (defines the functions of `script`
+    in `globs` and returns them), taking a checked-in `script`'s functions from
+    `durable._attrs_methods` instead of compiling it. Any other script, or an attrs without that
+    function, is left to attrs."""
+    original = getattr(attr._make, "_linecache_and_compile", None)
+    if original is None or getattr(original, "durable", False):
+        return
+
+    def linecache_and_compile(script: str, filename: str, globs: Any, locals: Any = None) -> Any:
+        factory = METHODS.get(script)
+        if factory is None or locals is not None or not isinstance(globs, dict):
+            return original(script, filename, globs, locals)
+        return FunctionType(factory.__code__, globs)()
+
+    linecache_and_compile.durable = True  # type: ignore[attr-defined]
+    attr._make._linecache_and_compile = linecache_and_compile
+
+
+_use_checked_in_methods()
 
 OMITTED_WHEN_DEFAULT: Mapping[str, bool] = MappingProxyType({"durable_omit_default": True})
 """Field metadata (`field(default=0, metadata=OMITTED_WHEN_DEFAULT)`): the codec writes the field

@@ -10,10 +10,10 @@ from its default; a missing one reads as the default.
 
 Two converters share that configuration: the fast one (cattrs `detailed_validation=False`) does
 every conversion; a refused value is run through the detailed one, made on the first refusal,
-only to explain where and why. Hooks are made once per class, on first use, except those the
-open and first turn of a session need (`_FIRST_TURN_*`, and kinds' records registered `warm`),
-made by `warm()` when the engine is imported: a process that only reads a file (`durable
-inspect`, the console) makes just the hooks it reads with.
+only to explain where and why. Hooks are made once per class, on first use (a reader makes
+just those it reads with), except those an open and a first turn need (`_FIRST_TURN_*`, kinds'
+records registered `warm`), made by `warm()` when the engine is imported. The fast one's hooks
+of durable's records are cattrs' own source checked in (`durable._codec_hooks`): not compiled.
 `dumps` writes a record through a text function generated from its hook (`durable._json_text`:
 the same text without the dicts in between) from its `_MAKE_AFTER`th write on, and refuses a
 value JSON cannot hold with `CodecError` before anything is written. Text is made and read by the
@@ -33,6 +33,7 @@ import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from . import records as r
+from ._codec_hooks import written_hook
 from ._frozen import OMITTED_WHEN_DEFAULT
 from ._json_text import Encoders
 from .errors import DurableError
@@ -142,8 +143,7 @@ def _make_converter(detailed: bool) -> tuple[cattrs.Converter, Callable[[], None
     """The converter, and what makes its first turn's hooks (`warm`)."""
     conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=detailed)
 
-    # cattrs makes the hook of a field's record class afresh for each class with such a field (a
-    # field's hook is looked up uncached): one hook per record class, made once and shared.
+    # One hook per record class, made once and shared (cattrs makes a field's afresh per holder).
     made: dict[tuple[bool, Any], Any] = {}
 
     def unstructure_attrs(cls: Any) -> Any:
@@ -156,11 +156,12 @@ def _make_converter(detailed: bool) -> tuple[cattrs.Converter, Callable[[], None
 
     def attrs_hook(structure: bool) -> Any:
         gen = conv.gen_structure_attrs_fromdict if structure else unstructure_attrs
+        kind = "structure" if structure else "unstructure"
 
-        def factory(cls: Any) -> Any:
+        def factory(cls: Any) -> Any:  # the fast converter's hooks of durable's records: checked in
             hook = made.get((structure, cls))
             if hook is None:
-                hook = made[structure, cls] = gen(cls)
+                hook = made[structure, cls] = (not detailed and written_hook(kind, cls, conv)) or gen(cls)
             return hook
 
         return factory
@@ -179,7 +180,8 @@ def _make_converter(detailed: bool) -> tuple[cattrs.Converter, Callable[[], None
             if detailed:
                 hook = conv.get_structure_hook(cls)
             else:  # the tag is allowed next to the fields; other keys are checked below
-                hook = make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=False)
+                hook = written_hook("variant", cls, conv) or make_dict_structure_fn(
+                    cls, conv, _cattrs_forbid_extra_keys=False)
             found = variant_hooks[cls] = (cls, hook, frozenset(a.name for a in attrs.fields(cls)) | {"type"})
         return found
 

@@ -18,9 +18,9 @@ _TOP = ("durable.cli", "durable.chat", "durable.console", "durable.testing")
 _HOST = ("durable._open", "durable.sync", "durable.worker", "durable.remote", "durable.mcp", *_TOP)
 _ABOVE_ENGINE = ("durable.tasks", *_HOST)
 _ABOVE_STORE = ("durable.engine", *_ABOVE_ENGINE)
-_GROUND = ("durable.records", "durable.codec", "durable._json_text", "durable._frozen", "durable.errors",
-           "durable.texts", "durable.tokens", "durable.settings", "durable.inputs", "durable._version",
-           "durable.prices")
+_GROUND = ("durable.records", "durable.codec", "durable._codec_hooks", "durable._attrs_methods", "durable._json_text",
+           "durable._frozen", "durable.errors", "durable.texts", "durable.tokens", "durable.settings",
+           "durable.inputs", "durable._version", "durable.prices")
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     **{module: ("durable.storage", "durable.models", "durable.tools", *_ABOVE_STORE) for module in _GROUND},
     "durable.storage": ("durable.models", "durable.tools", *_ABOVE_STORE),
@@ -176,10 +176,13 @@ MAX_DOCSTRING_LINES = 20
 
 def test_every_module_is_small_enough_to_read_in_one_sitting_and_says_what_it_owns_briefly():
     """No module of `durable` above 450 lines; every module docstring at most 20 (what the module
-    owns and its contract: measurements and history belong to commits and benchmarks/)."""
+    owns and its contract: measurements and history belong to commits and benchmarks/). A module
+    a script writes (its first line ends "do not edit.") is read through that script instead."""
     long, wordy = [], []
     for path in sorted(ROOT.joinpath("durable").rglob("*.py")):
         text = path.read_text(encoding="utf-8")
+        if text.split("\n", 1)[0].endswith("do not edit."):
+            continue
         lines = text.count("\n")
         doc = ast.get_docstring(ast.parse(text), clean=False) or ""
         if lines > MAX_LINES:

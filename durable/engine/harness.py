@@ -19,8 +19,8 @@ from typing import Any, Generic
 
 import anyio
 import anyio.abc
-from attrs import frozen
 
+from .._frozen import frozen
 from ..codec import exception_leaves
 from ..content import Content, content_parts
 from ..errors import ApprovalRejected, DiskFull, HarnessClosed, HarnessError, StorageError, UnknownTask, UnknownTaskKind

@@ -18,10 +18,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
-from attrs import frozen
-
 from .. import codec
-from .._frozen import evolve
+from .._frozen import evolve, frozen
 from ..content import Parts
 from ..errors import HarnessError
 from ..records import Checkpoint, ErrorInfo, Faulted, Pending, State, StopMark, Submission, Task, TaskInput, Terminal

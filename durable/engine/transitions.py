@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from attrs import field, frozen
+from attrs import field
 
+from .._frozen import frozen
 from ..codec import tag_of
 from ..errors import IllegalTransition
 from ..records import Faulted, Task, Terminal

@@ -23,8 +23,8 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import attrs
-from attrs import frozen
 
+from .._frozen import frozen
 from ..errors import ToolDefinitionError
 from .protocol import AnyExecute, Execute, ToolApi, ToolContext
 from .threads import in_thread
