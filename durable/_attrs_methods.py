@@ -31,7 +31,7 @@ def _1_durable_engine_head_ConversationHead():
         else:
           already_repring.add(id(self))
       try:
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(id={self.id!r}, last_seq={self.last_seq!r}, live={self.live!r}, committed_live={self.committed_live!r}, compaction={self.compaction!r}, _context={self._context!r}, queued={self.queued!r}, context_loaded={self.context_loaded!r})'
+        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(id={self.id!r}, last_seq={self.last_seq!r}, live={self.live!r}, committed_live={self.committed_live!r}, compaction={self.compaction!r}, _context={self._context!r}, queued={self.queued!r}, context_loaded={self.context_loaded!r}, stored={self.stored!r})'
       finally:
         already_repring.remove(id(self))
     def __eq__(self, other):
@@ -45,9 +45,10 @@ def _1_durable_engine_head_ConversationHead():
             self.compaction == other.compaction and
             self._context == other._context and
             self.queued == other.queued and
-            self.context_loaded == other.context_loaded
+            self.context_loaded == other.context_loaded and
+            self.stored == other.stored
         )
-    def __init__(self, id, last_seq=attr_dict['last_seq'].default, live=attr_dict['live'].default, committed_live=attr_dict['committed_live'].default, compaction=attr_dict['compaction'].default, context=attr_dict['_context'].default, queued=NOTHING, context_loaded=attr_dict['context_loaded'].default):
+    def __init__(self, id, last_seq=attr_dict['last_seq'].default, live=attr_dict['live'].default, committed_live=attr_dict['committed_live'].default, compaction=attr_dict['compaction'].default, context=attr_dict['_context'].default, queued=NOTHING, context_loaded=attr_dict['context_loaded'].default, stored=attr_dict['stored'].default):
         self.id = id
         self.last_seq = last_seq
         self.live = live
@@ -59,6 +60,7 @@ def _1_durable_engine_head_ConversationHead():
         else:
             self.queued = __attr_factory_queued()
         self.context_loaded = context_loaded
+        self.stored = stored
 
     return {'__repr__': __repr__, '__eq__': __eq__, '__init__': __init__}
 
@@ -514,7 +516,23 @@ def _42_durable_records_live_CompactionFailure():
     return {'__init__': __init__}
 
 
-def _43_durable_records_live_DeferredLive():
+def _43_durable_records_live_ConversationInfo():
+    def __init__(self, id, entries=attr_dict['entries'].default, archived=attr_dict['archived'].default, busy=attr_dict['busy'].default, forked_from=attr_dict['forked_from'].default, forked_at=attr_dict['forked_at'].default, parent=attr_dict['parent'].default, compactions=attr_dict['compactions'].default, usage=attr_dict['usage'].default):
+        _setattr = _cached_setattr_get(self)
+        _setattr('id', id)
+        _setattr('entries', entries)
+        _setattr('archived', archived)
+        _setattr('busy', busy)
+        _setattr('forked_from', forked_from)
+        _setattr('forked_at', forked_at)
+        _setattr('parent', parent)
+        _setattr('compactions', compactions)
+        _setattr('usage', usage)
+
+    return {'__init__': __init__}
+
+
+def _44_durable_records_live_DeferredLive():
     def __init__(self, poll_at):
         _setattr = _cached_setattr_get(self)
         _setattr('poll_at', poll_at)
@@ -522,7 +540,7 @@ def _43_durable_records_live_DeferredLive():
     return {'__init__': __init__}
 
 
-def _44_durable_records_live_GenerationLive():
+def _45_durable_records_live_GenerationLive():
     def __init__(self, attempt, message=attr_dict['message'].default, retry=attr_dict['retry'].default, deferred=attr_dict['deferred'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('attempt', attempt)
@@ -533,7 +551,7 @@ def _44_durable_records_live_GenerationLive():
     return {'__init__': __init__}
 
 
-def _45_durable_records_live_Live():
+def _46_durable_records_live_Live():
     def __init__(self, run=attr_dict['run'].default, generation=attr_dict['generation'].default, tools=attr_dict['tools'].default, approvals=attr_dict['approvals'].default, run_failure=attr_dict['run_failure'].default, compaction_failure=attr_dict['compaction_failure'].default, compactions=attr_dict['compactions'].default, usage=attr_dict['usage'].default, archived=attr_dict['archived'].default, forked_from=attr_dict['forked_from'].default, forked_at=attr_dict['forked_at'].default, parent=attr_dict['parent'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('run', run)
@@ -552,7 +570,7 @@ def _45_durable_records_live_Live():
     return {'__init__': __init__}
 
 
-def _46_durable_records_live_ParentCall():
+def _47_durable_records_live_ParentCall():
     def __init__(self, conversation_id, task_id, call_id, agent, depth=attr_dict['depth'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('conversation_id', conversation_id)
@@ -564,7 +582,7 @@ def _46_durable_records_live_ParentCall():
     return {'__init__': __init__}
 
 
-def _47_durable_records_live_PartialMessage():
+def _48_durable_records_live_PartialMessage():
     def __init__(self, text=attr_dict['text'].default, tool_calls=attr_dict['tool_calls'].default, usage=attr_dict['usage'].default, reasoning=attr_dict['reasoning'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('text', text)
@@ -575,7 +593,7 @@ def _47_durable_records_live_PartialMessage():
     return {'__init__': __init__}
 
 
-def _48_durable_records_live_RetryLive():
+def _49_durable_records_live_RetryLive():
     def __init__(self, attempt, at, error, kind, provider=attr_dict['provider'].default, status_code=attr_dict['status_code'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('attempt', attempt)
@@ -588,7 +606,7 @@ def _48_durable_records_live_RetryLive():
     return {'__init__': __init__}
 
 
-def _49_durable_records_live_Run():
+def _50_durable_records_live_Run():
     def __init__(self, task_id, inputs, usage=attr_dict['usage'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('task_id', task_id)
@@ -598,7 +616,7 @@ def _49_durable_records_live_Run():
     return {'__init__': __init__}
 
 
-def _50_durable_records_live_RunFailure():
+def _51_durable_records_live_RunFailure():
     def __init__(self, task_id, inputs, reason, detail, first=attr_dict['first'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('task_id', task_id)
@@ -610,7 +628,7 @@ def _50_durable_records_live_RunFailure():
     return {'__init__': __init__}
 
 
-def _51_durable_records_live_ToolSlot():
+def _52_durable_records_live_ToolSlot():
     def __init__(self, call_id, name, task_id, output=attr_dict['output'].default, status=attr_dict['status'].default, conversation=attr_dict['conversation'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('call_id', call_id)
@@ -623,7 +641,7 @@ def _51_durable_records_live_ToolSlot():
     return {'__init__': __init__}
 
 
-def _52_durable_records_model_settings_ModelSettings():
+def _53_durable_records_model_settings_ModelSettings():
     def __init__(self, temperature=attr_dict['temperature'].default, top_p=attr_dict['top_p'].default, max_tokens=attr_dict['max_tokens'].default, stop=attr_dict['stop'].default, seed=attr_dict['seed'].default, reasoning_effort=attr_dict['reasoning_effort'].default, thinking_budget=attr_dict['thinking_budget'].default, tool_choice=attr_dict['tool_choice'].default, parallel_tool_calls=attr_dict['parallel_tool_calls'].default, service_tier=attr_dict['service_tier'].default, prompt_cache=attr_dict['prompt_cache'].default, extra=attr_dict['extra'].default, model=attr_dict['model'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('temperature', temperature)
@@ -644,7 +662,7 @@ def _52_durable_records_model_settings_ModelSettings():
     return {'__init__': __init__}
 
 
-def _53_durable_records_submissions_Answered():
+def _54_durable_records_submissions_Answered():
     def __init__(self, text=attr_dict['text'].default, seq=attr_dict['seq'].default, output=attr_dict['output'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('text', text)
@@ -654,14 +672,14 @@ def _53_durable_records_submissions_Answered():
     return {'__init__': __init__}
 
 
-def _54_durable_records_submissions_Queued():
+def _55_durable_records_submissions_Queued():
     def __init__(self, ):
         _setattr = _cached_setattr_get(self)
 
     return {'__init__': __init__}
 
 
-def _55_durable_records_submissions_Submission():
+def _56_durable_records_submissions_Submission():
     def __init__(self, id, conversation_id, text, seq=attr_dict['seq'].default, status=attr_dict['status'].default, task_id=attr_dict['task_id'].default, created_at=attr_dict['created_at'].default, output=attr_dict['output'].default, parts=attr_dict['parts'].default, model_settings=attr_dict['model_settings'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('id', id)
@@ -678,7 +696,7 @@ def _55_durable_records_submissions_Submission():
     return {'__init__': __init__}
 
 
-def _56_durable_records_submissions_Unanswered():
+def _57_durable_records_submissions_Unanswered():
     def __init__(self, reason, detail):
         _setattr = _cached_setattr_get(self)
         _setattr('reason', reason)
@@ -687,7 +705,7 @@ def _56_durable_records_submissions_Unanswered():
     return {'__init__': __init__}
 
 
-def _57_durable_records_tasks_DeferredJob():
+def _58_durable_records_tasks_DeferredJob():
     def __init__(self, key, handle=attr_dict['handle'].default, model=attr_dict['model'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('key', key)
@@ -697,7 +715,7 @@ def _57_durable_records_tasks_DeferredJob():
     return {'__init__': __init__}
 
 
-def _58_durable_records_tasks_Done():
+def _59_durable_records_tasks_Done():
     def __init__(self, result=attr_dict['result'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('result', result)
@@ -705,7 +723,7 @@ def _58_durable_records_tasks_Done():
     return {'__init__': __init__}
 
 
-def _59_durable_records_tasks_ErrorDetail():
+def _60_durable_records_tasks_ErrorDetail():
     def __init__(self, reason):
         _setattr = _cached_setattr_get(self)
         _setattr('reason', reason)
@@ -713,7 +731,7 @@ def _59_durable_records_tasks_ErrorDetail():
     return {'__init__': __init__}
 
 
-def _60_durable_records_tasks_ErrorInfo():
+def _61_durable_records_tasks_ErrorInfo():
     def __init__(self, message, detail):
         _setattr = _cached_setattr_get(self)
         _setattr('message', message)
@@ -722,7 +740,7 @@ def _60_durable_records_tasks_ErrorInfo():
     return {'__init__': __init__}
 
 
-def _61_durable_records_tasks_Failed():
+def _62_durable_records_tasks_Failed():
     def __init__(self, error):
         _setattr = _cached_setattr_get(self)
         _setattr('error', error)
@@ -730,7 +748,7 @@ def _61_durable_records_tasks_Failed():
     return {'__init__': __init__}
 
 
-def _62_durable_records_tasks_Sleeping():
+def _63_durable_records_tasks_Sleeping():
     def __init__(self, until):
         _setattr = _cached_setattr_get(self)
         _setattr('until', until)
@@ -738,7 +756,7 @@ def _62_durable_records_tasks_Sleeping():
     return {'__init__': __init__}
 
 
-def _63_durable_records_tasks_Task():
+def _64_durable_records_tasks_Task():
     def __init__(self, id, conversation_id, kind, input, state=attr_dict['state'].default, checkpoint=attr_dict['checkpoint'].default, restarts=attr_dict['restarts'].default, parent_id=attr_dict['parent_id'].default, stop=attr_dict['stop'].default, created_at=attr_dict['created_at'].default, updated_at=attr_dict['updated_at'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('id', id)
@@ -756,7 +774,7 @@ def _63_durable_records_tasks_Task():
     return {'__init__': __init__}
 
 
-def _64_durable_records_tasks_Terminal():
+def _65_durable_records_tasks_Terminal():
     def __init__(self, outcome):
         _setattr = _cached_setattr_get(self)
         _setattr('outcome', outcome)
@@ -764,7 +782,7 @@ def _64_durable_records_tasks_Terminal():
     return {'__init__': __init__}
 
 
-def _65_durable_records_tasks_Waiting():
+def _66_durable_records_tasks_Waiting():
     def __init__(self, on=attr_dict['on'].default, client=attr_dict['client'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('on', on)
@@ -773,7 +791,7 @@ def _65_durable_records_tasks_Waiting():
     return {'__init__': __init__}
 
 
-def _66_durable_records_usage_ModelUsage():
+def _67_durable_records_usage_ModelUsage():
     def __init__(self, model, requests=attr_dict['requests'].default, input_tokens=attr_dict['input_tokens'].default, output_tokens=attr_dict['output_tokens'].default, reasoning_tokens=attr_dict['reasoning_tokens'].default, cache_read_tokens=attr_dict['cache_read_tokens'].default, cache_write_tokens=attr_dict['cache_write_tokens'].default, cost=attr_dict['cost'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('model', model)
@@ -788,7 +806,7 @@ def _66_durable_records_usage_ModelUsage():
     return {'__init__': __init__}
 
 
-def _67_durable_records_usage_UsageTotals():
+def _68_durable_records_usage_UsageTotals():
     def __init__(self, models=attr_dict['models'].default, tool_calls=attr_dict['tool_calls'].default, tool_seconds=attr_dict['tool_seconds'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('models', models)
@@ -798,7 +816,7 @@ def _67_durable_records_usage_UsageTotals():
     return {'__init__': __init__}
 
 
-def _68_durable_settings_Compaction():
+def _69_durable_settings_Compaction():
     def __init__(self, enabled=attr_dict['enabled'].default, threshold=attr_dict['threshold'].default, keep_last=attr_dict['keep_last'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('enabled', enabled)
@@ -808,7 +826,7 @@ def _68_durable_settings_Compaction():
     return {'__init__': __init__}
 
 
-def _69_durable_settings_Progress():
+def _70_durable_settings_Progress():
     def __init__(self, persist_within=attr_dict['persist_within'].default, output_interval=attr_dict['output_interval'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('persist_within', persist_within)
@@ -817,7 +835,7 @@ def _69_durable_settings_Progress():
     return {'__init__': __init__}
 
 
-def _70_durable_settings_RetryPolicy():
+def _71_durable_settings_RetryPolicy():
     def __init__(self, enabled=attr_dict['enabled'].default, max_retries=attr_dict['max_retries'].default, base_delay=attr_dict['base_delay'].default, max_delay=attr_dict['max_delay'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('enabled', enabled)
@@ -828,7 +846,7 @@ def _70_durable_settings_RetryPolicy():
     return {'__init__': __init__}
 
 
-def _71_durable_settings_Settings():
+def _72_durable_settings_Settings():
     def __init__(self, retry=NOTHING, restart_limit=attr_dict['restart_limit'].default, progress=NOTHING, stream=NOTHING, client_tool_timeout=attr_dict['client_tool_timeout'].default, compaction=NOTHING, system_prompt=attr_dict['system_prompt'].default, when_busy=attr_dict['when_busy'].default, max_tool_rounds=attr_dict['max_tool_rounds'].default, check_integrity=attr_dict['check_integrity'].default, disk_full_patience=attr_dict['disk_full_patience'].default, model_options=NOTHING, approval_timeout=attr_dict['approval_timeout'].default, prepare_timeout=attr_dict['prepare_timeout'].default, output_retries=attr_dict['output_retries'].default, usage_limits=attr_dict['usage_limits'].default, conversation_usage_limits=attr_dict['conversation_usage_limits'].default, prices=attr_dict['prices'].default, max_attachment_bytes=attr_dict['max_attachment_bytes'].default, model_settings=attr_dict['model_settings'].default, subagent_depth=attr_dict['subagent_depth'].default, keep_idle_context=attr_dict['keep_idle_context'].default):
         _setattr = _cached_setattr_get(self)
         if retry is not NOTHING:
@@ -873,7 +891,7 @@ def _71_durable_settings_Settings():
     return {'__init__': __init__}
 
 
-def _72_durable_settings_StreamSettings():
+def _73_durable_settings_StreamSettings():
     def __init__(self, deferred=attr_dict['deferred'].default, stream_silence=attr_dict['stream_silence'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('deferred', deferred)
@@ -882,7 +900,7 @@ def _72_durable_settings_StreamSettings():
     return {'__init__': __init__}
 
 
-def _73_durable_settings_UsageLimits():
+def _74_durable_settings_UsageLimits():
     def __init__(self, request_limit=attr_dict['request_limit'].default, tool_calls_limit=attr_dict['tool_calls_limit'].default, input_tokens_limit=attr_dict['input_tokens_limit'].default, output_tokens_limit=attr_dict['output_tokens_limit'].default, total_tokens_limit=attr_dict['total_tokens_limit'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('request_limit', request_limit)
@@ -895,7 +913,7 @@ def _73_durable_settings_UsageLimits():
     return {'__init__': __init__}
 
 
-def _74_durable_storage_protocol_Batch():
+def _75_durable_storage_protocol_Batch():
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
@@ -945,7 +963,7 @@ def _74_durable_storage_protocol_Batch():
     return {'__eq__': __eq__, '__init__': __init__}
 
 
-def _75_durable_storage_protocol_ConversationState():
+def _76_durable_storage_protocol_ConversationState():
     def __init__(self, last_seq, live, last_compaction):
         _setattr = _cached_setattr_get(self)
         _setattr('last_seq', last_seq)
@@ -955,7 +973,7 @@ def _75_durable_storage_protocol_ConversationState():
     return {'__init__': __init__}
 
 
-def _76_durable_storage_protocol_EntryCopy():
+def _77_durable_storage_protocol_EntryCopy():
     def __init__(self, source, target, to_seq):
         _setattr = _cached_setattr_get(self)
         _setattr('source', source)
@@ -965,7 +983,7 @@ def _76_durable_storage_protocol_EntryCopy():
     return {'__init__': __init__}
 
 
-def _77_durable_storage_protocol_InboxDecision():
+def _78_durable_storage_protocol_InboxDecision():
     def __init__(self, id, call_id, approve, arguments=attr_dict['arguments'].default, reason=attr_dict['reason'].default, created_at=attr_dict['created_at'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('id', id)
@@ -978,7 +996,7 @@ def _77_durable_storage_protocol_InboxDecision():
     return {'__init__': __init__}
 
 
-def _78_durable_storage_protocol_Opened():
+def _79_durable_storage_protocol_Opened():
     def __init__(self, conversations, live_tasks, unsettled, next_task_id, warnings=attr_dict['warnings'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('conversations', conversations)
@@ -990,7 +1008,7 @@ def _78_durable_storage_protocol_Opened():
     return {'__init__': __init__}
 
 
-def _79_durable_storage_retention_Ended():
+def _80_durable_storage_retention_Ended():
     def __init__(self, conversation_id, ended_at):
         _setattr = _cached_setattr_get(self)
         _setattr('conversation_id', conversation_id)
@@ -999,7 +1017,7 @@ def _79_durable_storage_retention_Ended():
     return {'__init__': __init__}
 
 
-def _80_durable_storage_retention_PruneReport():
+def _81_durable_storage_retention_PruneReport():
     def __init__(self, conversations=attr_dict['conversations'].default, rows=attr_dict['rows'].default, commits=attr_dict['commits'].default, reclaimed=attr_dict['reclaimed'].default, reclaimable=attr_dict['reclaimable'].default, attachments=attr_dict['attachments'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('conversations', conversations)
@@ -1012,7 +1030,7 @@ def _80_durable_storage_retention_PruneReport():
     return {'__init__': __init__}
 
 
-def _81_durable_storage_rows_EncodedBatch():
+def _82_durable_storage_rows_EncodedBatch():
     def __init__(self, tasks, entries, submissions, live, barrier=attr_dict['barrier'].default, inbox=attr_dict['inbox'].default, texts=attr_dict['texts'].default, copies=attr_dict['copies'].default, attachments=attr_dict['attachments'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('tasks', tasks)
@@ -1028,7 +1046,7 @@ def _81_durable_storage_rows_EncodedBatch():
     return {'__init__': __init__}
 
 
-def _82_durable_storage_rows_SessionRecords():
+def _83_durable_storage_rows_SessionRecords():
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
@@ -1071,7 +1089,7 @@ def _82_durable_storage_rows_SessionRecords():
     return {'__eq__': __eq__, '__init__': __init__}
 
 
-def _83_durable_storage_rows_StoredRows():
+def _84_durable_storage_rows_StoredRows():
     def __init__(self, tasks=NOTHING, entries=NOTHING, submissions=NOTHING, documents=NOTHING, attachments=NOTHING):
         _setattr = _cached_setattr_get(self)
         if tasks is not NOTHING:
@@ -1098,7 +1116,7 @@ def _83_durable_storage_rows_StoredRows():
     return {'__init__': __init__}
 
 
-def _84_durable_storage_sqlite_reader_FileFacts():
+def _85_durable_storage_sqlite_reader_FileFacts():
     def __init__(self, path, size_bytes, wal_bytes, page_size, page_count, schema_version, journal_mode, conversations, entries, submissions, tasks, live_tasks, attachments=attr_dict['attachments'].default, attachment_bytes=attr_dict['attachment_bytes'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('path', path)
@@ -1119,7 +1137,7 @@ def _84_durable_storage_sqlite_reader_FileFacts():
     return {'__init__': __init__}
 
 
-def _85_durable_tasks_cancel_CancelInput():
+def _86_durable_tasks_cancel_CancelInput():
     def __init__(self, job, run_task_id, provider=attr_dict['provider'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('job', job)
@@ -1129,7 +1147,7 @@ def _85_durable_tasks_cancel_CancelInput():
     return {'__init__': __init__}
 
 
-def _86_durable_tasks_compaction_CompactionInput():
+def _87_durable_tasks_compaction_CompactionInput():
     def __init__(self, trigger):
         _setattr = _cached_setattr_get(self)
         _setattr('trigger', trigger)
@@ -1137,7 +1155,7 @@ def _86_durable_tasks_compaction_CompactionInput():
     return {'__init__': __init__}
 
 
-def _87_durable_tasks_generation_records_AttemptFailure():
+def _88_durable_tasks_generation_records_AttemptFailure():
     def __init__(self, message, kind, provider=attr_dict['provider'].default, status_code=attr_dict['status_code'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('message', message)
@@ -1148,7 +1166,7 @@ def _87_durable_tasks_generation_records_AttemptFailure():
     return {'__init__': __init__}
 
 
-def _88_durable_tasks_generation_records_GenerationInput():
+def _89_durable_tasks_generation_records_GenerationInput():
     def __init__(self, submission_ids, settings=attr_dict['settings'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('submission_ids', submission_ids)
@@ -1157,7 +1175,7 @@ def _88_durable_tasks_generation_records_GenerationInput():
     return {'__init__': __init__}
 
 
-def _89_durable_tasks_generation_records_Poll():
+def _90_durable_tasks_generation_records_Poll():
     def __init__(self, attempt, job, poll_at, rounds=attr_dict['rounds'].default, notes=attr_dict['notes'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('attempt', attempt)
@@ -1169,7 +1187,7 @@ def _89_durable_tasks_generation_records_Poll():
     return {'__init__': __init__}
 
 
-def _90_durable_tasks_generation_records_Prepare():
+def _91_durable_tasks_generation_records_Prepare():
     def __init__(self, attempt=attr_dict['attempt'].default, rounds=attr_dict['rounds'].default, notes=attr_dict['notes'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('attempt', attempt)
@@ -1179,7 +1197,7 @@ def _90_durable_tasks_generation_records_Prepare():
     return {'__init__': __init__}
 
 
-def _91_durable_tasks_generation_records_Request():
+def _92_durable_tasks_generation_records_Request():
     def __init__(self, attempt, options=NOTHING, rounds=attr_dict['rounds'].default, notes=attr_dict['notes'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('attempt', attempt)
@@ -1193,7 +1211,7 @@ def _91_durable_tasks_generation_records_Request():
     return {'__init__': __init__}
 
 
-def _92_durable_tasks_generation_records_Retry():
+def _93_durable_tasks_generation_records_Retry():
     def __init__(self, attempt, until, error, job=attr_dict['job'].default, rounds=attr_dict['rounds'].default, notes=attr_dict['notes'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('attempt', attempt)
@@ -1206,7 +1224,7 @@ def _92_durable_tasks_generation_records_Retry():
     return {'__init__': __init__}
 
 
-def _93_durable_tasks_generation_records_RunNotes():
+def _94_durable_tasks_generation_records_RunNotes():
     def __init__(self, instructions=attr_dict['instructions'].default, output_retries=attr_dict['output_retries'].default, model=attr_dict['model'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('instructions', instructions)
@@ -1216,7 +1234,7 @@ def _93_durable_tasks_generation_records_RunNotes():
     return {'__init__': __init__}
 
 
-def _94_durable_tasks_generation_records_ToolRound():
+def _95_durable_tasks_generation_records_ToolRound():
     def __init__(self, assistant_seq, calls, pending, round=attr_dict['round'].default, notes=attr_dict['notes'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('assistant_seq', assistant_seq)
@@ -1228,7 +1246,7 @@ def _94_durable_tasks_generation_records_ToolRound():
     return {'__init__': __init__}
 
 
-def _95_durable_tasks_tool_records_Approval():
+def _96_durable_tasks_tool_records_Approval():
     def __init__(self, since, deadline=attr_dict['deadline'].default, parameters=attr_dict['parameters'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('since', since)
@@ -1238,7 +1256,7 @@ def _95_durable_tasks_tool_records_Approval():
     return {'__init__': __init__}
 
 
-def _96_durable_tasks_tool_records_ToolInput():
+def _97_durable_tasks_tool_records_ToolInput():
     def __init__(self, call, replay=attr_dict['replay'].default, client=attr_dict['client'].default, deadline=attr_dict['deadline'].default, timeout=attr_dict['timeout'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('call', call)
@@ -1250,7 +1268,7 @@ def _96_durable_tasks_tool_records_ToolInput():
     return {'__init__': __init__}
 
 
-def _97_durable_tasks_tool_records_ToolProgress():
+def _98_durable_tasks_tool_records_ToolProgress():
     def __init__(self, output=attr_dict['output'].default, result=attr_dict['result'].default, started=attr_dict['started'].default, started_at=attr_dict['started_at'].default, ended_at=attr_dict['ended_at'].default, arguments=attr_dict['arguments'].default, paused=attr_dict['paused'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('output', output)
@@ -1264,7 +1282,7 @@ def _97_durable_tasks_tool_records_ToolProgress():
     return {'__init__': __init__}
 
 
-def _98_durable_tasks_tool_subagent_Delegated():
+def _99_durable_tasks_tool_subagent_Delegated():
     def __init__(self, conversation_id, submission_id, since):
         _setattr = _cached_setattr_get(self)
         _setattr('conversation_id', conversation_id)
@@ -1274,7 +1292,7 @@ def _98_durable_tasks_tool_subagent_Delegated():
     return {'__init__': __init__}
 
 
-def _99_durable_tools_protocol_Tool():
+def _100_durable_tools_protocol_Tool():
     def __init__(self, name, description, parameters=NOTHING, replay=attr_dict['replay'].default, execute=attr_dict['execute'].default, client=attr_dict['client'].default, convert=attr_dict['convert'].default, validator=attr_dict['validator'].default, approval=attr_dict['approval'].default, max_retries=attr_dict['max_retries'].default, timeout=attr_dict['timeout'].default, threaded=attr_dict['threaded'].default, agent=attr_dict['agent'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('name', name)
@@ -1297,7 +1315,7 @@ def _99_durable_tools_protocol_Tool():
     return {'__init__': __init__}
 
 
-def _100_durable_tools_protocol_ToolContext():
+def _101_durable_tools_protocol_ToolContext():
     def __init__(self, task_id, call_id, conversation_id, attempt, deps):
         _setattr = _cached_setattr_get(self)
         _setattr('task_id', task_id)
@@ -1309,7 +1327,7 @@ def _100_durable_tools_protocol_ToolContext():
     return {'__init__': __init__}
 
 
-def _101_durable_tools_schema_TypedCall():
+def _102_durable_tools_schema_TypedCall():
     def __init__(self, schema, convert, execute):
         _setattr = _cached_setattr_get(self)
         _setattr('schema', schema)
@@ -1319,7 +1337,7 @@ def _101_durable_tools_schema_TypedCall():
     return {'__init__': __init__}
 
 
-def _102_durable_tools_subagent_Subagent():
+def _103_durable_tools_subagent_Subagent():
     def __init__(self, name, instructions=attr_dict['instructions'].default, tools=NOTHING, model=attr_dict['model'].default, output=attr_dict['output'].default):
         _setattr = _cached_setattr_get(self)
         _setattr('name', name)
@@ -1337,7 +1355,7 @@ def _102_durable_tools_subagent_Subagent():
 METHODS = {
     "def __init__(self, active, next_timer):\n    _setattr = _cached_setattr_get(self)\n    _setattr('active', active)\n    _setattr('next_timer', next_timer)\n":
         _0_durable_engine_harness_Wake,
-    'def __repr__(self):\n  try:\n    already_repring = _compat.repr_context.already_repring\n  except AttributeError:\n    already_repring = {id(self),}\n    _compat.repr_context.already_repring = already_repring\n  else:\n    if id(self) in already_repring:\n      return \'...\'\n    else:\n      already_repring.add(id(self))\n  try:\n    return f\'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(id={self.id!r}, last_seq={self.last_seq!r}, live={self.live!r}, committed_live={self.committed_live!r}, compaction={self.compaction!r}, _context={self._context!r}, queued={self.queued!r}, context_loaded={self.context_loaded!r})\'\n  finally:\n    already_repring.remove(id(self))\ndef __eq__(self, other):\n    if other.__class__ is not self.__class__:\n        return NotImplemented\n    return  (\n        self.id == other.id and\n        self.last_seq == other.last_seq and\n        self.live == other.live and\n        self.committed_live == other.committed_live and\n        self.compaction == other.compaction and\n        self._context == other._context and\n        self.queued == other.queued and\n        self.context_loaded == other.context_loaded\n    )\ndef __init__(self, id, last_seq=attr_dict[\'last_seq\'].default, live=attr_dict[\'live\'].default, committed_live=attr_dict[\'committed_live\'].default, compaction=attr_dict[\'compaction\'].default, context=attr_dict[\'_context\'].default, queued=NOTHING, context_loaded=attr_dict[\'context_loaded\'].default):\n    self.id = id\n    self.last_seq = last_seq\n    self.live = live\n    self.committed_live = committed_live\n    self.compaction = compaction\n    self._context = context\n    if queued is not NOTHING:\n        self.queued = queued\n    else:\n        self.queued = __attr_factory_queued()\n    self.context_loaded = context_loaded\n':
+    'def __repr__(self):\n  try:\n    already_repring = _compat.repr_context.already_repring\n  except AttributeError:\n    already_repring = {id(self),}\n    _compat.repr_context.already_repring = already_repring\n  else:\n    if id(self) in already_repring:\n      return \'...\'\n    else:\n      already_repring.add(id(self))\n  try:\n    return f\'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(id={self.id!r}, last_seq={self.last_seq!r}, live={self.live!r}, committed_live={self.committed_live!r}, compaction={self.compaction!r}, _context={self._context!r}, queued={self.queued!r}, context_loaded={self.context_loaded!r}, stored={self.stored!r})\'\n  finally:\n    already_repring.remove(id(self))\ndef __eq__(self, other):\n    if other.__class__ is not self.__class__:\n        return NotImplemented\n    return  (\n        self.id == other.id and\n        self.last_seq == other.last_seq and\n        self.live == other.live and\n        self.committed_live == other.committed_live and\n        self.compaction == other.compaction and\n        self._context == other._context and\n        self.queued == other.queued and\n        self.context_loaded == other.context_loaded and\n        self.stored == other.stored\n    )\ndef __init__(self, id, last_seq=attr_dict[\'last_seq\'].default, live=attr_dict[\'live\'].default, committed_live=attr_dict[\'committed_live\'].default, compaction=attr_dict[\'compaction\'].default, context=attr_dict[\'_context\'].default, queued=NOTHING, context_loaded=attr_dict[\'context_loaded\'].default, stored=attr_dict[\'stored\'].default):\n    self.id = id\n    self.last_seq = last_seq\n    self.live = live\n    self.committed_live = committed_live\n    self.compaction = compaction\n    self._context = context\n    if queued is not NOTHING:\n        self.queued = queued\n    else:\n        self.queued = __attr_factory_queued()\n    self.context_loaded = context_loaded\n    self.stored = stored\n':
         _1_durable_engine_head_ConversationHead,
     "def __init__(self, conversation_id, task_id, inputs, submission_ids, deps, now):\n    _setattr = _cached_setattr_get(self)\n    _setattr('conversation_id', conversation_id)\n    _setattr('task_id', task_id)\n    _setattr('inputs', inputs)\n    _setattr('submission_ids', submission_ids)\n    _setattr('deps', deps)\n    _setattr('now', now)\n":
         _2_durable_engine_instructions_PrepareContext,
@@ -1421,124 +1439,126 @@ METHODS = {
         _41_durable_records_live_ApprovalSlot,
     "def __init__(self, task_id, trigger, error):\n    _setattr = _cached_setattr_get(self)\n    _setattr('task_id', task_id)\n    _setattr('trigger', trigger)\n    _setattr('error', error)\n":
         _42_durable_records_live_CompactionFailure,
+    "def __init__(self, id, entries=attr_dict['entries'].default, archived=attr_dict['archived'].default, busy=attr_dict['busy'].default, forked_from=attr_dict['forked_from'].default, forked_at=attr_dict['forked_at'].default, parent=attr_dict['parent'].default, compactions=attr_dict['compactions'].default, usage=attr_dict['usage'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('id', id)\n    _setattr('entries', entries)\n    _setattr('archived', archived)\n    _setattr('busy', busy)\n    _setattr('forked_from', forked_from)\n    _setattr('forked_at', forked_at)\n    _setattr('parent', parent)\n    _setattr('compactions', compactions)\n    _setattr('usage', usage)\n":
+        _43_durable_records_live_ConversationInfo,
     "def __init__(self, poll_at):\n    _setattr = _cached_setattr_get(self)\n    _setattr('poll_at', poll_at)\n":
-        _43_durable_records_live_DeferredLive,
+        _44_durable_records_live_DeferredLive,
     "def __init__(self, attempt, message=attr_dict['message'].default, retry=attr_dict['retry'].default, deferred=attr_dict['deferred'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('attempt', attempt)\n    _setattr('message', message)\n    _setattr('retry', retry)\n    _setattr('deferred', deferred)\n":
-        _44_durable_records_live_GenerationLive,
+        _45_durable_records_live_GenerationLive,
     "def __init__(self, run=attr_dict['run'].default, generation=attr_dict['generation'].default, tools=attr_dict['tools'].default, approvals=attr_dict['approvals'].default, run_failure=attr_dict['run_failure'].default, compaction_failure=attr_dict['compaction_failure'].default, compactions=attr_dict['compactions'].default, usage=attr_dict['usage'].default, archived=attr_dict['archived'].default, forked_from=attr_dict['forked_from'].default, forked_at=attr_dict['forked_at'].default, parent=attr_dict['parent'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('run', run)\n    _setattr('generation', generation)\n    _setattr('tools', tools)\n    _setattr('approvals', approvals)\n    _setattr('run_failure', run_failure)\n    _setattr('compaction_failure', compaction_failure)\n    _setattr('compactions', compactions)\n    _setattr('usage', usage)\n    _setattr('archived', archived)\n    _setattr('forked_from', forked_from)\n    _setattr('forked_at', forked_at)\n    _setattr('parent', parent)\n":
-        _45_durable_records_live_Live,
+        _46_durable_records_live_Live,
     "def __init__(self, conversation_id, task_id, call_id, agent, depth=attr_dict['depth'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('conversation_id', conversation_id)\n    _setattr('task_id', task_id)\n    _setattr('call_id', call_id)\n    _setattr('agent', agent)\n    _setattr('depth', depth)\n":
-        _46_durable_records_live_ParentCall,
+        _47_durable_records_live_ParentCall,
     "def __init__(self, text=attr_dict['text'].default, tool_calls=attr_dict['tool_calls'].default, usage=attr_dict['usage'].default, reasoning=attr_dict['reasoning'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('text', text)\n    _setattr('tool_calls', tool_calls)\n    _setattr('usage', usage)\n    _setattr('reasoning', reasoning)\n":
-        _47_durable_records_live_PartialMessage,
+        _48_durable_records_live_PartialMessage,
     "def __init__(self, attempt, at, error, kind, provider=attr_dict['provider'].default, status_code=attr_dict['status_code'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('attempt', attempt)\n    _setattr('at', at)\n    _setattr('error', error)\n    _setattr('kind', kind)\n    _setattr('provider', provider)\n    _setattr('status_code', status_code)\n":
-        _48_durable_records_live_RetryLive,
+        _49_durable_records_live_RetryLive,
     "def __init__(self, task_id, inputs, usage=attr_dict['usage'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('task_id', task_id)\n    _setattr('inputs', inputs)\n    _setattr('usage', usage)\n":
-        _49_durable_records_live_Run,
+        _50_durable_records_live_Run,
     "def __init__(self, task_id, inputs, reason, detail, first=attr_dict['first'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('task_id', task_id)\n    _setattr('inputs', inputs)\n    _setattr('reason', reason)\n    _setattr('detail', detail)\n    _setattr('first', first)\n":
-        _50_durable_records_live_RunFailure,
+        _51_durable_records_live_RunFailure,
     "def __init__(self, call_id, name, task_id, output=attr_dict['output'].default, status=attr_dict['status'].default, conversation=attr_dict['conversation'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('call_id', call_id)\n    _setattr('name', name)\n    _setattr('task_id', task_id)\n    _setattr('output', output)\n    _setattr('status', status)\n    _setattr('conversation', conversation)\n":
-        _51_durable_records_live_ToolSlot,
+        _52_durable_records_live_ToolSlot,
     "def __init__(self, temperature=attr_dict['temperature'].default, top_p=attr_dict['top_p'].default, max_tokens=attr_dict['max_tokens'].default, stop=attr_dict['stop'].default, seed=attr_dict['seed'].default, reasoning_effort=attr_dict['reasoning_effort'].default, thinking_budget=attr_dict['thinking_budget'].default, tool_choice=attr_dict['tool_choice'].default, parallel_tool_calls=attr_dict['parallel_tool_calls'].default, service_tier=attr_dict['service_tier'].default, prompt_cache=attr_dict['prompt_cache'].default, extra=attr_dict['extra'].default, model=attr_dict['model'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('temperature', temperature)\n    _setattr('top_p', top_p)\n    _setattr('max_tokens', max_tokens)\n    _setattr('stop', __attr_converter_stop(stop))\n    _setattr('seed', seed)\n    _setattr('reasoning_effort', reasoning_effort)\n    _setattr('thinking_budget', thinking_budget)\n    _setattr('tool_choice', tool_choice)\n    _setattr('parallel_tool_calls', parallel_tool_calls)\n    _setattr('service_tier', service_tier)\n    _setattr('prompt_cache', prompt_cache)\n    _setattr('extra', extra)\n    _setattr('model', model)\n    self.__attrs_post_init__()\n":
-        _52_durable_records_model_settings_ModelSettings,
+        _53_durable_records_model_settings_ModelSettings,
     "def __init__(self, text=attr_dict['text'].default, seq=attr_dict['seq'].default, output=attr_dict['output'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('text', text)\n    _setattr('seq', seq)\n    _setattr('output', output)\n":
-        _53_durable_records_submissions_Answered,
+        _54_durable_records_submissions_Answered,
     'def __init__(self, ):\n    _setattr = _cached_setattr_get(self)\n':
-        _54_durable_records_submissions_Queued,
+        _55_durable_records_submissions_Queued,
     "def __init__(self, id, conversation_id, text, seq=attr_dict['seq'].default, status=attr_dict['status'].default, task_id=attr_dict['task_id'].default, created_at=attr_dict['created_at'].default, output=attr_dict['output'].default, parts=attr_dict['parts'].default, model_settings=attr_dict['model_settings'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('id', id)\n    _setattr('conversation_id', conversation_id)\n    _setattr('text', text)\n    _setattr('seq', seq)\n    _setattr('status', status)\n    _setattr('task_id', task_id)\n    _setattr('created_at', created_at)\n    _setattr('output', output)\n    _setattr('parts', parts)\n    _setattr('model_settings', model_settings)\n":
-        _55_durable_records_submissions_Submission,
+        _56_durable_records_submissions_Submission,
     "def __init__(self, reason, detail):\n    _setattr = _cached_setattr_get(self)\n    _setattr('reason', reason)\n    _setattr('detail', detail)\n":
-        _56_durable_records_submissions_Unanswered,
+        _57_durable_records_submissions_Unanswered,
     "def __init__(self, key, handle=attr_dict['handle'].default, model=attr_dict['model'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('key', key)\n    _setattr('handle', handle)\n    _setattr('model', model)\n":
-        _57_durable_records_tasks_DeferredJob,
+        _58_durable_records_tasks_DeferredJob,
     "def __init__(self, result=attr_dict['result'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('result', result)\n":
-        _58_durable_records_tasks_Done,
+        _59_durable_records_tasks_Done,
     "def __init__(self, reason):\n    _setattr = _cached_setattr_get(self)\n    _setattr('reason', reason)\n":
-        _59_durable_records_tasks_ErrorDetail,
+        _60_durable_records_tasks_ErrorDetail,
     "def __init__(self, message, detail):\n    _setattr = _cached_setattr_get(self)\n    _setattr('message', message)\n    _setattr('detail', detail)\n":
-        _60_durable_records_tasks_ErrorInfo,
+        _61_durable_records_tasks_ErrorInfo,
     "def __init__(self, error):\n    _setattr = _cached_setattr_get(self)\n    _setattr('error', error)\n":
-        _61_durable_records_tasks_Failed,
+        _62_durable_records_tasks_Failed,
     "def __init__(self, until):\n    _setattr = _cached_setattr_get(self)\n    _setattr('until', until)\n":
-        _62_durable_records_tasks_Sleeping,
+        _63_durable_records_tasks_Sleeping,
     "def __init__(self, id, conversation_id, kind, input, state=attr_dict['state'].default, checkpoint=attr_dict['checkpoint'].default, restarts=attr_dict['restarts'].default, parent_id=attr_dict['parent_id'].default, stop=attr_dict['stop'].default, created_at=attr_dict['created_at'].default, updated_at=attr_dict['updated_at'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('id', id)\n    _setattr('conversation_id', conversation_id)\n    _setattr('kind', kind)\n    _setattr('input', input)\n    _setattr('state', state)\n    _setattr('checkpoint', checkpoint)\n    _setattr('restarts', restarts)\n    _setattr('parent_id', parent_id)\n    _setattr('stop', stop)\n    _setattr('created_at', created_at)\n    _setattr('updated_at', updated_at)\n":
-        _63_durable_records_tasks_Task,
+        _64_durable_records_tasks_Task,
     "def __init__(self, outcome):\n    _setattr = _cached_setattr_get(self)\n    _setattr('outcome', outcome)\n":
-        _64_durable_records_tasks_Terminal,
+        _65_durable_records_tasks_Terminal,
     "def __init__(self, on=attr_dict['on'].default, client=attr_dict['client'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('on', on)\n    _setattr('client', client)\n":
-        _65_durable_records_tasks_Waiting,
+        _66_durable_records_tasks_Waiting,
     "def __init__(self, model, requests=attr_dict['requests'].default, input_tokens=attr_dict['input_tokens'].default, output_tokens=attr_dict['output_tokens'].default, reasoning_tokens=attr_dict['reasoning_tokens'].default, cache_read_tokens=attr_dict['cache_read_tokens'].default, cache_write_tokens=attr_dict['cache_write_tokens'].default, cost=attr_dict['cost'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('model', model)\n    _setattr('requests', requests)\n    _setattr('input_tokens', input_tokens)\n    _setattr('output_tokens', output_tokens)\n    _setattr('reasoning_tokens', reasoning_tokens)\n    _setattr('cache_read_tokens', cache_read_tokens)\n    _setattr('cache_write_tokens', cache_write_tokens)\n    _setattr('cost', cost)\n":
-        _66_durable_records_usage_ModelUsage,
+        _67_durable_records_usage_ModelUsage,
     "def __init__(self, models=attr_dict['models'].default, tool_calls=attr_dict['tool_calls'].default, tool_seconds=attr_dict['tool_seconds'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('models', models)\n    _setattr('tool_calls', tool_calls)\n    _setattr('tool_seconds', tool_seconds)\n":
-        _67_durable_records_usage_UsageTotals,
+        _68_durable_records_usage_UsageTotals,
     "def __init__(self, enabled=attr_dict['enabled'].default, threshold=attr_dict['threshold'].default, keep_last=attr_dict['keep_last'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('enabled', enabled)\n    _setattr('threshold', threshold)\n    _setattr('keep_last', keep_last)\n":
-        _68_durable_settings_Compaction,
+        _69_durable_settings_Compaction,
     "def __init__(self, persist_within=attr_dict['persist_within'].default, output_interval=attr_dict['output_interval'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('persist_within', persist_within)\n    _setattr('output_interval', output_interval)\n":
-        _69_durable_settings_Progress,
+        _70_durable_settings_Progress,
     "def __init__(self, enabled=attr_dict['enabled'].default, max_retries=attr_dict['max_retries'].default, base_delay=attr_dict['base_delay'].default, max_delay=attr_dict['max_delay'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('enabled', enabled)\n    _setattr('max_retries', max_retries)\n    _setattr('base_delay', base_delay)\n    _setattr('max_delay', max_delay)\n":
-        _70_durable_settings_RetryPolicy,
+        _71_durable_settings_RetryPolicy,
     "def __init__(self, retry=NOTHING, restart_limit=attr_dict['restart_limit'].default, progress=NOTHING, stream=NOTHING, client_tool_timeout=attr_dict['client_tool_timeout'].default, compaction=NOTHING, system_prompt=attr_dict['system_prompt'].default, when_busy=attr_dict['when_busy'].default, max_tool_rounds=attr_dict['max_tool_rounds'].default, check_integrity=attr_dict['check_integrity'].default, disk_full_patience=attr_dict['disk_full_patience'].default, model_options=NOTHING, approval_timeout=attr_dict['approval_timeout'].default, prepare_timeout=attr_dict['prepare_timeout'].default, output_retries=attr_dict['output_retries'].default, usage_limits=attr_dict['usage_limits'].default, conversation_usage_limits=attr_dict['conversation_usage_limits'].default, prices=attr_dict['prices'].default, max_attachment_bytes=attr_dict['max_attachment_bytes'].default, model_settings=attr_dict['model_settings'].default, subagent_depth=attr_dict['subagent_depth'].default, keep_idle_context=attr_dict['keep_idle_context'].default):\n    _setattr = _cached_setattr_get(self)\n    if retry is not NOTHING:\n        _setattr('retry', retry)\n    else:\n        _setattr('retry', __attr_factory_retry())\n    _setattr('restart_limit', restart_limit)\n    if progress is not NOTHING:\n        _setattr('progress', progress)\n    else:\n        _setattr('progress', __attr_factory_progress())\n    if stream is not NOTHING:\n        _setattr('stream', stream)\n    else:\n        _setattr('stream', __attr_factory_stream())\n    _setattr('client_tool_timeout', client_tool_timeout)\n    if compaction is not NOTHING:\n        _setattr('compaction', compaction)\n    else:\n        _setattr('compaction', __attr_factory_compaction())\n    _setattr('system_prompt', system_prompt)\n    _setattr('when_busy', when_busy)\n    _setattr('max_tool_rounds', max_tool_rounds)\n    _setattr('check_integrity', check_integrity)\n    _setattr('disk_full_patience', disk_full_patience)\n    if model_options is not NOTHING:\n        _setattr('model_options', model_options)\n    else:\n        _setattr('model_options', __attr_factory_model_options())\n    _setattr('approval_timeout', approval_timeout)\n    _setattr('prepare_timeout', prepare_timeout)\n    _setattr('output_retries', output_retries)\n    _setattr('usage_limits', usage_limits)\n    _setattr('conversation_usage_limits', conversation_usage_limits)\n    _setattr('prices', prices)\n    _setattr('max_attachment_bytes', max_attachment_bytes)\n    _setattr('model_settings', model_settings)\n    _setattr('subagent_depth', subagent_depth)\n    _setattr('keep_idle_context', keep_idle_context)\n    self.__attrs_post_init__()\n":
-        _71_durable_settings_Settings,
+        _72_durable_settings_Settings,
     "def __init__(self, deferred=attr_dict['deferred'].default, stream_silence=attr_dict['stream_silence'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('deferred', deferred)\n    _setattr('stream_silence', stream_silence)\n":
-        _72_durable_settings_StreamSettings,
+        _73_durable_settings_StreamSettings,
     "def __init__(self, request_limit=attr_dict['request_limit'].default, tool_calls_limit=attr_dict['tool_calls_limit'].default, input_tokens_limit=attr_dict['input_tokens_limit'].default, output_tokens_limit=attr_dict['output_tokens_limit'].default, total_tokens_limit=attr_dict['total_tokens_limit'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('request_limit', request_limit)\n    _setattr('tool_calls_limit', tool_calls_limit)\n    _setattr('input_tokens_limit', input_tokens_limit)\n    _setattr('output_tokens_limit', output_tokens_limit)\n    _setattr('total_tokens_limit', total_tokens_limit)\n    self.__attrs_post_init__()\n":
-        _73_durable_settings_UsageLimits,
+        _74_durable_settings_UsageLimits,
     "def __eq__(self, other):\n    if other.__class__ is not self.__class__:\n        return NotImplemented\n    return  (\n        self.tasks == other.tasks and\n        self.entries == other.entries and\n        self.submissions == other.submissions and\n        self.live == other.live and\n        self.barrier == other.barrier and\n        self.inbox == other.inbox and\n        self.first_in_line == other.first_in_line and\n        self.copies == other.copies and\n        self.attachments == other.attachments\n    )\ndef __init__(self, tasks=NOTHING, entries=NOTHING, submissions=NOTHING, live=NOTHING, barrier=attr_dict['barrier'].default, inbox=NOTHING, first_in_line=attr_dict['first_in_line'].default, copies=NOTHING, attachments=NOTHING):\n    if tasks is not NOTHING:\n        self.tasks = tasks\n    else:\n        self.tasks = __attr_factory_tasks()\n    if entries is not NOTHING:\n        self.entries = entries\n    else:\n        self.entries = __attr_factory_entries()\n    if submissions is not NOTHING:\n        self.submissions = submissions\n    else:\n        self.submissions = __attr_factory_submissions()\n    if live is not NOTHING:\n        self.live = live\n    else:\n        self.live = __attr_factory_live()\n    self.barrier = barrier\n    if inbox is not NOTHING:\n        self.inbox = inbox\n    else:\n        self.inbox = __attr_factory_inbox()\n    self.first_in_line = first_in_line\n    if copies is not NOTHING:\n        self.copies = copies\n    else:\n        self.copies = __attr_factory_copies()\n    if attachments is not NOTHING:\n        self.attachments = attachments\n    else:\n        self.attachments = __attr_factory_attachments()\n":
-        _74_durable_storage_protocol_Batch,
+        _75_durable_storage_protocol_Batch,
     "def __init__(self, last_seq, live, last_compaction):\n    _setattr = _cached_setattr_get(self)\n    _setattr('last_seq', last_seq)\n    _setattr('live', live)\n    _setattr('last_compaction', last_compaction)\n":
-        _75_durable_storage_protocol_ConversationState,
+        _76_durable_storage_protocol_ConversationState,
     "def __init__(self, source, target, to_seq):\n    _setattr = _cached_setattr_get(self)\n    _setattr('source', source)\n    _setattr('target', target)\n    _setattr('to_seq', to_seq)\n":
-        _76_durable_storage_protocol_EntryCopy,
+        _77_durable_storage_protocol_EntryCopy,
     "def __init__(self, id, call_id, approve, arguments=attr_dict['arguments'].default, reason=attr_dict['reason'].default, created_at=attr_dict['created_at'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('id', id)\n    _setattr('call_id', call_id)\n    _setattr('approve', approve)\n    _setattr('arguments', arguments)\n    _setattr('reason', reason)\n    _setattr('created_at', created_at)\n":
-        _77_durable_storage_protocol_InboxDecision,
+        _78_durable_storage_protocol_InboxDecision,
     "def __init__(self, conversations, live_tasks, unsettled, next_task_id, warnings=attr_dict['warnings'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('conversations', conversations)\n    _setattr('live_tasks', live_tasks)\n    _setattr('unsettled', unsettled)\n    _setattr('next_task_id', next_task_id)\n    _setattr('warnings', warnings)\n":
-        _78_durable_storage_protocol_Opened,
+        _79_durable_storage_protocol_Opened,
     "def __init__(self, conversation_id, ended_at):\n    _setattr = _cached_setattr_get(self)\n    _setattr('conversation_id', conversation_id)\n    _setattr('ended_at', ended_at)\n":
-        _79_durable_storage_retention_Ended,
+        _80_durable_storage_retention_Ended,
     "def __init__(self, conversations=attr_dict['conversations'].default, rows=attr_dict['rows'].default, commits=attr_dict['commits'].default, reclaimed=attr_dict['reclaimed'].default, reclaimable=attr_dict['reclaimable'].default, attachments=attr_dict['attachments'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('conversations', conversations)\n    _setattr('rows', rows)\n    _setattr('commits', commits)\n    _setattr('reclaimed', reclaimed)\n    _setattr('reclaimable', reclaimable)\n    _setattr('attachments', attachments)\n":
-        _80_durable_storage_retention_PruneReport,
+        _81_durable_storage_retention_PruneReport,
     "def __init__(self, tasks, entries, submissions, live, barrier=attr_dict['barrier'].default, inbox=attr_dict['inbox'].default, texts=attr_dict['texts'].default, copies=attr_dict['copies'].default, attachments=attr_dict['attachments'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('tasks', tasks)\n    _setattr('entries', entries)\n    _setattr('submissions', submissions)\n    _setattr('live', live)\n    _setattr('barrier', barrier)\n    _setattr('inbox', inbox)\n    _setattr('texts', texts)\n    _setattr('copies', copies)\n    _setattr('attachments', attachments)\n":
-        _81_durable_storage_rows_EncodedBatch,
+        _82_durable_storage_rows_EncodedBatch,
     'def __eq__(self, other):\n    if other.__class__ is not self.__class__:\n        return NotImplemented\n    return  (\n        self.location == other.location and\n        self.tasks == other.tasks and\n        self.entries == other.entries and\n        self.submissions == other.submissions and\n        self.live == other.live and\n        self.problems == other.problems and\n        self.attachments == other.attachments\n    )\ndef __init__(self, location, tasks=NOTHING, entries=NOTHING, submissions=NOTHING, live=NOTHING, problems=NOTHING, attachments=NOTHING):\n    self.location = location\n    if tasks is not NOTHING:\n        self.tasks = tasks\n    else:\n        self.tasks = __attr_factory_tasks()\n    if entries is not NOTHING:\n        self.entries = entries\n    else:\n        self.entries = __attr_factory_entries()\n    if submissions is not NOTHING:\n        self.submissions = submissions\n    else:\n        self.submissions = __attr_factory_submissions()\n    if live is not NOTHING:\n        self.live = live\n    else:\n        self.live = __attr_factory_live()\n    if problems is not NOTHING:\n        self.problems = problems\n    else:\n        self.problems = __attr_factory_problems()\n    if attachments is not NOTHING:\n        self.attachments = attachments\n    else:\n        self.attachments = __attr_factory_attachments()\n':
-        _82_durable_storage_rows_SessionRecords,
+        _83_durable_storage_rows_SessionRecords,
     "def __init__(self, tasks=NOTHING, entries=NOTHING, submissions=NOTHING, documents=NOTHING, attachments=NOTHING):\n    _setattr = _cached_setattr_get(self)\n    if tasks is not NOTHING:\n        _setattr('tasks', tasks)\n    else:\n        _setattr('tasks', __attr_factory_tasks())\n    if entries is not NOTHING:\n        _setattr('entries', entries)\n    else:\n        _setattr('entries', __attr_factory_entries())\n    if submissions is not NOTHING:\n        _setattr('submissions', submissions)\n    else:\n        _setattr('submissions', __attr_factory_submissions())\n    if documents is not NOTHING:\n        _setattr('documents', documents)\n    else:\n        _setattr('documents', __attr_factory_documents())\n    if attachments is not NOTHING:\n        _setattr('attachments', attachments)\n    else:\n        _setattr('attachments', __attr_factory_attachments())\n":
-        _83_durable_storage_rows_StoredRows,
+        _84_durable_storage_rows_StoredRows,
     "def __init__(self, path, size_bytes, wal_bytes, page_size, page_count, schema_version, journal_mode, conversations, entries, submissions, tasks, live_tasks, attachments=attr_dict['attachments'].default, attachment_bytes=attr_dict['attachment_bytes'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('path', path)\n    _setattr('size_bytes', size_bytes)\n    _setattr('wal_bytes', wal_bytes)\n    _setattr('page_size', page_size)\n    _setattr('page_count', page_count)\n    _setattr('schema_version', schema_version)\n    _setattr('journal_mode', journal_mode)\n    _setattr('conversations', conversations)\n    _setattr('entries', entries)\n    _setattr('submissions', submissions)\n    _setattr('tasks', tasks)\n    _setattr('live_tasks', live_tasks)\n    _setattr('attachments', attachments)\n    _setattr('attachment_bytes', attachment_bytes)\n":
-        _84_durable_storage_sqlite_reader_FileFacts,
+        _85_durable_storage_sqlite_reader_FileFacts,
     "def __init__(self, job, run_task_id, provider=attr_dict['provider'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('job', job)\n    _setattr('run_task_id', run_task_id)\n    _setattr('provider', provider)\n":
-        _85_durable_tasks_cancel_CancelInput,
+        _86_durable_tasks_cancel_CancelInput,
     "def __init__(self, trigger):\n    _setattr = _cached_setattr_get(self)\n    _setattr('trigger', trigger)\n":
-        _86_durable_tasks_compaction_CompactionInput,
+        _87_durable_tasks_compaction_CompactionInput,
     "def __init__(self, message, kind, provider=attr_dict['provider'].default, status_code=attr_dict['status_code'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('message', message)\n    _setattr('kind', kind)\n    _setattr('provider', provider)\n    _setattr('status_code', status_code)\n":
-        _87_durable_tasks_generation_records_AttemptFailure,
+        _88_durable_tasks_generation_records_AttemptFailure,
     "def __init__(self, submission_ids, settings=attr_dict['settings'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('submission_ids', submission_ids)\n    _setattr('settings', settings)\n":
-        _88_durable_tasks_generation_records_GenerationInput,
+        _89_durable_tasks_generation_records_GenerationInput,
     "def __init__(self, attempt, job, poll_at, rounds=attr_dict['rounds'].default, notes=attr_dict['notes'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('attempt', attempt)\n    _setattr('job', job)\n    _setattr('poll_at', poll_at)\n    _setattr('rounds', rounds)\n    _setattr('notes', notes)\n":
-        _89_durable_tasks_generation_records_Poll,
+        _90_durable_tasks_generation_records_Poll,
     "def __init__(self, attempt=attr_dict['attempt'].default, rounds=attr_dict['rounds'].default, notes=attr_dict['notes'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('attempt', attempt)\n    _setattr('rounds', rounds)\n    _setattr('notes', notes)\n":
-        _90_durable_tasks_generation_records_Prepare,
+        _91_durable_tasks_generation_records_Prepare,
     "def __init__(self, attempt, options=NOTHING, rounds=attr_dict['rounds'].default, notes=attr_dict['notes'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('attempt', attempt)\n    if options is not NOTHING:\n        _setattr('options', options)\n    else:\n        _setattr('options', __attr_factory_options())\n    _setattr('rounds', rounds)\n    _setattr('notes', notes)\n":
-        _91_durable_tasks_generation_records_Request,
+        _92_durable_tasks_generation_records_Request,
     "def __init__(self, attempt, until, error, job=attr_dict['job'].default, rounds=attr_dict['rounds'].default, notes=attr_dict['notes'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('attempt', attempt)\n    _setattr('until', until)\n    _setattr('error', error)\n    _setattr('job', job)\n    _setattr('rounds', rounds)\n    _setattr('notes', notes)\n":
-        _92_durable_tasks_generation_records_Retry,
+        _93_durable_tasks_generation_records_Retry,
     "def __init__(self, instructions=attr_dict['instructions'].default, output_retries=attr_dict['output_retries'].default, model=attr_dict['model'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('instructions', instructions)\n    _setattr('output_retries', output_retries)\n    _setattr('model', model)\n":
-        _93_durable_tasks_generation_records_RunNotes,
+        _94_durable_tasks_generation_records_RunNotes,
     "def __init__(self, assistant_seq, calls, pending, round=attr_dict['round'].default, notes=attr_dict['notes'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('assistant_seq', assistant_seq)\n    _setattr('calls', calls)\n    _setattr('pending', pending)\n    _setattr('round', round)\n    _setattr('notes', notes)\n":
-        _94_durable_tasks_generation_records_ToolRound,
+        _95_durable_tasks_generation_records_ToolRound,
     "def __init__(self, since, deadline=attr_dict['deadline'].default, parameters=attr_dict['parameters'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('since', since)\n    _setattr('deadline', deadline)\n    _setattr('parameters', parameters)\n":
-        _95_durable_tasks_tool_records_Approval,
+        _96_durable_tasks_tool_records_Approval,
     "def __init__(self, call, replay=attr_dict['replay'].default, client=attr_dict['client'].default, deadline=attr_dict['deadline'].default, timeout=attr_dict['timeout'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('call', call)\n    _setattr('replay', replay)\n    _setattr('client', client)\n    _setattr('deadline', deadline)\n    _setattr('timeout', timeout)\n":
-        _96_durable_tasks_tool_records_ToolInput,
+        _97_durable_tasks_tool_records_ToolInput,
     "def __init__(self, output=attr_dict['output'].default, result=attr_dict['result'].default, started=attr_dict['started'].default, started_at=attr_dict['started_at'].default, ended_at=attr_dict['ended_at'].default, arguments=attr_dict['arguments'].default, paused=attr_dict['paused'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('output', output)\n    _setattr('result', result)\n    _setattr('started', started)\n    _setattr('started_at', started_at)\n    _setattr('ended_at', ended_at)\n    _setattr('arguments', arguments)\n    _setattr('paused', paused)\n":
-        _97_durable_tasks_tool_records_ToolProgress,
+        _98_durable_tasks_tool_records_ToolProgress,
     "def __init__(self, conversation_id, submission_id, since):\n    _setattr = _cached_setattr_get(self)\n    _setattr('conversation_id', conversation_id)\n    _setattr('submission_id', submission_id)\n    _setattr('since', since)\n":
-        _98_durable_tasks_tool_subagent_Delegated,
+        _99_durable_tasks_tool_subagent_Delegated,
     "def __init__(self, name, description, parameters=NOTHING, replay=attr_dict['replay'].default, execute=attr_dict['execute'].default, client=attr_dict['client'].default, convert=attr_dict['convert'].default, validator=attr_dict['validator'].default, approval=attr_dict['approval'].default, max_retries=attr_dict['max_retries'].default, timeout=attr_dict['timeout'].default, threaded=attr_dict['threaded'].default, agent=attr_dict['agent'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('name', name)\n    _setattr('description', description)\n    if parameters is not NOTHING:\n        _setattr('parameters', parameters)\n    else:\n        _setattr('parameters', __attr_factory_parameters())\n    _setattr('replay', replay)\n    _setattr('execute', execute)\n    _setattr('client', client)\n    _setattr('convert', convert)\n    _setattr('validator', validator)\n    _setattr('approval', approval)\n    _setattr('max_retries', max_retries)\n    _setattr('timeout', timeout)\n    _setattr('threaded', threaded)\n    _setattr('agent', agent)\n":
-        _99_durable_tools_protocol_Tool,
+        _100_durable_tools_protocol_Tool,
     "def __init__(self, task_id, call_id, conversation_id, attempt, deps):\n    _setattr = _cached_setattr_get(self)\n    _setattr('task_id', task_id)\n    _setattr('call_id', call_id)\n    _setattr('conversation_id', conversation_id)\n    _setattr('attempt', attempt)\n    _setattr('deps', deps)\n":
-        _100_durable_tools_protocol_ToolContext,
+        _101_durable_tools_protocol_ToolContext,
     "def __init__(self, schema, convert, execute):\n    _setattr = _cached_setattr_get(self)\n    _setattr('schema', schema)\n    _setattr('convert', convert)\n    _setattr('execute', execute)\n":
-        _101_durable_tools_schema_TypedCall,
+        _102_durable_tools_schema_TypedCall,
     "def __init__(self, name, instructions=attr_dict['instructions'].default, tools=NOTHING, model=attr_dict['model'].default, output=attr_dict['output'].default):\n    _setattr = _cached_setattr_get(self)\n    _setattr('name', name)\n    _setattr('instructions', instructions)\n    if tools is not NOTHING:\n        _setattr('tools', tools)\n    else:\n        _setattr('tools', __attr_factory_tools())\n    _setattr('model', model)\n    _setattr('output', output)\n":
-        _102_durable_tools_subagent_Subagent,
+        _103_durable_tools_subagent_Subagent,
 }

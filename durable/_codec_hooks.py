@@ -753,6 +753,72 @@ def _u_durable_records_live_CompactionFailure(conv: Any, cls: Any) -> Any:
     return unstructure_CompactionFailure
 
 
+def _s_durable_records_live_ConversationInfo(conv: Any, cls: Any) -> Any:
+    m = sys.modules
+    __cl = cls
+    __c_a = {'archived', 'busy', 'compactions', 'entries', 'forked_at', 'forked_from', 'id', 'parent', 'usage'}
+    __c_feke = cattrs.errors.ForbiddenExtraKeysError
+    __c_structure_archived = bool
+    __c_structure_busy = bool
+    __c_structure_compactions = int
+    __c_structure_entries = int
+    __c_structure_forked_at = int
+    __c_structure_forked_from = conv.get_structure_hook(str | None)
+    __c_structure_id = str
+    __c_structure_parent = conv.get_structure_hook(str | None)
+    __c_structure_usage = conv.get_structure_hook(m['durable.records.usage'].UsageTotals)
+    __c_type_forked_from = str | None
+    __c_type_parent = str | None
+    __c_type_usage = m['durable.records.usage'].UsageTotals
+    def structure_ConversationInfo(o, _=__cl, __cl=__cl, __c_structure_id=__c_structure_id, __c_structure_entries=__c_structure_entries, __c_structure_archived=__c_structure_archived, __c_structure_busy=__c_structure_busy, __c_structure_forked_from=__c_structure_forked_from, __c_type_forked_from=__c_type_forked_from, __c_structure_forked_at=__c_structure_forked_at, __c_structure_parent=__c_structure_parent, __c_type_parent=__c_type_parent, __c_structure_compactions=__c_structure_compactions, __c_structure_usage=__c_structure_usage, __c_type_usage=__c_type_usage):
+      res = {}
+      if 'entries' in o:
+        res['entries'] = __c_structure_entries(o['entries'])
+      if 'archived' in o:
+        res['archived'] = __c_structure_archived(o['archived'])
+      if 'busy' in o:
+        res['busy'] = __c_structure_busy(o['busy'])
+      if 'forked_from' in o:
+        res['forked_from'] = __c_structure_forked_from(o['forked_from'], __c_type_forked_from)
+      if 'forked_at' in o:
+        res['forked_at'] = __c_structure_forked_at(o['forked_at'])
+      if 'parent' in o:
+        res['parent'] = __c_structure_parent(o['parent'], __c_type_parent)
+      if 'compactions' in o:
+        res['compactions'] = __c_structure_compactions(o['compactions'])
+      if 'usage' in o:
+        res['usage'] = __c_structure_usage(o['usage'], __c_type_usage)
+      unknown_fields = set(o.keys()) - __c_a
+      if unknown_fields:
+        raise __c_feke('', __cl, unknown_fields)
+      return __cl(
+        __c_structure_id(o['id']),
+        **res,
+      )
+    return structure_ConversationInfo
+
+
+def _u_durable_records_live_ConversationInfo(conv: Any, cls: Any) -> Any:
+    m = sys.modules
+    __c_unstr_forked_from = conv.get_unstructure_hook(str | None)
+    __c_unstr_parent = conv.get_unstructure_hook(str | None)
+    __c_unstr_usage = conv.get_unstructure_hook(m['durable.records.usage'].UsageTotals)
+    def unstructure_ConversationInfo(instance, __c_unstr_forked_from=__c_unstr_forked_from, __c_unstr_parent=__c_unstr_parent, __c_unstr_usage=__c_unstr_usage):
+      res = {
+        'id': instance.id,
+        'entries': instance.entries,
+        'archived': instance.archived,
+        'busy': instance.busy,
+        'forked_from': __c_unstr_forked_from(instance.forked_from),
+        'forked_at': instance.forked_at,
+        'parent': __c_unstr_parent(instance.parent),
+        'compactions': instance.compactions,
+        'usage': __c_unstr_usage(instance.usage),
+      }
+      return res
+    return unstructure_ConversationInfo
+
+
 def _s_durable_records_live_DeferredLive(conv: Any, cls: Any) -> Any:
     m = sys.modules
     __cl = cls
@@ -2811,6 +2877,10 @@ HOOKS: dict[tuple[str, str], tuple[Any, tuple[str, ...], str]] = {
         "def structure_CompactionFailure(o, _=__cl, __cl=__cl, __c_structure_task_id=__c_structure_task_id, __c_structure_trigger=__c_structure_trigger, __c_structure_error=__c_structure_error):\n  unknown_fields = set(o.keys()) - __c_a\n  if unknown_fields:\n    raise __c_feke('', __cl, unknown_fields)\n  return __cl(\n    __c_structure_task_id(o['task_id']),\n    __c_structure_trigger(o['trigger']),\n    __c_structure_error(o['error']),\n  )"),
     ('unstructure', 'durable.records.live.CompactionFailure'): (_u_durable_records_live_CompactionFailure, ('task_id', 'trigger', 'error'),
         "def unstructure_CompactionFailure(instance):\n  res = {\n    'task_id': instance.task_id,\n    'trigger': instance.trigger,\n    'error': instance.error,\n  }\n  return res"),
+    ('structure', 'durable.records.live.ConversationInfo'): (_s_durable_records_live_ConversationInfo, ('id', 'entries', 'archived', 'busy', 'forked_from', 'forked_at', 'parent', 'compactions', 'usage'),
+        "def structure_ConversationInfo(o, _=__cl, __cl=__cl, __c_structure_id=__c_structure_id, __c_structure_entries=__c_structure_entries, __c_structure_archived=__c_structure_archived, __c_structure_busy=__c_structure_busy, __c_structure_forked_from=__c_structure_forked_from, __c_type_forked_from=__c_type_forked_from, __c_structure_forked_at=__c_structure_forked_at, __c_structure_parent=__c_structure_parent, __c_type_parent=__c_type_parent, __c_structure_compactions=__c_structure_compactions, __c_structure_usage=__c_structure_usage, __c_type_usage=__c_type_usage):\n  res = {}\n  if 'entries' in o:\n    res['entries'] = __c_structure_entries(o['entries'])\n  if 'archived' in o:\n    res['archived'] = __c_structure_archived(o['archived'])\n  if 'busy' in o:\n    res['busy'] = __c_structure_busy(o['busy'])\n  if 'forked_from' in o:\n    res['forked_from'] = __c_structure_forked_from(o['forked_from'], __c_type_forked_from)\n  if 'forked_at' in o:\n    res['forked_at'] = __c_structure_forked_at(o['forked_at'])\n  if 'parent' in o:\n    res['parent'] = __c_structure_parent(o['parent'], __c_type_parent)\n  if 'compactions' in o:\n    res['compactions'] = __c_structure_compactions(o['compactions'])\n  if 'usage' in o:\n    res['usage'] = __c_structure_usage(o['usage'], __c_type_usage)\n  unknown_fields = set(o.keys()) - __c_a\n  if unknown_fields:\n    raise __c_feke('', __cl, unknown_fields)\n  return __cl(\n    __c_structure_id(o['id']),\n    **res,\n  )"),
+    ('unstructure', 'durable.records.live.ConversationInfo'): (_u_durable_records_live_ConversationInfo, ('id', 'entries', 'archived', 'busy', 'forked_from', 'forked_at', 'parent', 'compactions', 'usage'),
+        "def unstructure_ConversationInfo(instance, __c_unstr_forked_from=__c_unstr_forked_from, __c_unstr_parent=__c_unstr_parent, __c_unstr_usage=__c_unstr_usage):\n  res = {\n    'id': instance.id,\n    'entries': instance.entries,\n    'archived': instance.archived,\n    'busy': instance.busy,\n    'forked_from': __c_unstr_forked_from(instance.forked_from),\n    'forked_at': instance.forked_at,\n    'parent': __c_unstr_parent(instance.parent),\n    'compactions': instance.compactions,\n    'usage': __c_unstr_usage(instance.usage),\n  }\n  return res"),
     ('structure', 'durable.records.live.DeferredLive'): (_s_durable_records_live_DeferredLive, ('poll_at',),
         "def structure_DeferredLive(o, _=__cl, __cl=__cl, __c_structure_poll_at=__c_structure_poll_at):\n  unknown_fields = set(o.keys()) - __c_a\n  if unknown_fields:\n    raise __c_feke('', __cl, unknown_fields)\n  return __cl(\n    __c_structure_poll_at(o['poll_at']),\n  )"),
     ('unstructure', 'durable.records.live.DeferredLive'): (_u_durable_records_live_DeferredLive, ('poll_at',),

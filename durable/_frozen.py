@@ -47,26 +47,33 @@ else:
 T = TypeVar("T")
 
 
-def _use_checked_in_methods() -> None:
+_ORIGINAL_COMPILE = getattr(attr._make, "_linecache_and_compile", None)
+_SWAP = threading.RLock()
+
+
+def _checked_in_compile(script: str, filename: str, globs: Any, locals: Any = None) -> Any:
     """attrs' `_linecache_and_compile(script, filename, globs)` (defines the functions of `script`
     in `globs` and returns them), taking a checked-in `script`'s functions from
-    `durable._attrs_methods` instead of compiling it. Any other script, or an attrs without that
-    function, is left to attrs."""
-    original = getattr(attr._make, "_linecache_and_compile", None)
-    if original is None or getattr(original, "durable", False):
-        return
-
-    def linecache_and_compile(script: str, filename: str, globs: Any, locals: Any = None) -> Any:
-        factory = METHODS.get(script)
-        if factory is None or locals is not None or not isinstance(globs, dict):
-            return original(script, filename, globs, locals)
-        return FunctionType(factory.__code__, globs)()
-
-    linecache_and_compile.durable = True  # type: ignore[attr-defined]
-    attr._make._linecache_and_compile = linecache_and_compile
+    `durable._attrs_methods` instead of compiling it; any other script is left to attrs."""
+    factory = METHODS.get(script)
+    if factory is None or locals is not None or not isinstance(globs, dict):
+        return _ORIGINAL_COMPILE(script, filename, globs, locals)  # type: ignore[misc]  # set when used
+    return FunctionType(factory.__code__, globs)()
 
 
-_use_checked_in_methods()
+def _made(maker: Any, cls: type, options: dict[str, Any]) -> type:
+    """`maker(cls, **options)`, attrs taking the methods it writes from the checked-in source
+    while it makes this class only: attrs' private function is swapped for that call (under a
+    lock) and put back, so no class of another library or of the host is ever made through it.
+    An attrs without that function makes the class itself."""
+    if _ORIGINAL_COMPILE is None:
+        return maker(cls, **options)  # type: ignore[no-any-return]
+    with _SWAP:
+        attr._make._linecache_and_compile = _checked_in_compile
+        try:
+            return maker(cls, **options)  # type: ignore[no-any-return]
+        finally:
+            attr._make._linecache_and_compile = _ORIGINAL_COMPILE
 
 OMITTED_WHEN_DEFAULT: Mapping[str, bool] = MappingProxyType({"durable_omit_default": True})
 """Field metadata (`field(default=0, metadata=OMITTED_WHEN_DEFAULT)`): the codec writes the field
@@ -120,7 +127,7 @@ def _decorate(maker: Any, maybe_cls: type | None, kwargs: dict[str, Any]) -> Any
             options["repr"] = False
         if lazy_eq:
             options["eq"] = False
-        made: type = maker(cls, **options)
+        made = _made(maker, cls, options)
         if shared_repr:
             made.__repr__ = _repr_for(made)  # type: ignore[method-assign]  # the one attrs did not write
         if lazy_eq:
