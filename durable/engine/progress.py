@@ -67,8 +67,8 @@ class ProgressFlusher:
                     while due and due[0][0] <= now:
                         _, _, tick, stream = heapq.heappop(due)
                         stream._on_tick(tick, tg)
-                    with anyio.CancelScope(deadline=due[0][0] if due else math.inf) as self._sleep:
-                        await anyio.sleep_forever()
+                    with self._loop.cancel_scope(deadline=due[0][0] if due else math.inf) as self._sleep:
+                        await self._loop.sleep_forever()
                     self._sleep = None
             finally:
                 self._sleep = None
