@@ -19,7 +19,7 @@ _HOST = ("durable._open", "durable.sync", "durable.worker", "durable.remote", "d
 _ABOVE_ENGINE = ("durable.tasks", *_HOST)
 _ABOVE_STORE = ("durable.engine", *_ABOVE_ENGINE)
 _GROUND = ("durable.records", "durable.codec", "durable._codec_hooks", "durable._attrs_methods", "durable._json_text",
-           "durable._frozen", "durable.errors", "durable.texts", "durable.tokens", "durable.settings",
+           "durable._frozen", "durable._loop", "durable.errors", "durable.texts", "durable.tokens", "durable.settings",
            "durable.inputs", "durable._version", "durable.prices")
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     **{module: ("durable.storage", "durable.models", "durable.tools", *_ABOVE_STORE) for module in _GROUND},

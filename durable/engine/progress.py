@@ -30,6 +30,8 @@ from types import TracebackType
 import anyio
 import anyio.abc
 
+from .._loop import loop
+
 
 def tick_at_or_after(t: float, interval: float) -> int:
     """The index k of the first tick `k * interval` that is not before `t`."""
@@ -45,6 +47,7 @@ class ProgressFlusher:
     """The flush schedule of one harness (see the module docstring)."""
 
     def __init__(self) -> None:
+        self._loop = loop()  # made inside the event loop: its primitives looked up once (`durable._loop`)
         self._due: list[tuple[float, int, int, Stream]] = []  # (instant, order, tick, stream)
         self._order = itertools.count()
         self._sleep: anyio.CancelScope | None = None
@@ -60,12 +63,12 @@ class ProgressFlusher:
             try:
                 while True:
                     due = self._due
-                    now = anyio.current_time()
+                    now = self._loop.current_time()
                     while due and due[0][0] <= now:
                         _, _, tick, stream = heapq.heappop(due)
                         stream._on_tick(tick, tg)
-                    with anyio.CancelScope(deadline=due[0][0] if due else math.inf) as self._sleep:
-                        await anyio.sleep_forever()
+                    with self._loop.cancel_scope(deadline=due[0][0] if due else math.inf) as self._sleep:
+                        await self._loop.sleep_forever()
                     self._sleep = None
             finally:
                 self._sleep = None
@@ -97,11 +100,11 @@ class Stream:
         self._error: BaseException | None = None
         self._scope: anyio.CancelScope | None = None
         # The first tick a flush of this stream may happen at (half an interval after its start).
-        self._next = tick_at_or_after(anyio.current_time() + self._step, self._step) if interval > 0 else 0
+        self._next = tick_at_or_after(flusher._loop.current_time() + self._step, self._step) if interval > 0 else 0
 
     async def __aenter__(self) -> Stream:
         if self.interval > 0:
-            self._scope = anyio.CancelScope()
+            self._scope = self._flusher._loop.cancel_scope()
             self._scope.__enter__()
         return self
 
@@ -132,7 +135,7 @@ class Stream:
     def _enqueue(self) -> None:
         self._queued = True
         step = self._step
-        self._flusher._queue(max(self._next, tick_at_or_after(anyio.current_time(), step)), step, self)
+        self._flusher._queue(max(self._next, tick_at_or_after(self._flusher._loop.current_time(), step)), step, self)
 
     def _on_tick(self, tick: int, tg: anyio.abc.TaskGroup) -> None:
         self._queued = False
@@ -141,7 +144,7 @@ class Stream:
         self._dirty = False
         # A late wake (a congested loop) counts for the tick it happens in, so the next flush is
         # on the shared schedule, with every other stream's.
-        self._next = max(tick, math.floor(anyio.current_time() / self._step)) + 2
+        self._next = max(tick, math.floor(self._flusher._loop.current_time() / self._step)) + 2
         self._flushing = True
         tg.start_soon(self._run_flush)
 

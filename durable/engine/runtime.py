@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar
 import anyio
 
 from .._frozen import evolve
+from .._loop import loop
 from ..errors import CorruptSession, StorageError
 from ..models.protocol import Model
 from ..records import Checkpoint, Live, Pending, Running, State, StoredEntry, Submission, Task, TaskInput
@@ -63,6 +64,12 @@ class Runtime:
         self.report = report
         self.location = session.storage.location  # the session's, as errors and prompt cache keys name it
         self.progress = progress  # the flush schedule of streaming progress (its task is the harness's)
+        primitives = loop()  # made inside the event loop: its primitives looked up once (`durable._loop`)
+        self.move_on_after: Callable[[float], anyio.CancelScope] = primitives.move_on_after
+        """A block cancelled when it runs past `seconds` of the event loop's time (how long a model
+        stream may stay silent); its `cancelled_caught` says whether it was."""
+        self.loop_time: Callable[[], float] = primitives.current_time
+        """The event loop's time (what the deadlines of `move_on_after` and `fail_after` count in)."""
         self._runners: Runners | None = None
         self._blobs: dict[str, bytes] = {}  # attachments read lately, newest last (`attachments`)
         name = getattr(model, "name", None)
@@ -284,17 +291,6 @@ class Runtime:
     def fail_after(seconds: float) -> AbstractContextManager[object]:
         """A block that raises `TimeoutError` when it runs past `seconds` of the event loop's time."""
         return anyio.fail_after(seconds)
-
-    @staticmethod
-    def move_on_after(seconds: float) -> anyio.CancelScope:
-        """A block cancelled when it runs past `seconds` of the event loop's time (how long a model
-        stream may stay silent); its `cancelled_caught` says whether it was."""
-        return anyio.move_on_after(seconds)
-
-    @staticmethod
-    def loop_time() -> float:
-        """The event loop's time (what the deadlines of `move_on_after` and `fail_after` count in)."""
-        return anyio.current_time()
 
     def ending_in_flight(self, task_id: int) -> bool:
         """Whether the task's ending is in the head but not yet written (it may still be refused)."""

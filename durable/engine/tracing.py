@@ -47,13 +47,21 @@ def _cancelled() -> type[BaseException]:
     return anyio.get_cancelled_exc_class()
 
 
+# `os.environ`'s own dict and the variable's key in it: one dict look-up a traced call, where `in
+# os.environ` goes through three Python calls and a raised KeyError. The dict is the one that
+# `os.environ[...] = ...`, `del` and `putenv`-backed updates of `os.environ` change.
+_ENVIRONMENT: Any = getattr(os.environ, "_data", os.environ)
+_PROVIDER_VARIABLE: Any = (os.environ.encodekey("OTEL_PYTHON_TRACER_PROVIDER") if _ENVIRONMENT is not os.environ
+                           else "OTEL_PYTHON_TRACER_PROVIDER")
+
+
 def _import_trace() -> Any:
     """`opentelemetry.trace`, or None while no provider can have been set: a provider is set by
     code that imported `opentelemetry.trace` (then it is in `sys.modules`) or named by
     `OTEL_PYTHON_TRACER_PROVIDER`. Until either, a traced call imports nothing (importing OpenTelemetry's
     API is a large share of a recovering process's start-up)."""
     global _trace
-    if "opentelemetry.trace" not in sys.modules and "OTEL_PYTHON_TRACER_PROVIDER" not in os.environ:
+    if "opentelemetry.trace" not in sys.modules and _PROVIDER_VARIABLE not in _ENVIRONMENT:
         return None
     from opentelemetry import trace  # imported on the first traced call, not with durable
 

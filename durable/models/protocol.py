@@ -168,6 +168,7 @@ class FinalMessage:
 StreamEvent = TextDelta | ReasoningDelta | ToolCallEvent | UsageEvent | FinalMessage
 
 _STOP_REASONS = frozenset(get_args(ModelStopReason))
+_INT = {int}
 
 
 def _malformed(why: str, provider: str | None) -> ModelError:
@@ -175,17 +176,19 @@ def _malformed(why: str, provider: str | None) -> ModelError:
 
 
 def _check_call(call: object, provider: str | None) -> ToolCall:
-    if not isinstance(call, ToolCall) or not all(isinstance(v, str) for v in (call.id, call.name, call.arguments)):
+    if not (isinstance(call, ToolCall) and isinstance(call.id, str) and isinstance(call.name, str)
+            and isinstance(call.arguments, str)):
         raise _malformed(f"a tool call is not a ToolCall of strings: {call!r}", provider)
     return call
 
 
 def _check_usage(usage: object, provider: str | None) -> Usage:
-    if not isinstance(usage, Usage) or not all(
-            type(v) is int and v >= 0 for v in (usage.input_tokens, usage.output_tokens, usage.reasoning_tokens,
-                                                 usage.cache_read_tokens, usage.cache_write_tokens)):
-        raise _malformed(f"its usage is not a Usage of non-negative integers: {usage!r}", provider)
-    return usage
+    if isinstance(usage, Usage):
+        counts = (usage.input_tokens, usage.output_tokens, usage.reasoning_tokens, usage.cache_read_tokens,
+                  usage.cache_write_tokens)
+        if set(map(type, counts)) == _INT and min(counts) >= 0:  # a bool is not a count
+            return usage
+    raise _malformed(f"its usage is not a Usage of non-negative integers: {usage!r}", provider)
 
 
 def check_event(event: object, provider: str | None = None) -> StreamEvent:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import anyio
 
-from .. import codec
+from .. import _loop, codec
 from ..errors import CommitRefused, SessionLocked, StorageClosed
 from ..records import Live, StoredEntry, Submission, Task
 from ..tokens import NOT_SENT
@@ -41,6 +41,7 @@ class MemoryStorage:
     def __init__(self, name: str = "memory") -> None:
         self.location = f"<memory:{name}>"
         self._open = False
+        self._loop = _loop.loop()  # the event loop's primitives, looked up again by each open
         self.commits = 0
         self._tasks: dict[int, tuple[str, str, str, bool, int | None, str, str | None]] = {}
         self._entries: dict[str, dict[int, tuple[str, str, int]]] = {}  # kind, body, tokens
@@ -55,6 +56,7 @@ class MemoryStorage:
         if self._open:
             raise SessionLocked(self.location, os.getpid())
         self._open = True
+        self._loop = _loop.loop()
         await anyio.lowlevel.checkpoint()
         conversations = {}
         for cid in self._docs:
@@ -115,7 +117,7 @@ class MemoryStorage:
             self._attachments.setdefault(sha, (media_type, size, data))
         held.commit()
         self.commits += 1
-        await anyio.lowlevel.cancel_shielded_checkpoint()  # a scheduling point; applied, it is not cancelled
+        await self._loop.cancel_shielded_checkpoint()  # a scheduling point; applied, it is not cancelled
 
     async def get_task(self, task_id: int) -> Task | None:
         self._check()

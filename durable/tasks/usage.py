@@ -39,7 +39,6 @@ def count(rt: Runtime, change: Change, conversation_id: str, *, requests: int = 
         tokens = None  # (reasoning and cache tokens are parts of these two)
     if not (requests or tokens or tool_calls or tool_seconds):
         return
-    live = change.live(conversation_id)
     model = model if model is not None else model_name(rt, conversation_id, change)
 
     def more(totals: UsageTotals) -> UsageTotals:

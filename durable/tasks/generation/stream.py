@@ -110,7 +110,12 @@ async def answer(rt: Runtime, task: Task, request: ModelRequest, finish: Finish,
                                 raise ModelError(f"The connection to the model failed: {exc}", kind="connection",
                                                  provider=provider) from None
                             if silence:
-                                quiet.deadline = math.inf
+                                if isinstance(event, (TextDelta, ReasoningDelta)):
+                                    # Keeping it may wait (a progress flush): lifted, nothing of
+                                    # that is cancelled. Any other event is kept without a
+                                    # checkpoint, so nothing can cancel it: the deadline stays
+                                    # until the next event is awaited.
+                                    quiet.deadline = math.inf
                                 if quiet.cancel_called:  # it fired as the event came: kept outside it
                                     late = event
                                     break
