@@ -90,7 +90,7 @@ async def test_a_decision_whose_commit_is_not_visible_yet_when_the_owner_looks_i
     path = str(tmp_path / "s.sqlite")
     store = await a_file(path)
     store.inbox_poll_seconds = 0.001
-    monkeypatch.setattr(store, "_stamp", lambda: (1, 4096, 1, 8192))
+    monkeypatch.setattr(inbox, "stamp", lambda path: (1, 4096, 1, 8192))
     probes: list[bool] = []
     probed = anyio.Event()
     read = store._read

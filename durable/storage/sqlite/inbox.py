@@ -14,6 +14,7 @@ open, and a decision is applied once.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from typing import Any
@@ -22,6 +23,7 @@ from ...errors import ApprovalRejected, StorageError
 from .. import rows
 from ..protocol import InboxDecision
 from . import descriptors
+from .lock import wal_write_locked
 
 TABLE = ("CREATE TABLE IF NOT EXISTS inbox (id TEXT PRIMARY KEY, call_id TEXT NOT NULL, "
          "created_at REAL NOT NULL, body TEXT NOT NULL) STRICT")
@@ -91,4 +93,32 @@ def _waiting(conn: sqlite3.Connection, call_id: str, path: str) -> bool:
     return any(slot.call_id == call_id for cid, body in found for slot in rows.live(body, cid, path).approvals)
 
 
-__all__ = ["TABLE", "ensure_inbox", "has_decisions", "put_decision", "take_decisions"]
+
+
+def stamp(path: str) -> tuple[int, ...]:
+    """The file's and its WAL's modification times and sizes (0 for one that is missing): what
+    an owner looks at before it probes its inbox (`SQLiteStorage.wait_inbox`)."""
+    out: list[int] = []
+    for name in (path, path + "-wal"):
+        try:
+            st = os.stat(name)
+        except OSError:
+            out += [0, 0]
+        else:
+            out += [st.st_mtime_ns, st.st_size]
+    return tuple(out)
+
+
+def seen(path: str, stamp: tuple[int, ...]) -> tuple[int, ...] | None:
+    """`stamp`, taken before a probe of the inbox, as seen by that probe; None when the probe
+    may have missed a commit it stamps. The stamp counts as seen only once a probe surely
+    covered it. A commit's frames change the WAL's time and size before the commit is fsynced
+    and visible (a decision is put at FULL), so while a write transaction holds the WAL lock
+    the next look probes again. And a time is a kernel tick and a rewritten WAL keeps its
+    size: a commit in the tick of this look would look like no change, so a file changed
+    within the last 50 ms is probed again at the next look too."""
+    recent = time.time_ns() - max(stamp[0], stamp[2]) < 50_000_000
+    return None if recent or wal_write_locked(path) is True else stamp
+
+
+__all__ = ["TABLE", "ensure_inbox", "has_decisions", "put_decision", "seen", "stamp", "take_decisions"]

@@ -25,7 +25,6 @@ import os
 import sqlite3
 import sys
 import threading
-import time
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -40,7 +39,7 @@ from ..retention import ROWS_PER_COMMIT, Ended, PruneReport, groups
 from ..writer import Job, thread_safe_caller
 from . import files, inbox, keys, opening, prune
 from .context import read_context
-from .lock import FileLock, wal_write_locked
+from .lock import FileLock
 from .reader import connect_read_only
 from .streams import ContextStreams
 from .write import SQLiteWrites, entry_body, read_error, translate
@@ -317,45 +316,21 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
                 return
             await anyio.sleep(self.inbox_poll_seconds or 0.25)
         while True:
-            stamp = self._stamp()
+            stamp = inbox.stamp(self.path)
             if stamp != seen:
-                seen = self._seen(stamp)
+                seen = inbox.seen(self.path, stamp)
                 if await self._read("inbox", inbox.has_decisions):
                     return
             await anyio.sleep(self.inbox_poll_seconds or 0.25)
 
-    def _seen(self, stamp: tuple[int, ...]) -> tuple[int, ...] | None:
-        """`stamp`, taken before a probe of the inbox, as seen by that probe; None when the probe
-        may have missed a commit it stamps. The stamp counts as seen only once a probe surely
-        covered it. A commit's frames change the WAL's time and size before the commit is fsynced
-        and visible (a decision is put at FULL), so while a write transaction holds the WAL lock
-        the next look probes again. And a time is a kernel tick and a rewritten WAL keeps its
-        size: a commit in the tick of this look would look like no change, so a file changed
-        within the last 50 ms is probed again at the next look too."""
-        recent = time.time_ns() - max(stamp[0], stamp[2]) < 50_000_000
-        return None if recent or wal_write_locked(self.path) is True else stamp
-
     def _look_at_inbox(self, conn: sqlite3.Connection) -> None:
-        """At the open, on the writer thread: the first look of `wait_inbox` (the stamp, then the
-        probe), so that the watcher a harness starts with its first turn queues no read beside
-        that turn's commits. A probe that fails is left to the watcher (which reports it)."""
-        seen = self._seen(self._stamp())
+        """At the open, on the writer thread: `wait_inbox`'s first look (stamp, probe), so that the
+        watcher started with the first turn queues no read beside its commits (a failed probe: the watcher's)."""
+        seen = inbox.seen(self.path, inbox.stamp(self.path))
         try:
             self._inbox_look = (seen, inbox.has_decisions(conn))
         except sqlite3.Error:
             self._inbox_look = None
-
-    def _stamp(self) -> tuple[int, ...]:
-        """The file's and its WAL's modification times and sizes (0 for one that is missing)."""
-        out: list[int] = []
-        for name in (self.path, self.path + "-wal"):
-            try:
-                st = os.stat(name)
-            except OSError:
-                out += [0, 0]
-            else:
-                out += [st.st_mtime_ns, st.st_size]
-        return tuple(out)
 
     async def call_in_writer(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn(connection)` on the writer thread (for tests and fault injection)."""
