@@ -17,10 +17,17 @@ file in a temp dir, the library's defaults), interleaved with the baseline's whe
   per conversation (10,000 conversations) though durable holds the same. Their contexts are
   dropped as soon as they are idle (`keep_idle_context=0`), unless `--keep-contexts`.
 - RSS over turns: `--turns` turns (100,000) in waves over `--conversations` conversations (1,000:
-  each wave gives every conversation one turn, 100 at a time), the resident set printed every
-  10,000 turns, with turns/s. Here contexts are dropped from memory as soon as a conversation is
-  idle (`Settings(keep_idle_context=0)`: the default keeps them 60 s, longer than this run's
-  waves), so every turn reads its context back from the file.
+  each wave gives every conversation one turn, 100 at a time), sampled every `--step` turns
+  (5,000, after `gc.collect()`): the resident set, Python's allocated blocks
+  (`sys.getallocatedblocks`), the most blocks seen in use during the step (polled every 50 ms:
+  what the turns in flight hold), pymalloc's arenas (`sys._debugmallocstats`) and glibc's heap
+  in use (`mallinfo2`), with turns/s. The figure: the resident set's growth over the second half
+  of the run (from `--turns`/2 to the end), flat when within `--flat-mb` (1 MB). Here contexts are
+  dropped from memory as soon as a conversation is idle (`Settings(keep_idle_context=0)`: the
+  default keeps them 60 s, longer than this run's waves), so every turn reads its context back
+  from the file, and a turn holds what that read gives for as long as it runs (issue 29: a list
+  of int seqs and a str per entry, as long as the conversation, made the blocks in use at a
+  wave's peak, and pymalloc's arenas, grow with the conversations' length).
 """
 
 from __future__ import annotations
@@ -126,7 +133,41 @@ def child_idle(n: int, trace: bool, spawn: str = "workers", keep: str = "drop") 
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def child_turns(turns: int, conversations: int) -> dict:
+def _pymalloc_arenas() -> int:
+    """pymalloc's arenas allocated now, from `sys._debugmallocstats()` (written to fd 2)."""
+    import re
+    import tempfile
+
+    with tempfile.TemporaryFile() as out:
+        saved = os.dup(2)
+        os.dup2(out.fileno(), 2)
+        try:
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        out.seek(0)
+        found = re.search(rb"# arenas allocated current\s*=\s*([\d,]+)", out.read())
+    return int(found.group(1).replace(b",", b"")) if found else -1
+
+
+def _glibc_in_use_mb() -> float:
+    """glibc malloc's bytes in use (`mallinfo2().uordblks`, all arenas), or -1 without it."""
+    import ctypes
+
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [(n, ctypes.c_size_t) for n in
+                    "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split()]
+
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallinfo2.restype = MallInfo2
+    except (OSError, AttributeError):
+        return -1.0
+    return libc.mallinfo2().uordblks / 2**20
+
+
+def child_turns(turns: int, conversations: int, step: int) -> dict:
     import gc
     import tempfile
 
@@ -139,16 +180,29 @@ def child_turns(turns: int, conversations: int) -> dict:
 
     async def main() -> dict:
         path = os.path.join(workdir, "turns.sqlite")
-        points: list[tuple[int, float, float]] = []
-        async with durable.open_harness(path, model=model, settings=_settings(keep_idle_context=0)) as h:
+        points: list[dict] = []
+        peak = [0]
+
+        async def poll() -> None:  # the most blocks in use while turns run
+            while True:
+                peak[0] = max(peak[0], sys.getallocatedblocks())
+                await anyio.sleep(0.05)
+
+        async with durable.open_harness(path, model=model, settings=_settings(keep_idle_context=0)) as h, \
+                anyio.create_task_group() as tg:
+            tg.start_soon(poll)
             done, t0 = 0, time.perf_counter()
             while done < turns:
                 wave = min(conversations, turns - done)
                 await _one_turn_each(h, [f"c{i}" for i in range(wave)])
                 done += wave
-                if done % 10_000 == 0 or done == turns:
+                if done % step == 0 or done == turns:
                     gc.collect()
-                    points.append((done, _rss_mb(), done / (time.perf_counter() - t0)))
+                    points.append({"turns": done, "rss": _rss_mb(), "blocks": sys.getallocatedblocks(),
+                                   "peak_blocks": peak[0], "arenas": _pymalloc_arenas(),
+                                   "glibc": _glibc_in_use_mb(), "rate": done / (time.perf_counter() - t0)})
+                    peak[0] = 0
+            tg.cancel_scope.cancel()
         return {"points": points}
 
     workdir = tempfile.mkdtemp(prefix="durable-bench-memory-")
@@ -174,6 +228,9 @@ def main(argv: list[str]) -> None:
                    help="idle conversations keep their contexts (the default settings: 60 s), not dropped at once")
     p.add_argument("--turns", type=int, default=100_000)
     p.add_argument("--conversations", type=int, default=1000)
+    p.add_argument("--step", type=int, default=5000, help="turns between samples of the RSS run")
+    p.add_argument("--flat-mb", type=float, default=1.0,
+                   help="RSS growth over the second half of the run within which it is called flat")
     args = p.parse_args(argv)
     me = os.path.abspath(__file__)
     # Both through `code` (the same import path), and the same interpreter and packages.
@@ -206,10 +263,20 @@ def main(argv: list[str]) -> None:
         print(f"\nRSS over {args.turns:,} turns in waves over {args.conversations:,} conversations "
               f"(SQLite, keep_idle_context=0):")
         for name, py in pythons.items():
-            r = c.run_child([me, "--child-turns", str(args.turns), str(args.conversations)], code=py, timeout=3600)
+            r = c.run_child([me, "--child-turns", str(args.turns), str(args.conversations), str(args.step)],
+                            code=py, timeout=3600)
             print(f"  {name}:")
-            for done, rss, rate in r["points"]:
-                print(f"    {done:>7,} turns: RSS {rss:6.1f} MB, {rate:5.0f} turns/s", flush=True)
+            print("      turns   RSS MB  blocks  peak blocks  pymalloc arenas  glibc in use MB  turns/s")
+            for q in r["points"]:
+                print(f"    {q['turns']:>7,}  {q['rss']:7.1f}  {q['blocks']:6,}  {q['peak_blocks']:11,}  "
+                      f"{q['arenas']:15}  {q['glibc']:15.1f}  {q['rate']:7.0f}", flush=True)
+            half = [q for q in r["points"] if q["turns"] >= args.turns // 2]
+            if len(half) >= 2:
+                grew = half[-1]["rss"] - half[0]["rss"]
+                print(f"    second half ({half[0]['turns']:,} -> {half[-1]['turns']:,} turns): RSS "
+                      f"{grew:+.1f} MB ({grew * 2**20 / (half[-1]['turns'] - half[0]['turns']):+.1f} B per turn), "
+                      f"pymalloc arenas {half[0]['arenas']} -> {half[-1]['arenas']}: "
+                      f"{'flat' if abs(grew) <= args.flat_mb else 'NOT flat'} (bound {args.flat_mb} MB)")
 
 
 if __name__ == "__main__":
@@ -224,6 +291,6 @@ if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[1] == "--child-idle":
         print(json.dumps(child_idle(int(sys.argv[2]), sys.argv[3] == "trace", *sys.argv[4:6])))
     elif len(sys.argv) >= 4 and sys.argv[1] == "--child-turns":
-        print(json.dumps(child_turns(int(sys.argv[2]), int(sys.argv[3]))))
+        print(json.dumps(child_turns(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]) if sys.argv[4:] else 10_000)))
     else:
         main(sys.argv[1:])

@@ -12,6 +12,7 @@ many separators as it has texts, less one, before it gives one). Imports nothing
 from __future__ import annotations
 
 import threading
+from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from itertools import accumulate, compress, repeat
@@ -66,6 +67,16 @@ class JoinedTexts(Sequence[str]):
             self._parts[k] = ""  # held once: split
         return texts
 
+    def first_starts_with(self, prefix: str) -> bool:
+        """Whether there is a first text and it starts with `prefix` (which holds no `SEP`),
+        without splitting its part."""
+        if not self._len:
+            return False
+        if not self._filled:
+            self._wait(0)
+        texts = self._split[0]
+        return (texts[0] if texts is not None else self._parts[0]).startswith(prefix)
+
     def containing(self, mark: str, start: int = 0) -> list[int]:
         """The indexes from `start` of the texts that hold `mark`, splitting only the parts that
         hold it."""
@@ -112,7 +123,7 @@ class StreamedTexts(JoinedTexts):
         super().__init__((), ())
         self._len = total
         self._filled = 0
-        self._seqs: list[int] = []
+        self._seqs = array("q")  # machine integers, not an int object each (see `context._read`)
         self._done = False
         self._error: BaseException | None = None
         self._cond = threading.Condition()
@@ -124,7 +135,7 @@ class StreamedTexts(JoinedTexts):
         with self._cond:
             self._parts.append(joined if isinstance(joined, str) else "")
             self._split.append(None if isinstance(joined, str) else joined)
-            self._seqs += seqs
+            self._seqs.extend(seqs)
             self._starts.append(self._filled)
             self._filled += count  # last: a reader that sees it finds the part whole
             self._cond.notify_all()
@@ -150,7 +161,7 @@ class StreamedTexts(JoinedTexts):
         return self._filled
 
     @property
-    def arrived_seqs(self) -> list[int]:
+    def arrived_seqs(self) -> Sequence[int]:
         """The seqs of the texts arrived so far (the list grows as parts arrive)."""
         return self._seqs
 

@@ -10,6 +10,7 @@ records, the codec and the errors only (never anyio: `durable inspect` reads thr
 from __future__ import annotations
 
 import json
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar, cast
 
@@ -306,13 +307,25 @@ def context_totals(entries: Sequence[tuple[str, int, str, str, int]]) -> list[tu
     return [(cid, n, t, a) for cid, (n, t, a) in totals.items()]
 
 
+def compact_seqs(seqs: Sequence[int]) -> Sequence[int]:
+    """The seqs of a context as read (increasing), held without an int object each: a `range` when
+    they follow each other (the usual case), else machine integers. A context is read on each turn
+    of a conversation whose context was dropped while idle (`Settings.keep_idle_context`), and a
+    list of ints as long as the conversation, held for the turn, made Python's allocator take
+    pools that the objects made meanwhile kept: the resident set grew with the length of the
+    conversations run (issue 29)."""
+    if seqs and seqs[-1] - seqs[0] + 1 == len(seqs):
+        return range(seqs[0], seqs[-1] + 1)
+    return seqs if isinstance(seqs, array) else array("q", seqs)
+
+
 def raw_context(seqs: Sequence[int], tokens: Sequence[int | None], bodies: Sequence[str],
                 location: str = "") -> RawContext:
     """A context from its rows' columns (`RawContext`): the total of their tokens when every row
     was counted, else each row's, None for a row to decode at once. No body is looked into:
     damage inside one is found when that entry is read. Bodies sealed (`durable.storage.sealing`)
     are opened: the engine only ever sees plain JSON."""
-    bodies = sealing.plain_all(bodies, location)
+    bodies, seqs = sealing.plain_all(bodies, location), compact_seqs(seqs)
     if None not in tokens:
         return RawContext(seqs, bodies, sum(cast(Sequence[int], tokens)))
     return RawContext(seqs, bodies, tokens)

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..errors import CorruptSession, MissingExtra, StorageError, WrongKey
+from .joined import JoinedTexts
 
 PREFIX = "enc1:"
 _ID = 16  # hex characters of a key id
@@ -195,8 +196,9 @@ def plain(body: str, location: str) -> str:
 
 def plain_all(bodies: Sequence[str], location: str) -> Sequence[str]:
     """`plain` of every body; the same sequence when none is sealed."""
-    if location not in _BY_LOCATION and not any(b.startswith(PREFIX) for b in bodies[:1]):
-        return bodies
+    if location not in _BY_LOCATION and not (bodies.first_starts_with(PREFIX) if isinstance(bodies, JoinedTexts)
+                                             else any(b.startswith(PREFIX) for b in bodies[:1])):
+        return bodies  # a context read joined is not split to look at its first text (issue 29)
     return [plain(b, location) for b in bodies]
 
 

@@ -263,7 +263,8 @@ async def test_a_version_2_database_is_migrated_with_the_tokens_of_its_entries_c
     store = PostgresStorage(dsn, "s")
     await store.open()
     try:  # counted as new rows are: 2 tokens, NOT_SENT (-1, never sent again: not in a context), NULL
-        assert await store.get_context("root", 1, 3) == RawContext([1, 3], [rows[0][4], "{not json"], [2, None])
+        raw = await store.get_context("root", 1, 3)
+        assert (list(raw.seqs), *raw[1:]) == tuple(RawContext([1, 3], [rows[0][4], "{not json"], [2, None]))
     finally:
         await store.close()
     with psycopg.connect(dsn) as conn:

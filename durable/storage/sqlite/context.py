@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from array import array
 from collections.abc import Callable
+from itertools import islice
+from operator import lt
 
 from ...errors import CorruptSession
 from .. import rows, sealing
@@ -105,7 +108,7 @@ def _stored_totals(conn: sqlite3.Connection, conversation_id: str, from_seq: int
 
 
 def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq: int, location: str) -> RawContext:
-    seqs: list[int] = []
+    seqs = array("q")  # machine integers, not an int object each (`rows.compact_seqs`)
     parts: list[str] = []
     counts: list[int] = []
     known = _stored_totals(conn, conversation_id, from_seq, to_seq)
@@ -130,9 +133,9 @@ def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq:
         parts.append(joined)
         counts.append(n)
         if last - first + 1 == n:
-            seqs += range(first, last + 1)
+            seqs.extend(range(first, last + 1))
         else:  # integers joined with commas: a JSON array's inside
-            seqs += json.loads(f"[{conn.execute(_CONTEXT_SEQS, (conversation_id, lo, hi)).fetchone()[0]}]")
+            seqs.extend(json.loads(f"[{conn.execute(_CONTEXT_SEQS, (conversation_id, lo, hi)).fetchone()[0]}]"))
         total += tokens
         lo = hi + 1
     if known is not None:
@@ -142,8 +145,8 @@ def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq:
         attachments = known[2]
     # Split a part at a time when first read; sealed bodies opened (`durable.storage.sealing`).
     opened = sealing.plain_all(JoinedTexts(parts, counts), location)
-    if seqs == sorted(seqs):
-        return RawContext(seqs, opened, total, attachments)
+    if all(map(lt, seqs, islice(seqs, 1, None))):
+        return RawContext(rows.compact_seqs(seqs), opened, total, attachments)
     return _row_by_row(conn, conversation_id, from_seq, to_seq, location)
 
 
