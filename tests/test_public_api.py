@@ -21,7 +21,7 @@ PUBLIC = [
     "Aborted", "Answered", "ApprovalRejected", "ApprovalSlot", "AssistantEntry", "Attachment", "AttachmentError",
     "AttachmentTooLarge", "BackgroundJobsUnsupported", "CancelInput", "Change", "Checkpoint", "Clock", "CodecError",
     "CommitFailed", "CommitRefused", "Compaction", "CompactionEntry", "CompactionFailure", "CompactionInput",
-    "Conversation", "ConversationArchived", "ConversationBusy", "ConversationNotEnded", "CorruptSession",
+    "Conversation", "ConversationArchived", "ConversationBusy", "ConversationInfo", "ConversationNotEnded", "CorruptSession",
     "DeferredLive", "Diagnostic", "DiskFull", "Done", "DurableError", "EditRejected", "EncryptionUnsupported", "Entry", "ErrorDetail", "ErrorInfo",
     "ErrorReport", "Failed", "FailureReason", "FakeClock", "FallbackMemberMissing", "FallbackModel", "FaultReason",
     "Faulted", "File", "ForkRefused", "GenerationInput", "GenerationLive", "Harness", "HarnessClosed",
