@@ -222,4 +222,16 @@ class StreamedSeqs(Sequence[int]):
         return texts.seq(index + len(self) if index < 0 else index)
 
 
-__all__ = ["SEP", "JoinedTexts", "StreamedSeqs", "StreamedTexts"]
+def compact_seqs(seqs: Sequence[int]) -> Sequence[int]:
+    """The seqs of a context as read (increasing), held without an int object each: a `range` when
+    they follow each other (the usual case), else machine integers. A context is read on each turn
+    of a conversation whose context was dropped while idle (`Settings.keep_idle_context`), and a
+    list of ints as long as the conversation, held for the turn, made Python's allocator take
+    pools that the objects made meanwhile kept: the resident set grew with the length of the
+    conversations run (issue 29)."""
+    if seqs and seqs[-1] - seqs[0] + 1 == len(seqs):
+        return range(seqs[0], seqs[-1] + 1)
+    return seqs if isinstance(seqs, array) else array("q", seqs)
+
+
+__all__ = ["SEP", "JoinedTexts", "StreamedSeqs", "StreamedTexts", "compact_seqs"]

@@ -10,7 +10,6 @@ records, the codec and the errors only (never anyio: `durable inspect` reads thr
 from __future__ import annotations
 
 import json
-from array import array
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar, cast
 
@@ -22,6 +21,7 @@ from ..errors import CorruptSession, UnknownTaskKind
 from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
 from ..tokens import NOT_SENT, stored_tokens
 from . import sealing, texts as texts_
+from .joined import compact_seqs
 from .protocol import Batch, RawContext
 
 # --------------------------------------------------------------------------- encoding
@@ -305,18 +305,6 @@ def context_totals(entries: Sequence[tuple[str, int, str, str, int]]) -> list[tu
             n, t, a = n + 1, t + tokens, a + (ATTACHMENT_MARK in body)
         totals[cid] = (n, t, a)
     return [(cid, n, t, a) for cid, (n, t, a) in totals.items()]
-
-
-def compact_seqs(seqs: Sequence[int]) -> Sequence[int]:
-    """The seqs of a context as read (increasing), held without an int object each: a `range` when
-    they follow each other (the usual case), else machine integers. A context is read on each turn
-    of a conversation whose context was dropped while idle (`Settings.keep_idle_context`), and a
-    list of ints as long as the conversation, held for the turn, made Python's allocator take
-    pools that the objects made meanwhile kept: the resident set grew with the length of the
-    conversations run (issue 29)."""
-    if seqs and seqs[-1] - seqs[0] + 1 == len(seqs):
-        return range(seqs[0], seqs[-1] + 1)
-    return seqs if isinstance(seqs, array) else array("q", seqs)
 
 
 def raw_context(seqs: Sequence[int], tokens: Sequence[int | None], bodies: Sequence[str],

@@ -25,7 +25,7 @@ from operator import lt
 
 from ...errors import CorruptSession
 from .. import rows, sealing
-from ..joined import SEP, JoinedTexts, StreamedSeqs, StreamedTexts
+from ..joined import SEP, JoinedTexts, StreamedSeqs, StreamedTexts, compact_seqs
 from ..protocol import RawContext
 from ..rows import CONTEXT_ROWS
 from .write import read_error
@@ -108,7 +108,7 @@ def _stored_totals(conn: sqlite3.Connection, conversation_id: str, from_seq: int
 
 
 def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq: int, location: str) -> RawContext:
-    seqs = array("q")  # machine integers, not an int object each (`rows.compact_seqs`)
+    seqs = array("q")  # machine integers, not an int object each (`joined.compact_seqs`)
     parts: list[str] = []
     counts: list[int] = []
     known = _stored_totals(conn, conversation_id, from_seq, to_seq)
@@ -146,7 +146,7 @@ def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq:
     # Split a part at a time when first read; sealed bodies opened (`durable.storage.sealing`).
     opened = sealing.plain_all(JoinedTexts(parts, counts), location)
     if all(map(lt, seqs, islice(seqs, 1, None))):
-        return RawContext(rows.compact_seqs(seqs), opened, total, attachments)
+        return RawContext(compact_seqs(seqs), opened, total, attachments)
     return _row_by_row(conn, conversation_id, from_seq, to_seq, location)
 
 
