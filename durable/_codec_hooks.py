@@ -2,20 +2,18 @@
 
 Each function computes what a hook cattrs generated for one record class refers to, then
 defines that hook from its source, unchanged; `HOOKS` maps (kind, class) to (the function,
-the class's fields when written, the hook's source). See `durable.codec`.
+the class's fields when written, the hook's source). Used by `durable._written_hooks`.
 """
 
 # ruff: noqa
 # mypy: ignore-errors
 
-import os
 import sys
 import typing
 from typing import Any
 
 import attrs
 import cattrs.errors
-from cattrs.gen._lc import generate_unique_filename
 
 
 def _s_durable_records_content_Attachment(conv: Any, cls: Any) -> Any:
@@ -3078,34 +3076,3 @@ HOOKS: dict[tuple[str, str], tuple[Any, tuple[str, ...], str]] = {
     ('variant', 'durable.tasks.tool.subagent.Delegated'): (_v_durable_tasks_tool_subagent_Delegated, ('conversation_id', 'submission_id', 'since'),
         "def structure_Delegated(o, _=__cl, __cl=__cl, __c_structure_conversation_id=__c_structure_conversation_id, __c_structure_submission_id=__c_structure_submission_id, __c_structure_since=__c_structure_since):\n  return __cl(\n    __c_structure_conversation_id(o['conversation_id']),\n    __c_structure_submission_id(o['submission_id']),\n    __c_structure_since(o['since']),\n  )"),
 }
-
-
-_SAME: list[bool] = []
-
-
-def _same_cattrs() -> bool:
-    """Whether the cattrs installed is the one these hooks were written from (its dist-info folder
-    next to it: one stat); with any other, cattrs makes every hook."""
-    if not _SAME:
-        site = os.path.dirname(os.path.dirname(cattrs.__file__))
-        _SAME.append(os.path.isdir(os.path.join(site, f"cattrs-{CATTRS}.dist-info")))
-    return _SAME[0]
-
-
-def written_hook(kind: str, cls: Any, conv: Any) -> Any:
-    """The hook of `kind` ("unstructure", "structure", or "variant": the structure hook of a
-    tagged union's member, which allows the tag) of `cls` for the fast converter `conv`, or None:
-    no hook written for the class, or its fields changed since. The function cattrs would make,
-    without generating and compiling its source; the source is kept in `linecache` under cattrs'
-    name for it, as cattrs does (`durable._json_text` reads it there)."""
-    found = HOOKS.get((kind, f"{cls.__module__}.{cls.__qualname__}"))
-    if found is None or not _same_cattrs():
-        return None
-    factory, fields, source = found
-    if tuple(a.name for a in attrs.fields(cls)) != fields:
-        return None
-    hook = factory(conv, cls)
-    filename = generate_unique_filename(cls, "unstructure" if kind == "unstructure" else "structure",
-                                        lines=source.split("\n"))
-    hook.__code__ = hook.__code__.replace(co_filename=filename, co_firstlineno=1)
-    return hook

@@ -33,9 +33,9 @@ import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from . import records as r
-from ._codec_hooks import written_hook
 from ._frozen import OMITTED_WHEN_DEFAULT
 from ._json_text import Encoders
+from ._written_hooks import written_hook
 from .errors import DurableError
 
 T = TypeVar("T")

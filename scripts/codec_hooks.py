@@ -32,9 +32,9 @@ _LITERALS = (type(None), bool, int, float, str)
 def _capture() -> list[tuple[str, type, str, dict[str, Any]]]:
     """(kind, class, source, globals) of every hook the fast converter makes for durable's records."""
     sys.path.insert(0, str(ROOT))
-    stub = types.ModuleType("durable._codec_hooks")
+    stub = types.ModuleType("durable._written_hooks")
     stub.written_hook = lambda kind, cls, conv: None  # type: ignore[attr-defined]  # cattrs makes every hook
-    sys.modules["durable._codec_hooks"] = stub
+    sys.modules["durable._written_hooks"] = stub
     import cattrs.gen
 
     made: list[tuple[str, dict[str, Any]]] = []
@@ -163,38 +163,6 @@ def _value(name: str, value: Any, cls: type, conv: Any, kind: str) -> str:
     raise ValueError(f"{cls.__qualname__}: a {kind} hook refers to {name} ({value!r}), which this script cannot write")
 
 
-_WRITTEN_HOOK = '''_SAME: list[bool] = []
-
-
-def _same_cattrs() -> bool:
-    """Whether the cattrs installed is the one these hooks were written from (its dist-info folder
-    next to it: one stat); with any other, cattrs makes every hook."""
-    if not _SAME:
-        site = os.path.dirname(os.path.dirname(cattrs.__file__))
-        _SAME.append(os.path.isdir(os.path.join(site, f"cattrs-{CATTRS}.dist-info")))
-    return _SAME[0]
-
-
-def written_hook(kind: str, cls: Any, conv: Any) -> Any:
-    """The hook of `kind` ("unstructure", "structure", or "variant": the structure hook of a
-    tagged union's member, which allows the tag) of `cls` for the fast converter `conv`, or None:
-    no hook written for the class, or its fields changed since. The function cattrs would make,
-    without generating and compiling its source; the source is kept in `linecache` under cattrs'
-    name for it, as cattrs does (`durable._json_text` reads it there)."""
-    found = HOOKS.get((kind, f"{cls.__module__}.{cls.__qualname__}"))
-    if found is None or not _same_cattrs():
-        return None
-    factory, fields, source = found
-    if tuple(a.name for a in attrs.fields(cls)) != fields:
-        return None
-    hook = factory(conv, cls)
-    filename = generate_unique_filename(cls, "unstructure" if kind == "unstructure" else "structure",
-                                        lines=source.split("\\n"))
-    hook.__code__ = hook.__code__.replace(co_filename=filename, co_firstlineno=1)
-    return hook
-'''
-
-
 def generate() -> str:
     """The text of durable/_codec_hooks.py."""
     import attrs
@@ -241,25 +209,23 @@ def generate() -> str:
         "",
         "Each function computes what a hook cattrs generated for one record class refers to, then",
         "defines that hook from its source, unchanged; `HOOKS` maps (kind, class) to (the function,",
-        "the class's fields when written, the hook's source). See `durable.codec`.",
+        "the class's fields when written, the hook's source). Used by `durable._written_hooks`.",
         '"""',
         "",
         "# ruff: noqa",
         "# mypy: ignore-errors",
         "",
-        "import os",
         "import sys",
         "import typing",
         "from typing import Any",
         "",
         "import attrs",
         "import cattrs.errors",
-        "from cattrs.gen._lc import generate_unique_filename",
         "",
         "",
     ]
     tail = [f"CATTRS = {version!r}", "", "HOOKS: dict[tuple[str, str], tuple[Any, tuple[str, ...], str]] = {",
-            *table, "}", "", "", _WRITTEN_HOOK]
+            *table, "}", ""]
     return "\n".join(head + body + tail)
 
 

@@ -18,7 +18,7 @@ _TOP = ("durable.cli", "durable.chat", "durable.console", "durable.testing")
 _HOST = ("durable._open", "durable.sync", "durable.worker", "durable.remote", "durable.mcp", *_TOP)
 _ABOVE_ENGINE = ("durable.tasks", *_HOST)
 _ABOVE_STORE = ("durable.engine", *_ABOVE_ENGINE)
-_GROUND = ("durable.records", "durable.codec", "durable._codec_hooks", "durable._attrs_methods", "durable._json_text",
+_GROUND = ("durable.records", "durable.codec", "durable._codec_hooks", "durable._written_hooks", "durable._attrs_methods", "durable._json_text",
            "durable._frozen", "durable._loop", "durable.errors", "durable.texts", "durable.tokens", "durable.settings",
            "durable.inputs", "durable._version", "durable.prices")
 FORBIDDEN: dict[str, tuple[str, ...]] = {

@@ -7,7 +7,7 @@ from __future__ import annotations
 import attrs
 import pytest
 
-from durable import _codec_hooks, codec, records as r
+from durable import _codec_hooks, _written_hooks, codec, records as r
 
 
 def test_a_checked_in_hook_is_the_source_cattrs_generated_kept_under_cattrs_name():
@@ -31,11 +31,11 @@ def test_a_class_whose_fields_changed_since_gets_its_hook_from_cattrs(monkeypatc
     key = f"{Moved.__module__}.{Moved.__qualname__}"
     written = _codec_hooks.HOOKS["unstructure", "durable.records.entries.UserEntry"]
     monkeypatch.setitem(_codec_hooks.HOOKS, ("unstructure", key), (written[0], ("text", "gone"), written[2]))
-    assert _codec_hooks.written_hook("unstructure", Moved, codec.converter) is None
+    assert _written_hooks.written_hook("unstructure", Moved, codec.converter) is None
     assert codec.to_data(Moved("a", 2)) == {"text": "a", "size": 2}
 
 
 def test_with_another_cattrs_than_the_one_they_were_written_from_cattrs_makes_every_hook(
         monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(_codec_hooks, "_SAME", [False])
-    assert _codec_hooks.written_hook("unstructure", r.UserEntry, codec.converter) is None
+    monkeypatch.setattr(_written_hooks, "_same_cattrs", lambda: False)
+    assert _written_hooks.written_hook("unstructure", r.UserEntry, codec.converter) is None
