@@ -57,7 +57,7 @@ def _checked_in_compile(script: str, filename: str, globs: Any, locals: Any = No
     `durable._attrs_methods` instead of compiling it; any other script is left to attrs."""
     factory = METHODS.get(script)
     if factory is None or locals is not None or not isinstance(globs, dict):
-        return _ORIGINAL_COMPILE(script, filename, globs, locals)  # type: ignore[misc]  # set when used
+        return _ORIGINAL_COMPILE(script, filename, globs, locals)  # type: ignore[misc]  # not None: swapped in only then
     return FunctionType(factory.__code__, globs)()
 
 
@@ -66,14 +66,17 @@ def _made(maker: Any, cls: type, options: dict[str, Any]) -> type:
     while it makes this class only: attrs' private function is swapped for that call (under a
     lock) and put back, so no class of another library or of the host is ever made through it.
     An attrs without that function makes the class itself."""
+    made: type
     if _ORIGINAL_COMPILE is None:
-        return maker(cls, **options)  # type: ignore[no-any-return]
+        made = maker(cls, **options)
+        return made
     with _SWAP:
         attr._make._linecache_and_compile = _checked_in_compile
         try:
-            return maker(cls, **options)  # type: ignore[no-any-return]
+            made = maker(cls, **options)
         finally:
             attr._make._linecache_and_compile = _ORIGINAL_COMPILE
+    return made
 
 OMITTED_WHEN_DEFAULT: Mapping[str, bool] = MappingProxyType({"durable_omit_default": True})
 """Field metadata (`field(default=0, metadata=OMITTED_WHEN_DEFAULT)`): the codec writes the field

@@ -148,7 +148,7 @@ def _value(name: str, value: Any, cls: type, conv: Any, kind: str) -> str:
         return f"conv.{get}({_type(t)})"
     if name.startswith("__c_def_"):
         default = fields[field].default
-        if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+        if isinstance(default, attrs.Factory):  # type: ignore[arg-type]  # attrs types Factory as a function
             assert value is default.factory and not default.takes_self, (cls, field)
             return f"attrs.fields_dict(cls)[{field!r}].default.factory"
         convert = fields[field].converter
