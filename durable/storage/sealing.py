@@ -12,8 +12,9 @@ key sealed under the other (`previous`), and either user key opens it.
 
 Bodies are opened where rows are decoded (`durable.storage.rows`) through `plain(body, location)`,
 which finds the store's `Sealer` by its location (registered while the store or a reader has the
-file open); a body without the prefix is plain (a file made without a key). Needs the
-`encryption` extra (`cryptography`).
+file open); a body without the prefix is plain (a file made without a key). A piece of a long
+text is any text, so it goes through `opened_piece`, which opens it only in an encrypted file.
+Needs the `encryption` extra (`cryptography`).
 """
 
 from __future__ import annotations
@@ -192,6 +193,18 @@ def plain(body: str, location: str) -> str:
         raise WrongKey(f"Session file {location} is encrypted: open it with its key (encryption_key=..., "
                        f"or --key-file)", location=location)
     return sealer.open(body, location)
+
+
+def opened_piece(piece: str, location: str) -> str:
+    """A stored piece of a long text (`durable.storage.texts`) as plain text. Unlike a JSON body, a
+    piece is any text, and a plain file's piece may start with the prefix itself: it is opened
+    only when the file is encrypted and it is sealed with one of the file's keys (a piece written
+    before the file was first encrypted is plain)."""
+    sealer = _BY_LOCATION.get(location)
+    if sealer is None or not piece.startswith(PREFIX) or piece[len(PREFIX):_HEAD - 1] not in sealer.keys \
+            or piece[_HEAD - 1:_HEAD] != ":":
+        return piece
+    return sealer.open(piece, location)
 
 
 def plain_all(bodies: Sequence[str], location: str) -> Sequence[str]:

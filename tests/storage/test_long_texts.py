@@ -129,3 +129,37 @@ async def test_a_300_kb_answer_flushed_a_kilobyte_at_a_time_writes_about_a_page_
     assert await store.get_live("root") == grown(ANSWER)
     await store.close()
     assert PIECE < 4000  # a piece (ASCII) fits in a page
+
+
+async def test_a_streamed_answer_that_starts_like_a_sealed_body_reads_back_from_a_plain_store(backend, store):
+    """A plain store's pieces are its text as it is: one that starts with the prefix of a sealed
+    body ("enc1:") is never taken for one (it was refused with WrongKey at the next open)."""
+    text = "enc1:" + ANSWER[:PIECE - 5] + "enc1:0123456789abcdef:" + ANSWER[:20_000]  # a piece starts with it too
+    await store.commit(Batch(tasks=[tool(text)], live={"root": partial(text, slot=text)}, barrier=False))
+    await store.commit(Batch(tasks=[tool(text + "!")], live={"root": partial(text + "!", slot=text)}))
+    store, opened = await reopen_store(backend, store)
+    assert opened.conversations["root"].live == partial(text + "!", slot=text)
+    assert opened.live_tasks == [tool(text + "!")]
+    assert await store.get_live("root") == partial(text + "!", slot=text)
+    await store.close()
+
+
+async def test_a_plain_file_with_such_an_answer_is_read_then_encrypted_by_a_rekey(tmp_path):
+    path = os.fspath(tmp_path / "session.db")
+    text = "enc1:" + ANSWER[:20_000]
+    store = SQLiteStorage(path)
+    await store.open()
+    await store.commit(Batch(tasks=[tool(text)], live={"root": partial(text, slot=text)}))
+    await store.close()
+    with SessionReader(path) as reader:
+        assert reader.live_documents() == {"root": partial(text, slot=text)}
+        assert decode_rows(reader.rows(), path).live["root"] == partial(text, slot=text)
+    store = SQLiteStorage(path)
+    await store.open()
+    assert await store.rekey("k", rows_per_commit=3) > 0  # the plain pieces starting "enc1:" sealed too
+    await store.close()
+    store = SQLiteStorage(path, encryption_key="k")
+    opened = await store.open()
+    assert opened.conversations["root"].live == partial(text, slot=text)
+    assert opened.live_tasks == [tool(text)]
+    await store.close()

@@ -31,7 +31,7 @@ from ...tokens import stored_tokens
 from .. import rows
 from ..protocol import ConversationState, Opened
 from ..rows import CONTEXT_ROWS, StoredRows
-from ..sealing import OVERHEAD, attachment_hash, plain
+from ..sealing import OVERHEAD, attachment_hash, opened_piece, plain
 from ..texts import HeldTexts, stream_texts
 from .prune import skip_tombstoned
 
@@ -269,7 +269,7 @@ def read_opened(conn: Any, space: str, location: str) -> tuple[Opened, HeldTexts
             "SELECT conversation_id, texts FROM durable.documents WHERE space = %s AND texts IS NOT NULL", (space,))]
         owners += [(f"task:{tid}", col) for tid, col in conn.execute(
             "SELECT id, texts FROM durable.tasks WHERE space = %s AND live AND texts IS NOT NULL", (space,))]
-        held = HeldTexts.load(owners, [(k, plain(b, location)) for k, b in conn.execute(
+        held = HeldTexts.load(owners, [(k, opened_piece(b, location)) for k, b in conn.execute(
             "SELECT id, body FROM durable.texts WHERE space = %s ORDER BY id", (space,))])
         found = conn.execute(
             """SELECT d.conversation_id, d.body, d.texts,
@@ -308,7 +308,7 @@ def read_rows(conn: Any, space: str, location: str = "") -> StoredRows:
     with conn.transaction():
         conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         apart = conn.execute("SELECT to_regclass('durable.texts') IS NOT NULL").fetchone()[0]
-        streams = stream_texts([(k, p(b)) for k, b in conn.execute(
+        streams = stream_texts([(k, opened_piece(b, location)) for k, b in conn.execute(
             "SELECT id, body FROM durable.texts WHERE space = %s ORDER BY id", (space,))]) if apart else {}
         col = "texts" if apart else "NULL"
         skip, args = skip_tombstoned(space)  # a conversation being deleted is gone (a prune cut off)

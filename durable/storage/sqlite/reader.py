@@ -163,6 +163,7 @@ class SessionReader:
     def __init__(self, path: str | os.PathLike[str], *, writer_may_run: bool = True,
                  key: bytes | str | None = None) -> None:
         self.path = os.fspath(path)
+        self._piece = functools.partial(sealing.opened_piece, location=self.path)  # a piece of a long text
         check_file(self.path)
         self._conn = connect_read_only(self.path, writer_may_run=writer_may_run)
         self._sealed = False
@@ -340,7 +341,7 @@ class SessionReader:
         skip = "WHERE " + skip_tombstoned("meta")
         p = self._plain
         with self._consistent():
-            streams = stream_texts([(k, p(b)) for k, b in self._all("SELECT id, body FROM texts ORDER BY id")]
+            streams = stream_texts([(k, self._piece(b)) for k, b in self._all("SELECT id, body FROM texts ORDER BY id")]
                                    ) if t == "texts" else {}
             side = self._appended() if streams else {}
             streams = {number: grown(text, side.get(number, ())) for number, text in streams.items()}
@@ -387,7 +388,7 @@ class SessionReader:
         if not column:
             return None
         appends = (side or self._appended)()
-        return {field: grown(join_pieces([(k, self._plain(b)) for k, b in self._all(
+        return {field: grown(join_pieces([(k, self._piece(b)) for k, b in self._all(
                     "SELECT id, body FROM texts WHERE id BETWEEN ? AND ? ORDER BY id", bounds(number))]),
                     appends.get(number, ()))
                 for field, number in streams_of(column).items()}

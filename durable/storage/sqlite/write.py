@@ -41,7 +41,7 @@ from ..rows import (
     sealed,
     written_texts,
 )
-from ..sealing import Sealer, plain
+from ..sealing import Sealer, opened_piece, plain
 from ..texts import HeldTexts, row_digest, task_digest
 from . import space
 from .lock import FileLock
@@ -86,7 +86,7 @@ def held_texts(conn: Any, location: str = "") -> HeldTexts:
                  "SELECT id, conversation_id, kind, state, live, parent_id, body, texts FROM tasks "
                  "INDEXED BY tasks_live WHERE live = 1 AND texts IS NOT NULL")]
     owners += [(f"task:{t.id}", t.texts) for t in tasks]
-    held = HeldTexts.load(owners, [(key, plain(body, location))
+    held = HeldTexts.load(owners, [(key, opened_piece(body, location))
                                    for key, body in conn.execute("SELECT id, body FROM texts ORDER BY id")])
     held.bodies.update((cid, row_digest(plain(body, location), col)) for cid, body, col in documents)  # as written
     held.task_rows.update((t.id, task_digest(t, t.texts)) for t in tasks)
