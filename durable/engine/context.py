@@ -23,8 +23,8 @@ from typing import overload
 
 from ..records import Attachment, Entry, StoredEntry, ToolResultEntry, UserEntry
 from ..storage.joined import JoinedTexts, StreamedSeqs
+from ..storage.packing import ATTACHMENT_MARK
 from ..storage.protocol import RawContext
-from ..storage.rows import ATTACHMENT_MARK
 from ..tokens import entry_tokens, in_context
 
 _MARK = ATTACHMENT_MARK

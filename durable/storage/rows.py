@@ -22,6 +22,7 @@ from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
 from ..tokens import NOT_SENT, stored_tokens
 from . import sealing, texts as texts_
 from .joined import compact_seqs
+from .packing import ATTACHMENT_MARK
 from .protocol import Batch, RawContext
 
 # --------------------------------------------------------------------------- encoding
@@ -222,23 +223,6 @@ def _entry_text(body: str | None) -> str | None:
     return text if isinstance(text, str) else None
 
 
-def sealed(rows: EncodedBatch, puts: list[texts_.Put],
-           sealer: sealing.Sealer) -> tuple[EncodedBatch, list[texts_.Put]]:
-    """`rows` and `puts` as written to an encrypted file: every body, piece and attachment sealed
-    (`durable.storage.sealing`; an attachment under its keyed id), index columns plain. After
-    `written_texts`, which compares the plain rows with what the file holds."""
-    seal = sealer.seal
-    return evolve(
-        rows,
-        tasks=tuple([t._replace(body=seal(t.body)) for t in rows.tasks]),
-        entries=tuple([(c, s, k, seal(b), n) for c, s, k, b, n in rows.entries]),
-        submissions=tuple([(i, c, st, seal(b)) for i, c, st, b in rows.submissions]),
-        live=tuple([(c, seal(b), t) for c, b, t in rows.live]),
-        attachments=tuple([(sealer.attachment_id(sha), media_type, size, sealer.seal_bytes(data))
-                           for sha, media_type, size, data in rows.attachments]),
-    ), [(key, seal(text)) for key, text in puts]
-
-
 def joined_body(body: str, kind: str, column: str | None, streams: Mapping[int, str]) -> str:
     """A row's JSON body with its long texts (`column`: its `texts` column; `streams`: every
     stream's text) joined back in, for readers that keep rows as JSON; a body that is not JSON
@@ -286,11 +270,6 @@ def entry(conversation_id: str, seq: int, body: str, location: str) -> StoredEnt
 CONTEXT_ROWS = f"kind != 'compaction' AND (tokens IS NULL OR tokens != {NOT_SENT})"
 """The entry rows a model context may hold (`Storage.get_context`), as SQL both backends take: no
 compaction summary, none never sent again."""
-
-
-ATTACHMENT_MARK = '{"type":"attachment"'
-"""How the codec writes an image or a file in an entry's JSON text (no escaped string inside the
-JSON can hold it): a text without it references none."""
 
 
 def context_totals(entries: Sequence[tuple[str, int, str, str, int]]) -> list[tuple[str, int, int, int]]:

@@ -10,11 +10,13 @@ engine and every query work unchanged. A row carries its key id, so during a key
 (`durable.storage.sqlite.rekey`) rows of both keys are read: the file then also keeps each file
 key sealed under the other (`previous`), and either user key opens it.
 
-Bodies are opened where rows are decoded (`durable.storage.rows`) through `plain(body, location)`,
-which finds the store's `Sealer` by its location (registered while the store or a reader has the
-file open); a body without the prefix is plain (a file made without a key). A piece of a long
-text is any text, so it goes through `opened_piece`, which opens it only in an encrypted file.
-Needs the `encryption` extra (`cryptography`).
+A long body is packed before it is sealed (`durable.storage.packing`). Bodies are opened where
+rows are decoded (`durable.storage.rows`) through `plain(body, location)`, which finds the store's
+`Sealer` by its location (registered while the store or a reader has the file open), then unpacks;
+a body without the prefix is not sealed (a file made without a key). `opened` only opens (a rekey
+seals a packed body again as it is). A piece of a long text is any text, never packed: it goes
+through `opened_piece`, which opens it only in an encrypted file. Needs the `encryption` extra
+(`cryptography`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 
 from ..errors import CorruptSession, MissingExtra, StorageError, WrongKey
 from .joined import JoinedTexts
+from .packing import unpack, unpack_all
 
 PREFIX = "enc1:"
 _ID = 16  # hex characters of a key id
@@ -185,7 +188,13 @@ def attachment_hash(key: str, size: int, data: bytes, location: str) -> str:
 
 
 def plain(body: str, location: str) -> str:
-    """A stored body as plain text: opened if sealed (`WrongKey` when no key of the file is known)."""
+    """A stored JSON body as its JSON text: opened if sealed (`WrongKey` when no key of the file
+    is known), then unpacked if packed (`durable.storage.packing`; left as it is if damaged)."""
+    return unpack(opened(body, location))
+
+
+def opened(body: str, location: str) -> str:
+    """A stored JSON body opened if sealed, still packed if it is (what a rekey seals again)."""
     if not body.startswith(PREFIX):
         return body
     sealer = _BY_LOCATION.get(location)
@@ -208,10 +217,14 @@ def opened_piece(piece: str, location: str) -> str:
 
 
 def plain_all(bodies: Sequence[str], location: str) -> Sequence[str]:
-    """`plain` of every body; the same sequence when none is sealed."""
-    if location not in _BY_LOCATION and not (bodies.first_starts_with(PREFIX) if isinstance(bodies, JoinedTexts)
-                                             else any(b.startswith(PREFIX) for b in bodies[:1])):
-        return bodies  # a context read joined is not split to look at its first text (issue 29)
+    """`plain` of every body; the same sequence when none is sealed nor packed. Joined texts (a
+    context read joined: `JoinedTexts`) are not split to look at their first text (issue 29):
+    their reader unpacked each part (`durable.storage.packing.unpack_joined`)."""
+    if isinstance(bodies, JoinedTexts):
+        if location not in _BY_LOCATION and not bodies.first_starts_with(PREFIX):
+            return bodies
+    elif location not in _BY_LOCATION and not any(b.startswith(PREFIX) for b in bodies[:1]):
+        return unpack_all(bodies)
     return [plain(b, location) for b in bodies]
 
 

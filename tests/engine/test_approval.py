@@ -352,7 +352,7 @@ async def test_the_approval_is_shown_by_the_tool_kind_views(host):
 
 
 async def test_a_decision_the_store_refuses_changes_nothing_and_the_call_keeps_its_deadline(host):
-    from .test_faults import page_count, set_page_limit
+    from .test_faults import noise, page_count, set_page_limit
 
     executions = []
     st = settings(approval_timeout=60.0)
@@ -363,7 +363,7 @@ async def test_a_decision_the_store_refuses_changes_nothing_and_the_call_keeps_i
         task = await h.task(2)
         await set_page_limit(h, await page_count(h))
         with pytest.raises(durable.DiskFull):
-            await h.approve("c1", {"to": "x" * 200_000, "amount": 1})
+            await h.approve("c1", {"to": noise(200_000), "amount": 1})
         assert (h.root.live(), await h.task(2)) == (before, task)  # nothing changed
         await set_page_limit(h, 1_000_000)
         assert await host.clock.wait_for_timer("approval:2") == T0 + 60.0  # its timer is back

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import random
+
 import anyio
 import pytest
 
@@ -12,6 +15,12 @@ from durable.models import FauxModel, faux
 from .conftest import settings
 
 pytestmark = pytest.mark.anyio
+
+
+def noise(n: int, seed: int = 0) -> str:
+    """`n` characters that do not compress (base64 of random bytes): a long body of it is stored
+    as it is, never packed (`durable.storage.packing`), so it fills the pages a test leaves."""
+    return base64.b64encode(random.Random(seed).randbytes(n)).decode()[:n]
 
 
 async def set_page_limit(h, pages):
@@ -28,7 +37,7 @@ async def test_a_full_disk_refuses_the_submit_cleanly_and_loses_nothing_once_spa
     async with host.open(model, settings=settings()) as h:
         await set_page_limit(h, await page_count(h))
         with pytest.raises(durable.DiskFull, match=host.path):
-            await h.root.submit("x" * 200_000)
+            await h.root.submit(noise(200_000))
         assert h.root.live() == r.Live()
         assert await h.tasks() == []
         await set_page_limit(h, 1_000_000)
@@ -38,7 +47,7 @@ async def test_a_full_disk_refuses_the_submit_cleanly_and_loses_nothing_once_spa
 
 async def test_a_full_disk_during_a_run_is_reported_and_the_run_finishes_once_space_is_back(host):
     errors = anyio.Event()
-    big = "y" * 300_000
+    big = noise(300_000)
     model = FauxModel([faux.reply(big), faux.reply(big)])
 
     def report(event):
@@ -59,6 +68,9 @@ async def test_a_full_disk_during_a_run_is_reported_and_the_run_finishes_once_sp
     assert [e for e in await host.transcript()].count("assistant:stop") == 1
 
 
+SENT = noise(300_000)
+
+
 async def test_an_unsafe_tool_whose_result_commit_is_refused_runs_once_and_its_result_reaches_the_model(host):
     # Defect 3 of the engine-shape issue: the refused commit used to make the scheduler run the
     # task again from the file, where it was still `running`: one execution per backoff.
@@ -70,7 +82,7 @@ async def test_an_unsafe_tool_whose_result_commit_is_refused_runs_once_and_its_r
     async def send_email(args, api, ctx):
         executions.append(ctx.call_id)
         await set_page_limit(harness[0], await page_count(harness[0]) + 2)  # the disk fills up now
-        return "sent: " + "z" * 300_000
+        return "sent: " + SENT
 
     def report(event):
         host.reports.append(event)
@@ -92,7 +104,7 @@ async def test_an_unsafe_tool_whose_result_commit_is_refused_runs_once_and_its_r
     assert executions == ["m1"]
     assert await host.transcript() == ["user", "assistant:tool_use", "tool_result", "assistant:stop"]
     result = model.requests[1].messages[-1]
-    assert (result.call_id, result.content[:8], result.is_error) == ("m1", "sent: zz", False)
+    assert (result.call_id, result.content, result.is_error) == ("m1", "sent: " + SENT, False)
 
 
 async def test_a_bug_in_a_kind_faults_only_that_task_and_ends_its_run_visibly(host):

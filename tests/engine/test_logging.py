@@ -156,11 +156,11 @@ def test_nothing_is_formatted_when_the_level_is_off(caplog):
 async def test_a_refused_commit_is_a_warning_on_durable_commit_and_is_retried(host, caplog):
     import anyio
 
-    from .test_faults import page_count, set_page_limit
+    from .test_faults import noise, page_count, set_page_limit
 
     caplog.set_level(logging.DEBUG, logger="durable")
     errors = anyio.Event()
-    big = "y" * 300_000
+    big = noise(300_000)
 
     def report(event):
         host.reports.append(event)

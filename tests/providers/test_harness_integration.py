@@ -9,7 +9,10 @@ and on the server's own signals, never on hopeful sleeps."""
 
 from __future__ import annotations
 
+import base64
+import re
 import threading
+import zlib
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -25,6 +28,7 @@ from durable.models import ModelRequest
 from durable.models.anthropic import AnthropicModel
 from durable.models.openai import SUMMARY_PREFIX, OpenAIModel
 from durable.storage import SQLiteStorage
+from durable.storage.sqlite.reader import SessionReader
 from durable.tasks.compaction import SUMMARY_PROMPT, CompactionInput
 from durable.tasks.generation.records import Poll
 from durable.testing import CrashableStorage, FakeClock, crash
@@ -93,8 +97,28 @@ class Host:
         return [entry_kind(e) for e in await self.entries()]
 
     def file_bytes(self) -> bytes:
-        """Everything on disk for the session (the file and any WAL / journal beside it)."""
-        return b"".join(p.read_bytes() for p in self.path.parent.glob(self.path.name + "*"))
+        """Everything on disk for the session (the file and any WAL / journal beside it), and the
+        text of its long bodies, which are stored packed (`durable.storage.packing`): each packed
+        run found in the bytes inflated as far as it goes (a stale copy, or the first page of one
+        that spans pages), and every row as it reads now."""
+        raw = b"".join(p.read_bytes() for p in self.path.parent.glob(self.path.name + "*"))
+        if not self.path.exists():
+            return raw
+        with SessionReader(str(self.path)) as reader:
+            rows = reader.rows()
+        bodies = [row[-1] for table in (rows.tasks, rows.entries, rows.submissions, rows.documents) for row in table]
+        return b"\n".join([raw, *map(_inflated, _PACKED.findall(raw)), "\n".join(bodies).encode()])
+
+
+_PACKED = re.compile(rb"z1:([A-Za-z0-9+/]+)")
+
+
+def _inflated(run: bytes) -> bytes:
+    """What a run of a packed body's base64 inflates to, as far as it goes."""
+    try:
+        return zlib.decompressobj().decompress(base64.b64decode(run[:len(run) // 4 * 4]))
+    except (ValueError, zlib.error):
+        return b""
 
 
 @pytest.fixture

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import random
 from typing import Any
 
 from durable.records import (
@@ -61,3 +63,9 @@ def submission(
 
 def busy(task_id: int, *inputs: str) -> Live:
     return Live(run=Run(task_id=task_id, inputs=inputs))
+
+
+def noise(n: int, seed: int = 0) -> str:
+    """`n` characters that do not compress (base64 of random bytes, the same for a seed): a long
+    body of it is stored as it is, never packed (`durable.storage.packing`), so it fills a disk."""
+    return base64.b64encode(random.Random(seed).randbytes(n)).decode()[:n]

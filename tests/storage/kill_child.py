@@ -13,6 +13,8 @@ would be visible: three entries, a new terminal task, an upsert of the `counter`
 
 from __future__ import annotations
 
+import base64
+import random
 import sys
 
 from durable.records import Answered, Done, Live, Run, Running, StoredEntry, Submission, Task, Terminal, UserEntry
@@ -25,8 +27,11 @@ COUNTER_ID = 0
 
 
 def entry_text(n: int, k: int) -> str:
-    # Sizes vary so that batches span one or several pages and the WAL reaches checkpoints.
-    return f"batch {n} entry {k} " + "x" * ((n * 7919 + k * 104729) % 6000)
+    # Sizes vary so that batches span one or several pages and the WAL reaches checkpoints; text
+    # that does not compress, so that a long one is stored as long (`durable.storage.packing`).
+    size = (n * 7919 + k * 104729) % 6000
+    noise = base64.b64encode(random.Random(8 * n + k).randbytes(size)).decode()[:size]
+    return f"batch {n} entry {k} {noise}"
 
 
 def batch(n: int) -> Batch:

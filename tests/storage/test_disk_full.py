@@ -30,11 +30,13 @@ from durable.storage.sqlite.write import SQLiteWrites
 from durable.testing import FakeClock, check_invariants
 from durable.testing.quiesce import Settled, settle
 
+from .builders import noise
+
 pytestmark = pytest.mark.anyio
 
 CHILD = Path(__file__).with_name("disk_full_child.py")
 LIMIT = 256 * 1024  # below the answer's 300 kB: the answer can never be written under it
-ANSWER = "".join(f"line {i:05d} of a long answer\n" for i in range(11_500))[:300_000]
+ANSWER = noise(300_000)  # does not compress: a long body of it is stored as it is, filling the disk
 
 
 @pytest.fixture

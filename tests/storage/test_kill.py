@@ -28,6 +28,7 @@ import trio
 from durable import codec
 from durable.records import Entry, Live, StoredEntry, Submission, Task
 from durable.storage import SQLiteStorage
+from durable.storage.packing import unpack
 
 from . import kill_child
 from .kill_child import CONVERSATION, COUNTER_ID, ENTRIES_PER_BATCH
@@ -56,21 +57,24 @@ def committed_batches(path: str, probe: str) -> int:
         tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "tasks" not in tables:  # killed before the schema was committed
             return 0
-        tasks = {tid: codec.loads(body, Task) for tid, body in conn.execute("SELECT id, body FROM tasks")}
+        tasks = {tid: codec.loads(unpack(body), Task) for tid, body in conn.execute("SELECT id, body FROM tasks")}
         n = tasks[COUNTER_ID].restarts if COUNTER_ID in tasks else 0
         expected = [kill_child.batch(i) for i in range(1, n + 1)]
 
         expected_tasks = {t.id: t for b in expected for t in b.tasks if t.id != COUNTER_ID}
         assert tasks == ({COUNTER_ID: kill_child.counter(n), **expected_tasks} if n else {})
         entries = [
-            StoredEntry(cid, seq, codec.loads(body, Entry))  # type: ignore[arg-type]
-            for cid, seq, body in conn.execute("SELECT conversation_id, seq, body FROM entries ORDER BY conversation_id, seq")
+            StoredEntry(cid, seq, codec.loads(unpack(body), Entry))  # type: ignore[arg-type]
+            for cid, seq, body in conn.execute("SELECT conversation_id, seq, body FROM entries "
+                                               "ORDER BY conversation_id, seq")
         ]
         assert entries == [e for b in expected for e in b.entries]
         assert len(entries) == ENTRIES_PER_BATCH * n
-        subs = [codec.loads(body, Submission) for (body,) in conn.execute("SELECT body FROM submissions ORDER BY rowid")]
+        subs = [codec.loads(unpack(body), Submission)
+                for (body,) in conn.execute("SELECT body FROM submissions ORDER BY rowid")]
         assert subs == [s for b in expected for s in b.submissions]
-        docs = {cid: codec.loads(body, Live) for cid, body in conn.execute("SELECT conversation_id, body FROM documents")}
+        docs = {cid: codec.loads(unpack(body), Live)
+                for cid, body in conn.execute("SELECT conversation_id, body FROM documents")}
         assert docs == ({CONVERSATION: kill_child.live(n)} if n else {})
         return n
     finally:

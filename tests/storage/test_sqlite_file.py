@@ -29,7 +29,7 @@ from durable.records import Answered, Done, Live, Running, Terminal
 from durable.storage.sqlite.schema import SCHEMA_VERSION
 from durable.storage import Batch, SQLiteStorage
 
-from .builders import busy, compaction, submission, task, user
+from .builders import busy, compaction, noise, submission, task, user
 from .held_writer import commit_behind_held_writer, writer_held
 
 pytestmark = pytest.mark.anyio
@@ -242,8 +242,8 @@ async def lift_limit(store: SQLiteStorage) -> None:
 
 def big_batch() -> Batch:
     return Batch(
-        tasks=[task(2, state=Terminal(Done("x" * 10_000)))],
-        entries=[user(seq, "x" * 20_000) for seq in range(2, 7)],
+        tasks=[task(2, state=Terminal(Done(noise(10_000))))],
+        entries=[user(seq, noise(20_000, seq)) for seq in range(2, 7)],
         live={"root": busy(2), "side": Live()},
     )
 
@@ -513,7 +513,7 @@ async def test_a_file_killed_in_the_middle_of_a_checkpoint_opens_with_everything
     # size) first. A kill right after it leaves a file shorter than its header says, with the
     # WAL still holding every page. That is a recoverable file, not a truncated one.
     await a_session(path, entries=5)
-    entries = [user(seq, "y" * 3000) for seq in range(6, 60)]
+    entries = [user(seq, noise(3000, seq)) for seq in range(6, 60)]  # long, and stored long (not packed)
     crashed = os.fspath(tmp_path / "crashed.db")
     async with opened(path) as store:
         await store.commit(Batch(entries=entries, live={"root": busy(1)}))

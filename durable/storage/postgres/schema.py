@@ -198,14 +198,15 @@ MIGRATIONS: dict[int, list[str]] = {
 PG_SCHEMA_VERSION = max(MIGRATIONS)
 DECISIONS = ("SELECT id, decision, created_at FROM durable.inbox WHERE space = %s AND decision IS NOT NULL "
              "ORDER BY ord LIMIT %s")  # a space's decisions from durable.remote, oldest first
-# The SQLite schema version these migrations were last checked against (its 9: context totals,
+# The SQLite schema version these migrations were last checked against (its 10: long bodies stored
+# packed, which only SQLite does: a space's bodies stay JSON, read as before; its 9: context totals,
 # PostgreSQL's 9; also answers stored by reference and appends beside the file, which is how SQLite
 # keeps rows and needs nothing here; its 8: attachments,
 # PostgreSQL's 8; its 7: long texts apart, PostgreSQL's 7; its 6, the commit mark, needs nothing here). When
 # durable.storage.sqlite.schema gains a version that changes records, add a PostgreSQL migration
 # for it too (an empty one if no table changes), then update this number: a test
 # (tests/storage/test_pg_schema.py) fails until whoever bumps the SQLite version has decided.
-SQLITE_VERSION_SEEN = 9
+SQLITE_VERSION_SEEN = 10
 
 
 def _version(conn: Any) -> int:

@@ -26,7 +26,9 @@ from ...errors import (
     ServerUnavailable,
     StorageError,
 )
-from ..rows import ATTACHMENT_MARK, CONTEXT_ROWS, EncodedBatch, context_totals, sealed, written_texts
+from ..bodies import sealed
+from ..packing import ATTACHMENT_MARK
+from ..rows import CONTEXT_ROWS, EncodedBatch, context_totals, written_texts
 from ..sealing import Sealer
 from ..texts import HeldTexts
 from . import driver

@@ -11,7 +11,9 @@ small and reused by the next (figures in benchmarks/README.md).
 
 A context from the conversation's first seq to its last (none compacted yet) takes its count and
 token total from the `conversations` row (schema 9) instead of adding up its rows; no body is
-looked into (damage inside one is found when the engine decodes that entry).
+looked into (damage inside one is found when the engine decodes that entry). Long bodies stored
+packed (schema 10: `durable.storage.packing`) are unpacked as their part is read: the engine is
+given JSON.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from operator import lt
 from ...errors import CorruptSession
 from .. import rows, sealing
 from ..joined import SEP, JoinedTexts, StreamedSeqs, StreamedTexts, compact_seqs
+from ..packing import unpack, unpack_joined
 from ..protocol import RawContext
 from ..rows import CONTEXT_ROWS
 from .write import read_error
@@ -130,7 +133,7 @@ def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq:
             continue
         if counted != n or joined.count(SEP) != n - 1:  # an uncounted row, or one holding the separator
             return _row_by_row(conn, conversation_id, from_seq, to_seq, location)
-        parts.append(joined)
+        parts.append(unpack_joined(joined))
         counts.append(n)
         if last - first + 1 == n:
             seqs.extend(range(first, last + 1))
@@ -143,7 +146,8 @@ def _read(conn: sqlite3.Connection, conversation_id: str, from_seq: int, to_seq:
             return _row_by_row(conn, conversation_id, from_seq, to_seq, location)
         total = known[1]
         attachments = known[2]
-    # Split a part at a time when first read; sealed bodies opened (`durable.storage.sealing`).
+    # Split a part at a time when first read; packed bodies were unpacked as each part came
+    # (`durable.storage.packing`), sealed ones are opened (`durable.storage.sealing`).
     opened = sealing.plain_all(JoinedTexts(parts, counts), location)
     if all(map(lt, seqs, islice(seqs, 1, None))):
         return RawContext(compact_seqs(seqs), opened, total, attachments)
@@ -201,11 +205,12 @@ class _Stream:
             self.lo = hi + 1
             if n < 0 or joined.count(SEP) != n - 1:  # read row by row (damaged: found when decoded)
                 found = conn.execute(f"SELECT seq, body {_CONTEXT_ROWS} ORDER BY seq", (cid, lo, hi)).fetchall()
-                texts.add([r[1] for r in found], len(found), [r[0] for r in found])
+                texts.add([unpack(r[1]) for r in found], len(found), [r[0] for r in found])
             elif last - first + 1 == n:
-                texts.add(joined, n, range(first, last + 1))
+                texts.add(unpack_joined(joined), n, range(first, last + 1))
             else:  # integers joined with commas: a JSON array's inside
-                texts.add(joined, n, json.loads(f"[{conn.execute(_CONTEXT_SEQS, (cid, lo, hi)).fetchone()[0]}]"))
+                seqs = json.loads(f"[{conn.execute(_CONTEXT_SEQS, (cid, lo, hi)).fetchone()[0]}]")
+                texts.add(unpack_joined(joined), n, seqs)
             if self.lo <= self.hi:
                 return False
         given = texts.given

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...errors import WrongKey
-from ..sealing import OVERHEAD, Sealer, current_key, finished_meta, new_meta, opened_piece, plain, rotated_meta, unlock
+from ..sealing import OVERHEAD, Sealer, current_key, finished_meta, new_meta, opened, opened_piece, rotated_meta, unlock
 from .opening import SECURE_DELETE
 from .write import SQLiteWrites, translate
 
@@ -95,14 +95,15 @@ def rekey_some(w: SQLiteWrites, limit: int, after: dict[str, tuple[object, ...]]
         start_at = after.get(table)
         where = f"WHERE ({keys}) > ({', '.join('?' * len(cols))})" if start_at else ""
         found = []
-        opened = opened_piece if table == "texts" else plain  # a piece is any text, a body JSON
+        # A piece is any text; a body is opened only: one packed stays packed (`storage.packing`).
+        opening = opened_piece if table == "texts" else opened
         cursor = conn.execute(f"SELECT {keys}, body FROM {table} {where} ORDER BY {keys}", start_at or ())
         try:
             for row in cursor:
                 *key, body = row
                 after[table] = tuple(key)
                 if not sealer.sealed_with_current(body):
-                    found.append((sealer.seal(opened(body, path)), *key))
+                    found.append((sealer.seal(opening(body, path)), *key))
                     if len(found) >= left:
                         break
         finally:

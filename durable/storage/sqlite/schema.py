@@ -12,20 +12,21 @@ table is STRICT. The indexes exist so that nothing on the engine's path scans hi
 
 Every index is a page or more that a commit writing its rows rewrites: one is added only for a
 query the engine or the CLI makes, keyed where possible on columns that do not change after the
-row is first written. `entries.tokens` (version 3) is each entry's estimated tokens in a model
-context (`durable.tokens.stored_tokens`: -1 for an entry never sent again), written with the
-entry, so that opening a long conversation selects its context without decoding it; NULL: not
-counted (a row of an older file that did not decode when migrated; decoded when read). `meta`
-rows `session` and `barriers` (version 6): the commit mark (`durable.storage.sqlite.mark`).
-`conversations` (version 9): each conversation's context count and token total, kept with its rows.
+row is first written. `entries.tokens` (version 3): each entry's estimated tokens in a context
+(`durable.tokens.stored_tokens`: -1 for one never sent again), so that a long conversation's
+context is selected without decoding it; NULL: not counted (an old row that did not decode when
+migrated; decoded when read). `meta` rows `session` and `barriers` (version 6): the commit mark
+(`durable.storage.sqlite.mark`). `conversations` (version 9): each conversation's context count
+and token total. Version 10: long bodies may be stored packed (`durable.storage.packing`).
 """
 
 from __future__ import annotations
 
-from ..rows import ATTACHMENT_MARK, CONTEXT_ROWS
+from ..packing import ATTACHMENT_MARK
+from ..rows import CONTEXT_ROWS
 
 APPLICATION_ID = 0x44524231  # "DRB1"
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -133,4 +134,10 @@ MIGRATIONS: dict[int, list[str]] = {
         f"THEN sum(instr(body, '{ATTACHMENT_MARK}') > 0) END FROM entries WHERE {CONTEXT_ROWS} "
         "GROUP BY conversation_id",
     ],
+    # Version 10 changes how bodies are kept, not tables: a long JSON body may be stored packed
+    # (`z1:` + base64 of its deflated UTF-8: `durable.storage.packing`), so that a long answer
+    # costs less than its length each time a row holds it. Only new writes pack; the rows already
+    # there stay as they are and read as before. An older durable would read a packed row as
+    # damaged; it refuses the file cleanly instead (`SchemaTooNew`).
+    10: [],
 }

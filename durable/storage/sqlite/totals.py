@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import sqlite3
 
+from ..packing import ATTACHMENT_MARK
 from ..retention import skip_tombstoned
-from ..rows import ATTACHMENT_MARK, CONTEXT_ROWS
+from ..rows import CONTEXT_ROWS
 
 
 def disagreeing(conn: sqlite3.Connection, path: str) -> list[str]:

@@ -30,15 +30,15 @@ from ...errors import (
     StorageClosed,
     StorageError,
 )
+from ..bodies import packed, sealed
+from ..packing import ATTACHMENT_MARK
 from ..rows import (
-    ATTACHMENT_MARK,
     CONTEXT_ROWS,
     EncodedBatch,
     EncodedTask,
     answers_by_entry,
     context_totals,
     lazy_appends,
-    sealed,
     written_texts,
 )
 from ..sealing import Sealer, opened_piece, plain
@@ -105,6 +105,7 @@ def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None, sea
     rows, puts, drops = written_texts(rows, held)
     if sealer is None:  # an encrypted file keeps its answers whole
         rows = answers_by_entry(rows, entry_body(conn, ""))
+    rows = packed(rows)  # long bodies compressed (`durable.storage.packing`), then sealed
     if sealer is not None:
         rows, puts = sealed(rows, puts, sealer)
     if rows.tasks:  # `EncodedTask` rows are the columns in order (`live`, a bool, binds as 0/1)
