@@ -410,11 +410,11 @@ def main(argv: list[str]) -> None:
         f"medians (min-max) of {args.rounds} interleaved rounds; written = write_bytes of /proc/self/io from the "
         "submit to the harness's close (WAL frames, the close's checkpoint into the file, the partials beside it); "
         f"the answer's share: less the bytes of the same turn with a one-line answer (now: {one_line} over every "
-        "round and interval); CPU from the submit to the answer. Before: the partial kept apart in pieces in the "
-        "file, a flush a transaction rewriting its last piece; the answered submission holding the answer again. "
-        "Now: a flush that only appends is a record appended to `<file>-partials` (compressed, no transaction, "
+        "round and interval); CPU from the submit to the answer. Before: the code of `--before`. Now: a flush that "
+        "only appends is a record appended to `<file>-partials` (compressed, no transaction, "
         "durable.storage.sqlite.partials), folded into the file by the next transaction; the submission refers to "
-        "its entry's text.",
+        "its entry's text; long bodies (the answer's assistant entry) are stored packed (deflated, base64: "
+        "durable.storage.packing, schema 10).",
         "",
         f"### Streaming: CPU cost of persisting partials ({args.rate:.0f} tokens/s for {args.seconds:g} s)\n",
         c.table(["case", "tokens/s", "wall", "CPU (all threads)", "CPU / wall (one core = 100%)",
