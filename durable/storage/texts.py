@@ -52,12 +52,26 @@ def _str_fields(cls: type) -> tuple[str, ...]:
     return found
 
 
+def storable(text: str) -> str:
+    """`text` as it can be stored as UTF-8 in a piece or the side file: a surrogate pair (a
+    character split over two stream deltas by a model's encoder) joined into its character, and a
+    lone surrogate replaced by U+FFFD (a JSON body escapes them, raw pieces cannot hold them).
+    Costs nothing for ASCII text (`str.isascii` reads a flag) and one encode otherwise."""
+    if text.isascii():
+        return text
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
 def split_task(task: Task) -> tuple[Task, Texts]:
     """A live task with its checkpoint's long `str` fields blanked, and those texts."""
     cp = task.checkpoint
     if cp is None or task.terminal:
         return task, {}
-    texts = {name: value for name in _str_fields(type(cp)) if len(value := getattr(cp, name)) >= LONG}
+    texts = {name: storable(value) for name in _str_fields(type(cp)) if len(value := getattr(cp, name)) >= LONG}
     if not texts:
         return task, {}
     return evolve(task, checkpoint=evolve(cp, **dict.fromkeys(texts, ""))), texts
@@ -69,14 +83,14 @@ def split_live(live: Live) -> tuple[Live, Texts]:
     texts: Texts = {}
     gen = live.generation
     if gen is not None and len(gen.message.text) >= LIVE_LONG:
-        texts["generation"] = gen.message.text
+        texts["generation"] = storable(gen.message.text)
         gen = evolve(gen, message=evolve(gen.message, text=""))
     if gen is not None and len(gen.message.reasoning) >= LIVE_LONG:
-        texts["reasoning"] = gen.message.reasoning
+        texts["reasoning"] = storable(gen.message.reasoning)
         gen = evolve(gen, message=evolve(gen.message, reasoning=""))
     slots = live.tools
     if any(len(s.output) >= LIVE_LONG for s in slots):
-        texts.update((f"tool:{s.task_id}", s.output) for s in slots if len(s.output) >= LIVE_LONG)
+        texts.update((f"tool:{s.task_id}", storable(s.output)) for s in slots if len(s.output) >= LIVE_LONG)
         slots = tuple(evolve(s, output="") if len(s.output) >= LIVE_LONG else s for s in slots)
     if not texts:
         return live, {}

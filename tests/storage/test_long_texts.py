@@ -61,6 +61,21 @@ async def test_a_text_that_starts_again_or_goes_replaces_every_piece(backend, st
     await store.close()
 
 
+async def test_a_long_text_with_surrogates_is_stored_as_utf_8_and_reads_back_joined(backend, store):
+    """A model's encoder may split a character outside the BMP over two deltas (each a lone
+    surrogate) or stream a lone one; pieces and the side file hold UTF-8, which cannot hold
+    either. Before, the commit was refused ("surrogates not allowed") and the run ended
+    `storage_error` though storage was fine. The pair is joined, the lone one is U+FFFD."""
+    head = "x" * 300 + "Hel\ud83d"  # past the live threshold: kept apart, grown by appends
+    await store.commit(Batch(tasks=[tool("y" * LONG + "\udc80")], live={"root": partial(head)}, barrier=False))
+    await store.commit(Batch(live={"root": partial(head + "\ude00lo \udc80!")}, barrier=False))
+    assert await store.get_live("root") == partial("x" * 300 + "Hel\U0001f600lo \ufffd!")
+    store, opened = await reopen_store(backend, store)
+    assert opened.conversations["root"].live == partial("x" * 300 + "Hel\U0001f600lo \ufffd!")
+    assert opened.live_tasks == [tool("y" * LONG + "\ufffd")]
+    await store.close()
+
+
 async def reopen_store(backend, store):
     await store.close()
     again = backend.store()
