@@ -43,7 +43,7 @@ from ..rows import (
 )
 from ..sealing import Sealer, plain
 from ..texts import HeldTexts, row_digest, task_digest
-from . import space
+from . import descriptors, space
 from .lock import FileLock
 from .mark import CommitMark
 from .opening import WAL_LIMIT, commit_level, counted, rollback
@@ -146,12 +146,8 @@ def drop_failed_frames(conn: Any) -> None:
     WAL's pages. A reader holding an older snapshot is waited for 100 ms at most. Best effort:
     when the disk still fails, the next commit fails too and says so."""
     try:
-        timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
-        conn.execute("PRAGMA busy_timeout = 100")
-        try:
+        with descriptors.busy_timeout(conn, 100):
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-        finally:
-            conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
     except sqlite3.Error:
         pass
 
