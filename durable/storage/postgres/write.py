@@ -26,9 +26,9 @@ from ...errors import (
     ServerUnavailable,
     StorageError,
 )
+from ..held import HeldTexts
 from ..rows import ATTACHMENT_MARK, CONTEXT_ROWS, EncodedBatch, context_totals, sealed, written_texts
 from ..sealing import Sealer
-from ..texts import HeldTexts
 from . import driver
 from .driver import Link
 from .lease import Lease, lost as why_lost, lost_error, resolve

@@ -30,6 +30,7 @@ from ...errors import (
     StorageClosed,
     StorageError,
 )
+from ..held import HeldTexts
 from ..rows import (
     ATTACHMENT_MARK,
     CONTEXT_ROWS,
@@ -42,7 +43,7 @@ from ..rows import (
     written_texts,
 )
 from ..sealing import Sealer, plain
-from ..texts import HeldTexts, row_digest, task_digest
+from ..texts import row_digest, task_digest
 from . import descriptors, space
 from .lock import FileLock
 from .mark import CommitMark
@@ -301,11 +302,11 @@ class SQLiteWrites:
         self.lock.check()
         if found:
             try:
-                self.partials.append([(s.number, len(s.text), gained.encode()) for _, _, s, gained in found])
+                self.partials.append([(s.number, len(s.text), gained.encode()) for s, gained in found])
             except OSError:
                 return False
-            for owner, field, stream, gained in found:
-                self.texts.grew(owner, field, stream, gained)
+            for stream, gained in found:
+                self.texts.grew(stream, gained)
         self.commits += 1
         self.appended += 1
         return True
