@@ -13,18 +13,6 @@ itself (generation phases, tool progress) beside the kind, in `durable.tasks`.
 from typing import TYPE_CHECKING
 
 from .content import File as File, Image as Image
-from .engine.stream_events import (  # plain values (no anyio): imported at once
-    ApprovalRequestedEvent as ApprovalRequestedEvent,
-    AttemptRestartedEvent as AttemptRestartedEvent,
-    ReasoningDeltaEvent as ReasoningDeltaEvent,
-    RetryWaitingEvent as RetryWaitingEvent,
-    SettledEvent as SettledEvent,
-    SubmissionEvent as SubmissionEvent,
-    TextDeltaEvent as TextDeltaEvent,
-    ToolCallEndedEvent as ToolCallEndedEvent,
-    ToolCallStartedEvent as ToolCallStartedEvent,
-    ToolOutputEvent as ToolOutputEvent,
-)
 from .errors import (
     ApprovalRejected as ApprovalRejected,
     AttachmentError as AttachmentError,
@@ -156,6 +144,18 @@ if TYPE_CHECKING:  # what `__getattr__` loads at run time, as type checkers must
         TaskRef as TaskRef,
     )
     from .engine.runtime import Runtime as Runtime
+    from .engine.stream_events import (
+        ApprovalRequestedEvent as ApprovalRequestedEvent,
+        AttemptRestartedEvent as AttemptRestartedEvent,
+        ReasoningDeltaEvent as ReasoningDeltaEvent,
+        RetryWaitingEvent as RetryWaitingEvent,
+        SettledEvent as SettledEvent,
+        SubmissionEvent as SubmissionEvent,
+        TextDeltaEvent as TextDeltaEvent,
+        ToolCallEndedEvent as ToolCallEndedEvent,
+        ToolCallStartedEvent as ToolCallStartedEvent,
+        ToolOutputEvent as ToolOutputEvent,
+    )
     from .engine.transitions import Transitions as Transitions
     from .models.errors import MissingCredentials as MissingCredentials
     from .models.fallback import FallbackMemberMissing as FallbackMemberMissing, FallbackModel as FallbackModel
@@ -181,7 +181,8 @@ else:
     # The engine, the stores, the clocks and the models import anyio; they are loaded on first
     # use, so that a program that only reads a session file (`durable inspect`) starts fast and
     # never imports the event-loop libraries. Records, settings and errors are plain and imported
-    # at once. (Hidden from type checkers: a module `__getattr__` would make every name `Any`.)
+    # at once; the events of a stream too are plain, but only a stream needs them (a recovering
+    # process does not). (Hidden from type checkers: a module `__getattr__` would make every name `Any`.)
     _LAZY = {
         "open_harness": "._open",
         "sync": None,  # the submodule itself
@@ -200,6 +201,9 @@ else:
         **dict.fromkeys(("MemoryStorage", "SQLiteStorage", "Storage"), ".storage"),
         **dict.fromkeys(("CancelInput", "CompactionInput", "GenerationInput", "ToolInput"), ".tasks"),
         **dict.fromkeys(("Resumed", "TaskKind"), ".engine.kinds"),
+        **dict.fromkeys(("ApprovalRequestedEvent", "AttemptRestartedEvent", "ReasoningDeltaEvent", "RetryWaitingEvent",
+                         "SettledEvent", "SubmissionEvent", "TextDeltaEvent", "ToolCallEndedEvent",
+                         "ToolCallStartedEvent", "ToolOutputEvent"), ".engine.stream_events"),
         "Change": ".engine.head",
         "PruneReport": ".storage.retention",
         "PrepareContext": ".engine.instructions",

@@ -19,21 +19,6 @@ def _0_durable_engine_harness_Wake():
 
 
 def _1_durable_engine_head_ConversationHead():
-    def __repr__(self):
-      try:
-        already_repring = _compat.repr_context.already_repring
-      except AttributeError:
-        already_repring = {id(self),}
-        _compat.repr_context.already_repring = already_repring
-      else:
-        if id(self) in already_repring:
-          return '...'
-        else:
-          already_repring.add(id(self))
-      try:
-        return f'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(id={self.id!r}, last_seq={self.last_seq!r}, live={self.live!r}, committed_live={self.committed_live!r}, compaction={self.compaction!r}, _context={self._context!r}, queued={self.queued!r}, context_loaded={self.context_loaded!r}, stored={self.stored!r})'
-      finally:
-        already_repring.remove(id(self))
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
@@ -62,7 +47,7 @@ def _1_durable_engine_head_ConversationHead():
         self.context_loaded = context_loaded
         self.stored = stored
 
-    return {'__repr__': __repr__, '__eq__': __eq__, '__init__': __init__}
+    return {'__eq__': __eq__, '__init__': __init__}
 
 
 def _2_durable_engine_instructions_PrepareContext():
@@ -1355,7 +1340,7 @@ def _103_durable_tools_subagent_Subagent():
 METHODS = {
     "def __init__(self, active, next_timer):\n    _setattr = _cached_setattr_get(self)\n    _setattr('active', active)\n    _setattr('next_timer', next_timer)\n":
         _0_durable_engine_harness_Wake,
-    'def __repr__(self):\n  try:\n    already_repring = _compat.repr_context.already_repring\n  except AttributeError:\n    already_repring = {id(self),}\n    _compat.repr_context.already_repring = already_repring\n  else:\n    if id(self) in already_repring:\n      return \'...\'\n    else:\n      already_repring.add(id(self))\n  try:\n    return f\'{self.__class__.__qualname__.rsplit(">.", 1)[-1]}(id={self.id!r}, last_seq={self.last_seq!r}, live={self.live!r}, committed_live={self.committed_live!r}, compaction={self.compaction!r}, _context={self._context!r}, queued={self.queued!r}, context_loaded={self.context_loaded!r}, stored={self.stored!r})\'\n  finally:\n    already_repring.remove(id(self))\ndef __eq__(self, other):\n    if other.__class__ is not self.__class__:\n        return NotImplemented\n    return  (\n        self.id == other.id and\n        self.last_seq == other.last_seq and\n        self.live == other.live and\n        self.committed_live == other.committed_live and\n        self.compaction == other.compaction and\n        self._context == other._context and\n        self.queued == other.queued and\n        self.context_loaded == other.context_loaded and\n        self.stored == other.stored\n    )\ndef __init__(self, id, last_seq=attr_dict[\'last_seq\'].default, live=attr_dict[\'live\'].default, committed_live=attr_dict[\'committed_live\'].default, compaction=attr_dict[\'compaction\'].default, context=attr_dict[\'_context\'].default, queued=NOTHING, context_loaded=attr_dict[\'context_loaded\'].default, stored=attr_dict[\'stored\'].default):\n    self.id = id\n    self.last_seq = last_seq\n    self.live = live\n    self.committed_live = committed_live\n    self.compaction = compaction\n    self._context = context\n    if queued is not NOTHING:\n        self.queued = queued\n    else:\n        self.queued = __attr_factory_queued()\n    self.context_loaded = context_loaded\n    self.stored = stored\n':
+    "def __eq__(self, other):\n    if other.__class__ is not self.__class__:\n        return NotImplemented\n    return  (\n        self.id == other.id and\n        self.last_seq == other.last_seq and\n        self.live == other.live and\n        self.committed_live == other.committed_live and\n        self.compaction == other.compaction and\n        self._context == other._context and\n        self.queued == other.queued and\n        self.context_loaded == other.context_loaded and\n        self.stored == other.stored\n    )\ndef __init__(self, id, last_seq=attr_dict['last_seq'].default, live=attr_dict['live'].default, committed_live=attr_dict['committed_live'].default, compaction=attr_dict['compaction'].default, context=attr_dict['_context'].default, queued=NOTHING, context_loaded=attr_dict['context_loaded'].default, stored=attr_dict['stored'].default):\n    self.id = id\n    self.last_seq = last_seq\n    self.live = live\n    self.committed_live = committed_live\n    self.compaction = compaction\n    self._context = context\n    if queued is not NOTHING:\n        self.queued = queued\n    else:\n        self.queued = __attr_factory_queued()\n    self.context_loaded = context_loaded\n    self.stored = stored\n":
         _1_durable_engine_head_ConversationHead,
     "def __init__(self, conversation_id, task_id, inputs, submission_ids, deps, now):\n    _setattr = _cached_setattr_get(self)\n    _setattr('conversation_id', conversation_id)\n    _setattr('task_id', task_id)\n    _setattr('inputs', inputs)\n    _setattr('submission_ids', submission_ids)\n    _setattr('deps', deps)\n    _setattr('now', now)\n":
         _2_durable_engine_instructions_PrepareContext,

@@ -13,12 +13,13 @@ output, per million tokens, in USD. A `genai-prices` model whose price depends o
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from ._frozen import evolve, frozen
 from .records.usage import ModelUsage, UsageTotals
 
-_MILLION = Decimal(1_000_000)
+if TYPE_CHECKING:  # imported where a cost is computed: `import durable` and a recovery price nothing
+    from decimal import Decimal
 
 
 @frozen
@@ -33,12 +34,14 @@ class Price:
 
     def cost(self, usage: ModelUsage) -> Decimal:
         """The exact cost of `usage` at these prices."""
+        from decimal import Decimal
+
         read = usage.cache_read_tokens
         write = usage.cache_write_tokens
         plain = usage.input_tokens - read - write
         return (_d(self.input) * plain + _d(self.output) * usage.output_tokens
                 + _d(self.input if self.cache_read is None else self.cache_read) * read
-                + _d(self.input if self.cache_write is None else self.cache_write) * write) / _MILLION
+                + _d(self.input if self.cache_write is None else self.cache_write) * write) / Decimal(1_000_000)
 
 
 class Prices:
@@ -95,6 +98,8 @@ def in_force(prices: Prices | None) -> Prices:
 
 
 def _d(value: float) -> Decimal:
+    from decimal import Decimal
+
     return Decimal(str(value))  # 2.5 is $2.50, not the float nearest to it
 
 
@@ -103,6 +108,8 @@ def _genai_cost(usage: ModelUsage) -> Decimal | None:
         import genai_prices
     except ImportError:
         return None
+    from decimal import Decimal
+
     provider, _, ref = usage.model.rpartition(":")
     n = max(usage.requests, 1)
     fields = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,

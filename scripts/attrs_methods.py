@@ -25,8 +25,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "durable" / "_attrs_methods.py"
 MODULES = ("durable", "durable.tasks", "durable.engine.harness", "durable._open", "durable.storage.sqlite",
-           "durable.models", "durable.models.faux")
-"""What a process that opens a session and runs or recovers a turn imports."""
+           "durable.models", "durable.models.faux", "durable.engine.streaming")
+"""What a process that opens a session and runs or recovers a turn imports, and a stream of its events."""
 _FILENAME = re.compile(r"<attrs generated methods (durable\..+?)(?:-\d+)?>$")
 
 

@@ -1,7 +1,8 @@
 """What start-up imports: `import durable` loads no provider SDK, no optional extra and no event
-loop; a process that recovers an interrupted turn (open the file, charge the cut-off attempt,
-send it again) loads none of the optional extras either, nor the parts of durable it does not
-use (importing histories, forks, the command line, the console, PostgreSQL, MCP). Checked in a
+loop; a process that opens a session, or recovers an interrupted turn (open the file, charge the
+cut-off attempt, send it again), loads none of the optional extras either, nor the parts of durable
+it does not use (importing histories, forks, the command line, the console, PostgreSQL, MCP, a
+submission's stream and its events), nor `decimal` (only pricing usage needs it). Checked in a
 fresh interpreter by what is in `sys.modules`, never by time (benchmarks/startup.py times it)."""
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ EXTRAS = ("openai", "anthropic", "google.genai", "cryptography", "psycopg", "sta
           "jsonschema", "opentelemetry", "mcp", "httpx", "genai_prices", "pdoc")
 """Provider SDKs, optional extras and what only the command line or tool validation needs."""
 
+NOT_AT_START = ("decimal", "durable.engine.streaming", "durable.engine.stream_events")
+"""Pricing usage needs `decimal`; only a submission's stream needs the streaming module and its events."""
+
 NOT_FOR_RECOVERY = ("durable.engine.history", "durable.engine.fork", "durable.cli", "durable.console",
-                    "durable.storage.postgres", "durable.mcp", "durable.remote", "trio", "uuid")
+                    "durable.storage.postgres", "durable.mcp", "durable.remote", "trio", "uuid", *NOT_AT_START)
 
 
 def loaded(code: str, *args: str) -> list[str]:
@@ -36,7 +40,36 @@ def test_import_durable_loads_no_extra_no_event_loop_and_no_engine():
     names = loaded("import durable")
     assert under(names, EXTRAS) == []
     assert under(names, ("anyio", "trio", "asyncio", "sqlite3", "cattrs", "durable.engine.harness",
-                         "durable.storage", "durable.tasks", "durable.codec")) == []
+                         "durable.storage", "durable.tasks", "durable.codec", *NOT_AT_START)) == []
+
+
+def test_the_lazy_names_of_durable_load_what_they_name():
+    names = loaded("import durable\n"
+                   "assert durable.TextDeltaEvent('hi').text == 'hi'\n"
+                   "assert str(durable.Price(2.5, 10).cost(durable.ModelUsage('m', input_tokens=10**6))) == '2.5'")
+    assert under(names, ("decimal", "durable.engine.stream_events")) == ["decimal", "durable.engine.stream_events"]
+    assert under(names, ("durable.engine.streaming", "anyio")) == []
+
+
+OPEN = textwrap.dedent("""
+    import sys
+    import anyio
+    import durable
+    from durable.models import FauxModel
+
+    async def main():
+        async with durable.open_harness(sys.argv[1], model=FauxModel([])) as h:
+            assert h.root.id == "root"
+
+    anyio.run(main)
+""")
+
+
+def test_opening_a_session_loads_no_extra_no_decimal_and_no_streaming(tmp_path: Path):
+    names = loaded(OPEN, str(tmp_path / "session.sqlite"))
+    assert "durable.storage.sqlite.store" in names  # it did open a file
+    assert under(names, EXTRAS) == []
+    assert under(names, NOT_FOR_RECOVERY) == []
 
 
 HOOKS = ("import json, linecache\n"

@@ -43,11 +43,11 @@ from . import retention
 from .clock import Clock
 from .kinds import RunService
 from .runtime import Runtime
-from .stream_events import SubmissionEvent
-from .streaming import StreamHost, stream_submission
+from .stream_host import StreamHost
 
 if TYPE_CHECKING:  # imported when used: a recovering process needs neither
     from .history import Format
+    from .stream_events import SubmissionEvent
 
 T = TypeVar("T")
 
@@ -360,6 +360,8 @@ class SubmissionHandle:
         does with it. A submission that already settled yields only its `SettledEvent`. The
         stream resumes the harness; it ends early (without a `SettledEvent`) when the harness
         closes. Breaking out of it is fine: the run goes on."""
+        from .streaming import stream_submission  # imported by the first stream: a recovery needs none
+
         return stream_submission(self._h, self.id, self.wait)
 
     @overload

@@ -18,7 +18,7 @@ from typing import Any
 
 import attrs
 
-from .._frozen import evolve
+from .._frozen import define, evolve
 from ..errors import HarnessError, IllegalTransition
 from ..records import EMPTY_LIVE, Entry, Live, StoredEntry, Submission, Task
 from ..storage.protocol import Batch, EntryCopy, Opened
@@ -26,7 +26,7 @@ from .context import Context
 from .transitions import Transitions
 
 
-@attrs.define
+@define
 class ConversationHead:
     id: str
     last_seq: int = 0

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any
 
 import anyio
 
@@ -37,8 +37,7 @@ from ..records import (
     ToolResultEntry,
     reasoning_text,
 )
-from ..storage.protocol import Batch, Storage
-from .session import Session
+from ..storage.protocol import Batch
 from .stream_events import (
     ApprovalRequestedEvent,
     AttemptRestartedEvent,
@@ -51,6 +50,7 @@ from .stream_events import (
     ToolCallStartedEvent,
     ToolOutputEvent,
 )
+from .stream_host import StreamHost
 
 # The streamed channels of a message: (what the partial shows, what the entry holds, the event).
 # Reasoning first (models reason before they answer). Only the answer's text decides whether an
@@ -167,21 +167,6 @@ class Differ:
             events.append(ToolCallStartedEvent(result.call_id, result.tool_name, call.arguments if call else ""))
         self.outputs.pop(result.call_id, None)
         events.append(ToolCallEndedEvent(result.call_id, result.tool_name, result.content, result.is_error))
-
-
-class StreamHost(Protocol):
-    """What a stream uses of its harness (a part of `durable.engine.conversation.Host`)."""
-
-    storage: Storage
-
-    @property
-    def session(self) -> Session: ...
-
-    async def resume(self) -> None: ...
-
-    def _check_open(self) -> None: ...
-
-    def _raise_if_broken(self) -> None: ...
 
 
 class _Watch:

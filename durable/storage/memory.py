@@ -19,10 +19,11 @@ from ..errors import CommitRefused, SessionLocked, StorageClosed
 from ..records import Live, StoredEntry, Submission, Task
 from ..tokens import NOT_SENT
 from . import rows, sweep
+from .held import HeldTexts
 from .protocol import Batch, ConversationState, Opened, RawContext
 from .retention import ROWS_PER_COMMIT, Ended, PruneReport, groups
 from .rows import StoredRows, encode_batch, written_texts
-from .texts import HeldTexts, stream_texts
+from .texts import stream_texts
 
 
 def _seqs(stored: dict[int, tuple[str, str, int]], lo: int, hi: int) -> list[int]:

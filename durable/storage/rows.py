@@ -21,6 +21,7 @@ from ..errors import CorruptSession, UnknownTaskKind
 from ..records import Entry, Live, StoredEntry, Submission, Task, Terminal
 from ..tokens import NOT_SENT, stored_tokens
 from . import sealing, texts as texts_
+from .held import HeldTexts
 from .joined import compact_seqs
 from .packing import ATTACHMENT_MARK
 from .protocol import Batch, RawContext
@@ -109,21 +110,13 @@ def encode_batch(batch: Batch) -> EncodedBatch:
     )
 
 
-def written_texts(rows: EncodedBatch, held: texts_.HeldTexts) -> tuple[EncodedBatch, list[texts_.Put],
-                                                                       list[texts_.Drop]]:
-    """What a store writes of `rows` in its transaction, as of `held` (`durable.storage.texts`):
+def written_texts(rows: EncodedBatch, held: HeldTexts) -> tuple[EncodedBatch, list[texts_.Put], list[texts_.Drop]]:
+    """What a store writes of `rows` in its transaction, as of `held` (`durable.storage.held`):
     the rows with their `texts` columns set and the live documents that did not change left out,
-    the pieces to write and the streams to drop."""
-    puts: list[texts_.Put] = []
-    drops: list[texts_.Drop] = []
-    columns: dict[str, str] = {}
-    for owner, long in rows.texts:
-        if long or held.has(owner):
-            new_puts, new_drops, col = held.write(owner, long)
-            puts += new_puts
-            drops += new_drops
-            if col is not None:
-                columns[owner] = col
+    the pieces to write and the streams to drop (a tool's output, its task's and its slot's, one
+    stream)."""
+    puts, drops, columns = held.write_all([(owner, long) for owner, long in rows.texts if long or held.has(owner)],
+                                          {f"task:{t.id}": f"live:{t.conversation_id}" for t in rows.tasks})
     tasks = rows.tasks
     if columns:
         tasks = tuple([t._replace(texts=columns.get(f"task:{t.id}")) for t in tasks])
@@ -138,27 +131,19 @@ def written_texts(rows: EncodedBatch, held: texts_.HeldTexts) -> tuple[EncodedBa
                          copies=rows.copies, attachments=rows.attachments), puts, drops)
 
 
-def lazy_appends(rows: EncodedBatch, held: texts_.HeldTexts) -> list[tuple[str, str, texts_.Stream, str]] | None:
-    """What `rows` changes, as of `held`, when it only appends to long texts kept apart: (owner,
-    field, stream, what it gains) for each; None when it writes anything else (a row, an
-    attachment, a changed task row or live document's body, a new or shortened text)."""
+def lazy_appends(rows: EncodedBatch, held: HeldTexts) -> list[tuple[texts_.Stream, str]] | None:
+    """What `rows` changes, as of `held`, when it only appends to long texts kept apart: (stream,
+    what it gains) for each, once for a stream shared; None when it writes anything else (a row,
+    an attachment, a changed task row or live document's body, a new or shortened text)."""
     if rows.entries or rows.submissions or rows.inbox or rows.copies or rows.attachments:
         return None
     for t in rows.tasks:  # a task's row unchanged (a tool's output flush keeps its `updated_at`)
-        col = texts_.column({f: s.number for f, s in held.held.get(f"task:{t.id}", {}).items()})
-        if held.task_row(t.id) != texts_.task_digest(t, col):
+        if held.task_row(t.id) != texts_.task_digest(t, held.column(f"task:{t.id}")):
             return None
-    found = []
-    for owner, long in rows.texts:
-        grown = held.appends(owner, long)
-        if grown is None:
-            return None
-        found += [(owner, field, stream, gained) for field, stream, gained in grown]
     for cid, body, _ in rows.live:
-        streams = held.held.get(f"live:{cid}", {})
-        if held.bodies.get(cid) != texts_.row_digest(body, texts_.column({f: s.number for f, s in streams.items()})):
+        if held.bodies.get(cid) != texts_.row_digest(body, held.column(f"live:{cid}")):
             return None
-    return found
+    return held.appends(rows.texts)
 
 
 BY_ENTRY = "text_is_entry"

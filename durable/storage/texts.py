@@ -5,12 +5,14 @@ tool's output in its checkpoint and its slot); written inline, every commit woul
 it, quadratic in its length. Instead the long texts of a live row (`LONG`, `LIVE_LONG` characters,
 in known places: `split_task`, `split_live`) are blanked in its JSON body and each kept as a
 *stream* of pieces in a `texts` table keyed by `stream << SHIFT | piece`; the row's `texts` column
-maps its fields to their streams (JSON). A store holds its streams in memory too (`HeldTexts`,
-loaded when it opens): a text that only grew is written as its last piece rewritten and new
-pieces after it (a page or so a commit, whatever the text's length; a new stream, numbered after
-every other, is appended at the end of the table), anything else as a new stream; a row written
-without a text drops its stream, and a live document whose row did not change is not written
-again. Reads join the pieces back. Only live rows keep texts apart: an ended task's are inline.
+maps its fields to their streams (JSON). A store holds its streams in memory too
+(`durable.storage.held.HeldTexts`, loaded when it opens): a text that only grew is written as its
+last piece rewritten and new pieces after it (a page or so a commit, whatever the text's length; a
+new stream, numbered after every other, is appended at the end of the table), anything else as a
+new stream; a row written without a text lets its stream go (dropped once no row maps to it), and
+a live document whose row did not change is not written again. Rows may map to one stream: a
+running tool's output, its task's and its slot's, is one stream, written once. Reads join the
+pieces back, by stream number. Only live rows keep texts apart: an ended task's are inline.
 
 Imports the records and attrs only (the codec encodes the blanked records).
 """
@@ -52,12 +54,26 @@ def _str_fields(cls: type) -> tuple[str, ...]:
     return found
 
 
+def storable(text: str) -> str:
+    """`text` as it can be stored as UTF-8 in a piece or the side file: a surrogate pair (a
+    character split over two stream deltas by a model's encoder) joined into its character, and a
+    lone surrogate replaced by U+FFFD (a JSON body escapes them, raw pieces cannot hold them).
+    Costs nothing for ASCII text (`str.isascii` reads a flag) and one encode otherwise."""
+    if text.isascii():
+        return text
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
 def split_task(task: Task) -> tuple[Task, Texts]:
     """A live task with its checkpoint's long `str` fields blanked, and those texts."""
     cp = task.checkpoint
     if cp is None or task.terminal:
         return task, {}
-    texts = {name: value for name in _str_fields(type(cp)) if len(value := getattr(cp, name)) >= LONG}
+    texts = {name: storable(value) for name in _str_fields(type(cp)) if len(value := getattr(cp, name)) >= LONG}
     if not texts:
         return task, {}
     return evolve(task, checkpoint=evolve(cp, **dict.fromkeys(texts, ""))), texts
@@ -69,14 +85,14 @@ def split_live(live: Live) -> tuple[Live, Texts]:
     texts: Texts = {}
     gen = live.generation
     if gen is not None and len(gen.message.text) >= LIVE_LONG:
-        texts["generation"] = gen.message.text
+        texts["generation"] = storable(gen.message.text)
         gen = evolve(gen, message=evolve(gen.message, text=""))
     if gen is not None and len(gen.message.reasoning) >= LIVE_LONG:
-        texts["reasoning"] = gen.message.reasoning
+        texts["reasoning"] = storable(gen.message.reasoning)
         gen = evolve(gen, message=evolve(gen.message, reasoning=""))
     slots = live.tools
     if any(len(s.output) >= LIVE_LONG for s in slots):
-        texts.update((f"tool:{s.task_id}", s.output) for s in slots if len(s.output) >= LIVE_LONG)
+        texts.update((f"tool:{s.task_id}", storable(s.output)) for s in slots if len(s.output) >= LIVE_LONG)
         slots = tuple(evolve(s, output="") if len(s.output) >= LIVE_LONG else s for s in slots)
     if not texts:
         return live, {}
@@ -183,179 +199,3 @@ def task_digest(row: tuple[Any, ...], texts: str | None) -> bytes:
     """A task's row (`rows.EncodedTask`: its columns but its id, then `texts`), as `HeldTexts`
     remembers it."""
     return row_digest("\x00".join(map(str, row[1:7])), texts)
-
-
-class HeldTexts:
-    """What a store holds of the long texts of its live rows (owner -> field -> `Stream`, owners
-    `task:<id>` and `live:<conversation>`), and the last row it wrote of each live document, as
-    committed; a transaction's writes are kept apart until `commit` (undone by `rollback`, or
-    back to a `savepoint`). Used on the store's writer thread only."""
-
-    def __init__(self, held: dict[str, dict[str, Stream]] | None = None) -> None:
-        self.held = held or {}
-        self.next = 1 + max((s.number for fields in self.held.values() for s in fields.values()), default=0)
-        # conversation -> digest of its row (body and texts column): 16 bytes a conversation, not its row
-        self.bodies: dict[str, bytes] = {}
-        # task id -> digest of its row (`task_digest`), for live tasks with texts kept apart only
-        self.task_rows: dict[int, bytes] = {}
-        self.pending: set[str] = set()  # owners with a stream the table holds only part of (`grew`)
-        self.begin()
-
-    @classmethod
-    def load(cls, rows: Iterable[tuple[str, str | None]], pieces: Iterable[tuple[int, str]]) -> HeldTexts:
-        """From the owners' `texts` columns (owner, column) and every piece (key, text) in key order."""
-        texts = stream_texts(pieces)
-        held: dict[str, dict[str, Stream]] = {}
-        for owner, col in rows:
-            for field, number in streams_of(col).items():
-                held.setdefault(owner, {})[field] = Stream(number, texts.get(number, ""))
-        found = cls(held)
-        found.next = found._next = max(found.next, 1 + max(texts, default=0))
-        return found
-
-    def has(self, owner: str) -> bool:
-        """Whether `owner` has texts kept apart, as of the transaction."""
-        return bool(self._new[owner] if owner in self._new else self.held.get(owner))
-
-    def texts(self, owner: str) -> dict[str, str]:
-        """The committed texts of `owner`, by field."""
-        return {field: stream.text for field, stream in self.held.get(owner, {}).items()}
-
-    def write(self, owner: str, texts: Texts) -> tuple[list[Put], list[Drop], str | None]:
-        """The pieces to write and the streams to drop so that `owner`'s texts become `texts`,
-        and the owner's `texts` column then."""
-        now = self._new[owner] if owner in self._new else self.held.get(owner, {})
-        if not now and not texts:
-            return [], [], None
-        puts: list[Put] = []
-        drops = [bounds(stream.number) for field, stream in now.items() if field not in texts]
-        after: dict[str, Stream] = {}
-        for field, text in texts.items():
-            old = now.get(field)
-            if old is not None and (text is old.text or (len(text) == len(old.text) and text == old.text)):
-                after[field] = old
-                continue
-            if old is not None and len(text) > len(old.text) and text.startswith(old.text):
-                stream = Stream(old.number, text, old.stored)  # the last piece stored again, and the ones after it
-            else:
-                if old is not None:
-                    drops.append(bounds(old.number))
-                stream = Stream(self._next, text, 0)
-                self._next += 1
-            after[field] = stream
-            puts += stream.puts()
-            stream.stored = len(text)  # the table holds it whole once these are written
-        self._new[owner] = after
-        return puts, drops, column({field: stream.number for field, stream in after.items()})
-
-    def appends(self, owner: str, texts: Texts) -> list[tuple[str, Stream, str]] | None:
-        """How `owner`'s committed texts become `texts` by appending only: (field, stream, what
-        it gains) for each that grew; None when some text is new, gone or not grown from its own."""
-        now = self.held.get(owner, {})
-        if len(now) != len(texts):
-            return None
-        found = []
-        for field, text in texts.items():
-            old = now.get(field)
-            if old is None:
-                return None
-            if text is old.text or (len(text) == len(old.text) and text == old.text):
-                continue
-            if len(text) < len(old.text) or not text.startswith(old.text):
-                return None
-            found.append((field, old, text[len(old.text):]))
-        return found
-
-    def grew(self, owner: str, field: str, stream: Stream, gained: str) -> None:
-        """Commit an append kept apart from the table (outside any transaction): the next
-        transaction writes it into the table (`fold`)."""
-        self.held[owner] = {**self.held[owner], field: Stream(stream.number, stream.text + gained, stream.stored)}
-        self.pending.add(owner)
-
-    def recover(self, records: Iterable[list[Append]]) -> int:
-        """Apply the appends found beside the file (`grew`, by a process that ended before they
-        were folded), in order: one that continues a text exactly as held (the same stream, of
-        the length it had) is applied, others are left out (folded already, or lost with their
-        stream). No new stream takes the number of one they name. Returns how many were applied."""
-        streams = {s.number: (owner, field) for owner, fields in self.held.items() for field, s in fields.items()}
-        applied = 0
-        for record in records:
-            for number, before, gained in record:
-                self.next = self._next = max(self.next, number + 1)
-                place = streams.get(number)
-                if place is not None and len(self.held[place[0]][place[1]].text) == before:
-                    self.grew(place[0], place[1], self.held[place[0]][place[1]], gained)
-                    applied += 1
-        return applied
-
-    def fold(self) -> list[Put]:
-        """The pieces that bring the table up to the appends kept apart, in the transaction."""
-        puts: list[Put] = []
-        for owner in self.pending:
-            fields = self._new[owner] if owner in self._new else self.held.get(owner, {})
-            if any(s.stored < len(s.text) for s in fields.values()):
-                for s in fields.values():
-                    if s.stored < len(s.text):
-                        puts += s.puts()
-                self._new[owner] = {field: s if s.stored == len(s.text) else Stream(s.number, s.text)
-                                    for field, s in fields.items()}
-        return puts
-
-    def changed(self, conversation_id: str, body: str, texts: str | None) -> bool:
-        """Whether a live document's row differs from the one last written (and note it)."""
-        new = self._new_bodies
-        written = new[conversation_id] if conversation_id in new else self.bodies.get(conversation_id)
-        digest = row_digest(body, texts)
-        self._new_bodies[conversation_id] = digest
-        return written != digest
-
-    def wrote_task(self, task_id: int, digest: bytes | None) -> None:
-        """A task's row is written in this transaction: its digest (None: a row that keeps no
-        text apart, or an ended task's, is not remembered)."""
-        self._new_task_rows[task_id] = digest or b""
-
-    def task_row(self, task_id: int) -> bytes | None:
-        """The digest of a task's row as last committed, when it keeps texts apart."""
-        return self.task_rows.get(task_id)
-
-    def forget(self, conversation_id: str) -> None:
-        """The live document of `conversation_id` is deleted in this transaction: its next row is
-        written whatever it holds."""
-        self._new_bodies[conversation_id] = b""
-
-    def begin(self) -> None:
-        self._new: dict[str, dict[str, Stream]] = {}
-        self._new_bodies: dict[str, bytes] = {}
-        self._new_task_rows: dict[int, bytes] = {}
-        self._next = self.next
-        self._marks: list[tuple[dict[str, dict[str, Stream]], dict[str, bytes], dict[int, bytes], int]] = []
-
-    def savepoint(self) -> None:
-        self._marks.append((dict(self._new), dict(self._new_bodies), dict(self._new_task_rows), self._next))
-
-    def rollback_to_savepoint(self) -> None:
-        new, bodies, task_rows, self._next = self._marks[-1]
-        self._new, self._new_bodies, self._new_task_rows = dict(new), dict(bodies), dict(task_rows)
-
-    def release_savepoint(self) -> None:
-        self._marks.pop()
-
-    def commit(self) -> None:
-        """The transaction committed (after `fold`: the table holds every text whole)."""
-        self.pending.clear()
-        for owner, fields in self._new.items():
-            if fields:
-                self.held[owner] = fields
-            else:
-                self.held.pop(owner, None)
-        self.bodies.update(self._new_bodies)
-        for task_id, digest in self._new_task_rows.items():
-            if digest:
-                self.task_rows[task_id] = digest
-            else:
-                self.task_rows.pop(task_id, None)
-        self.next = self._next
-        self.begin()
-
-    def rollback(self) -> None:
-        self.begin()

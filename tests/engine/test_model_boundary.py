@@ -200,3 +200,16 @@ async def test_a_final_message_of_junk_is_refused_before_it_is_committed(host):
         host.clock.advance(1.0)
         assert await sub.wait() == r.Answered("Fine", 2)
     assert await host.transcript() == ["user", "assistant:stop"]
+
+
+async def test_a_long_streamed_answer_with_surrogates_is_answered_not_a_storage_error(host):
+    """A character split over two deltas (two lone surrogates) and a lone surrogate, in a partial
+    long enough to be kept apart as UTF-8: the run answers, with no report. The partial was
+    stored with the pair joined and U+FFFD for the lone one; the answer (a JSON body) keeps them."""
+    text = "x" * 300 + "Hel\ud83d" + "\ude00lo \udc80!"
+    model = Events([TextDelta("x" * 300 + "Hel\ud83d"), TextDelta("\ude00lo \udc80!"), FinalMessage(text, "stop")])
+    async with host.open(model, settings=settings()) as h:
+        assert await (await h.root.submit("hi")).wait() == r.Answered(text, 2)
+    assert host.reports == []
+    assert [(kind_of(e), e.text) for e in await host.entries()] == [
+        ("user", "hi"), ("assistant:stop", "x" * 300 + "Hel\U0001f600lo \udc80!")]

@@ -26,8 +26,10 @@ from durable.records import (
     GenerationLive,
     Live,
     PartialMessage,
+    Running,
     StoredEntry,
     SubmissionStatus,
+    ToolSlot,
     UserEntry,
 )
 from durable.storage import Batch, SQLiteStorage
@@ -36,9 +38,11 @@ from durable.storage.sqlite import partials as partials_module
 from durable.storage.sqlite.partials import SUFFIX, parse
 from durable.storage.sqlite.reader import SessionReader
 from durable.storage.sqlite.write import held_texts
+from durable.tasks.tool import ToolProgress
 from durable.testing.powercut import FileImage
 
 from . import partials_child, tool_output_child
+from .builders import task
 
 pytestmark = pytest.mark.anyio
 
@@ -133,6 +137,41 @@ async def test_an_open_takes_back_the_appends_a_killed_store_left_up_to_its_last
     third = SQLiteStorage(path)
     assert (await third.open()).conversations["root"].live == at(6000)
     await third.close()
+
+
+async def test_an_open_takes_back_a_tools_appends_once_for_its_task_and_its_slot(tmp_path):
+    """A running tool's output is one stream for its task and its slot: a flush is one append
+    beside the file, which an open (after a kill: the file left as it is) applies once, and both
+    rows read the output it gives."""
+    path = os.fspath(tmp_path / "s.db")
+    store = SQLiteStorage(path)
+    await store.open()
+
+    def flush(n: int, barrier: bool = False) -> Batch:
+        running = task(2, kind="tool", state=Running(), checkpoint=ToolProgress(ANSWER[:n]))
+        return Batch(tasks=[running], live={"root": Live(tools=(ToolSlot("call_2", "grep", 2, ANSWER[:n]),))},
+                     barrier=barrier)
+
+    await store.commit(flush(2000, barrier=True))
+    for n in (3000, 5000, 9000):
+        await store.commit(flush(n))
+    store._writes.partials = None  # as if killed: the file is left as it is
+    await store.close()
+    with open(path + SUFFIX, "rb") as f:
+        records, end = parse(f.read(), store._writes._session)
+    assert [[(n, before, len(text)) for n, before, text in r] for r in records] == [
+        [(1, 2000, 1000)], [(1, 3000, 2000)], [(1, 5000, 4000)]]
+    os.truncate(path + SUFFIX, end - 3)  # the last record cut short
+    again = SQLiteStorage(path)
+    opened = await again.open()
+    assert [t.checkpoint.output for t in opened.live_tasks] == [ANSWER[:5000]]
+    assert [s.output for s in opened.conversations["root"].live.tools] == [ANSWER[:5000]]
+    await again.commit(flush(6000))
+    await again.commit(flush(7000, barrier=True))  # folds them: the table holds the output once
+    with SessionReader(path) as reader:
+        assert sum(len(body) for (body,) in reader._all("SELECT body FROM texts")) == 7000
+        assert [t.checkpoint.output for t in reader.tasks(kind="tool")] == [ANSWER[:7000]]
+    await again.close()
 
 
 async def test_a_damaged_record_ends_what_is_taken_back_and_another_sessions_file_is_ignored(tmp_path):
@@ -324,12 +363,11 @@ async def test_a_text_growing_by_transactions_rewrites_its_last_piece_only(tmp_p
     written: list[list[int]] = []
     held = store._writes.texts
     for n in (2000, 9000, 12_000):
-        before = {k: s.stored for k, s in held.held.get("live:root", {}).items()}
+        before = held.stream("live:root", "generation").stored if held.has("live:root") else 0
         await store.commit(Batch(live={"root": partial(ANSWER[:n])}))
-        stream = held.held["live:root"]["generation"]
-        written.append([before.get("generation", 0), stream.stored])
+        written.append([before, held.stream("live:root", "generation").stored])
     assert written == [[0, 2000], [2000, 9000], [9000, 12_000]]
-    assert [n & 0xFFFFF for n, _ in held.held["live:root"]["generation"].puts()] == [3]
+    assert [n & 0xFFFFF for n, _ in held.stream("live:root", "generation").puts()] == [3]
     await store.close()
 
 
@@ -410,6 +448,13 @@ def test_sigkill_mid_output_keeps_the_tool_output_up_to_its_last_whole_record(tm
         child.wait()
     assert ready == "ready\n" and first == last and first.startswith("wal ")  # no WAL frame while it grew
     assert kept > 0
+    with SessionReader(path) as reader:  # the task's output and its slot's: one stream, one append a flush
+        columns = reader._all("SELECT texts FROM tasks WHERE kind = 'tool' UNION ALL SELECT texts FROM documents")
+        (session,) = reader._all("SELECT value FROM meta WHERE key = 'session'")[0]
+    assert [json.loads(col) for (col,) in columns] == [{"output": 1}, {"tool:2": 1}]
+    with open(path + SUFFIX, "rb") as f:
+        records = parse(f.read(), session)[0]
+    assert {n for record in records for n, _, _ in record} == {1} and {len(r) for r in records} == {1}
     with open(path + SUFFIX, "r+b") as f:  # the last record cut short, as by a kill in its write
         f.truncate(kept - 3)
     cut = tool_output_child.OUTPUT[:-len(tool_output_child.LINES[-1])]
@@ -418,16 +463,48 @@ def test_sigkill_mid_output_keeps_the_tool_output_up_to_its_last_whole_record(tm
         assert task.checkpoint.output == cut
         assert [s.output for s in reader.live_documents()["root"].tools] == [cut]
         [sub] = reader.submissions()
+    assert tool_results_after_reopen(path, sub.id) == [
+        f"Tool dump was interrupted and may have partially run\nPartial output:\n{cut}"]
+    assert side(path) == -1
 
+
+def tool_results_after_reopen(path: str, submission_id: str) -> list[str]:
+    """The tool results of the conversation once a harness reopened the file of a killed one and
+    the submission `submission_id` was answered."""
     async def reopen() -> list[StoredEntry]:
         model = FauxModel([faux.reply("It was cut off.")])
         async with durable.open_harness(path, model=model, clock=durable.FakeClock(1_000_100.0)) as h:
             await h.resume()
-            await h.root.submission(sub.id).wait()
+            await h.root.submission(submission_id).wait()
             return await h.root.entries()
 
-    entries = anyio.run(reopen, backend="trio")
-    message = "Tool dump was interrupted and may have partially run"
-    assert [e.entry.content for e in entries if e.entry.__class__.__name__ == "ToolResultEntry"] == [
-        f"{message}\nPartial output:\n{cut}"]
-    assert side(path) == -1
+    return [e.entry.content for e in anyio.run(reopen, backend="trio")
+            if e.entry.__class__.__name__ == "ToolResultEntry"]
+
+
+@pytest.mark.parametrize("kill_after", [60, 517, 1234, 2950])
+def test_sigkill_while_a_tool_streams_leaves_its_task_and_its_slot_the_same_whole_lines(tmp_path, kill_after):
+    """Killed at some point of a long tool output (appends beside the file, a transaction every 50
+    flushes): its task and its slot, one stream, read back the same output, whole flushes, at
+    least all the child saw committed; the reopened harness ends the call with that output."""
+    path = os.fspath(tmp_path / "s.db")
+    child = subprocess.Popen([sys.executable, tool_output_child.__file__, path, "mid"], stdout=subprocess.PIPE,
+                             text=True, cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    try:
+        assert child.stdout is not None
+        while int(child.stdout.readline()) < kill_after:
+            pass
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    with SessionReader(path) as reader:
+        [task] = reader.tasks(kind="tool")
+        output = task.checkpoint.output
+        assert [s.output for s in reader.live_documents()["root"].tools] == [output]
+        columns = reader._all("SELECT texts FROM tasks WHERE kind = 'tool' UNION ALL SELECT texts FROM documents")
+        [sub] = reader.submissions()
+    assert len({n for (col,) in columns for n in json.loads(col).values()}) == 1
+    lines = output.count("\n")
+    assert lines >= kill_after and output == "".join(tool_output_child.LONGER[:lines])
+    assert tool_results_after_reopen(path, sub.id) == [
+        f"Tool dump was interrupted and may have partially run\nPartial output:\n{output}"]

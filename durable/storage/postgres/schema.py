@@ -29,10 +29,11 @@ from ...errors import SchemaTooNew
 from ...records import Entry
 from ...tokens import stored_tokens
 from .. import rows
+from ..held import HeldTexts
 from ..protocol import ConversationState, Opened
 from ..rows import CONTEXT_ROWS, StoredRows
 from ..sealing import OVERHEAD, attachment_hash, opened_piece, plain
-from ..texts import HeldTexts, stream_texts
+from ..texts import stream_texts
 from .prune import skip_tombstoned
 
 _MIGRATION_LOCK = 0x44524231  # pg_advisory_xact_lock key ("DRB1")

@@ -27,10 +27,10 @@ from ...errors import (
     StorageError,
 )
 from ..bodies import sealed
+from ..held import HeldTexts
 from ..packing import ATTACHMENT_MARK
 from ..rows import CONTEXT_ROWS, EncodedBatch, context_totals, written_texts
 from ..sealing import Sealer
-from ..texts import HeldTexts
 from . import driver
 from .driver import Link
 from .lease import Lease, lost as why_lost, lost_error, resolve

@@ -21,6 +21,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 Identity = tuple[int, int]
@@ -88,6 +90,17 @@ def connect(path: str, database: str, **kwargs: Any) -> sqlite3.Connection:
     assert isinstance(conn, Connection)
     conn._durable_file = of
     return conn
+
+
+@contextmanager
+def busy_timeout(conn: sqlite3.Connection, ms: int) -> Iterator[None]:
+    """SQLite's busy timeout of `conn` is `ms` within the block, then what it was."""
+    was = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
+    conn.execute(f"PRAGMA busy_timeout = {int(ms)}")
+    try:
+        yield
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {was}")
 
 
 def _forget(conn: Connection) -> None:

@@ -23,7 +23,6 @@ from ...errors import ApprovalRejected, StorageError
 from .. import rows
 from ..protocol import InboxDecision
 from . import descriptors
-from .lock import wal_write_locked
 
 TABLE = ("CREATE TABLE IF NOT EXISTS inbox (id TEXT PRIMARY KEY, call_id TEXT NOT NULL, "
          "created_at REAL NOT NULL, body TEXT NOT NULL) STRICT")
@@ -93,6 +92,10 @@ def _waiting(conn: sqlite3.Connection, call_id: str, path: str) -> bool:
     return any(slot.call_id == call_id for cid, body in found for slot in rows.live(body, cid, path).approvals)
 
 
+PROBE_WAIT_MS = 50
+"""How long `first_look`'s probe waits for the WAL write lock: a commit another process is
+writing (a decision put from the console: one short transaction) ends within it as a rule, and
+the look then covers it; one still writing after it counts as held (the next look probes again)."""
 
 
 def stamp(path: str) -> tuple[int, ...]:
@@ -109,16 +112,40 @@ def stamp(path: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-def seen(path: str, stamp: tuple[int, ...]) -> tuple[int, ...] | None:
-    """`stamp`, taken before a probe of the inbox, as seen by that probe; None when the probe
-    may have missed a commit it stamps. The stamp counts as seen only once a probe surely
-    covered it. A commit's frames change the WAL's time and size before the commit is fsynced
-    and visible (a decision is put at FULL), so while a write transaction holds the WAL lock
-    the next look probes again. And a time is a kernel tick and a rewritten WAL keeps its
-    size: a commit in the tick of this look would look like no change, so a file changed
-    within the last 50 ms is probed again at the next look too."""
-    recent = time.time_ns() - max(stamp[0], stamp[2]) < 50_000_000
-    return None if recent or wal_write_locked(path) is True else stamp
+def first_look(conn: sqlite3.Connection, path: str,
+               stamped: tuple[int, ...] | None = None) -> tuple[tuple[int, ...] | None, bool]:
+    """The owner's look at its inbox, on its writer thread (`conn`: the owner's connection, in no
+    transaction): (`stamped`, the `stamp` taken before the look (by default now), as seen by this
+    look, or None when it may have missed a commit it stamps; whether the inbox holds a decision).
+
+    The stamp counts as seen only once a probe surely covered it. A commit's frames change the
+    WAL's time and size before the commit is fsynced and visible (a decision is put at FULL), so
+    while another connection holds the WAL write lock (`write_locked`) the next look probes again.
+    And a time is a kernel tick and a rewritten WAL keeps its size: a commit in the tick of this
+    look would look like no change, so a file changed within the last 50 ms is probed again at the
+    next look too."""
+    if stamped is None:
+        stamped = stamp(path)
+    recent = time.time_ns() - max(stamped[0], stamped[2]) < 50_000_000
+    seen = None if recent or write_locked(conn) else stamped
+    return seen, has_decisions(conn)
 
 
-__all__ = ["TABLE", "ensure_inbox", "has_decisions", "put_decision", "seen", "stamp", "take_decisions"]
+def write_locked(conn: sqlite3.Connection) -> bool:
+    """Whether another connection holds the file's WAL write lock (SQLite's writer holds it from
+    BEGIN to the end of its commit): `BEGIN IMMEDIATE` waiting `PROBE_WAIT_MS` at most, rolled back
+    at once (nothing is written). A probe on the connection, not a read of /proc/locks (~10 ms
+    after a pause on a loaded machine, and only on Linux)."""
+    with descriptors.busy_timeout(conn, PROBE_WAIT_MS):
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorname.startswith("SQLITE_BUSY"):
+                return True
+            raise
+    conn.execute("ROLLBACK")
+    return False
+
+
+__all__ = ["PROBE_WAIT_MS", "TABLE", "ensure_inbox", "first_look", "has_decisions", "put_decision", "stamp",
+           "take_decisions", "write_locked"]

@@ -13,8 +13,8 @@ from ...errors import CorruptSession, NotASession, SchemaTooNew, SessionReadOnly
 from ...records import Entry
 from ...tokens import stored_tokens
 from .. import rows
+from ..held import HeldTexts
 from ..protocol import ConversationState, Opened
-from ..texts import HeldTexts
 from . import descriptors, files, inbox, mark, space
 from .lock import FileLock
 from .reader import connect_read_only, read_schema

@@ -26,6 +26,7 @@ import sqlite3
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, Literal, TypeVar
 
 import anyio
@@ -303,9 +304,9 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
         """Return once the inbox holds a decision. Polls: another process writes the file, and
         SQLite tells nobody. Every `inbox_poll_seconds` the file and its WAL are looked at
         (`os.stat`, on the event loop: microseconds); only when either changed since the last
-        look that surely saw it (`wal_write_locked`) is the inbox probed (a read on the writer
-        thread), so an idle owner, or one whose commits are refused (a full disk), adds no job
-        to its writer."""
+        look that surely saw it is the inbox looked at (`inbox.first_look`: a probe of the WAL
+        write lock and a read, one job on the writer thread), so an idle owner, or one whose
+        commits are refused (a full disk), adds no job to its writer."""
         if self.inbox_poll_seconds is None:
             await anyio.sleep_forever()
         seen: tuple[int, ...] | None = None
@@ -316,19 +317,18 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
                 return
             await anyio.sleep(self.inbox_poll_seconds or 0.25)
         while True:
-            stamp = inbox.stamp(self.path)
+            stamp = inbox.stamp(path := self.path)
             if stamp != seen:
-                seen = inbox.seen(self.path, stamp)
-                if await self._read("inbox", inbox.has_decisions):
+                seen, found = await self._read("inbox", partial(inbox.first_look, path=path, stamped=stamp))
+                if found:
                     return
             await anyio.sleep(self.inbox_poll_seconds or 0.25)
 
     def _look_at_inbox(self, conn: sqlite3.Connection) -> None:
-        """At the open, on the writer thread: `wait_inbox`'s first look (stamp, probe), so that the
-        watcher started with the first turn queues no read beside its commits (a failed probe: the watcher's)."""
-        seen = inbox.seen(self.path, inbox.stamp(self.path))
+        """At the open, on the writer thread: `wait_inbox`'s first look (`inbox.first_look`), so the
+        watcher started with the first turn queues no job beside its commits (failed: it looks itself)."""
         try:
-            self._inbox_look = (seen, inbox.has_decisions(conn))
+            self._inbox_look = inbox.first_look(conn, self.path)
         except sqlite3.Error:
             self._inbox_look = None
 

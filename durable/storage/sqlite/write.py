@@ -31,6 +31,7 @@ from ...errors import (
     StorageError,
 )
 from ..bodies import packed, sealed
+from ..held import HeldTexts
 from ..packing import ATTACHMENT_MARK
 from ..rows import (
     CONTEXT_ROWS,
@@ -42,8 +43,8 @@ from ..rows import (
     written_texts,
 )
 from ..sealing import Sealer, opened_piece, plain
-from ..texts import HeldTexts, row_digest, task_digest
-from . import space
+from ..texts import row_digest, task_digest
+from . import descriptors, space
 from .lock import FileLock
 from .mark import CommitMark
 from .opening import WAL_LIMIT, commit_level, counted, rollback
@@ -147,12 +148,8 @@ def drop_failed_frames(conn: Any) -> None:
     WAL's pages. A reader holding an older snapshot is waited for 100 ms at most. Best effort:
     when the disk still fails, the next commit fails too and says so."""
     try:
-        timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
-        conn.execute("PRAGMA busy_timeout = 100")
-        try:
+        with descriptors.busy_timeout(conn, 100):
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-        finally:
-            conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
     except sqlite3.Error:
         pass
 
@@ -306,11 +303,11 @@ class SQLiteWrites:
         self.lock.check()
         if found:
             try:
-                self.partials.append([(s.number, len(s.text), gained.encode()) for _, _, s, gained in found])
+                self.partials.append([(s.number, len(s.text), gained.encode()) for s, gained in found])
             except OSError:
                 return False
-            for owner, field, stream, gained in found:
-                self.texts.grew(owner, field, stream, gained)
+            for stream, gained in found:
+                self.texts.grew(stream, gained)
         self.commits += 1
         self.appended += 1
         return True
