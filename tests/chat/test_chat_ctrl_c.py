@@ -7,9 +7,13 @@ went on. At the prompt, during a run, at an approval prompt, and with stdin a pi
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
+
+from durable.chat import ChatApp, ChatOptions
 
 from .conftest import PRESS_CHILD
 from .test_chat_terminal import EDIT_AND_BASH, FAST, HANGS, LONG_BASH, entries
@@ -91,3 +95,24 @@ def piped(tmp_path, press_on: str, lines: str) -> tuple[Path, list[str]]:
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     return db, done.stdout.splitlines()[2:]
+
+
+def test_in_process_the_chat_puts_back_the_sigint_handler_it_found(tmp_path, monkeypatch, capsys):
+    def before(signum, frame):  # a handler of the program that runs the chat
+        raise AssertionError("not pressed in this test")
+
+    r, w = os.pipe()
+    os.write(w, b"/quit\n")
+    os.close(w)
+    monkeypatch.setattr(sys, "stdin", open(r, encoding="utf-8"))
+    previous = signal.signal(signal.SIGINT, before)
+    try:
+        app = ChatApp(ChatOptions(session=str(tmp_path / "chat.sqlite"), cwd=str(tmp_path)))
+        assert app.run() == 0
+        assert signal.getsignal(signal.SIGINT) is before
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        sys.stdin.close()
+    assert capsys.readouterr().out.splitlines()[2:] == [
+        "you> /quit", f"bye: the conversation is saved in {tmp_path / 'chat.sqlite'} (run durable chat --session "
+                      f"{tmp_path / 'chat.sqlite'} to go on)"]
