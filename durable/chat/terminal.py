@@ -16,7 +16,6 @@ goes on waiting and the user's Ctrl-C did nothing.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import queue
 import select
@@ -117,7 +116,7 @@ class LineReader:
         if self._ctrl_c.take():
             raise KeyboardInterrupt
         if self._session is not None:
-            line = asyncio.run(self._edit(prompt))
+            line = self._edit(prompt)
             if line is None:
                 raise KeyboardInterrupt
             return line
@@ -132,26 +131,31 @@ class LineReader:
             print(line)
         return line
 
-    async def _edit(self, prompt: str) -> str | None:
+    def _edit(self, prompt: str) -> str | None:
         """A line from prompt-toolkit, or None when Ctrl-C came as SIGINT (the terminal is in
         raw mode only while prompt-toolkit reads keys, not while it starts and ends)."""
-        task = asyncio.current_task()
-        assert task is not None
+        import asyncio  # prompt-toolkit's loop (imported here: the plain reader does without)
 
-        def woken() -> None:
-            self._ctrl_c.clear()
-            if self._ctrl_c.take():
-                loop.remove_reader(self._ctrl_c.fileno())  # one press per prompt: a next one is the next read's
-                task.cancel()
+        async def edit() -> str | None:
+            task = asyncio.current_task()
+            assert task is not None
 
-        loop = asyncio.get_running_loop()
-        loop.add_reader(self._ctrl_c.fileno(), woken)
-        try:
-            return str(await self._session.prompt_async(prompt, handle_sigint=False))
-        except asyncio.CancelledError:
-            return None
-        finally:
-            loop.remove_reader(self._ctrl_c.fileno())
+            def woken() -> None:
+                self._ctrl_c.clear()
+                if self._ctrl_c.take():
+                    loop.remove_reader(self._ctrl_c.fileno())  # one press per prompt: a next one is the next read's
+                    task.cancel()
+
+            loop = asyncio.get_running_loop()
+            loop.add_reader(self._ctrl_c.fileno(), woken)
+            try:
+                return str(await self._session.prompt_async(prompt, handle_sigint=False))
+            except asyncio.CancelledError:
+                return None
+            finally:
+                loop.remove_reader(self._ctrl_c.fileno())
+
+        return asyncio.run(edit())
 
     def _line(self, fd: int) -> str:
         """The next line of stdin (`fd`), waiting for it or for Ctrl-C."""
