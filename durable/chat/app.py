@@ -1,5 +1,7 @@
 """`durable chat`: the loop. The harness runs on trio in a thread of its own (an anyio blocking
-portal); the main thread reads lines, prints, and takes Ctrl-C as Python's `KeyboardInterrupt`.
+portal); the main thread reads lines, prints, and takes Ctrl-C where it waits: once the harness is
+open, SIGINT only records the press (`terminal.CtrlC`), which the line reader or the run being
+followed takes (Python's `KeyboardInterrupt`, raised anywhere, is lost in a weakref callback).
 
 What is printed comes from committed state: each input's run is followed with `sub.stream()`,
 its events (and the harness's reports) handed to the main thread through one queue. Ctrl-C
@@ -34,7 +36,7 @@ from .instructions import SYSTEM_PROMPT, make_instructions
 from .models import make_model
 from .render import EventView, Screen, arguments_text, describe_report
 from .shell import DEFAULT_TIMEOUT, make_bash
-from .terminal import LineReader
+from .terminal import CtrlC, LineReader
 from .tools import make_file_tools
 
 RECOVERY_WAIT = 10.0  # seconds to wait for the recovery reports of the tasks found cut off
@@ -67,8 +69,10 @@ class ChatApp:
         self.model, self.prices = make_model(opts.model)  # a missing key fails before the file is touched
         self.screen = screen or Screen()
         self.view = EventView(self.screen)
-        self.events: queue.Queue[tuple[str, Any]] = queue.Queue()
-        self.reader = LineReader(self.path + ".history")
+        # The harness's thread puts, and SIGINT's handler (in the main thread, maybe inside a get).
+        self.events: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        self.ctrl_c = CtrlC(wake=lambda: self.events.put(("ctrl-c", None)))
+        self.reader = LineReader(self.path + ".history", self.ctrl_c)
         self.conv_id = "root"
         self.portal: BlockingPortal | None = None
         self.h: Any = None
@@ -109,20 +113,24 @@ class ChatApp:
                  make_bash(self.cwd, approve=not yes, timeout=self.opts.bash_timeout)]
         existed = os.path.exists(self.path) and os.path.getsize(self.path) > 0
         settings = Settings(system_prompt=SYSTEM_PROMPT, prices=self.prices)
-        with start_blocking_portal("trio") as portal:
-            self.portal = portal
-            harness = portal.call(lambda: open_harness(  # made on the event loop's thread
-                self.path, model=self.model, tools=tools, settings=settings, report=self._report,
-                instructions=make_instructions(self.cwd)))
-            with portal.wrap_async_context_manager(harness) as h:
-                self.h = h
-                self.greet(existed)
-                try:
-                    self.recover()
-                except EOFError:
-                    pass
-                else:
-                    self.loop()
+        try:
+            with start_blocking_portal("trio") as portal:
+                self.portal = portal
+                harness = portal.call(lambda: open_harness(  # made on the event loop's thread
+                    self.path, model=self.model, tools=tools, settings=settings, report=self._report,
+                    instructions=make_instructions(self.cwd)))
+                with portal.wrap_async_context_manager(harness) as h:
+                    self.h = h
+                    self.ctrl_c.catch()  # until the harness is closed: a Ctrl-C then is no traceback
+                    self.greet(existed)
+                    try:
+                        self.recover()
+                    except EOFError:
+                        pass
+                    else:
+                        self.loop()
+        finally:
+            self.ctrl_c.release()
         self.screen.line(f"bye: the conversation is saved in {self.path} (run durable chat --session "
                          f"{self.path} to go on)")
         return 0
@@ -210,6 +218,8 @@ class ChatApp:
         self.portal.start_task_soon(self._pump, self.conv_id, sub_id)
         while True:
             try:
+                if self.ctrl_c.take():  # recorded before its ("ctrl-c", None) is put: taken now or next turn
+                    raise KeyboardInterrupt
                 kind, item = self.events.get()
                 if kind == "end" and item == sub_id:
                     return
@@ -221,7 +231,7 @@ class ChatApp:
                     self.ask(item)
                 elif kind == "event":
                     self.view.show(item)
-            except KeyboardInterrupt:
+            except KeyboardInterrupt:  # taken above, or at an approval prompt (from the line reader)
                 self.screen.line("^C: aborting the run...", "33")
                 self.call(self.conv.abort)
             except EOFError:  # input ended at an approval prompt: leave it asked (the next open asks again)

@@ -29,10 +29,15 @@ def _interruptible() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-class Chat:
-    """One `durable chat` process in a pty, with everything it printed so far in `seen`."""
+PRESS_CHILD = str(Path(__file__).with_name("press_child.py"))
 
-    def __init__(self, tmp: Path, script: dict[str, Any] | None, *args: str) -> None:
+
+class Chat:
+    """One `durable chat` process in a pty, with everything it printed so far in `seen`. With
+    `press_on`, Ctrl-C is pressed inside a weakref callback when the chat first writes that text
+    (`press_child.py`)."""
+
+    def __init__(self, tmp: Path, script: dict[str, Any] | None, *args: str, press_on: str | None = None) -> None:
         self.tmp = tmp
         self.work = tmp / "work"
         self.work.mkdir(exist_ok=True)
@@ -44,7 +49,8 @@ class Chat:
             model = f"faux:{path}"
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC", "GEMINI"))}
         env.update(NO_COLOR="1", PROMPT_TOOLKIT_NO_CPR="1", TERM="dumb", XDG_STATE_HOME=str(tmp / "state"))
-        self.child = pexpect.spawn(sys.executable, ["-m", "durable", "chat", "--session", str(self.db), "--cwd",
+        program = ["-m", "durable"] if press_on is None else [PRESS_CHILD, press_on]
+        self.child = pexpect.spawn(sys.executable, [*program, "chat", "--session", str(self.db), "--cwd",
                                                     str(self.work), "--model", model, *args],
                                    env=env, encoding="utf-8", timeout=30, dimensions=(50, 250), cwd=str(tmp),
                                    preexec_fn=_interruptible)
@@ -75,6 +81,10 @@ class Chat:
 
     def quit(self) -> None:
         self.send("/quit")
+        self.ended()
+
+    def ended(self) -> None:
+        """Wait for the chat's goodbye, then its exit (status 0)."""
         self.expect("bye: the conversation is saved in")
         self.child.expect(pexpect.EOF)
         self.child.close()
@@ -100,8 +110,8 @@ class _Sink:
 def spawn(tmp_path):
     made: list[Chat] = []
 
-    def make(script: dict[str, Any] | None, *args: str) -> Chat:
-        chat = Chat(tmp_path, script, *args)
+    def make(script: dict[str, Any] | None, *args: str, press_on: str | None = None) -> Chat:
+        chat = Chat(tmp_path, script, *args, press_on=press_on)
         made.append(chat)
         return chat
 
