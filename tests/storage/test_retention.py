@@ -4,6 +4,8 @@ bounded commits that never touch anything live."""
 from __future__ import annotations
 
 import hashlib
+import os
+import sqlite3
 
 import pytest
 
@@ -11,16 +13,18 @@ from durable.records import (
     Answered,
     Attachment,
     Done,
+    GenerationLive,
     Live,
     Part,
+    PartialMessage,
     StoredEntry,
     Submission,
     Terminal,
     TextPart,
     UserEntry,
 )
-from durable.storage import Batch
-from durable.storage.retention import Ended, PruneReport, choose
+from durable.storage import Batch, SQLiteStorage
+from durable.storage.retention import TOMBSTONE, Ended, PruneReport, choose
 
 from .builders import assistant, busy, submission, task, user
 
@@ -125,3 +129,39 @@ async def test_an_attachment_written_again_by_a_kept_conversation_is_never_swept
     report = await store.delete_conversations(["a"], rows_per_commit=500)
     assert (report.conversations, report.rows, report.commits, report.attachments) == (("a",), 5, 3, 0)
     assert await store.get_attachments([PDF_SHA]) == {PDF_SHA: PDF}
+
+
+SEALED_LOOKING = "enc1:" + "x" * 5000  # a partial answer quoting a sealed row, say: kept apart in pieces
+
+
+async def test_a_prune_sweeps_past_a_plain_piece_that_starts_like_a_sealed_body(store, backend) -> None:
+    """The sweep reads every row that may reference an attachment; a piece of a long text is any
+    text, so one starting "enc1:" in a plain store is plain (it raised WrongKey: "encrypted: open
+    it with its key", and the prune failed)."""
+    await store.commit(_with_attachments("a", 1, (PNG_REF,), {PNG_SHA: ("image/png", PNG)}))
+    live = Live(generation=GenerationLive(1, PartialMessage(SEALED_LOOKING)))
+    await store.commit(Batch(live={"b": live}))
+    report = await store.delete_conversations(["a"])
+    assert (report.conversations, report.attachments) == (("a",), 1)
+    assert await store.get_live("b") == live
+
+
+async def test_a_prune_cut_off_by_a_crash_is_finished_at_the_next_open_past_such_a_piece(tmp_path) -> None:
+    """The same sweep runs when an open finishes a prune a crash cut off: the file never opened."""
+    path = os.fspath(tmp_path / "session.db")
+    store = SQLiteStorage(path)
+    await store.open()
+    await store.commit(_with_attachments("a", 1, (PNG_REF,), {PNG_SHA: ("image/png", PNG)}))
+    live = Live(generation=GenerationLive(1, PartialMessage(SEALED_LOOKING)))
+    await store.commit(Batch(live={"b": live}))
+    await store.close()
+    conn = sqlite3.connect(path)  # as the prune's first commit leaves the file when the process dies
+    with conn:
+        conn.execute("INSERT INTO meta (key, value) VALUES (?, '')", (TOMBSTONE + "a",))
+        conn.execute("DELETE FROM documents WHERE conversation_id = 'a'")
+    conn.close()
+    store = SQLiteStorage(path)
+    opened = await store.open()  # finishes the prune: its sweep included
+    assert opened.conversations["b"].live == live
+    assert await store.get_attachments([PNG_SHA]) == {}
+    await store.close()

@@ -195,12 +195,18 @@ MIGRATIONS: dict[int, list[str]] = {
         "SELECT space, conversation_id, count(*), CASE WHEN count(tokens) = count(*) THEN coalesce(sum(tokens), 0) END "
         f"FROM durable.entries WHERE {CONTEXT_ROWS} GROUP BY space, conversation_id",
     ],
+    # No table changes: two rows may now map a field to one stream of pieces (a running tool's
+    # output, kept once for its task and its live slot: `durable.storage.held`). A host running
+    # an older durable would drop a stream another row still maps (a running tool's partial
+    # output read back empty after a takeover); the version makes it refuse the space instead.
+    10: [],
 }
 PG_SCHEMA_VERSION = max(MIGRATIONS)
 DECISIONS = ("SELECT id, decision, created_at FROM durable.inbox WHERE space = %s AND decision IS NOT NULL "
              "ORDER BY ord LIMIT %s")  # a space's decisions from durable.remote, oldest first
 # The SQLite schema version these migrations were last checked against (its 10: long bodies stored
-# packed, which only SQLite does: a space's bodies stay JSON, read as before; its 9: context totals,
+# packed, which only SQLite does: a space's bodies stay JSON, read as before; and streams shared by
+# two rows, PostgreSQL's 10; its 9: context totals,
 # PostgreSQL's 9; also answers stored by reference and appends beside the file, which is how SQLite
 # keeps rows and needs nothing here; its 8: attachments,
 # PostgreSQL's 8; its 7: long texts apart, PostgreSQL's 7; its 6, the commit mark, needs nothing here). When

@@ -17,7 +17,8 @@ row is first written. `entries.tokens` (version 3): each entry's estimated token
 context is selected without decoding it; NULL: not counted (an old row that did not decode when
 migrated; decoded when read). `meta` rows `session` and `barriers` (version 6): the commit mark
 (`durable.storage.sqlite.mark`). `conversations` (version 9): each conversation's context count
-and token total. Version 10: long bodies may be stored packed (`durable.storage.packing`).
+and token total. Version 10: long bodies may be stored packed (`durable.storage.packing`), and
+two rows may share a stream of pieces (`durable.storage.held`).
 """
 
 from __future__ import annotations
@@ -138,6 +139,9 @@ MIGRATIONS: dict[int, list[str]] = {
     # (`z1:` + base64 of its deflated UTF-8: `durable.storage.packing`), so that a long answer
     # costs less than its length each time a row holds it. Only new writes pack; the rows already
     # there stay as they are and read as before. An older durable would read a packed row as
-    # damaged; it refuses the file cleanly instead (`SchemaTooNew`).
+    # damaged; it refuses the file cleanly instead (`SchemaTooNew`). Version 10 also means that two
+    # rows may map a field to one stream of pieces (a running tool's output, kept once for its
+    # task and its live slot: `durable.storage.held`): an older durable would drop a stream
+    # another row still maps (that row's text read back empty); it refuses the file too.
     10: [],
 }
