@@ -1,7 +1,9 @@
 """The bodies of a batch as a SQL store writes them (after `rows.written_texts`, which compares
-the plain rows with what the store holds): long ones packed (`durable.storage.packing`; SQLite
-only), then sealed in an encrypted file (`durable.storage.sealing`). A read opens, then unpacks
-(`sealing.plain`)."""
+the plain rows with what the store holds): long ones packed in a plain file
+(`durable.storage.packing`; SQLite only), every one sealed in an encrypted file
+(`durable.storage.sealing`; not packed: a sealed row's length would say how well its text
+compressed). A read opens, then unpacks (`sealing.plain`: a row packed before the file was
+first encrypted stays packed)."""
 
 from __future__ import annotations
 

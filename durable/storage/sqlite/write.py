@@ -104,10 +104,10 @@ def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None, sea
         held = held_texts(conn)
     totals = context_totals(rows.entries) if rows.entries else ()  # of the plain bodies, before sealing
     rows, puts, drops = written_texts(rows, held)
-    if sealer is None:  # an encrypted file keeps its answers whole
-        rows = answers_by_entry(rows, entry_body(conn, ""))
-    rows = packed(rows)  # long bodies compressed (`durable.storage.packing`), then sealed
-    if sealer is not None:
+    if sealer is None:  # an encrypted file keeps its answers whole, and uncompressed: a sealed
+        # row's length would say how well its text compressed (`docs/conversations.md`)
+        rows = packed(answers_by_entry(rows, entry_body(conn, "")))  # long bodies compressed
+    else:
         rows, puts = sealed(rows, puts, sealer)
     if rows.tasks:  # `EncodedTask` rows are the columns in order (`live`, a bool, binds as 0/1)
         conn.executemany(_TASKS, rows.tasks)
