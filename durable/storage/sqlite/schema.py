@@ -16,9 +16,8 @@ row is first written. `entries.tokens` (version 3): each entry's estimated token
 (`durable.tokens.stored_tokens`: -1 for one never sent again), so that a long conversation's
 context is selected without decoding it; NULL: not counted (an old row that did not decode when
 migrated; decoded when read). `meta` rows `session` and `barriers` (version 6): the commit mark
-(`durable.storage.sqlite.mark`). `conversations` (version 9): each conversation's context count
-and token total. Version 10: long bodies may be stored packed (`durable.storage.packing`), and
-two rows may share a stream of pieces (`durable.storage.held`).
+(`durable.storage.sqlite.mark`). `conversations` (version 9): context counts and token totals.
+Version 10: long bodies packed (`durable.storage.packing`), streams shared (`storage.held`).
 """
 
 from __future__ import annotations
