@@ -62,14 +62,22 @@ def _plain(code: str, checkout: str | None) -> tuple[float, float]:
     return time.perf_counter() - t, _cpu() - cpu
 
 
-def _killed_copy(base: str) -> tuple[str, str]:
-    """A copy of the history file (in a folder of its own) with a victim killed mid-stream on it,
-    and the victim's input id."""
+def _history(path: str, entries: int, checkout: str | None) -> None:
+    """The history file, made by `checkout`'s durable (a file of a newer schema is refused by an
+    older one)."""
+    code = (f"import sys; sys.path.insert(0, {os.path.dirname(recovery.__file__)!r}); import recovery; "
+            f"recovery.build_history({path!r}, {entries})")
+    subprocess.run([sys.executable, "-c", code], check=True, env=_env(checkout), cwd=checkout or str(c.ROOT))
+
+
+def _killed_copy(base: str, checkout: str | None) -> tuple[str, str]:
+    """A copy of the history file (in a folder of its own) with a victim killed mid-stream on it
+    (run by `checkout`'s durable), and the victim's input id."""
     path = os.path.join(tempfile.mkdtemp(dir=os.path.dirname(base)), "session.sqlite")
     shutil.copyfile(base, path)
     me = recovery.__file__
     proc = subprocess.Popen([sys.executable, me, "--victim", path], stdout=subprocess.PIPE, text=True,
-                            cwd=str(c.ROOT))
+                            env=_env(checkout), cwd=str(c.ROOT))
     assert proc.stdout is not None
     for line in proc.stdout:
         if line.startswith("PARTIAL_COMMITTED"):
@@ -127,8 +135,9 @@ def main(argv: list[str]) -> None:
     runs: dict[str, dict[str, list[float]]] = {k: {} for k in checkouts}
     imports: dict[str, list[str]] = {k: [] for k in checkouts}
     try:
-        base = os.path.join(workdir, "history.sqlite")
-        recovery.build_history(base, args.entries)
+        bases = {name: os.path.join(workdir, f"history-{name}.sqlite") for name in checkouts}
+        for name, checkout in checkouts.items():
+            _history(bases[name], args.entries, checkout)
         for n in range(args.rounds):
             for name, checkout in checkouts.items():
                 got = runs[name]
@@ -136,13 +145,13 @@ def main(argv: list[str]) -> None:
                     wall, cpu = _plain(code, checkout)
                     got.setdefault(f"{key} wall", []).append(wall)
                     got.setdefault(f"{key} cpu", []).append(cpu)
-                path, sid = _killed_copy(base)
+                path, sid = _killed_copy(bases[name], checkout)
                 r = _recover(path, sid, checkout)
                 for key in ("to_request", "harness_to_request", "imports", "cpu"):
                     got.setdefault(key, []).append(r[key])
                 got.setdefault("to_request / python", []).append(r["to_request"] / got["python wall"][-1])
                 if args.importtime:
-                    path, sid = _killed_copy(base)
+                    path, sid = _killed_copy(bases[name], checkout)
                     imports[name].append(_recover(path, sid, checkout, importtime=True)["importtime"])
             print(f"round {n + 1}/{args.rounds}: " + ", ".join(
                 f"{k} {c.ms(runs[k]['to_request'][-1])} ms" for k in checkouts), flush=True)
