@@ -355,9 +355,11 @@ class Session(Head):
         """Set once the task's ending is committed (at once for a task that ended before)."""
         event = self._task_done.get(task_id)
         if event is None:
-            event = self._task_done[task_id] = anyio.Event()
+            event = anyio.Event()
             if task_id not in self.tasks and task_id not in self._ending:
-                event.set()
+                event.set()  # ended (or unknown): kept nowhere, so asking again and again holds nothing
+            else:
+                self._task_done[task_id] = event
         return event
 
     def unsettled(self, submission_id: str) -> bool:

@@ -60,3 +60,15 @@ async def test_the_maps_of_a_harness_hold_nothing_of_settled_turns(host):
         for _ in range(3):
             await a_round(h)
         assert counts(h) == after_one
+
+
+async def test_waiting_for_an_ended_task_again_and_again_holds_nothing(host):
+    lookup = durable.define_tool("lookup", "Look up", replay="safe", execute=_lookup)
+    steps = [faux.reply("Let me look.", tool_calls=[faux.call("lookup", {})]), faux.reply("It is 42.")]
+    model = FauxModel(steps, tokens_per_second=None)
+    async with host.open(model, tools=[lookup]) as h:
+        sub = await h.root.submit("question")
+        assert isinstance(await sub.wait(), durable.Answered)
+        for task_id in (1, 2) * 50:  # the generation and its tool, both ended
+            assert (await h.wait_for_task(task_id)).terminal
+        assert counts(h)["task waiters"] == 0
