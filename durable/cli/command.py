@@ -6,7 +6,7 @@
     durable watch PATH [--interval SECONDS] [--timeout SECONDS] [--once] [--last N] [--key-file KEY]
     durable prune PATH --older-than AGE [--keep-last N] [--vacuum] [--key-file KEY]
     durable rekey PATH [--key-file OLD] --new-key-file NEW
-    durable console [PATH...] [--dsn DSN --space PATTERN] [--port N] [--host H]
+    durable console [PATH...] [--key-file KEY] [--dsn DSN --space PATTERN] [--port N] [--host H]
     durable worker --dsn DSN --app MODULE:ATTR [--space-pattern P] [--lease S] [--poll S] [--max-spaces N]
 
 `demo` runs (or, on an existing file, resumes) a scripted agent session that survives `kill -9`
@@ -353,20 +353,26 @@ def rekey(path: str, key_file: str | None, new_key_file: str) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on; another than 127.0.0.1 lets other machines in (with the token).")
 @click.option("--token", envvar="DURABLE_CONSOLE_TOKEN", hidden=True, help="The token (default: a random one).")
+@click.option("--key-file", type=click.Path(exists=True, dir_okay=False), metavar="PATH",
+              help="The key of the encrypted session files (its bytes; a trailing newline is ignored); plain "
+                   "files ignore it.")
 @click.pass_context
 def console(ctx: click.Context, paths: tuple[str, ...], dsn: str | None, space_pattern: str, port: int, host: str,
-            token: str | None) -> None:
+            token: str | None, key_file: str | None) -> None:
     """Serve a web page that follows session files (or PostgreSQL spaces, --dsn) live and decides
     tool calls waiting for approval.
 
     Read-only on the files and spaces (their owners write them), but for their inboxes: a decision
     from the page is committed there and applied by the owner. The URL printed holds a random token."""
     from .console import run_console
+    from .keys import naming_key_file, read_key
 
     if not paths and dsn is None:
         raise click.UsageError("give session files (PATH...) or a PostgreSQL server (--dsn DSN)")
     try:
-        run_console(list(paths), host=host, port=port, token=token, dsn=dsn, space_pattern=space_pattern)
+        with naming_key_file(key_file):
+            run_console(list(paths), host=host, port=port, token=token, dsn=dsn, space_pattern=space_pattern,
+                        key=read_key(key_file))
     except KeyboardInterrupt:
         click.echo("durable console: stopped", err=True)
         ctx.exit(130)

@@ -14,7 +14,7 @@ class ConsoleUnavailable(DurableError):
 
 
 def run_console(paths: list[str], *, host: str, port: int, token: str | None, dsn: str | None = None,
-                space_pattern: str = "%") -> None:
+                space_pattern: str = "%", key: bytes | None = None) -> None:
     try:
         import hypercorn  # noqa: F401
         import starlette  # noqa: F401
@@ -25,7 +25,7 @@ def run_console(paths: list[str], *, host: str, port: int, token: str | None, ds
 
     from ..console import FileSource, Source, Spaces, make_app, serve
 
-    sources: list[Source] = [FileSource(p) for p in paths]
+    sources: list[Source] = [FileSource(p, key=key) for p in paths]
     refresh = None
     if dsn is not None:
         spaces = Spaces(dsn, space_pattern)

@@ -29,9 +29,10 @@ def app(h: Any, *, token: str | None = None, name: str | None = None) -> Any:
     return make_app([HarnessSource(h, name)], token=token)
 
 
-def files_app(paths: Sequence[str], *, token: str | None = None) -> Any:
-    """The console of the session files at `paths` (owned by other processes, or by none)."""
-    return make_app([FileSource(p) for p in paths], token=token)
+def files_app(paths: Sequence[str], *, token: str | None = None, key: bytes | str | None = None) -> Any:
+    """The console of the session files at `paths` (owned by other processes, or by none);
+    `key`: the key of those that are encrypted (`WrongKey` naming the file without it)."""
+    return make_app([FileSource(p, key=key) for p in paths], token=token)
 
 
 def spaces_app(dsn: str, pattern: str = "%", *, token: str | None = None) -> Any:

@@ -229,8 +229,9 @@ def _one_at_a_time(path: str, fn: Callable[[], T]) -> T:
 class FileSource:
     """A session file another process owns (or nobody does), read-only but for its inbox."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, key: bytes | str | None = None) -> None:
         self.path = os.path.realpath(path) if os.path.islink(path) else path
+        self._key = key  # an encrypted file's (`durable console --key-file`); a plain file ignores it
         self.name = os.path.basename(path)
         self._recovery: dict[str, tuple[int, Recovery]] = {}  # conversation -> last seq read, its notes
         self._cached: tuple[object, dict[str, Any]] | None = None
@@ -241,7 +242,7 @@ class FileSource:
         self._spans_at = 0.0
         self._owner: tuple[float, str] | None = None
         self._settled: object = None  # the files' times and sizes when the WAL lock was last seen free
-        with SessionReader(self.path):  # refused now, naming the file, when it is no session
+        with SessionReader(self.path, key=key):  # refused now, naming the file, when it is no session (or the key)
             pass
         warm_prices()
 
@@ -307,7 +308,7 @@ class FileSource:
             who = "not open" if owner is None else (
                 "owned by another process" if owner < 0 else f"owned by process {owner}")
             self._owner = (now, who)
-        with SessionReader(self.path) as reader, reader.snapshot():
+        with SessionReader(self.path, key=self._key) as reader, reader.snapshot():
             changed = self._live(reader)
             # Entries are counted again for the conversations whose live document changed; for all
             # of them when none changed (a commit that only appended entries) or once a second.
@@ -338,7 +339,7 @@ class FileSource:
 
     async def entries(self, conversation_id: str, after: int) -> list[dict[str, Any]]:
         def read() -> list[dict[str, Any]]:
-            with SessionReader(self.path) as reader:
+            with SessionReader(self.path, key=self._key) as reader:
                 return [entry_data(e) for e in reader.entries(conversation_id, after + 1, last=FIRST_SHOWN)]
         return await anyio.to_thread.run_sync(_one_at_a_time, self.path, read)
 
@@ -346,8 +347,10 @@ class FileSource:
         if approve and arguments is not None:
             await self.state()  # the live documents as committed now
             check_edit(waiting_slot((d.doc for d in self._docs.docs.values()), call_id), call_id, arguments)
-        await anyio.to_thread.run_sync(_one_at_a_time, self.path, lambda: inbox.put_decision(
-            self.path, call_id, approve=approve, arguments=arguments, reason=reason))
+        def put() -> None:
+            with SessionReader(self.path, key=self._key):  # an encrypted file's key, while the decision is put
+                inbox.put_decision(self.path, call_id, approve=approve, arguments=arguments, reason=reason)
+        await anyio.to_thread.run_sync(_one_at_a_time, self.path, put)
 
 
 class HarnessSource:

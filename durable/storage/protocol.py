@@ -217,8 +217,10 @@ class InboxDecision:
     def of_row(cls, id: str, body: str, created_at: float, location: str) -> InboxDecision:
         """The decision of an inbox row (its JSON `body`); `CorruptSession` naming `location` when
         it cannot be read."""
+        from . import sealing  # an encrypted file's decisions are sealed (`durable.storage.sqlite.inbox`)
+
         try:
-            return cls(id, **json.loads(body), created_at=created_at)
+            return cls(id, **json.loads(sealing.plain(body, location)), created_at=created_at)
         except (TypeError, ValueError) as exc:
             raise CorruptSession(f"A decision in the inbox of {location} cannot be read: {exc}",
                                  location=location) from None

@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from ...errors import ApprovalRejected, StorageError
-from .. import rows
+from .. import rows, sealing
 from ..protocol import InboxDecision
 from . import descriptors
 
@@ -55,6 +55,9 @@ def put_decision(path: str, call_id: str, *, approve: bool, arguments: str | Non
     `StorageError` when the file has no inbox (its owner runs an older durable) or cannot be written."""
     body = json.dumps({"call_id": call_id, "approve": approve, "arguments": arguments, "reason": reason},
                       ensure_ascii=False)
+    sealer = sealing.sealer_of(path)  # an encrypted file (its key registered by the caller's reader)
+    if sealer is not None:
+        body = sealer.seal(body)  # edited arguments are a tool's arguments: never plain in the file
     import uuid  # only a console or a remote decision needs it
 
     did = f"dec_{uuid.uuid4().hex[:16]}"

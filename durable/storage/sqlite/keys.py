@@ -26,7 +26,7 @@ _META = "SELECT value FROM meta WHERE key = 'encryption'"
 _SET = "INSERT INTO meta (key, value) VALUES ('encryption', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 # (table, key columns, body column) of every sealed body
 _BODIES = (("tasks", "id"), ("submissions", "id"), ("documents", "conversation_id"), ("texts", "id"),
-           ("entries", "conversation_id, seq"))
+           ("entries", "conversation_id, seq"), ("inbox", "id"))  # a console's decision waiting is sealed too
 
 
 def stored_meta(conn: sqlite3.Connection) -> str | None:
