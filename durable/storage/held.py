@@ -56,7 +56,7 @@ class HeldTexts:
         self.bodies: dict[str, bytes] = {}
         # task id -> digest of its row (`task_digest`), for live tasks with texts kept apart only
         self.task_rows: dict[int, bytes] = {}
-        self.pending: set[int] = set()  # streams the table holds only part of (`grew`)
+        self.pending: set[int] = set()  # streams the table holds only part of (`grew`; `deferred`)
         self.begin()
 
     @classmethod
@@ -142,6 +142,10 @@ class HeldTexts:
         else:
             stream = Stream(self._next, text, 0)
             self._next += 1
+            if self._defer and text:  # kept beside the file, not in the table (`deferred`)
+                self._streams[stream.number] = stream
+                self._deferred.append(stream.number)
+                return stream.number
         puts += stream.puts()
         stream.stored = len(text)  # the table holds it whole once these are written
         self._streams[stream.number] = stream
@@ -214,6 +218,28 @@ class HeldTexts:
                     applied += 1
         return applied
 
+    def deferred(self) -> list[Stream]:
+        """The streams this transaction made whose text is not in the table (`begin(defer=True)`):
+        its store puts each beside the file, as an append to an empty text, before it commits."""
+        found = [self._streams.get(number) for number in self._deferred]
+        return [s for s in found if s is not None and s.stored == 0]
+
+    def kept_apart(self, streams: Iterable[Stream]) -> None:
+        """`streams` (`deferred`) are beside the file now: their numbers are never made again,
+        even if this transaction is rolled back (the appends there name them)."""
+        for stream in streams:
+            self.next = max(self.next, stream.number + 1)
+            self._next = max(self._next, stream.number + 1)
+
+    def fold_deferred(self) -> list[Put]:
+        """The pieces of the `deferred` streams, written in the transaction after all (the side
+        file could not take them)."""
+        puts: list[Put] = []
+        for stream in self.deferred():
+            puts += stream.puts()
+            self._streams[stream.number] = Stream(stream.number, stream.text)
+        return puts
+
     def fold(self) -> list[Put]:
         """The pieces that bring the table up to the appends kept apart, in the transaction."""
         puts: list[Put] = []
@@ -246,7 +272,11 @@ class HeldTexts:
         written whatever it holds."""
         self._new_bodies[conversation_id] = b""
 
-    def begin(self) -> None:
+    def begin(self, defer: bool = False) -> None:
+        """A transaction begins; `defer`: the text of a stream it makes is put beside the file, not
+        in the table (a lazy transaction of a file with a side file: `deferred`)."""
+        self._defer = defer
+        self._deferred: list[int] = []
         self._owners: dict[str, dict[str, int]] = {}
         self._streams: dict[int, Stream | None] = {}  # None: dropped
         self._holders: dict[int, frozenset[Place]] = {}
@@ -257,10 +287,11 @@ class HeldTexts:
 
     def savepoint(self) -> None:
         self._marks.append((dict(self._owners), dict(self._streams), dict(self._holders), dict(self._new_bodies),
-                            dict(self._new_task_rows), self._next))
+                            dict(self._new_task_rows), self._next, list(self._deferred)))
 
     def rollback_to_savepoint(self) -> None:
-        owners, streams, holders, bodies, task_rows, self._next = self._marks[-1]
+        owners, streams, holders, bodies, task_rows, self._next, deferred = self._marks[-1]
+        self._deferred = list(deferred)
         self._owners, self._streams, self._holders = dict(owners), dict(streams), dict(holders)
         self._new_bodies, self._new_task_rows = dict(bodies), dict(task_rows)
 
@@ -268,8 +299,8 @@ class HeldTexts:
         self._marks.pop()
 
     def commit(self) -> None:
-        """The transaction committed (after `fold`: the table holds every text whole)."""
-        self.pending.clear()
+        """The transaction committed (after `fold`, the table holds every text whole; a lazy
+        one may leave appends, and the texts it made, beside the file: still `pending`)."""
         for owner, fields in self._owners.items():
             if fields:
                 self.owners[owner] = fields
@@ -291,7 +322,8 @@ class HeldTexts:
                 self.task_rows[task_id] = digest
             else:
                 self.task_rows.pop(task_id, None)
-        self.next = self._next
+        self.next = max(self.next, self._next)
+        self.pending = {n for n, stream in self.streams.items() if stream.stored < len(stream.text)}
         self.begin()
 
     def rollback(self) -> None:

@@ -416,12 +416,15 @@ async def test_a_tools_rows_written_at_random_read_back_as_committed_and_keep_no
 
 
 def streams_kept(backend, store) -> tuple[set[int], set[int]]:
-    """The streams the store keeps pieces of, and those its rows map to."""
+    """The streams the store keeps pieces of (on SQLite, or whose text a lazy transaction that
+    made them put beside the file, `partials`), and those its rows map to."""
     inner = getattr(store, "_inner", store)
+    beside: set[int] = set()
     if isinstance(inner, SQLiteStorage):
         with SessionReader(inner.path) as reader:
             keys = reader._all("SELECT id FROM texts")
             columns = reader._all("SELECT texts FROM tasks UNION ALL SELECT texts FROM documents")
+            beside = set(reader._appended())
     elif hasattr(inner, "_pieces"):
         keys = [(key,) for key in inner._pieces]
         columns = [(row[6],) for row in inner._tasks.values()] + [(col,) for _, col in inner._docs.values()]
@@ -433,4 +436,5 @@ def streams_kept(backend, store) -> tuple[set[int], set[int]]:
             columns = conn.execute("SELECT texts FROM durable.tasks WHERE space = %s UNION ALL "
                                    "SELECT texts FROM durable.documents WHERE space = %s",
                                    (inner.space, inner.space)).fetchall()
-    return {key >> SHIFT for (key,) in keys}, {n for (col,) in columns for n in streams_of(col).values()}
+    mapped = {n for (col,) in columns for n in streams_of(col).values()}
+    return {key >> SHIFT for (key,) in keys} | (beside & mapped), mapped

@@ -1,6 +1,7 @@
 """Partial texts appended beside the session file (issue 25, item 1; `durable.storage.sqlite.partials`):
 a lazy commit that only appends to long texts is one record in `<file>-partials`, no transaction;
-the next transaction folds them into the table and empties the file; an open takes back what a
+a lazy transaction leaves them there (and puts there the texts it starts), the next barrier folds
+them into the table and empties the file, so does a clean close; an open takes back what a
 killed process left there, up to its last whole record. And a long answer stored once: its
 submission refers to its entry (`rows.answers_by_entry`)."""
 
@@ -33,11 +34,12 @@ from durable.records import (
     UserEntry,
 )
 from durable.storage import Batch, SQLiteStorage
-from durable.storage.rows import decode_rows
+from durable.storage.rows import decode_rows, encode_batch
 from durable.storage.sqlite import partials as partials_module
 from durable.storage.sqlite.partials import SUFFIX, parse
 from durable.storage.sqlite.reader import SessionReader
 from durable.storage.sqlite.write import held_texts
+from durable.storage.texts import streams_of
 from durable.tasks.tool import ToolProgress
 from durable.testing.powercut import FileImage
 
@@ -77,7 +79,7 @@ async def streamed(path: str, *ends: int) -> SQLiteStorage:
     return store
 
 
-async def test_appends_go_beside_the_file_and_the_next_transaction_folds_them_and_empties_it(tmp_path):
+async def test_appends_go_beside_the_file_and_the_next_barrier_folds_them_and_empties_it(tmp_path):
     path = os.fspath(tmp_path / "s.db")
     store = SQLiteStorage(path)
     await store.open()
@@ -92,10 +94,17 @@ async def test_appends_go_beside_the_file_and_the_next_transaction_folds_them_an
         assert reader.live_documents() == {"root": at(9000)}
         assert decode_rows(reader.rows(), path).live == {"root": at(9000)}
         assert sum(len(body) for (body,) in reader._all("SELECT body FROM texts")) == 2000 + 1500
-    await store.commit(Batch(live={"other": Live()}, barrier=False))  # any transaction folds them
-    assert side(path) == 0
+    kept = side(path)
+    await store.commit(Batch(live={"other": Live()}, barrier=False))  # a lazy transaction leaves them there
+    assert (side(path), store._writes.appended, store.commits) == (kept, 3, commits + 4)
     with SessionReader(path) as reader:
         assert reader.live_documents() == {"other": Live(), "root": at(9000)}
+        assert sum(len(body) for (body,) in reader._all("SELECT body FROM texts")) == 2000 + 1500
+    await store.commit(Batch(live={"third": Live()}))  # a barrier folds them: the side file is never fsynced
+    assert side(path) == 0
+    with SessionReader(path) as reader:
+        assert reader.live_documents() == {"other": Live(), "root": at(9000), "third": Live()}
+        assert sum(len(body) for (body,) in reader._all("SELECT body FROM texts")) == 9000 + 8500
     await store.close()
     assert side(path) == -1  # an empty side file is removed at close
 
@@ -127,9 +136,10 @@ async def test_an_open_takes_back_the_appends_a_killed_store_left_up_to_its_last
     assert opened.conversations["root"].live == at(5000)
     assert side(path) == whole  # cut after the last whole record
     await again.commit(Batch(live={"root": at(6000)}, barrier=False))
-    await again.close()  # the next record starts a new deflate stream after the cut
-    with open(path + SUFFIX, "rb") as f:
+    with open(path + SUFFIX, "rb") as f:  # the next record starts a new deflate stream after the cut
         data = f.read()
+    await again.close()  # a clean close folds them into the file: no side file is left
+    assert side(path) == -1
     records, end = parse(data, again._writes._session)
     assert end == len(data)
     assert [[(n, before, len(text)) for n, before, text in r] for r in records] == [
@@ -426,7 +436,7 @@ async def test_a_tool_output_grows_beside_the_file_while_its_task_row_keeps_its_
         clock.advance(OUTPUT_STAMP / 2)
         await to_tool.send(None)
         assert await from_tool.receive() == 301
-        assert wal(path) > frames and side(path) == 0  # stamped again: a transaction, which folds the appends
+        assert wal(path) > frames and side(path) > 0  # stamped again: a lazy transaction; the appends stay beside
         [task] = await h.tasks(kind="tool")
         assert (task.checkpoint.output, task.updated_at) == (so_far + TOOL_LINES[300], started.updated_at + OUTPUT_STAMP)
         await to_tool.send(None)
@@ -508,3 +518,81 @@ def test_sigkill_while_a_tool_streams_leaves_its_task_and_its_slot_the_same_whol
     assert lines >= kill_after and output == "".join(tool_output_child.LONGER[:lines])
     assert tool_results_after_reopen(path, sub.id) == [
         f"Tool dump was interrupted and may have partially run\nPartial output:\n{output}"]
+
+
+async def test_a_lazy_transaction_puts_the_text_it_starts_beside_the_file_and_a_barrier_folds_it(tmp_path):
+    """The first flush of a long text (a new stream) in a lazy transaction: the row maps the
+    stream, its text goes beside the file, not into the table (a streamed answer's first flush,
+    dropped when the answer lands, is never in the WAL); readers and a killed store's next open
+    see it; the next barrier folds it in."""
+    path = os.fspath(tmp_path / "s.db")
+    store = SQLiteStorage(path)
+    await store.open()
+    await store.commit(Batch(live={"root": partial("")}))
+    commits = store.commits
+    await store.commit(Batch(live={"root": at(9000)}, barrier=False))  # a new stream: a transaction
+    assert (store.commits, store._writes.appended) == (commits + 1, 0)
+    with SessionReader(path) as reader:
+        assert reader._all("SELECT id FROM texts") == []  # nothing of it in the table
+        assert reader.live_documents() == {"root": at(9000)}
+    with open(path + SUFFIX, "rb") as f:
+        [record] = parse(f.read(), store._writes._session)[0]
+    assert sorted((before, len(text)) for _, before, text in record) == [(0, 8500), (0, 9000)]
+    await store.commit(Batch(live={"root": at(9500)}, barrier=False))  # grows beside it: no transaction
+    assert (store.commits, store._writes.appended) == (commits + 2, 1)
+    store._writes.partials = None  # as if killed: the side file is left as it is
+    await store.close()
+    again = SQLiteStorage(path)
+    assert (await again.open()).conversations["root"].live == at(9500)
+    await again.commit(Batch(live={"other": Live()}))  # a barrier folds it
+    assert side(path) == 0
+    with SessionReader(path) as reader:
+        assert sum(len(body) for (body,) in reader._all("SELECT body FROM texts")) == 9500 + 9000
+        assert reader.live_documents()["root"] == at(9500)
+    await again.close()
+
+
+async def test_a_text_started_while_the_side_file_refuses_goes_into_the_transaction(tmp_path, monkeypatch):
+    path = os.fspath(tmp_path / "s.db")
+    store = SQLiteStorage(path)
+    await store.open()
+    await store.commit(Batch(live={"root": partial("")}))
+
+    def full(self, appends):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(partials_module.PartialsFile, "append", full)
+    await store.commit(Batch(live={"root": at(9000)}, barrier=False))
+    with SessionReader(path) as reader:
+        assert sum(len(body) for (body,) in reader._all("SELECT body FROM texts")) == 9000 + 8500
+        assert reader.live_documents() == {"root": at(9000)}
+    assert side(path) == 0
+    store._writes.partials = None  # as if killed
+    await store.close()
+    again = SQLiteStorage(path)
+    assert (await again.open()).conversations["root"].live == at(9000)
+    await again.close()
+
+
+async def test_a_stream_named_beside_the_file_by_a_transaction_rolled_back_is_never_made_again(tmp_path):
+    """A lazy transaction puts the text it starts beside the file before it commits; if the
+    commit then fails, a later stream never takes that number, so an open never applies the
+    orphaned text to another row."""
+    path = os.fspath(tmp_path / "s.db")
+    store = SQLiteStorage(path)
+    await store.open()
+    w = store._writes
+    w.begin(False)
+    w.apply(encode_batch(Batch(live={"a": at(9000)}, barrier=False)))
+    made = w.texts.deferred()
+    w._set_aside()
+    w.rollback(RuntimeError("the COMMIT failed"))
+    await store.commit(Batch(live={"b": at(3000)}, barrier=False))
+    numbers = set(streams_of(w.texts.column("live:b")).values())
+    assert numbers and not numbers & {s.number for s in made}
+    store._writes.partials = None  # as if killed
+    await store.close()
+    again = SQLiteStorage(path)
+    opened = await again.open()
+    assert (opened.conversations["b"].live, "a" in opened.conversations) == (at(3000), False)
+    await again.close()

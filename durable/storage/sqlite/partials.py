@@ -4,12 +4,15 @@ answer or tool output costs about its own length on disk, not a WAL frame a flus
 A lazy commit that only appends to long texts kept apart (`durable.storage.texts`; the flush of a
 partial answer, reasoning or tool output) is not a transaction: its appends are one record
 appended to this file (`PartialsFile.append`, one `write`, never fsynced: a lazy commit is no
-barrier), and the store holds the grown texts in memory. The next transaction, whatever it
-writes, also writes what the table lacks of them (`HeldTexts.fold`), and once it committed the
-file is emptied (`reset`). So the file plus the database always hold every commit made: a
-process killed at any point loses nothing; a power cut may lose appends made since the last
-barrier (which folds them in), as it may lose lazy commits, and the appends kept may outlast a
-lazy transaction made before them (a partial's text a little ahead of the rest of its row).
+barrier), and the store holds the grown texts in memory. A lazy transaction leaves them there,
+and puts there too, as appends to empty texts, the texts of the streams it makes (before its
+COMMIT; their numbers are never made again): a streamed answer's first flush, dropped when the
+answer lands, never reaches the WAL. The next barrier writes what the table lacks of them
+(`HeldTexts.fold`) and, once committed, empties the file (`reset`); so does a clean close. So
+the file plus the database always hold every commit made: a process killed at any point loses
+nothing; a power cut may lose appends made since the last barrier, as it may lose lazy commits,
+and what it keeps of the two may differ by a little (a partial's text ahead of the rest of its
+row, or behind it: a lazy transaction kept without the text it started).
 
 Format: a header (magic, the file's `meta.session`), then records: payload length (the top bit:
 a new deflate stream starts here), CRC-32 of the payload, the payload, a slice of one raw deflate

@@ -339,7 +339,10 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
     # ------------------------------------------------------------------ writer thread (see `WriterThread`)
 
     async def _stop(self) -> None:
-        await self._stop_writer(self._close_connection)
+        def close() -> None:
+            self._writes.fold_pending()  # what lazy transactions left beside the file, into it
+            self._close_connection()
+        await self._stop_writer(close)
 
     def _writer_exit(self) -> None:
         self._close_connection()

@@ -43,7 +43,7 @@ from ..rows import (
     written_texts,
 )
 from ..sealing import Sealer, opened_piece, plain
-from ..texts import row_digest, task_digest
+from ..texts import Put, row_digest, task_digest
 from . import descriptors, space
 from .lock import FileLock
 from .mark import CommitMark
@@ -215,6 +215,7 @@ class SQLiteWrites:
         self._exhausted: bool | None = None  # whether the file could hardly grow when the last commit failed
         self._wal_due = False  # a barrier was written with the WAL past `WAL_LIMIT`
         self.texts = HeldTexts()  # the long texts the file keeps apart (`durable.storage.texts`)
+        self._lazy = False  # the transaction begun is lazy and the file has a side file (`begin`)
         self.sealer: Sealer | None = None  # set: the file is encrypted (`durable.storage.sealing`)
         self.partials: PartialsFile | None = None  # appends kept beside the file (`partials`), while open
         self.appended = 0  # lazy commits written there instead of as transactions
@@ -275,7 +276,10 @@ class SQLiteWrites:
             conn.execute(f"PRAGMA synchronous = {level}")
             self.level = level
         conn.execute("BEGIN IMMEDIATE")
-        self.texts.begin()
+        # A lazy transaction puts the text of a stream it makes beside the file, not in the table
+        # (`commit`): a streamed answer's first flush, dropped when the answer lands, is never in the WAL.
+        self._lazy = not barrier and self.level != "FULL" and self.partials is not None and self.sealer is None
+        self.texts.begin(defer=self._lazy)
 
     def apply(self, rows: EncodedBatch) -> None:
         apply_rows(self._conn(), rows, self.texts, self.sealer)
@@ -314,7 +318,10 @@ class SQLiteWrites:
 
     def commit(self) -> None:
         conn = self._conn()
-        puts = self.texts.fold()  # the appends kept beside the file, into the table
+        lazy = self._lazy
+        # A barrier folds the appends kept beside the file into the table (the side file is never
+        # fsynced); a lazy transaction leaves them there, and puts there the texts it made.
+        puts = self._set_aside() if lazy else self.texts.fold()
         if puts:
             conn.executemany(_PUT, puts if self.sealer is None else [(k, self.sealer.seal(t)) for k, t in puts])
         full = self.level == "FULL"
@@ -322,7 +329,7 @@ class SQLiteWrites:
             conn.execute(_COUNT, (str(self._counted + 1),))
         conn.execute("COMMIT")
         self.texts.commit()
-        if self.partials is not None:
+        if self.partials is not None and not lazy:
             try:
                 self.partials.reset()
             except OSError:
@@ -334,6 +341,33 @@ class SQLiteWrites:
             if self.mark is not None:
                 self.mark.record(self._counted)  # after the fsync: the file holds at least this
             self._wal_due = _wal_size(self.path) > WAL_LIMIT
+
+    def _set_aside(self) -> list[Put]:
+        """Put the texts of the streams this transaction made beside the file, as appends to their
+        empty texts, before it commits (a process killed after the commit finds them there; one
+        killed before never applies them: no stream of that number is in the table). The pieces
+        to write in the transaction instead when the side file cannot take them."""
+        made = self.texts.deferred()
+        if not made or self.partials is None:
+            return []
+        try:
+            self.partials.append([(s.number, 0, s.text.encode()) for s in made])
+        except OSError:
+            return self.texts.fold_deferred()
+        self.texts.kept_apart(made)
+        return []
+
+    def fold_pending(self) -> None:
+        """At a clean close: one transaction that folds into the table what lazy ones left beside
+        the file, so that the closed file holds every text itself and its side file goes. Best
+        effort: on a failure the side file stays, and the next open takes it back."""
+        if self.conn is None or self.partials is None or not self.texts.pending:
+            return
+        try:
+            self.begin(True)
+            self.commit()
+        except Exception as exc:  # noqa: BLE001 - what the side file holds is taken back at the next open
+            self.rollback(exc)
 
     def start_wal(self) -> None:
         """Begin an empty WAL (a file closed cleanly, or new) with a commit of no consequence:
