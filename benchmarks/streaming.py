@@ -412,8 +412,9 @@ def main(argv: list[str]) -> None:
         f"the answer's share: less the bytes of the same turn with a one-line answer (now: {one_line} over every "
         "round and interval); CPU from the submit to the answer. Before: the code of `--before`. Now: a flush that "
         "only appends is a record appended to `<file>-partials` (compressed, no transaction, "
-        "durable.storage.sqlite.partials), folded into the file by the next transaction; the submission refers to "
-        "its entry's text; long bodies (the answer's assistant entry) are stored packed (deflated, base64: "
+        "durable.storage.sqlite.partials), as is the text a lazy transaction starts, folded into the file by the "
+        "next barrier; the submission refers to its entry's text; long bodies (the answer's assistant entry) are "
+        "stored packed (deflated, base64: "
         "durable.storage.packing, schema 10).",
         "",
         f"### Streaming: CPU cost of persisting partials ({args.rate:.0f} tokens/s for {args.seconds:g} s)\n",
