@@ -4,15 +4,12 @@ answer or tool output costs about its own length on disk, not a WAL frame a flus
 A lazy commit that only appends to long texts kept apart (`durable.storage.texts`; the flush of a
 partial answer, reasoning or tool output) is not a transaction: its appends are one record
 appended to this file (`PartialsFile.append`, one `write`, never fsynced: a lazy commit is no
-barrier), and the store holds the grown texts in memory. A lazy transaction leaves them there,
-and puts there too, as appends to empty texts, the texts of the streams it makes (before its
-COMMIT; their numbers are never made again): a streamed answer's first flush, dropped when the
-answer lands, never reaches the WAL. The next barrier writes what the table lacks of them
-(`HeldTexts.fold`) and, once committed, empties the file (`reset`); so does a clean close. So
-the file plus the database always hold every commit made: a process killed at any point loses
-nothing; a power cut may lose appends made since the last barrier, as it may lose lazy commits,
-and what it keeps of the two may differ by a little (a partial's text ahead of the rest of its
-row, or behind it: a lazy transaction kept without the text it started).
+barrier); the store holds the grown texts in memory. A lazy transaction leaves them there and
+adds, before its COMMIT, the texts of the streams it makes (numbers never made again). The next
+barrier or a clean close writes what the table lacks (`HeldTexts.fold`), then empties the file.
+So file and database always hold every commit made: a process killed at any point loses nothing;
+a power cut may lose appends since the last barrier, as it may lose lazy commits, and what it
+keeps of the two may differ a little (a partial's text ahead of, or behind, the rest of its row).
 
 Format: a header (magic, the file's `meta.session`), then records: payload length (the top bit:
 a new deflate stream starts here), CRC-32 of the payload, the payload, a slice of one raw deflate

@@ -132,9 +132,8 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
         return [rows.entry(conversation_id, seq, body, self.path) for seq, body in found]
 
     async def get_context(self, conversation_id: str, from_seq: int, to_seq: int) -> RawContext:
-        """A long context of a plain file is streamed (`context.read_context`): returned at once
-        with its stored count and total, its rows read a chunk a job, behind the commits queued
-        meanwhile, while the first request is built and sent."""
+        """A plain file's long context is streamed (`context.read_context`): returned at once with
+        its count and total, its rows read a chunk a job, behind commits, as the request is built."""
         schedule = self._stream_part if self._writes.sealer is None else None
         return await self._read("entries", lambda c: read_context(c, conversation_id, from_seq, to_seq, self.path,
                                                                   schedule))
@@ -180,11 +179,10 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
 
     async def delete_conversations(self, ids: Sequence[str], *,
                                    rows_per_commit: int = ROWS_PER_COMMIT) -> PruneReport:
-        """Delete the rows of the idle conversations `ids` in commits of at most `rows_per_commit`
-        rows (tombstoned first: `durable.storage.retention`), then the attachments no row
-        references any more (`durable.storage.sweep`, a crash's leftovers too), then give the
-        space back (`prune.reclaim`). A conversation that is not idle is left alone. Each commit is a job of
-        its own: the owner's commits go on between them."""
+        """Delete the rows of the idle conversations `ids` (others are left alone) in commits of at
+        most `rows_per_commit` rows (tombstoned first: `durable.storage.retention`), then the
+        attachments no row references (`durable.storage.sweep`, a crash's leftovers too), then
+        give the space back (`prune.reclaim`); each commit a job: the owner's go on between."""
         report = PruneReport()
         w = self._writes
         for group in groups(ids, rows_per_commit):
@@ -339,10 +337,11 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
     # ------------------------------------------------------------------ writer thread (see `WriterThread`)
 
     async def _stop(self) -> None:
-        def close() -> None:
-            self._writes.fold_pending()  # what lazy transactions left beside the file, into it
-            self._close_connection()
-        await self._stop_writer(close)
+        await self._stop_writer(self._fold_and_close)
+
+    def _fold_and_close(self) -> None:
+        self._writes.fold_pending()  # what lazy transactions left beside the file, into it first
+        self._close_connection()
 
     def _writer_exit(self) -> None:
         self._close_connection()
@@ -427,9 +426,8 @@ _MAX_PROBLEMS = 20  # problems a check reports at most (the first ones found)
 
 
 def integrity_slices(conn: sqlite3.Connection) -> list[str]:
-    """The statements of a sliced `integrity_check`: the schema table (with the freelist), then
-    each table with its indexes, largest last. Together they check what the whole-file check
-    does, except for pages that belong to no table (a leak that damages nothing read)."""
+    """The statements of a sliced `integrity_check`: the schema table (with the freelist), then each
+    table with its indexes, largest last: the whole-file check but for pages of no table (a leak)."""
     tables = [name for (name,) in conn.execute(
         "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
     tables.sort(key=lambda name: name == "entries")  # the largest, as a rule
@@ -441,10 +439,9 @@ def _quoted(name: str) -> str:
 
 
 def _background_priority() -> None:
-    """Lower the priority of the calling thread (Linux: the nice value is per thread), so that a
-    check in the background takes the CPU the harness leaves free rather than sharing it with the
-    first turns after an open. Linux only (elsewhere a thread id may be another process's pid);
-    best effort: if refused, the thread keeps its priority."""
+    """Lower the priority of the calling thread (Linux: the nice value is per thread), so a check
+    in the background takes the CPU the harness leaves free, not the first turns' after an open.
+    Linux only (elsewhere a thread id may be another process's pid); best effort."""
     if sys.platform.startswith("linux"):
         try:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)

@@ -276,8 +276,7 @@ class SQLiteWrites:
             conn.execute(f"PRAGMA synchronous = {level}")
             self.level = level
         conn.execute("BEGIN IMMEDIATE")
-        # A lazy transaction puts the text of a stream it makes beside the file, not in the table
-        # (`commit`): a streamed answer's first flush, dropped when the answer lands, is never in the WAL.
+        # A lazy transaction puts the text of a stream it makes beside the file (`commit`), not in the table.
         self._lazy = not barrier and self.level != "FULL" and self.partials is not None and self.sealer is None
         self.texts.begin(defer=self._lazy)
 
@@ -319,8 +318,7 @@ class SQLiteWrites:
     def commit(self) -> None:
         conn = self._conn()
         lazy = self._lazy
-        # A barrier folds the appends kept beside the file into the table (the side file is never
-        # fsynced); a lazy transaction leaves them there, and puts there the texts it made.
+        # A barrier folds what is kept beside the file (never fsynced) into the table; a lazy one adds to it.
         puts = self._set_aside() if lazy else self.texts.fold()
         if puts:
             conn.executemany(_PUT, puts if self.sealer is None else [(k, self.sealer.seal(t)) for k, t in puts])
@@ -358,9 +356,8 @@ class SQLiteWrites:
         return []
 
     def fold_pending(self) -> None:
-        """At a clean close: one transaction that folds into the table what lazy ones left beside
-        the file, so that the closed file holds every text itself and its side file goes. Best
-        effort: on a failure the side file stays, and the next open takes it back."""
+        """At a clean close: a transaction that folds what lazy ones left beside the file, so the file
+        holds every text and its side file goes (best effort: else the next open takes it back)."""
         if self.conn is None or self.partials is None or not self.texts.pending:
             return
         try:
