@@ -353,9 +353,7 @@ def rekey(path: str, key_file: str | None, new_key_file: str) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on; another than 127.0.0.1 lets other machines in (with the token).")
 @click.option("--token", envvar="DURABLE_CONSOLE_TOKEN", hidden=True, help="The token (default: a random one).")
-@click.option("--key-file", type=click.Path(exists=True, dir_okay=False), metavar="PATH",
-              help="The key of the encrypted session files (its bytes; a trailing newline is ignored); plain "
-                   "files ignore it.")
+@_KEY_FILE
 @click.pass_context
 def console(ctx: click.Context, paths: tuple[str, ...], dsn: str | None, space_pattern: str, port: int, host: str,
             token: str | None, key_file: str | None) -> None:

@@ -242,9 +242,13 @@ class FileSource:
         self._spans_at = 0.0
         self._owner: tuple[float, str] | None = None
         self._settled: object = None  # the files' times and sizes when the WAL lock was last seen free
-        with SessionReader(self.path, key=key):  # refused now, naming the file, when it is no session (or the key)
+        with self._reader():  # refused now, naming the file, when it is no session (or the key is wrong)
             pass
         warm_prices()
+
+    def _reader(self) -> SessionReader:
+        """A reader of the file (with its key, when it is encrypted)."""
+        return SessionReader(self.path, key=self._key)
 
     async def version(self) -> object:
         return self._version()
@@ -308,7 +312,7 @@ class FileSource:
             who = "not open" if owner is None else (
                 "owned by another process" if owner < 0 else f"owned by process {owner}")
             self._owner = (now, who)
-        with SessionReader(self.path, key=self._key) as reader, reader.snapshot():
+        with self._reader() as reader, reader.snapshot():
             changed = self._live(reader)
             # Entries are counted again for the conversations whose live document changed; for all
             # of them when none changed (a commit that only appended entries) or once a second.
@@ -339,7 +343,7 @@ class FileSource:
 
     async def entries(self, conversation_id: str, after: int) -> list[dict[str, Any]]:
         def read() -> list[dict[str, Any]]:
-            with SessionReader(self.path, key=self._key) as reader:
+            with self._reader() as reader:
                 return [entry_data(e) for e in reader.entries(conversation_id, after + 1, last=FIRST_SHOWN)]
         return await anyio.to_thread.run_sync(_one_at_a_time, self.path, read)
 
@@ -348,7 +352,7 @@ class FileSource:
             await self.state()  # the live documents as committed now
             check_edit(waiting_slot((d.doc for d in self._docs.docs.values()), call_id), call_id, arguments)
         def put() -> None:
-            with SessionReader(self.path, key=self._key):  # an encrypted file's key, while the decision is put
+            with self._reader():  # an encrypted file's key registered while the decision is put
                 inbox.put_decision(self.path, call_id, approve=approve, arguments=arguments, reason=reason)
         await anyio.to_thread.run_sync(_one_at_a_time, self.path, put)
 

@@ -216,6 +216,12 @@ def opened_piece(piece: str, location: str) -> str:
     return sealer.open(piece, location)
 
 
+def opened_row(table: str, body: str, location: str) -> str:
+    """A stored body of `table` as plain text: a piece of a long text (`texts`) as `opened_piece`
+    opens it (any text), any other as a JSON body (`plain`)."""
+    return opened_piece(body, location) if table == "texts" else plain(body, location)
+
+
 def plain_all(bodies: Sequence[str], location: str) -> Sequence[str]:
     """`plain` of every body; the same sequence when none is sealed nor packed. Joined texts (a
     context read joined: `JoinedTexts`) are not split to look at their first text (issue 29):

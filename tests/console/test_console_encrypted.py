@@ -29,6 +29,19 @@ async def encrypted_waiting_file(path) -> None:
                 break
 
 
+async def owner_applies(path, key: str) -> list[str]:
+    """Open the file as its owner with `key` until the run the decision resumed ended; the notes
+    its save_note tool saved."""
+    runs: list[str] = []
+    async with durable.open_harness(path, model=FauxModel([faux.reply("Saved.")]),
+                                    tools=[note_tool(runs), page_tool()], encryption_key=key) as h:
+        await h.resume()
+        async for live in h.root.follow():
+            if live.run is None and not live.approvals:
+                break
+    return runs
+
+
 def inbox_bodies(path) -> list[str]:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
@@ -66,14 +79,7 @@ async def test_the_console_shows_an_encrypted_file_with_its_key_and_seals_its_de
     assert body.startswith("enc1:") and "secret" not in body and "call_note" not in body
     assert rows_but_inbox(path) == before
 
-    runs: list[str] = []
-    async with durable.open_harness(path, model=FauxModel([faux.reply("Saved.")]),
-                                    tools=[note_tool(runs), page_tool()], encryption_key=KEY) as h:
-        await h.resume()
-        async for live in h.root.follow():
-            if live.run is None and not live.approvals:
-                break
-    assert runs == ["edited secret"]
+    assert await owner_applies(path, KEY) == ["edited secret"]
     assert inbox_count(path) == 0
 
 
@@ -120,12 +126,5 @@ async def test_a_key_rotation_seals_a_waiting_decision_again_and_the_owner_appli
     head = len("enc1:") + 17  # the prefix, the key id and its colon
     assert after.startswith("enc1:") and after[head - 1] == ":" and after[:head] != before[:head]  # the new key's id
 
-    runs: list[str] = []
-    async with durable.open_harness(path, model=FauxModel([faux.reply("Saved.")]),
-                                    tools=[note_tool(runs), page_tool()], encryption_key="the new key") as h:
-        await h.resume()
-        async for live in h.root.follow():
-            if live.run is None and not live.approvals:
-                break
-    assert runs == ["rotated"]
+    assert await owner_applies(path, "the new key") == ["rotated"]
     assert inbox_count(path) == 0

@@ -12,7 +12,7 @@ from typing import Any
 from .. import rows, sweep
 from ..group_commit import _transaction
 from ..retention import CONVERSATION_TABLES, TOMBSTONE, Ended, PruneReport
-from ..sealing import PREFIX, opened_piece, plain
+from ..sealing import PREFIX, opened_row
 from .write import PostgresWrites
 
 
@@ -141,8 +141,7 @@ def _doomed(conn: Any, w: PostgresWrites, limit: int) -> list[str]:
         return []
     kept: set[str] = set()
     for table in ("tasks", "submissions", "documents", "texts", "entries"):
-        opened = opened_piece if table == "texts" else plain  # a piece is any text, not a JSON body
-        kept |= sweep.referenced(opened(body, w.location) for (body,) in conn.execute(
+        kept |= sweep.referenced(opened_row(table, body, w.location) for (body,) in conn.execute(
             f"SELECT body FROM durable.{table} WHERE space = %s AND (strpos(body, %s) > 0 OR left(body, %s) = %s)",
             (space, sweep.MARK, len(PREFIX), PREFIX)))
     if sealer is not None:  # stored under keyed ids (`durable.storage.sealing.Sealer.attachment_ids`)

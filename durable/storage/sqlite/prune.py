@@ -17,7 +17,7 @@ from typing import NoReturn
 
 from .. import rows, sweep
 from ..retention import CONVERSATION_TABLES, TOMBSTONE, TOMBSTONES, Ended, PruneReport, tombstoned_sql
-from ..sealing import PREFIX, opened_piece, plain
+from ..sealing import PREFIX, opened_row
 from .write import SQLiteWrites, translate
 
 _TOMBSTONED = tombstoned_sql("meta")
@@ -146,8 +146,7 @@ def _doomed(w: SQLiteWrites, limit: int) -> list[str]:
     for table in _SWEPT:
         bodies = [b for (b,) in conn.execute(f"SELECT body FROM {table} WHERE substr(body, 1, {len(PREFIX)}) = ? "
                                              f"OR instr(body, ?) > 0", (PREFIX, sweep.MARK))]
-        opened = opened_piece if table == "texts" else plain  # a piece is any text, not a JSON body
-        kept |= sweep.referenced(opened(b, path) for b in bodies)
+        kept |= sweep.referenced(opened_row(table, b, path) for b in bodies)
     if w.sealer is not None:  # stored under keyed ids (`durable.storage.sealing.Sealer.attachment_ids`)
         kept = set(w.sealer.attachment_ids(kept))
     return sweep.unreferenced([k for (k,) in conn.execute("SELECT sha256 FROM attachments")], kept, limit)
