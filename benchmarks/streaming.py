@@ -16,8 +16,8 @@ Not a test: it prints tables and whether the targets are met, and writes
     on the code of `--before` (default: main before partials were appended beside the file) in
     the same run, interleaved: medians (min-max) of `--rounds` rounds. Target: <= 3x the text at
     any `persist_within`; CPU no higher than before.
-(c) Where the bytes go: `python benchmarks/streaming.py --where SIZE PERSIST_WITHIN` runs the case
-    of (a) once on this code and prints each transaction of the measured turn with the pages it
+(c) Where the bytes go: `python benchmarks/streaming.py --where SIZE PERSIST_WITHIN [--tool]` runs the
+    case of (a) (with `--tool`: of (d), at that `output_interval`) once on this code and prints each transaction of the measured turn with the pages it
     wrote to the WAL, by table or index (SQLite's `dbstat`; a page freed since shows as `free`),
     the lazy commits appended beside the file, and the bytes the close wrote (its checkpoint).
 (d) A tool's streamed output: `python benchmarks/streaming.py --tool-output [--rounds 5] [--before REF]
@@ -181,7 +181,7 @@ def tool_main(argv: list[str]) -> None:
                    "commits before / now", "CPU before", "CPU now"], rows))
 
 
-def where_child(size: int, persist_within: float) -> None:
+def where_child(size: int, persist_within: float, tool: bool = False) -> None:
     """(c): the pages each transaction of the measured turn wrote, by table (see the module)."""
     import collections
     import sqlite3
@@ -227,8 +227,21 @@ def where_child(size: int, persist_within: float) -> None:
         path = os.path.join(tempfile.mkdtemp(prefix="durable-bench-where-"), "s.sqlite")
         model = FauxModel([faux.reply("warm up"), faux.reply(text)], tokens_per_second=DELTAS_PER_SECOND,
                           token_size=DELTA)
-        settings = durable.Settings(progress=durable.Progress(persist_within=persist_within), check_integrity=False)
-        async with durable.open_harness(path, model=model, settings=settings) as h:
+        progress = durable.Progress(persist_within=persist_within)
+        tools = []
+        if tool:  # (d)'s turn: one tool streams `text`
+            async def dump(args, api, ctx):  # unannotated: a tool (args, api, ctx)
+                for i in range(0, size, DELTA):
+                    await api.output(text[i:i + DELTA])
+                    await anyio.sleep(1 / DELTAS_PER_SECOND)
+                return "dumped"
+
+            tools = [durable.define_tool("dump", "Streams its output", execute=dump)]
+            model = FauxModel([faux.reply("warm up"), faux.reply("", tool_calls=[faux.call("dump", {}, id="c1")]),
+                               faux.reply("ok")])
+            progress = durable.Progress(output_interval=persist_within)
+        settings = durable.Settings(progress=progress, check_integrity=False)
+        async with durable.open_harness(path, model=model, tools=tools, settings=settings) as h:
             await (await h.root.submit("warm up")).wait()
             io0 = _io_written() or 0
             measuring[0] = True
@@ -433,7 +446,7 @@ if __name__ == "__main__":
     if len(sys.argv) >= 2 and sys.argv[1] == "--amplification":
         amplification_child(int(sys.argv[2]), float(sys.argv[3]))
     elif len(sys.argv) >= 2 and sys.argv[1] == "--where":
-        where_child(int(sys.argv[2]), float(sys.argv[3]))
+        where_child(int(sys.argv[2]), float(sys.argv[3]), "--tool" in sys.argv[4:])
     elif len(sys.argv) >= 2 and sys.argv[1] == "--tool":
         tool_child(int(sys.argv[2]), float(sys.argv[3]))
     elif len(sys.argv) >= 2 and sys.argv[1] == "--tool-output":

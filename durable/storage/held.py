@@ -138,6 +138,9 @@ class HeldTexts:
                     and all(p == place or (p[0] in written and (p not in wanted or same(wanted[p], text)))
                             for p in self._holders_of(found.number))):
                 stream = Stream(found.number, text, found.stored)  # the last piece stored again, the ones after it
+                if self._grow:  # its gain kept beside the file, not in the table (`grown`)
+                    self._streams[stream.number] = stream
+                    return stream.number
                 break
         else:
             stream = Stream(self._next, text, 0)
@@ -224,6 +227,17 @@ class HeldTexts:
         found = [self._streams.get(number) for number in self._deferred]
         return [s for s in found if s is not None and s.stored == 0]
 
+    def grown(self) -> list[Append]:
+        """What the streams this transaction grew gained, not written to the table (`begin(grow=
+        True)`): (stream, length before, gain) each; its store puts them beside the file, in a
+        record that counts only once the transaction commits."""
+        found: list[Append] = []
+        for number, stream in self._streams.items():
+            old = self.streams.get(number)
+            if stream is not None and old is not None and stream.stored < len(stream.text) > len(old.text):
+                found.append((number, len(old.text), stream.text[len(old.text):]))
+        return found
+
     def kept_apart(self, streams: Iterable[Stream]) -> None:
         """`streams` (`deferred`) are beside the file now: their numbers are never made again,
         even if this transaction is rolled back (the appends there name them)."""
@@ -232,10 +246,11 @@ class HeldTexts:
             self._next = max(self._next, stream.number + 1)
 
     def fold_deferred(self) -> list[Put]:
-        """The pieces of the `deferred` streams, written in the transaction after all (the side
-        file could not take them)."""
+        """The pieces of the `deferred` and `grown` streams, written in the transaction after all
+        (the side file could not take them)."""
         puts: list[Put] = []
-        for stream in self.deferred():
+        for stream in [*self.deferred(), *(self._streams[n] for n, _, _ in self.grown())]:
+            assert stream is not None
             puts += stream.puts()
             self._streams[stream.number] = Stream(stream.number, stream.text)
         return puts
@@ -272,10 +287,11 @@ class HeldTexts:
         written whatever it holds."""
         self._new_bodies[conversation_id] = b""
 
-    def begin(self, defer: bool = False) -> None:
+    def begin(self, defer: bool = False, grow: bool = False) -> None:
         """A transaction begins; `defer`: the text of a stream it makes is put beside the file, not
-        in the table (a lazy transaction of a file with a side file: `deferred`)."""
-        self._defer = defer
+        in the table (a lazy transaction of a file with a side file: `deferred`); `grow`: so is
+        what a stream gains (`grown`)."""
+        self._defer, self._grow = defer, grow
         self._deferred: list[int] = []
         self._owners: dict[str, dict[str, int]] = {}
         self._streams: dict[int, Stream | None] = {}  # None: dropped

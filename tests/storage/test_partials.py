@@ -461,9 +461,10 @@ def test_sigkill_mid_output_keeps_the_tool_output_up_to_its_last_whole_record(tm
     with SessionReader(path) as reader:  # the task's output and its slot's: one stream, one append a flush
         columns = reader._all("SELECT texts FROM tasks WHERE kind = 'tool' UNION ALL SELECT texts FROM documents")
         (session,) = reader._all("SELECT value FROM meta WHERE key = 'session'")[0]
+        lazy = partials_module.lazy_tag(reader._conn, path)
     assert [json.loads(col) for (col,) in columns] == [{"output": 1}, {"tool:2": 1}]
     with open(path + SUFFIX, "rb") as f:
-        records = parse(f.read(), session)[0]
+        records = partials_module.committed(parse(f.read(), session)[0], lazy)
     assert {n for record in records for n, _, _ in record} == {1} and {len(r) for r in records} == {1}
     with open(path + SUFFIX, "r+b") as f:  # the last record cut short, as by a kill in its write
         f.truncate(kept - 3)
@@ -595,4 +596,104 @@ async def test_a_stream_named_beside_the_file_by_a_transaction_rolled_back_is_ne
     again = SQLiteStorage(path)
     opened = await again.open()
     assert (opened.conversations["b"].live, "a" in opened.conversations) == (at(3000), False)
+    await again.close()
+
+
+# ------------------------------------------------------------------ what a lazy transaction grows
+
+def attempt2(n: int) -> Live:
+    """`at(n)` as a second attempt: its row's body differs from `at`'s (a transaction)."""
+    return Live(generation=GenerationLive(2, PartialMessage(ANSWER[:n], reasoning=ANSWER[:n - 500])))
+
+
+def records(path: str, store: SQLiteStorage) -> list[list[tuple[int, int, int]]]:
+    """The side file's records: (stream, length before, characters gained) each."""
+    with open(path + SUFFIX, "rb") as f:
+        found = parse(f.read(), store._writes._session)[0]
+    return [[(n, before, len(text)) for n, before, text in record] for record in found]
+
+
+def table_chars(path: str) -> int:
+    with SessionReader(path) as reader:
+        return sum(len(body) for (body,) in reader._all("SELECT body FROM texts"))
+
+
+async def test_a_lazy_transaction_puts_what_a_text_grew_beside_the_file_counted_once_it_commits(tmp_path):
+    """A lazy transaction that writes a row again (its body changed) whose text grew: the gain
+    goes beside the file in a record tagged with the `meta.lazy` it commits, not into the table
+    (a tool's once-a-second stamp no longer rewrites its output there); readers, and a killed
+    store's next open, see it; the next barrier folds it."""
+    path = os.fspath(tmp_path / "s.db")
+    store = await streamed(path)
+    gen = streams_of(store._writes.texts.column("live:root"))
+    commits = store.commits
+    await store.commit(Batch(live={"root": attempt2(9000)}, barrier=False))
+    assert (store.commits, store._writes.appended, table_chars(path)) == (commits + 1, 0, 2000 + 1500)
+    assert records(path, store) == [[(0, 1, 0), (gen["generation"], 2000, 7000), (gen["reasoning"], 1500, 7000)]]
+    with SessionReader(path) as reader:
+        assert reader.live_documents() == {"root": attempt2(9000)}
+        assert partials_module.lazy_tag(reader._conn, path) == 1
+    store._writes.partials = None  # as if killed
+    await store.close()
+    again = SQLiteStorage(path)
+    assert (await again.open()).conversations["root"].live == attempt2(9000)
+    await again.commit(Batch(live={"other": Live()}))  # a barrier folds it
+    assert (side(path), table_chars(path)) == (0, 9000 + 8500)
+    await again.close()
+
+
+async def test_a_grown_text_beside_the_file_is_not_applied_when_its_transaction_never_committed(tmp_path):
+    """Killed between the record and the COMMIT: the open skips the tagged record (`meta.lazy`
+    is behind it) and, until a barrier empties the side file, grows texts in the table (a tag it
+    wrote could be taken for the uncommitted one's)."""
+    path = os.fspath(tmp_path / "s.db")
+    store = await streamed(path)
+    w = store._writes
+    w.begin(False)
+    w.apply(encode_batch(Batch(live={"root": attempt2(9000)}, barrier=False)))
+    assert w._set_aside() == []
+    store._writes.partials = None  # killed before the COMMIT: the close rolls the transaction back
+    await store.close()
+    again = SQLiteStorage(path)
+    assert (await again.open()).conversations["root"].live == at(2000)
+    assert again._writes._tainted
+    await again.commit(Batch(live={"root": attempt2(4000)}, barrier=False))
+    assert (table_chars(path), len(records(path, again))) == (4000 + 3500, 1)  # in the table; the old record stays
+    await again.commit(Batch(live={"root": at(5000)}))  # a barrier empties the side file
+    assert (side(path), again._writes._tainted) == (0, False)
+    await again.commit(Batch(live={"root": attempt2(6000)}, barrier=False))
+    assert [r[0] for r in records(path, again)] == [(0, 1, 0)]  # tagged again
+    again._writes.partials = None
+    await again.close()
+    third = SQLiteStorage(path)
+    assert (await third.open()).conversations["root"].live == attempt2(6000)
+    await third.close()
+
+
+@pytest.mark.parametrize("cut_fails", [False, True])
+async def test_a_rolled_back_transaction_cuts_its_record_off_or_grows_in_the_table_until_a_barrier(
+        tmp_path, monkeypatch, cut_fails):
+    path = os.fspath(tmp_path / "s.db")
+    store = await streamed(path)
+    w = store._writes
+    if cut_fails:
+        def refuse(self, size):
+            raise OSError(5, "Input/output error")
+
+        monkeypatch.setattr(partials_module.PartialsFile, "cut", refuse)
+    g, r = streams_of(w.texts.column("live:root")).values()
+    w.begin(False)
+    w.apply(encode_batch(Batch(live={"root": attempt2(9000)}, barrier=False)))
+    w._set_aside()
+    w.rollback(RuntimeError("the COMMIT failed"))
+    orphan = [(0, 1, 0), (g, 2000, 7000), (r, 1500, 7000)]
+    assert (records(path, store), w._tainted) == (([orphan], True) if cut_fails else ([], False))
+    await store.commit(Batch(live={"root": attempt2(3000)}, barrier=False))
+    # while the orphan (tag 1) is there, no tag is committed: the gain goes in the table instead
+    assert records(path, store) == ([orphan] if cut_fails else [[(0, 2, 0), (g, 2000, 1000), (r, 1500, 1000)]])
+    assert table_chars(path) == (3000 + 2500 if cut_fails else 2000 + 1500)
+    store._writes.partials = None  # as if killed
+    await store.close()
+    again = SQLiteStorage(path)
+    assert (await again.open()).conversations["root"].live == attempt2(3000)
     await again.close()

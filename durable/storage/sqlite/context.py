@@ -31,7 +31,7 @@ from ..joined import SEP, JoinedTexts, StreamedSeqs, StreamedTexts, compact_seqs
 from ..packing import unpack, unpack_joined
 from ..protocol import RawContext
 from ..rows import CONTEXT_ROWS
-from .write import read_error
+from .failures import read_error
 
 _CONTEXT_ROWS = f"FROM entries WHERE conversation_id = ? AND seq BETWEEN ? AND ? AND {CONTEXT_ROWS}"
 # The bodies are joined with a record separator, which a JSON text never holds unescaped (a body

@@ -19,8 +19,9 @@ from typing import Any
 
 from ...errors import WrongKey
 from ..sealing import OVERHEAD, Sealer, current_key, finished_meta, new_meta, opened, opened_piece, rotated_meta, unlock
+from .failures import translate
 from .opening import SECURE_DELETE
-from .write import SQLiteWrites, translate
+from .write import SQLiteWrites
 
 _META = "SELECT value FROM meta WHERE key = 'encryption'"
 _SET = "INSERT INTO meta (key, value) VALUES ('encryption', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"

@@ -1,36 +1,39 @@
 """Appends to partial texts kept beside a session file (`<file>-partials`), so that a streamed
 answer or tool output costs about its own length on disk, not a WAL frame a flush.
 
-A lazy commit that only appends to long texts kept apart (`durable.storage.texts`; the flush of a
-partial answer, reasoning or tool output) is not a transaction: its appends are one record
-appended to this file (`PartialsFile.append`, one `write`, never fsynced: a lazy commit is no
-barrier); the store holds the grown texts in memory. A lazy transaction leaves them there and
-adds, before its COMMIT, the texts of the streams it makes (numbers never made again). The next
-barrier or a clean close writes what the table lacks (`HeldTexts.fold`), then empties the file.
-So file and database always hold every commit made: a process killed at any point loses nothing;
-a power cut may lose appends since the last barrier, as it may lose lazy commits, and what it
-keeps of the two may differ a little (a partial's text ahead of, or behind, the rest of its row).
+A lazy commit that only appends to long texts kept apart (`durable.storage.texts`: partial answers,
+reasoning, tool output) is no transaction: one record appended here (one `write`, never fsynced).
+A lazy transaction adds, before its COMMIT, the texts of the streams it makes (numbers never made
+again) and what the streams it writes grew (a tool's once-a-second stamp), the latter in a record
+tagged with the number it writes to `meta.lazy` (`TAG`), counted only once that commits
+(`committed`; cut off again if it rolls back; after an open that found records, gains go in the
+table until the next barrier, which folds what the table lacks (`HeldTexts.fold`) and empties
+the file, as a clean close does). So file and database hold every commit made: a kill loses
+nothing; a power cut may lose appends since the last barrier, as lazy commits (a text may then be
+a little ahead of, or behind, the rest of its row).
 
-Format: a header (magic, the file's `meta.session`), then records: payload length (the top bit:
-a new deflate stream starts here), CRC-32 of the payload, the payload, a slice of one raw deflate
-stream ended by a sync flush (text compresses a few times over). A record decompresses to its
-appends: (stream, length before, UTF-8 gained), each a varint. An open reads the records up to
-the first that is torn or fails its CRC, cuts the file there, and hands the appends to
-`HeldTexts.recover`, which applies only those that continue a text exactly as held (a stale one
-is never applied twice; no new stream reuses a number the file names).
+Format: a header (magic, the file's `meta.session`), then records: payload length (top bit: a
+new deflate stream starts here), CRC-32 of the payload, the payload (a slice of one raw deflate
+stream ended by a sync flush), decompressed: appends (stream, length before, UTF-8 gained), each
+a varint. An open reads the records up to the first torn or damaged one, cuts the file there,
+and hands them to `HeldTexts.recover`, which applies only those that continue a text exactly as
+held (never one twice; no new stream reuses a number the file names).
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 import struct
 import zlib
 from collections.abc import Iterable
 
+from ...errors import CorruptSession
 from ..texts import Append
 from .files import OPEN_FLAGS, check_ours, file_error
 
 SUFFIX = "-partials"
+TAG = 0
 _HEADER = struct.Struct("<II")
 _RESTART = 1 << 31
 _LEVEL = 1  # fast: level 6 is ~3% smaller at a flush a delta, but costs CPU the flushes did not cost before
@@ -101,6 +104,30 @@ def parse(data: bytes, session: str) -> tuple[list[list[Append]], int]:
     return records, end
 
 
+def lazy_tag(conn: sqlite3.Connection, path: str) -> int:
+    """The file's `meta.lazy` (0 when absent): the tag of the last tagged record whose transaction committed."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'lazy'").fetchone()
+    try:
+        return int(row[0]) if row else 0
+    except ValueError:
+        raise CorruptSession(f"Session file {path} is damaged: its meta.lazy {row[0]!r} is not a number",
+                             location=path) from None
+
+
+def committed(records: Iterable[list[Append]], lazy: int) -> list[list[Append]]:
+    """The records of `records` that count, the file's `meta.lazy` being `lazy`: untagged ones,
+    and those whose first append is `(TAG, k, "")` with k <= lazy (their transaction committed;
+    stream numbers start at 1), without it."""
+    return [r[1:] if r and r[0][0] == TAG else r for r in records if not r or r[0][0] != TAG or r[0][1] <= lazy]
+
+
+def counted(data: bytes, conn: sqlite3.Connection, path: str) -> list[list[Append]]:
+    """The records of a side file's content `data` that count, read against the session file's
+    `meta` on `conn` (its session id, its `meta.lazy`) in the reader's snapshot."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'session'").fetchone()
+    return committed(parse(data, row[0] if row else "")[0], lazy_tag(conn, path))
+
+
 class PartialsFile:
     """The open side file of one session file (see the module docstring); writer thread only."""
 
@@ -157,6 +184,18 @@ class PartialsFile:
                 pass  # a torn record ends what an open reads: the next one restarts after `_size`
             raise
         self._size += len(data)
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def cut(self, size: int) -> None:
+        """Cut the file back to `size` (what it was before a record, undone); the next record
+        starts a new deflate stream. Raises `OSError`."""
+        assert self._fd is not None
+        self._deflate = None
+        os.ftruncate(self._fd, size)
+        self._size = size
 
     def reset(self) -> None:
         """Empty the file: the database holds everything it held."""

@@ -18,7 +18,8 @@ from typing import NoReturn
 from .. import rows, sweep
 from ..retention import CONVERSATION_TABLES, TOMBSTONE, TOMBSTONES, Ended, PruneReport, tombstoned_sql
 from ..sealing import PREFIX, opened_row
-from .write import SQLiteWrites, translate
+from .failures import translate
+from .write import SQLiteWrites
 
 _TOMBSTONED = tombstoned_sql("meta")
 _SWEPT = ("tasks", "submissions", "documents", "texts", "entries")  # every table of bodies (`keys._BODIES`)

@@ -396,7 +396,6 @@ class SessionReader:
     def _appended(self) -> dict[int, list[tuple[int, str]]]:
         """What the store writing the file keeps beside it of its long texts (`partials`: appends
         not folded into the table yet), by stream: (length before, text gained), in order."""
-        row = self._conn.execute("SELECT value FROM meta WHERE key = 'session'").fetchone()
         try:
             fd = os.open(self.path + partials.SUFFIX, os.O_RDONLY | OPEN_FLAGS)
         except OSError:
@@ -408,7 +407,7 @@ class SessionReader:
         finally:
             os.close(fd)
         found: dict[int, list[tuple[int, str]]] = {}
-        for record in partials.parse(data, row[0] if row else "")[0]:
+        for record in partials.counted(data, self._conn, self.path):
             for number, before, text in record:
                 found.setdefault(number, []).append((before, text))
         return found

@@ -40,10 +40,11 @@ from ..retention import ROWS_PER_COMMIT, Ended, PruneReport, groups
 from ..writer import Job, thread_safe_caller
 from . import files, inbox, keys, opening, prune
 from .context import read_context
+from .failures import read_error, translate
 from .lock import FileLock
 from .reader import connect_read_only
 from .streams import ContextStreams
-from .write import SQLiteWrites, entry_body, read_error, translate
+from .write import SQLiteWrites, entry_body
 
 T = TypeVar("T")
 Synchronous = Literal["EXTERNAL", "FULL", "NORMAL"]
@@ -275,8 +276,7 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
 
     async def _read(self, table: str, fn: Callable[[sqlite3.Connection], T]) -> T:
         """`fn(connection)` on the writer thread, a read of `table`: an SQLite error it raises is
-        the store's error for a read (`write.read_error`: damage is `CorruptSession` naming the
-        file and the table, never `CommitFailed`)."""
+        the store's error for a read (`failures.read_error`: damage is `CorruptSession`, never `CommitFailed`)."""
         path = self.path
 
         def read(conn: sqlite3.Connection) -> T:

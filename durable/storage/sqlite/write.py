@@ -1,6 +1,6 @@
 """The SQLite store's side of the group-commit policy (`durable.storage.group_commit`): its
-primitives on the writer thread's connection (`SQLiteWrites`), the one copy of its upsert SQL
-(`apply_rows`), and what a failed statement means to the caller (`translate`).
+primitives on the writer thread's connection (`SQLiteWrites`), and the one copy of its upsert SQL
+(`apply_rows`); what a failed statement means to the caller is `durable.storage.sqlite.failures`.
 
 A transaction is `BEGIN IMMEDIATE ... COMMIT`, fenced by checking that the store still owns its
 file (`FileLock.check`: `LockLost` otherwise), at the `synchronous` level its batches ask for
@@ -21,15 +21,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from ...errors import (
-    CommitFailed,
-    CommitRefused,
-    CorruptSession,
-    DiskFull,
-    SessionReadOnly,
-    StorageClosed,
-    StorageError,
-)
+from ...errors import CommitFailed, StorageClosed, StorageError
 from ..bodies import packed, sealed
 from ..held import HeldTexts
 from ..packing import ATTACHMENT_MARK
@@ -44,11 +36,12 @@ from ..rows import (
 )
 from ..sealing import Sealer, opened_piece, plain
 from ..texts import Put, row_digest, task_digest
-from . import descriptors, space
+from . import descriptors, partials, space
+from .failures import translate
 from .lock import FileLock
 from .mark import CommitMark
 from .opening import WAL_LIMIT, commit_level, counted, rollback
-from .partials import PartialsFile
+from .partials import PartialsFile, lazy_tag
 
 _TASKS = ("INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id, body, texts) "
           "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, live = excluded.live, "
@@ -154,42 +147,6 @@ def drop_failed_frames(conn: Any) -> None:
         pass
 
 
-def translate(exc: Exception, what: str, path: str, *, exhausted: bool | None = None) -> StorageError:
-    """The error a caller gets for a statement that failed: `what` ("A commit to", "A read
-    from") the file at `path`, and why. `exhausted`: whether the file could hardly grow when the
-    statement failed (None: look now; `space.exhausted`)."""
-    if not isinstance(exc, sqlite3.Error):  # a value the driver cannot bind (int > 64 bits)
-        return CommitRefused(f"{what} {path} was refused and rolled back: {exc}", location=path)
-    code = getattr(exc, "sqlite_errorname", "")
-    # A file at the process's size limit is an I/O error to SQLite (EFBIG after a short write).
-    if code.startswith("SQLITE_IOERR") and exhausted is None:
-        exhausted = space.exhausted(path)
-    if code.startswith("SQLITE_FULL") or "full" in str(exc).lower() or (code.startswith("SQLITE_IOERR") and exhausted):
-        return DiskFull(f"{what} {path} was rolled back: the disk or the file's size limit is full ({exc}; "
-                        f"{space.left(path)[1]})", location=path)
-    if code.startswith("SQLITE_READONLY"):
-        return SessionReadOnly(f"{what} {path} was refused: the file or its folder is read-only "
-                               f"for this process ({exc})", location=path)
-    if code.startswith("SQLITE_CORRUPT") or code.startswith("SQLITE_NOTADB"):
-        return CorruptSession(f"Session file {path} is damaged ({exc})", location=path)
-    if isinstance(exc, sqlite3.IntegrityError):
-        return CommitRefused(f"{what} {path} was refused and rolled back: {exc}", location=path)
-    return CommitFailed(f"{what} {path} failed and was rolled back ({exc}{f'; {code}' if code else ''})",
-                        location=path)
-
-
-def read_error(exc: sqlite3.Error, table: str, path: str) -> StorageError:
-    """The error a caller gets for a read of `table` that failed: never `CommitFailed` (nothing
-    was being written). A read fails for damage as a rule (a malformed page, text that is not
-    UTF-8, a damaged schema): `CorruptSession` naming the file and the table; an I/O error or a
-    lack of memory, which may pass, is a plain `StorageError`."""
-    code = getattr(exc, "sqlite_errorname", "")
-    if code.startswith(("SQLITE_IOERR", "SQLITE_NOMEM", "SQLITE_FULL")):
-        return StorageError(f"A read of the {table} table of session file {path} failed ({exc})", location=path)
-    return CorruptSession(f"Session file {path} is damaged: its {table} table cannot be read ({exc})",
-                          location=path)
-
-
 # Refused for what a batch holds: a constraint, or a value the driver cannot bind.
 _REFUSALS = (sqlite3.IntegrityError, ValueError, TypeError, OverflowError)
 
@@ -219,6 +176,9 @@ class SQLiteWrites:
         self.sealer: Sealer | None = None  # set: the file is encrypted (`durable.storage.sealing`)
         self.partials: PartialsFile | None = None  # appends kept beside the file (`partials`), while open
         self.appended = 0  # lazy commits written there instead of as transactions
+        self._tag = 0  # the last `meta.lazy` (`partials.TAG`) a transaction wrote
+        self._cut: int | None = None  # the side file's size before the tagged record of the transaction
+        self._tainted = False  # the side file may hold a tagged record not committed: grow in the table
 
     def opened(self, path: str, lock: FileLock, conn: sqlite3.Connection) -> None:
         """The store owns the file at `path` (resolved) by `lock` and opened it on `conn`, at the
@@ -237,7 +197,10 @@ class SQLiteWrites:
         self.mark = CommitMark(self.path, self._session, self._counted)
         if self._session:
             self.partials = PartialsFile(self.path, self._session)
-            self.texts.recover(self.partials.recover())
+            self._tag = lazy_tag(self._conn(), self.path)
+            records = self.partials.recover()
+            self._tainted = bool(records)  # its tags may go past `meta.lazy`: none until it is emptied
+            self.texts.recover(partials.committed(records, self._tag))
 
     def closed(self) -> sqlite3.Connection | None:
         """The store is closing: the connection to close, if any (nothing is written after)."""
@@ -278,7 +241,7 @@ class SQLiteWrites:
         conn.execute("BEGIN IMMEDIATE")
         # A lazy transaction puts the text of a stream it makes beside the file (`commit`), not in the table.
         self._lazy = not barrier and self.level != "FULL" and self.partials is not None and self.sealer is None
-        self.texts.begin(defer=self._lazy)
+        self.texts.begin(defer=self._lazy, grow=self._lazy and not self._tainted)
 
     def apply(self, rows: EncodedBatch) -> None:
         apply_rows(self._conn(), rows, self.texts, self.sealer)
@@ -326,10 +289,12 @@ class SQLiteWrites:
         if full:  # a barrier counts itself (`durable.storage.sqlite.mark`)
             conn.execute(_COUNT, (str(self._counted + 1),))
         conn.execute("COMMIT")
+        self._cut = None
         self.texts.commit()
         if self.partials is not None and not lazy:
             try:
                 self.partials.reset()
+                self._tainted = False
             except OSError:
                 pass  # what it holds continues no text the table holds now: never applied again
         self.commits += 1
@@ -341,18 +306,24 @@ class SQLiteWrites:
             self._wal_due = _wal_size(self.path) > WAL_LIMIT
 
     def _set_aside(self) -> list[Put]:
-        """Put the texts of the streams this transaction made beside the file, as appends to their
-        empty texts, before it commits (a process killed after the commit finds them there; one
-        killed before never applies them: no stream of that number is in the table). The pieces
-        to write in the transaction instead when the side file cannot take them."""
-        made = self.texts.deferred()
-        if not made or self.partials is None:
+        """Put beside the file, before the transaction commits, the texts of the streams it made
+        (appends to empty texts: a process killed before the commit never applies them, no stream
+        of that number is in the table) and what the streams it wrote gained (tagged: counted
+        once `meta.lazy` says it committed). The pieces to write in the transaction instead when
+        the side file cannot take them."""
+        made, grown = self.texts.deferred(), self.texts.grown()
+        if not (made or grown) or self.partials is None:
             return []
+        record = [(s.number, 0, s.text.encode()) for s in made] + [(n, k, t.encode()) for n, k, t in grown]
+        size = self.partials.size
         try:
-            self.partials.append([(s.number, 0, s.text.encode()) for s in made])
+            self.partials.append([(partials.TAG, self._tag + 1, b""), *record] if grown else record)
         except OSError:
             return self.texts.fold_deferred()
         self.texts.kept_apart(made)
+        if grown:
+            self._tag, self._cut = self._tag + 1, size
+            self._conn().execute(_TAG, (str(self._tag),))
         return []
 
     def fold_pending(self) -> None:
@@ -412,6 +383,12 @@ class SQLiteWrites:
 
     def rollback(self, failure: BaseException) -> None:
         self.texts.rollback()
+        cut, self._cut = self._cut, None
+        if cut is not None and self.partials is not None:  # the tagged record of a transaction that never was
+            try:
+                self.partials.cut(cut)
+            except OSError:
+                self._tainted = True
         conn = self.conn
         if conn is None:
             return
@@ -439,6 +416,7 @@ class SQLiteWrites:
         return conn
 
 
+_TAG = "INSERT INTO meta (key, value) VALUES ('lazy', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 _OPENS = ("INSERT INTO meta (key, value) VALUES ('opens', '1') "
           "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
 
