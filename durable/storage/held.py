@@ -221,6 +221,10 @@ class HeldTexts:
                     applied += 1
         return applied
 
+    def reserve(self, records: Iterable[list[Append]]) -> None:
+        """No new stream takes the number of one `records` name (records not applied: `recover`)."""
+        self.next = self._next = max(self.next, 1 + max((n for r in records for n, _, _ in r), default=0))
+
     def deferred(self) -> list[Stream]:
         """The streams this transaction made whose text is not in the table (`begin(defer=True)`):
         its store puts each beside the file, as an append to an empty text, before it commits."""

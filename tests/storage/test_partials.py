@@ -650,15 +650,20 @@ async def test_a_grown_text_beside_the_file_is_not_applied_when_its_transaction_
     store = await streamed(path)
     w = store._writes
     w.begin(False)
-    w.apply(encode_batch(Batch(live={"root": attempt2(9000)}, barrier=False)))
+    w.apply(encode_batch(Batch(live={"root": attempt2(9000), "b": at(3000)}, barrier=False)))  # "b": new streams
     assert w._set_aside() == []
+    orphaned = {n for n, _, _ in records(path, store)[0]} - {0}
     store._writes.partials = None  # killed before the COMMIT: the close rolls the transaction back
     await store.close()
     again = SQLiteStorage(path)
-    assert (await again.open()).conversations["root"].live == at(2000)
-    assert again._writes._tainted
-    await again.commit(Batch(live={"root": attempt2(4000)}, barrier=False))
-    assert (table_chars(path), len(records(path, again))) == (4000 + 3500, 1)  # in the table; the old record stays
+    opened = await again.open()
+    assert (opened.conversations["root"].live, "b" in opened.conversations, again._writes._tainted) == (
+        at(2000), False, True)
+    await again.commit(Batch(live={"root": attempt2(4000), "c": at(3000)}, barrier=False))
+    c = streams_of(again._writes.texts.column("live:c"))
+    assert not orphaned & set(c.values())  # never made again
+    assert table_chars(path) == 4000 + 3500  # the gain in the table, the texts "c" starts beside it (untagged)
+    assert sorted(records(path, again)[1]) == sorted([(c["generation"], 0, 3000), (c["reasoning"], 0, 2500)])
     await again.commit(Batch(live={"root": at(5000)}))  # a barrier empties the side file
     assert (side(path), again._writes._tainted) == (0, False)
     await again.commit(Batch(live={"root": attempt2(6000)}, barrier=False))

@@ -201,6 +201,7 @@ class SQLiteWrites:
             records = self.partials.recover()
             self._tainted = bool(records)  # its tags may go past `meta.lazy`: none until it is emptied
             self.texts.recover(partials.committed(records, self._tag))
+            self.texts.reserve(records)
 
     def closed(self) -> sqlite3.Connection | None:
         """The store is closing: the connection to close, if any (nothing is written after)."""
