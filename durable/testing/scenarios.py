@@ -7,7 +7,7 @@ clock is handed to `setup`, never assumed a `FakeClock`, so a scenario runs on a
 | name | what it does |
 |---|---|
 | `streamed_answer`, `reasoning_tool_loop` | an answer streamed in five deltas; a reasoning model's tool loop |
-| `tool_round` | one safe and one unsafe tool, both streaming output, then the answer |
+| `tool_round`, `long_tool_output` | a safe and an unsafe tool stream output; an unsafe one 3.6 kB over 3 s |
 | `retry_after_provider_error` | attempt 1 fails (529, after a partial), attempt 2 answers (`abort_in_backoff`: abort) |
 | `deferred_answer` | the answer comes from a deferred job, polled twice |
 | `abort_in_tool_round`, `compaction` | the host aborts while a safe and an unsafe tool run; 3 turns, `compact()` |
@@ -81,6 +81,20 @@ def slow_tool(name: str, clock: Any, *, replay: Replay, seconds: float = 100.0, 
     return define_tool(name, f"Work for {seconds:g} s", replay=replay, execute=execute, timeout=timeout)
 
 
+def long_output_tool(clock: Any) -> Any:
+    """An unsafe tool streaming 3 parts of 1,200 characters, 1.5 s of the scenario's clock apart:
+    its output is kept apart from its rows, grows beside the file and is stamped again."""
+
+    async def execute(args: Any, api: Any, ctx: Any) -> str:
+        for part in range(3):
+            for line in range(24):
+                await api.output(f"part {part} line {line:02d}: {'x' * 34}\n")  # 50 characters
+            await clock.sleep_until(clock.now() + 1.5, f"tool:dump:{part}")
+        return "dumped"
+
+    return define_tool("dump", "Dump a long log", replay="unsafe", execute=execute)
+
+
 def transfer_tool(*, approval: Any = True) -> Any:
     """An unsafe tool that moves money; by default every call waits for a person's decision."""
 
@@ -139,6 +153,14 @@ def _tool_world(clock: Any) -> World:
 
 
 tool_round = Scenario("tool_round", _tool_world, _submits("Buy the book"))
+
+
+def _long_output_world(clock: Any) -> World:
+    model = by_input({"Dump the log": [reply("", tool_calls=[call("dump")]), reply("Dumped.")]}, token_size=8)
+    return World(model, tools=[long_output_tool(clock)], settings=base_settings())
+
+
+long_tool_output = Scenario("long_tool_output", _long_output_world, _submits("Dump the log"))
 
 
 def _retry_world(clock: Any) -> World:
@@ -420,6 +442,6 @@ TOOL_OPTIONS = (approved_tool, denied_tool, approval_timeout, tool_timeout, tool
 AGENT_LOOP = (dynamic_instructions, structured_output_retry, usage_limit)
 MODELS = (fallback_tool_round, fallback_deferred_secondary)
 SUBAGENTS = (subagents, abort_subagent)
-ALL = (*REQUIRED, client_tool, queued_inputs, abort_in_backoff, *TOOL_OPTIONS, *AGENT_LOOP, reasoning_tool_loop,
-       *MODELS, *SUBAGENTS)
+ALL = (*REQUIRED, long_tool_output, client_tool, queued_inputs, abort_in_backoff, *TOOL_OPTIONS, *AGENT_LOOP,
+       reasoning_tool_loop, *MODELS, *SUBAGENTS)
 BY_NAME = {s.name: s for s in ALL}

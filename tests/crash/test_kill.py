@@ -45,3 +45,12 @@ def test_killing_the_agent_process_keeps_every_invariant_with_instructions_struc
     print(f"\n{report.summary()}")
     assert report.kills >= max(5, KILLS // 3)
     report.assert_ok()
+
+
+def test_killing_the_agent_process_while_a_tool_streams_a_long_output_keeps_every_invariant():
+    """The output grows beside the file, its task row stamped again in transactions whose gains
+    are tagged records there: a kill anywhere, the COMMIT of such a transaction included."""
+    report = kill_test("long_tool_output", kills=KILLS, seed=SEED)
+    print(f"\n{report.summary()}")
+    assert report.kills >= KILLS
+    report.assert_ok()
