@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .texts import Append, Drop, Put, Stream, Texts, bounds, column, row_digest, stream_texts, streams_of
+from .texts import SHARED, Append, Drop, Put, Stream, Texts, bounds, column, row_digest, stream_texts, streams_of
 
 Place = tuple[str, str]  # an owner, one of its fields
 
@@ -25,8 +25,8 @@ def kin(place: Place, documents: Mapping[str, str]) -> Place | None:
     `tool:<id>`); `documents`: the live owner of each task written (`task:<id>` -> `live:<cid>`)."""
     owner, field = place
     if field.startswith("tool:") and owner.startswith("live:"):
-        return f"task:{field[5:]}", "output"
-    if field == "output" and owner in documents:
+        return f"task:{field[5:]}", SHARED
+    if field == SHARED and owner in documents:
         return documents[owner], f"tool:{owner[5:]}"
     return None
 

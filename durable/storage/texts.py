@@ -30,10 +30,15 @@ from .._frozen import evolve
 from ..records import Live, Task
 
 LONG = 1024
-"""Characters from which a text of a live task is kept in pieces apart from its row."""
+"""Characters from which a text of a live task is kept in pieces apart from its row (its `SHARED`
+output: from `LIVE_LONG`)."""
 LIVE_LONG = 256
 """Characters from which a streamed text of a live document is kept apart: lower, so that a
 partial answer soon grows by appends (`durable.storage.sqlite.partials`), not row rewrites."""
+SHARED = "output"
+"""The field of a live task that its live document's slot holds too (a running tool's output,
+`durable.storage.held.kin`): kept apart from `LIVE_LONG` like the slot's, so that both map to one
+stream from its start and its flushes grow it by appends, not by rewriting the task's row."""
 PIECE = 3800
 """Characters a piece holds at most: an ASCII piece fills most of one page of SQLite's table."""
 SHIFT = 20
@@ -73,7 +78,8 @@ def split_task(task: Task) -> tuple[Task, Texts]:
     cp = task.checkpoint
     if cp is None or task.terminal:
         return task, {}
-    texts = {name: storable(value) for name in _str_fields(type(cp)) if len(value := getattr(cp, name)) >= LONG}
+    texts = {name: storable(value) for name in _str_fields(type(cp))
+             if len(value := getattr(cp, name)) >= (LIVE_LONG if name == SHARED else LONG)}
     if not texts:
         return task, {}
     return evolve(task, checkpoint=evolve(cp, **dict.fromkeys(texts, ""))), texts

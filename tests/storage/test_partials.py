@@ -184,6 +184,29 @@ async def test_an_open_takes_back_a_tools_appends_once_for_its_task_and_its_slot
     await again.close()
 
 
+async def test_a_tools_output_is_one_stream_from_the_length_its_slot_keeps_apart(tmp_path):
+    """From `LIVE_LONG` (256) characters, the slot's threshold, not `LONG` (1,024): between the two
+    a flush is an append beside the file too, not a transaction writing the task's row again."""
+    path = os.fspath(tmp_path / "s.db")
+    store = SQLiteStorage(path)
+    await store.open()
+
+    def flush(n: int, barrier: bool = False) -> Batch:
+        running = task(2, kind="tool", state=Running(), checkpoint=ToolProgress(ANSWER[:n]))
+        return Batch(tasks=[running], live={"root": Live(tools=(ToolSlot("call_2", "grep", 2, ANSWER[:n]),))},
+                     barrier=barrier)
+
+    await store.commit(flush(300, barrier=True))
+    assert streams_of(store._writes.texts.column("task:2")) == {"output": 1}
+    commits, appended = store.commits, store._writes.appended
+    for n in (400, 700, 1000):
+        await store.commit(flush(n))
+    assert (store.commits - commits, store._writes.appended - appended) == (3, 3)
+    with SessionReader(path) as reader:
+        assert [t.checkpoint.output for t in reader.tasks(kind="tool")] == [ANSWER[:1000]]
+    await store.close()
+
+
 async def test_a_damaged_record_ends_what_is_taken_back_and_another_sessions_file_is_ignored(tmp_path):
     path = os.fspath(tmp_path / "s.db")
     store = await streamed(path, 3000, 5000)
