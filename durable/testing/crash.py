@@ -31,6 +31,7 @@ from ..errors import StorageClosed
 from ..models.protocol import Model
 from ..records import Terminal
 from ..storage.protocol import Batch, Opened
+from ..storage.sqlite.store import SQLiteStorage
 
 if TYPE_CHECKING:
     from ..storage.sqlite.store import Synchronous
@@ -64,6 +65,7 @@ class CrashableStorage:
         self.on_crash: list[Callable[[], None]] = []
         self.history: list[str] = []  # one line per commit handed to the inner store
         self.batches: list[Batch] = []  # the batches themselves (with `record=True`)
+        self.returned: list[Batch] = []  # those whose inner commit returned (with `record=True`)
         self._record = record
         self.in_flight = 0
         self._quiet = anyio.Event()
@@ -91,9 +93,13 @@ class CrashableStorage:
         self._unhung.set()
 
     async def release(self) -> None:
-        """After a crash: close the inner store, as the OS does for a killed process."""
+        """After a crash: close the inner store, as the OS does for a killed process (an SQLite
+        store leaves what lazy commits put beside its file there, not folded into it)."""
         with anyio.CancelScope(shield=True):
-            await self.inner.close()
+            if isinstance(self.inner, SQLiteStorage):
+                await self.inner.close(fold=False)
+            else:
+                await self.inner.close()
 
     # ------------------------------------------------------------------ in-flight accounting
 
@@ -146,6 +152,8 @@ class CrashableStorage:
             await self.inner.commit(batch)
         finally:
             self._leave()
+        if self._record:
+            self.returned.append(batch)
         if self.on_commit is not None and not self.crashed.is_set():
             self.on_commit(number, batch)
         if self.crash_after is not None and number >= self.crash_after:

@@ -43,6 +43,7 @@ from ..storage.sqlite.store import SQLiteStorage, Synchronous
 from .crash import CrashableStorage, abandon_on_crash, crash
 from .exploration import CrashPoint, Exploration, Lifetime, PointResult, Side
 from .invariants import check_commit_history, check_invariants, describe_session
+from .invariants.committed import check_committed
 from .observe import ExecutionLog, FauxJobLedger, requests_of
 from .quiesce import Decide, Settled, default_answer, default_decision, settle
 
@@ -180,7 +181,8 @@ async def explore(
     """Crash `scenario` at every commit boundary (see the module docstring) and return what was
     found.
 
-    What is checked (`check_invariants`, `check_commit_history`): the file right after each
+    What is checked (`check_invariants`, `check_commit_history`, and right after a crash
+    `check_committed`: the file gives back what the commits that returned wrote): the file right after each
     crash, after the recovery settled (the reopened harness gets `World.reopen_settings` if
     given) and after its clean close; with the acknowledged submissions, the tool executions
     (every tool is wrapped by an `ExecutionLog`), the deferred jobs (a `FauxModel` is wrapped by a
@@ -330,6 +332,7 @@ async def replay(
     reports: list[Any] = []
     violations: list[str] = []
     batches: list[Any] = []
+    returned: list[Any] = []
     lifetimes: list[Lifetime] = []
     acknowledged: list[str] = []
 
@@ -371,12 +374,13 @@ async def replay(
         if crashed and driver.settled is not None:
             polls += driver.settled.polls
         batches += crashable.batches
+        returned += crashable.returned
         phase = "the first harness" if i == 0 else f"reopened harness {i}"
         if crashed:
             if point is not None and point.commit <= len(crashable.history):
                 commit = f"commit {point.commit} of {phase}: {crashable.history[point.commit - 1]}"
             await crashable.release()
-            note(f"after the crash of {phase}", checks())
+            note(f"after the crash of {phase}", checks() + check_committed(source, batches, returned))
             continue
         settled = driver.settled
         polls += settled.polls if settled is not None else 0

@@ -559,6 +559,7 @@ async def test_a_lazy_transaction_puts_the_text_it_starts_beside_the_file_and_a_
     with SessionReader(path) as reader:
         assert reader._all("SELECT id FROM texts") == []  # nothing of it in the table
         assert reader.live_documents() == {"root": at(9000)}
+        assert decode_rows(reader.rows(), path).live == {"root": at(9000)}  # what the invariant checks read
     with open(path + SUFFIX, "rb") as f:
         [record] = parse(f.read(), store._writes._session)[0]
     assert sorted((before, len(text)) for _, before, text in record) == [(0, 8500), (0, 9000)]

@@ -343,8 +343,8 @@ class SessionReader:
         with self._consistent():
             streams = stream_texts([(k, self._piece(b)) for k, b in self._all("SELECT id, body FROM texts ORDER BY id")]
                                    ) if t == "texts" else {}
-            side = self._appended() if streams else {}
-            streams = {number: grown(text, side.get(number, ())) for number, text in streams.items()}
+            side = self._appended() if t == "texts" else {}  # a stream may have no piece in the table yet
+            streams = {number: grown(streams.get(number, ""), side.get(number, ())) for number in {*streams, *side}}
             return StoredRows(
                 [(tid, cid, kind, state, bool(live), parent, rows.joined_body(p(body), "task", col, streams))
                  for tid, cid, kind, state, live, parent, body, col in self._all(

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import sys
 import threading
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -41,6 +40,7 @@ from ..writer import Job, thread_safe_caller
 from . import files, inbox, keys, opening, prune
 from .context import read_context
 from .failures import read_error, translate
+from .integrity import MAX_PROBLEMS, background_priority, integrity_slices
 from .lock import FileLock
 from .reader import connect_read_only
 from .streams import ContextStreams
@@ -90,7 +90,7 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
         try:
             return await self._call(self._open_in_thread)
         except BaseException:
-            await self._stop()
+            await self._stop_writer(self._fold_and_close)
             raise
 
     async def commit(self, batch: Batch) -> None:
@@ -215,11 +215,13 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
         self._key = new_key
         return total
 
-    async def close(self) -> None:
+    async def close(self, *, fold: bool = True) -> None:
+        """Close the file. `fold=False` leaves what lazy commits put beside it there, as a killed
+        process does (the crash explorer's crash: `durable.testing.crash`)."""
         if self._closed or self._thread is None:
             self._closed = True
             return
-        await self._stop()
+        await self._stop_writer(self._fold_and_close if fold else self._close_connection)
 
     async def check_integrity(self) -> list[str]:
         """SQLite's `integrity_check` in slices (`integrity_slices`: each table of the file with
@@ -237,9 +239,9 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
 
         def work() -> None:
             try:
-                _background_priority()
+                background_priority()
                 for slice_sql in integrity_slices(conn):
-                    if cancelled.is_set() or len(found) >= _MAX_PROBLEMS:
+                    if cancelled.is_set() or len(found) >= MAX_PROBLEMS:
                         break
                     found.extend(line for row in conn.execute(slice_sql).fetchall() if (line := str(row[0])) != "ok")
             except sqlite3.Error as exc:
@@ -260,7 +262,7 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
                 except sqlite3.ProgrammingError:
                     pass  # it had just finished and closed its connection
             thread.join()
-        problems = found[:_MAX_PROBLEMS]
+        problems = found[:MAX_PROBLEMS]
         if problems:
             # A file replaced under the owner (another process's session now at the path) is not
             # damage of this session: LockLost, which the harness learns at its next commit too.
@@ -335,9 +337,6 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
         return await self._call(fn)
 
     # ------------------------------------------------------------------ writer thread (see `WriterThread`)
-
-    async def _stop(self) -> None:
-        await self._stop_writer(self._fold_and_close)
 
     def _fold_and_close(self) -> None:
         self._writes.fold_pending()  # what lazy transactions left beside the file, into it first
@@ -420,31 +419,3 @@ class SQLiteStorage(ContextStreams, GroupCommitter[sqlite3.Connection]):
             except sqlite3.Error:
                 pass
             self._writes.lock.release()
-
-
-_MAX_PROBLEMS = 20  # problems a check reports at most (the first ones found)
-
-
-def integrity_slices(conn: sqlite3.Connection) -> list[str]:
-    """The statements of a sliced `integrity_check`: the schema table (with the freelist), then each
-    table with its indexes, largest last: the whole-file check but for pages of no table (a leak)."""
-    tables = [name for (name,) in conn.execute(
-        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
-    tables.sort(key=lambda name: name == "entries")  # the largest, as a rule
-    return [f"PRAGMA integrity_check({_quoted(name)})" for name in ["sqlite_schema", *tables]]
-
-
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _background_priority() -> None:
-    """Lower the priority of the calling thread (Linux: the nice value is per thread), so a check
-    in the background takes the CPU the harness leaves free, not the first turns' after an open.
-    Linux only (elsewhere a thread id may be another process's pid); best effort."""
-    if sys.platform.startswith("linux"):
-        try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-        except OSError:
-            pass
-
