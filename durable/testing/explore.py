@@ -181,8 +181,8 @@ async def explore(
     """Crash `scenario` at every commit boundary (see the module docstring) and return what was
     found.
 
-    What is checked (`check_invariants`, `check_commit_history`, and right after a crash
-    `check_committed`: the file gives back what the commits that returned wrote): the file right after each
+    What is checked (`check_invariants`, `check_commit_history`, and `check_committed`: the file
+    gives back what the commits that returned wrote): the file right after each
     crash, after the recovery settled (the reopened harness gets `World.reopen_settings` if
     given) and after its clean close; with the acknowledged submissions, the tool executions
     (every tool is wrapped by an `ExecutionLog`), the deferred jobs (a `FauxModel` is wrapped by a
@@ -387,7 +387,7 @@ async def replay(
         if settled is not None and not settled.quiescent:
             violations.append(f"{phase}: {settled.stuck}")
         note(f"after {phase} settled and closed", checks(quiescent=settled is not None and settled.quiescent,
-                                                        clean_close=True))
+                                                        clean_close=True) + check_committed(source, batches, returned))
         break
     note("in the commit history", check_commit_history(batches))
     crashed_all = (
