@@ -221,6 +221,27 @@ async def test_the_commit_history_shows_an_input_settled_twice():
     assert check_commit_history(history) == ["Submission s1 was settled 2 times (done, unanswered)"]
 
 
+@pytest.mark.parametrize(("again", "found"), [
+    ({}, ["Attempt 1 of turn 1 of task 1 was charged as interrupted by 2 commits"]),
+    ({"output_retries": 1}, []),  # the answer was sent back for its schema: a new model turn
+    ({"model": 1}, []),  # the run fell back to another member: its attempts start again
+])
+async def test_the_commit_history_counts_an_interrupted_attempt_charged_twice_within_one_model_turn(again, found):
+    """Attempt numbers start again at 1 after a tool round, an answer sent back for not matching
+    the output schema, and a fallback to another member; only a second charge in the same turn
+    is a violation (the explorer found the last two reported before, at depth 2)."""
+    from durable.tasks.generation.records import AttemptFailure, Retry, RunNotes
+    from tests.storage.builders import task
+
+    def charged(**notes: int) -> r.Task:
+        retry = Retry(1, 5.0, AttemptFailure("cut off", "interrupted"), notes=RunNotes(**notes))
+        return task(1, state=r.Sleeping(5.0), checkpoint=retry)
+
+    between = task(1, state=r.Running(), checkpoint=Request(2))
+    assert check_commit_history([Batch(tasks=[charged()]), Batch(tasks=[between]),
+                                 Batch(tasks=[charged(**again)])]) == found
+
+
 # --------------------------------------------------------------------------- the crashable harness
 
 

@@ -20,7 +20,7 @@ def check_commit_history(batches: Iterable[Any]) -> list[str]:
     interrupted by at most one commit."""
     out = []
     settled: dict[str, list[str]] = defaultdict(list)
-    charged: Counter[tuple[int, int, int]] = Counter()  # (task, turn, attempt): attempts restart each turn
+    charged: Counter[tuple[int, tuple[int, int, int], int]] = Counter()  # (task, turn, attempt)
     turns: Counter[int] = Counter()
     last: dict[int, Task] = {}
     for batch in batches:
@@ -37,18 +37,23 @@ def check_commit_history(batches: Iterable[Any]) -> list[str]:
             ended = task.terminal and (before is None or not before.terminal)
             if moved and isinstance(cp, ToolRound) and not isinstance(getattr(before, "checkpoint", None), ToolRound):
                 turns[task.id] += 1
+            # A model turn: a request and its retries. Attempts start again at 1 after a tool round,
+            # an answer sent back for not matching the output schema, and a fallback to another member.
+            notes = getattr(cp, "notes", None)
+            turn = (turns[task.id], getattr(notes, "output_retries", 0), getattr(notes, "model", 0))
             if moved and isinstance(cp, Retry) and cp.error.kind == "interrupted":
-                charged[(task.id, turns[task.id], cp.attempt)] += 1
+                charged[(task.id, turn, cp.attempt)] += 1
             outcome = task.outcome
             if ended and isinstance(outcome, Failed) and outcome.error.detail.reason == "interrupted":
-                charged[(task.id, turns[task.id], getattr(cp, "attempt", 0))] += 1
+                charged[(task.id, turn, getattr(cp, "attempt", 0))] += 1
     for sid, statuses in settled.items():
         if len(statuses) > 1:
             out.append(f"Submission {sid} was settled {len(statuses)} times ({', '.join(statuses)})")
-    for (task_id, turn, attempt), n in sorted(charged.items()):
+    for (task_id, (rounds, sent_back, member), attempt), n in sorted(charged.items()):
         if n > 1:
-            out.append(f"Attempt {attempt} of turn {turn + 1} of task {task_id} was charged as interrupted by "
-                       f"{n} commits")
+            which = f"turn {rounds + 1}" + (f" (answer sent back {sent_back} times)" if sent_back else "") + (
+                f" (fallback member {member})" if member else "")
+            out.append(f"Attempt {attempt} of {which} of task {task_id} was charged as interrupted by {n} commits")
     return out + check_instruction_history(batches)
 
 
