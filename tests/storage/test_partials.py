@@ -149,6 +149,13 @@ async def test_an_open_takes_back_the_appends_a_killed_store_left_up_to_its_last
     await third.close()
 
 
+def tool_flush(n: int, barrier: bool = False) -> Batch:
+    """A running tool's flush of `ANSWER[:n]`: its task's output and its slot's."""
+    running = task(2, kind="tool", state=Running(), checkpoint=ToolProgress(ANSWER[:n]))
+    return Batch(tasks=[running], live={"root": Live(tools=(ToolSlot("call_2", "grep", 2, ANSWER[:n]),))},
+                 barrier=barrier)
+
+
 async def test_an_open_takes_back_a_tools_appends_once_for_its_task_and_its_slot(tmp_path):
     """A running tool's output is one stream for its task and its slot: a flush is one append
     beside the file, which an open (after a kill: the file left as it is) applies once, and both
@@ -157,14 +164,9 @@ async def test_an_open_takes_back_a_tools_appends_once_for_its_task_and_its_slot
     store = SQLiteStorage(path)
     await store.open()
 
-    def flush(n: int, barrier: bool = False) -> Batch:
-        running = task(2, kind="tool", state=Running(), checkpoint=ToolProgress(ANSWER[:n]))
-        return Batch(tasks=[running], live={"root": Live(tools=(ToolSlot("call_2", "grep", 2, ANSWER[:n]),))},
-                     barrier=barrier)
-
-    await store.commit(flush(2000, barrier=True))
+    await store.commit(tool_flush(2000, barrier=True))
     for n in (3000, 5000, 9000):
-        await store.commit(flush(n))
+        await store.commit(tool_flush(n))
     store._writes.partials = None  # as if killed: the file is left as it is
     await store.close()
     with open(path + SUFFIX, "rb") as f:
@@ -176,8 +178,8 @@ async def test_an_open_takes_back_a_tools_appends_once_for_its_task_and_its_slot
     opened = await again.open()
     assert [t.checkpoint.output for t in opened.live_tasks] == [ANSWER[:5000]]
     assert [s.output for s in opened.conversations["root"].live.tools] == [ANSWER[:5000]]
-    await again.commit(flush(6000))
-    await again.commit(flush(7000, barrier=True))  # folds them: the table holds the output once
+    await again.commit(tool_flush(6000))
+    await again.commit(tool_flush(7000, barrier=True))  # folds them: the table holds the output once
     with SessionReader(path) as reader:
         assert sum(len(body) for (body,) in reader._all("SELECT body FROM texts")) == 7000
         assert [t.checkpoint.output for t in reader.tasks(kind="tool")] == [ANSWER[:7000]]
@@ -191,16 +193,11 @@ async def test_a_tools_output_is_one_stream_from_the_length_its_slot_keeps_apart
     store = SQLiteStorage(path)
     await store.open()
 
-    def flush(n: int, barrier: bool = False) -> Batch:
-        running = task(2, kind="tool", state=Running(), checkpoint=ToolProgress(ANSWER[:n]))
-        return Batch(tasks=[running], live={"root": Live(tools=(ToolSlot("call_2", "grep", 2, ANSWER[:n]),))},
-                     barrier=barrier)
-
-    await store.commit(flush(300, barrier=True))
+    await store.commit(tool_flush(300, barrier=True))
     assert streams_of(store._writes.texts.column("task:2")) == {"output": 1}
     commits, appended = store.commits, store._writes.appended
     for n in (400, 700, 1000):
-        await store.commit(flush(n))
+        await store.commit(tool_flush(n))
     assert (store.commits - commits, store._writes.appended - appended) == (3, 3)
     with SessionReader(path) as reader:
         assert [t.checkpoint.output for t in reader.tasks(kind="tool")] == [ANSWER[:1000]]

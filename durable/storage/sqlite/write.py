@@ -41,7 +41,7 @@ from .failures import translate
 from .lock import FileLock
 from .mark import CommitMark
 from .opening import WAL_LIMIT, commit_level, counted, rollback
-from .partials import PartialsFile, lazy_tag
+from .partials import PartialsFile
 
 _TASKS = ("INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id, body, texts) "
           "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, live = excluded.live, "
@@ -197,7 +197,7 @@ class SQLiteWrites:
         self.mark = CommitMark(self.path, self._session, self._counted)
         if self._session:
             self.partials = PartialsFile(self.path, self._session)
-            self._tag = lazy_tag(self._conn(), self.path)
+            self._tag = partials.lazy_tag(self._conn(), self.path)
             records = self.partials.recover()
             self._tainted = bool(records)  # its tags may go past `meta.lazy`: none until it is emptied
             self.texts.recover(partials.committed(records, self._tag))
