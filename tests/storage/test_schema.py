@@ -198,3 +198,42 @@ async def test_find_tasks_reads_through_an_index_and_needs_no_sort(path, filters
     if "state" in filters:
         expected = [t for t in expected if type(t.state).__name__.lower() == filters["state"]]
     assert found == expected[:filters.get("limit")]
+
+
+def wal_pages(path: str) -> list[str]:
+    """The table or index of each page the WAL holds (its frames, in order)."""
+    conn = sqlite3.connect(path)
+    try:
+        names = dict((pageno, name) for name, pageno in conn.execute("SELECT name, pageno FROM dbstat"))
+    finally:
+        conn.close()
+    with open(path + "-wal", "rb") as f:
+        data = f.read()
+    frame = 24 + int.from_bytes(data[8:12], "big")
+    return [names.get(int.from_bytes(data[i:i + 4], "big"), "?") for i in range(32, len(data) - 23, frame)]
+
+
+async def test_a_live_task_written_again_leaves_the_index_of_live_tasks_alone_and_its_ending_leaves_it(path):
+    """SQLite rewrites a partial index's entry for any update that sets its column, to the same
+    value too: a live task's row written again set `live` and cost a page of the WAL a commit."""
+    store = SQLiteStorage(path)
+    await store.open()
+    await store.call_in_writer(lambda c: c.execute("PRAGMA wal_autocheckpoint = 0"))
+    await store.commit(Batch(tasks=[GEN, task(9, state=Running(), parent_id=1)]))
+
+    async def written(batch: Batch) -> list[str]:
+        await store.call_in_writer(lambda c: c.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
+        await store.commit(batch)
+        return wal_pages(path)
+
+    again = await written(Batch(tasks=[task(1, state=Running(), updated_at=5.0)], barrier=False))
+    assert "tasks" in again and "tasks_live" not in again, again
+    ended = await written(Batch(tasks=[task(1, state=Terminal(Done("ok")))], barrier=False))
+    assert "tasks" in ended and "tasks_live" in ended, ended
+    assert [t.id for t in await store.find_tasks(state="running")] == [9]
+    await store.close()
+    store = SQLiteStorage(path)
+    opened = await store.open()
+    assert [t.id for t in opened.live_tasks] == [9]
+    assert [t.state for t in await store.find_tasks(kind="generation")] == [Terminal(Done("ok")), Running()]
+    await store.close()

@@ -43,9 +43,15 @@ from .mark import CommitMark
 from .opening import WAL_LIMIT, commit_level, counted, rollback
 from .partials import PartialsFile
 
-_TASKS = ("INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id, body, texts) "
-          "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, live = excluded.live, "
-          "body = excluded.body, texts = excluded.texts")
+# A live task's row is written again without setting `live`: SQLite rewrites the `tasks_live`
+# index entry of any row whose update sets `live`, to the same value too (a page of the WAL a
+# commit, for nothing). `_REVIVED` then sets it where it was not (the engine never makes an ended
+# task live again, the store's contract allows it); an ending task's row sets it at once.
+_TASKS_INSERT = ("INSERT INTO tasks (id, conversation_id, kind, state, live, parent_id, body, texts) "
+                 "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, ")
+_LIVE_TASKS = _TASKS_INSERT + "body = excluded.body, texts = excluded.texts"
+_REVIVED = "UPDATE tasks SET live = 1 WHERE id = ? AND live = 0"
+_TASKS = _TASKS_INSERT + "live = excluded.live, body = excluded.body, texts = excluded.texts"
 _ENTRIES = "INSERT INTO entries (conversation_id, seq, kind, body, tokens) VALUES (?,?,?,?,?)"
 _SUBMISSIONS = ("INSERT INTO submissions (id, conversation_id, status, body) VALUES (?,?,?,?) "
                 "ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body")
@@ -103,7 +109,12 @@ def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None, sea
     else:
         rows, puts = sealed(rows, puts, sealer)
     if rows.tasks:  # `EncodedTask` rows are the columns in order (`live`, a bool, binds as 0/1)
-        conn.executemany(_TASKS, rows.tasks)
+        live = [t for t in rows.tasks if t.live]
+        if live:
+            conn.executemany(_LIVE_TASKS, live)
+            conn.executemany(_REVIVED, [(t.id,) for t in live])
+        if len(live) < len(rows.tasks):
+            conn.executemany(_TASKS, [t for t in rows.tasks if not t.live])
     if rows.entries:
         conn.executemany(_ENTRIES, rows.entries)
         conn.executemany(_TOTALS, totals)
