@@ -60,6 +60,12 @@ def at(n: int) -> Live:
     return partial(ANSWER[:n], ANSWER[:n - 500])
 
 
+def table_chars(path: str) -> int:
+    """Characters of the pieces of long texts in the table."""
+    with SessionReader(path) as reader:
+        return sum(len(body) for (body,) in reader._all("SELECT body FROM texts"))
+
+
 def side(path: str) -> int:
     return os.path.getsize(path + SUFFIX) if os.path.exists(path + SUFFIX) else -1
 
@@ -93,18 +99,18 @@ async def test_appends_go_beside_the_file_and_the_next_barrier_folds_them_and_em
     with SessionReader(path) as reader:  # another process reads the table and the appends beside it
         assert reader.live_documents() == {"root": at(9000)}
         assert decode_rows(reader.rows(), path).live == {"root": at(9000)}
-        assert sum(len(body) for (body,) in reader._all("SELECT body FROM texts")) == 2000 + 1500
+        assert table_chars(path) == 2000 + 1500
     kept = side(path)
     await store.commit(Batch(live={"other": Live()}, barrier=False))  # a lazy transaction leaves them there
     assert (side(path), store._writes.appended, store.commits) == (kept, 3, commits + 4)
     with SessionReader(path) as reader:
         assert reader.live_documents() == {"other": Live(), "root": at(9000)}
-        assert sum(len(body) for (body,) in reader._all("SELECT body FROM texts")) == 2000 + 1500
+        assert table_chars(path) == 2000 + 1500
     await store.commit(Batch(live={"third": Live()}))  # a barrier folds them: the side file is never fsynced
     assert side(path) == 0
     with SessionReader(path) as reader:
         assert reader.live_documents() == {"other": Live(), "root": at(9000), "third": Live()}
-        assert sum(len(body) for (body,) in reader._all("SELECT body FROM texts")) == 9000 + 8500
+        assert table_chars(path) == 9000 + 8500
     await store.close()
     assert side(path) == -1  # an empty side file is removed at close
 
@@ -181,7 +187,7 @@ async def test_an_open_takes_back_a_tools_appends_once_for_its_task_and_its_slot
     await again.commit(tool_flush(6000))
     await again.commit(tool_flush(7000, barrier=True))  # folds them: the table holds the output once
     with SessionReader(path) as reader:
-        assert sum(len(body) for (body,) in reader._all("SELECT body FROM texts")) == 7000
+        assert table_chars(path) == 7000
         assert [t.checkpoint.output for t in reader.tasks(kind="tool")] == [ANSWER[:7000]]
     await again.close()
 
@@ -569,7 +575,7 @@ async def test_a_lazy_transaction_puts_the_text_it_starts_beside_the_file_and_a_
     await again.commit(Batch(live={"other": Live()}))  # a barrier folds it
     assert side(path) == 0
     with SessionReader(path) as reader:
-        assert sum(len(body) for (body,) in reader._all("SELECT body FROM texts")) == 9500 + 9000
+        assert table_chars(path) == 9500 + 9000
         assert reader.live_documents()["root"] == at(9500)
     await again.close()
 
@@ -586,7 +592,7 @@ async def test_a_text_started_while_the_side_file_refuses_goes_into_the_transact
     monkeypatch.setattr(partials_module.PartialsFile, "append", full)
     await store.commit(Batch(live={"root": at(9000)}, barrier=False))
     with SessionReader(path) as reader:
-        assert sum(len(body) for (body,) in reader._all("SELECT body FROM texts")) == 9000 + 8500
+        assert table_chars(path) == 9000 + 8500
         assert reader.live_documents() == {"root": at(9000)}
     assert side(path) == 0
     store._writes.partials = None  # as if killed
@@ -632,11 +638,6 @@ def records(path: str, store: SQLiteStorage) -> list[list[tuple[int, int, int]]]
     with open(path + SUFFIX, "rb") as f:
         found = parse(f.read(), store._writes._session)[0]
     return [[(n, before, len(text)) for n, before, text in record] for record in found]
-
-
-def table_chars(path: str) -> int:
-    with SessionReader(path) as reader:
-        return sum(len(body) for (body,) in reader._all("SELECT body FROM texts"))
 
 
 async def test_a_lazy_transaction_puts_what_a_text_grew_beside_the_file_counted_once_it_commits(tmp_path):

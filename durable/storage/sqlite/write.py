@@ -51,7 +51,7 @@ _TASKS_INSERT = ("INSERT INTO tasks (id, conversation_id, kind, state, live, par
                  "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, ")
 _LIVE_TASKS = _TASKS_INSERT + "body = excluded.body, texts = excluded.texts"
 _REVIVED = "UPDATE tasks SET live = 1 WHERE id = ? AND live = 0"
-_TASKS = _TASKS_INSERT + "live = excluded.live, body = excluded.body, texts = excluded.texts"
+_ENDED_TASKS = _TASKS_INSERT + "live = excluded.live, body = excluded.body, texts = excluded.texts"
 _ENTRIES = "INSERT INTO entries (conversation_id, seq, kind, body, tokens) VALUES (?,?,?,?,?)"
 _SUBMISSIONS = ("INSERT INTO submissions (id, conversation_id, status, body) VALUES (?,?,?,?) "
                 "ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body")
@@ -114,7 +114,7 @@ def apply_rows(conn: Any, rows: EncodedBatch, held: HeldTexts | None = None, sea
             conn.executemany(_LIVE_TASKS, live)
             conn.executemany(_REVIVED, [(t.id,) for t in live])
         if len(live) < len(rows.tasks):
-            conn.executemany(_TASKS, [t for t in rows.tasks if not t.live])
+            conn.executemany(_ENDED_TASKS, [t for t in rows.tasks if not t.live])
     if rows.entries:
         conn.executemany(_ENTRIES, rows.entries)
         conn.executemany(_TOTALS, totals)
