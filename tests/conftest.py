@@ -21,7 +21,7 @@ def anyio_backend() -> str:
 SHARED = ("tests/cli/test_packaging.py", "tests/cli/test_errors.py", "tests/cli/test_inspect.py",
           "tests/cli/test_export_watch.py", "tests/cli/test_inspect_odd_text.py", "tests/cli/test_main_module.py",
           "tests/console/test_console_browser.py", "tests/engine/test_tracing.py", "tests/storage/test_damage_fuzz.py",
-          "tests/storage/test_prune_kill.py", "tests/cli/test_key_file.py")
+          "tests/storage/test_prune_kill.py", "tests/cli/test_key_file.py", "tests/storage/test_pg_schema.py")
 """The modules whose tests share a module-scoped fixture (a built wheel, a session file the demo
 wrote) or the browser: under pytest-xdist each runs whole on one worker, so that is made once."""
 

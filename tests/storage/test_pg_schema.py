@@ -3,13 +3,15 @@ in one transaction that keeps every row (a failed migration leaves it as it was)
 schema indexes no task state, and `find_tasks` by a live state reads the partial index of live
 tasks on a table with history in it (EXPLAIN after ANALYZE).
 
-Real server (the `postgres_server` fixture), one new database per test."""
+Real server (the `postgres_server` fixture), one new database per test (one per module for the
+tests of `find_tasks`, which only read it)."""
 
 from __future__ import annotations
 
 import uuid
 from typing import Any
 
+import anyio
 import psycopg
 import pytest
 
@@ -157,22 +159,33 @@ async def test_a_migration_that_fails_leaves_the_version_4_database_as_it_was(po
     assert (version_of(dsn), schema_of(dsn)) == (str(PG_SCHEMA_VERSION), schema_at(postgres_server, PG_SCHEMA_VERSION))
 
 
-@pytest.fixture
-async def history(postgres_server):
-    """A space with 4000 ended tool tasks of generation 1 (each committed live first, then ended)
-    beside BATCH's live tasks, and another space as large; statistics gathered."""
+@pytest.fixture(scope="module")
+def history_dsn(postgres_server):
+    """A database whose space "s" has 4000 ended tool tasks of generation 1 (each committed live
+    first, then ended) beside BATCH's live tasks, and another space as large; statistics gathered.
+    Made once for the module (the tests only read it)."""
+
+    async def fill(dsn: str) -> None:
+        for space in ("other", "s"):
+            store = PostgresStorage(dsn, space)
+            await store.open()
+            await store.commit(BATCH)
+            ended = [task(i, kind="tool", parent_id=1, state=Terminal(Done())) for i in range(10, 4010)]
+            await store.commit(Batch(tasks=[task(t.id, kind="tool", parent_id=1, state=Running()) for t in ended]))
+            await store.commit(Batch(tasks=ended))
+            await store.close()
+
     dsn = new_db(postgres_server)
-    for space in ("other", "s"):
-        store = PostgresStorage(dsn, space)
-        await store.open()
-        await store.commit(BATCH)
-        ended = [task(i, kind="tool", parent_id=1, state=Terminal(Done())) for i in range(10, 4010)]
-        await store.commit(Batch(tasks=[task(t.id, kind="tool", parent_id=1, state=Running()) for t in ended]))
-        await store.commit(Batch(tasks=ended))
-        await store.close()
+    anyio.run(fill, dsn, backend="trio")
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("ANALYZE durable.tasks")
-    store = PostgresStorage(dsn, "s")
+    return dsn
+
+
+@pytest.fixture
+async def history(history_dsn):
+    """Space "s" of `history_dsn`, open."""
+    store = PostgresStorage(history_dsn, "s")
     await store.open()
     yield store
     await store.close()
