@@ -349,3 +349,34 @@ def _handles(result):
     import re
 
     return re.findall(r"job-[0-9a-f]{12}", result.violations[0])[:2]
+
+
+async def test_the_explorer_keeps_its_files_in_memory_when_the_system_has_room_there(tmp_path, monkeypatch):
+    import importlib
+
+    explorer = importlib.import_module("durable.testing.explore")
+
+    memory = tmp_path / "shm"
+    memory.mkdir()
+    monkeypatch.setattr(explorer, "SHM", str(memory))
+    made: list[str] = []
+    real_replay = explorer.replay
+
+    async def replay(scenario, points, path, **kw):
+        made.append(os.path.dirname(os.path.dirname(path)))
+        return await real_replay(scenario, points, path, **kw)
+
+    monkeypatch.setattr(explorer, "replay", replay)
+    assert explorer.scratch_dir() == str(memory)
+    (await explore(scenarios.streamed_answer, only=("after", 1))).assert_ok()
+    assert made == [str(memory)] * 2  # the run without a crash, then the point
+    assert os.listdir(memory) == []  # removed afterwards
+    made.clear()
+    (await explore(scenarios.streamed_answer, only=("after", 1), directory=tmp_path)).assert_ok()
+    assert made == [str(tmp_path)] * 2  # a directory given is used
+
+    monkeypatch.setattr(explorer, "SHM_ROOM", 1 << 62)  # not that much room
+    assert explorer.scratch_dir() is None
+    monkeypatch.setattr(explorer, "SHM", str(tmp_path / "missing"))
+    monkeypatch.setattr(explorer, "SHM_ROOM", 0)
+    assert explorer.scratch_dir() is None
