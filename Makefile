@@ -12,6 +12,13 @@ PYTHON ?= python3
 # this process). Each worker has its own temp dirs, PostgreSQL server and browser; a module whose
 # tests share an expensive fixture is kept on one worker (`xdist_group`, with --dist loadgroup).
 TEST_WORKERS ?= auto
+# The suite's temporary files (pytest's tmp_path, the crash tests' session files, the PostgreSQL
+# test server's folder) go to this folder: memory (/dev/shm) when it is writable with 2 GB free,
+# else the system's temp folder (TEST_TMPDIR= keeps the system's). Its SQLite files sync often, and
+# on a disk those syncs only cost time: no test cuts the machine's power (power cuts are
+# simulated by durable.testing.powercut). Measured: pytest 5 min 56 s against ~7 min on /tmp.
+TEST_TMPDIR ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && \
+  [ "$$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 {print $$4}')" -gt 2097152 ] 2>/dev/null && echo /dev/shm)
 VENV := .venv
 STAMP := $(VENV)/.installed-stamp
 DEMO_STAMP := $(VENV)/.installed-demo-stamp
@@ -80,4 +87,4 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check durable
 	$(VENV)/bin/mypy durable
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/python -m mkdocs build --strict --quiet --site-dir site
-	$(VENV)/bin/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup
+	$(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR) )$(VENV)/bin/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup
