@@ -17,6 +17,12 @@ the event loop's thread, then of the writer thread (a profile of its own: cProfi
 thread). Own time of a call that releases the GIL (an fsync, `SimpleQueue.get`, the wake's
 `os.write`) is wall time, waits for the GIL included, not CPU.
 Targets (issue 29): engine alone >= 3,000 steps/s; durable >= 1,000 one at a time, >= 2,500 at 16.
+
+Each round also times the disk's limit in this process: raw `sqlite3` (WAL, synchronous=FULL)
+committing one changed row 200 times, one transaction each: a durable step needs at least one such
+fsynced commit before its request is sent, so one at a time no engine can beat 1 / that time. The
+durable cases are printed as ratios to the engine alone (what durability costs) and to that limit.
+`--save` writes the run to benchmarks/results/ (engine.json and its section of results.md).
 """
 
 from __future__ import annotations
@@ -82,6 +88,56 @@ def mm(xs: list[float], f: str = ".0f") -> str:
     return f"{statistics.median(xs):{f}} ({min(xs):{f}}-{max(xs):{f}})"
 
 
+def disk_commit_s(commits: int = 200) -> float:
+    """The median wall time of one fsynced one-row commit of raw sqlite3 (WAL, synchronous=FULL)
+    on a fresh file in the system's temp directory: the disk's limit for one durable step."""
+    import sqlite3
+    import tempfile
+    import time
+
+    with tempfile.TemporaryDirectory(prefix="durable-bench-disk-") as d:
+        conn = sqlite3.connect(os.path.join(d, "disk.sqlite"), isolation_level=None)
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+        conn.execute("INSERT INTO t VALUES (1, '')")
+        took = []
+        for i in range(commits):
+            t = time.perf_counter()
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("UPDATE t SET v = ? WHERE id = 1", (f"step {i}",))
+            conn.execute("COMMIT")
+            took.append(time.perf_counter() - t)
+        conn.close()
+    return statistics.median(took)
+
+
+def save(args: argparse.Namespace, cases: list[str], results: dict[tuple[str, str], list[dict]],
+         disk: list[float]) -> None:
+    """benchmarks/results/engine.json and the engine section of results.md (this checkout's rows)."""
+    import _common as c
+
+    rows, data = [], {}
+    for case in cases:
+        rs = results[(case, "now")]
+        sps = [x["steps_per_s"] for x in rs]
+        ok = statistics.median(sps) >= TARGETS[case]
+        vs_alone = "-" if case == "memory" or "memory" not in cases else mm(
+            [a["steps_per_s"] / b["steps_per_s"] for a, b in zip(rs, results[("memory", "now")], strict=True)], ".2f") + "x"
+        vs_disk = mm([x["steps_per_s"] * d for x, d in zip(rs, disk, strict=True)], ".2f") + "x"
+        rows.append([LABELS[case], mm(sps), mm([x["cpu_ms_per_step"] for x in rs], ".3f"), vs_alone, vs_disk,
+                     f">= {TARGETS[case]:,}", c.verdict(ok)])
+        data[case] = {"steps_per_s": sps, "cpu_ms_per_step": [x["cpu_ms_per_step"] for x in rs]}
+    limit = mm([1 / d for d in disk])
+    md = (f"### The engine's work per step (`benchmarks/engine.py`)\n\nThe 3-step tool workflow of `peers.py`, "
+          f"{args.workflows} workflows per child, medians (min-max) of {args.rounds} interleaved rounds, trio. "
+          f"The disk's limit, one fsynced one-row commit of raw sqlite3 a step (WAL, synchronous=FULL): "
+          f"{mm([d * 1e6 for d in disk])} µs, so at most {limit} steps/s one at a time.\n\n"
+          + c.table(["case", "steps/s", "CPU ms / step", "/ engine alone", "/ the disk's limit", "target", "result"],
+                    rows))
+    c.save("engine", {"cases": data, "disk_commit_s": disk, "workflows": args.workflows, "rounds": args.rounds}, md)
+
+
 def main(argv: list[str]) -> None:
     if len(argv) == 3 and argv[0] == "--child":
         print(json.dumps(child(argv[1], int(argv[2]))))
@@ -92,6 +148,7 @@ def main(argv: list[str]) -> None:
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--cases", default="memory,sqlite1,sqlite16")
     p.add_argument("--profile", default=None, choices=sorted(CASES))
+    p.add_argument("--save", action="store_true", help="write the run to benchmarks/results/")
     args = p.parse_args(argv)
     if args.profile:
         print(json.dumps(child(args.profile, args.workflows, profile=True)))
@@ -101,7 +158,9 @@ def main(argv: list[str]) -> None:
     before = export(args.before) if args.before else None
     cases = [c.strip() for c in args.cases.split(",") if c.strip()]
     results: dict[tuple[str, str], list[dict]] = {}
+    disk: list[float] = []
     for r in range(args.rounds):
+        disk.append(disk_commit_s())
         for case in cases:
             order = [("now", None)] + ([("before", before)] if before else [])
             if r % 2:
@@ -123,6 +182,16 @@ def main(argv: list[str]) -> None:
             cp = [b["cpu_ms_per_step"] / a["cpu_ms_per_step"] for a, b in zip(now, old, strict=True)]
             print(f"{'':32} {'ratio':7} {mm(sp, '.2f') + 'x':>22} {mm(cp, '.2f') + 'x':>22}"
                   "  (now/before; CPU: before/now)")
+    print(f"the disk's limit: one fsynced one-row commit of raw sqlite3 {mm([d * 1e6 for d in disk])} us, "
+          f"so at most {mm([1 / d for d in disk])} steps/s one at a time")
+    for case in cases:
+        now = results[(case, "now")]
+        if case != "memory" and "memory" in cases:
+            alone = [a["steps_per_s"] / b["steps_per_s"] for a, b in zip(now, results[("memory", "now")], strict=True)]
+            print(f"{LABELS[case]}: {mm(alone, '.2f')}x the engine alone, "
+                  f"{mm([x['steps_per_s'] * d for x, d in zip(now, disk, strict=True)], '.2f')}x the disk's limit")
+    if args.save:
+        save(args, cases, results, disk)
 
 
 if __name__ == "__main__":
