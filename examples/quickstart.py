@@ -42,6 +42,5 @@ async def main(path: str) -> None:
 
 
 if __name__ == "__main__":
-    default = os.path.join(tempfile.mkdtemp(prefix="durable-"), "quickstart.sqlite")
-    target = sys.argv[1] if len(sys.argv) > 1 else default
+    target = sys.argv[1] if len(sys.argv) > 1 else os.path.join(tempfile.mkdtemp(prefix="durable-"), "quickstart.sqlite")
     anyio.run(main, target)

@@ -39,5 +39,4 @@ def main(path: str) -> None:
 
 
 if __name__ == "__main__":
-    default = os.path.join(tempfile.mkdtemp(prefix="durable-"), "quickstart.sqlite")
-    main(sys.argv[1] if len(sys.argv) > 1 else default)
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(tempfile.mkdtemp(prefix="durable-"), "quickstart.sqlite"))

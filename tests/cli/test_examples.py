@@ -72,10 +72,27 @@ def test_quickstart_opens_submits_waits_and_closes(tmp_path):
     assert transcript(inspect_json(db)) == ["user", "assistant:stop"] * 2
 
 
-def test_quickstart_without_a_path_uses_a_temporary_directory(tmp_path):
-    done = run_example("quickstart.py", cwd=tmp_path)
+def test_quickstart_without_a_path_uses_a_temporary_directory(tmp_path, monkeypatch):
+    work, temp = tmp_path / "work", tmp_path / "temp"
+    work.mkdir()
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    done = run_example("quickstart.py", cwd=work)
     assert done.returncode == 0, done.stderr
-    assert os.listdir(tmp_path) == []
+    assert os.listdir(work) == []
+    (made,) = os.listdir(temp)  # one new directory, kept: it holds the session file
+    assert made.startswith("durable-") and "quickstart.sqlite" in os.listdir(temp / made)
+    assert done.stdout.splitlines()[-1] == f"session file: {temp / made / 'quickstart.sqlite'}"
+
+
+def test_the_quickstarts_given_a_path_make_no_temporary_directory(tmp_path, monkeypatch):
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    for example in ("quickstart.py", "sync_quickstart.py"):
+        done = run_example(example, str(tmp_path / f"{example}.sqlite"), cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    assert os.listdir(temp) == []
 
 
 def test_sync_quickstart_does_the_same_without_async_and_leaves_no_thread(tmp_path):
