@@ -170,16 +170,21 @@ class Connection:
         self.owner._rebuild()
 
     async def connected(self, tool: str) -> Live:
-        """The live connection, started again if it was lost; `MCPCallError` (naming `tool`, which
-        is then not called) once `connect` has exited or when the server cannot be started."""
+        """The live connection, started again if it was lost or is ending (asked to stop); `MCPCallError`
+        (naming `tool`, which is then not called) once `connect` has exited or when the server cannot
+        be started."""
         live = self.live
-        if live is not None and not live.lost.is_set():
+        if live is not None and not live.stop.is_set() and not live.lost.is_set():
             return live
         async with self._lock:
             if self.owner.closed:
                 raise MCPCallError(f"{self.label} is closed (durable.mcp.connect has exited); tool {tool} was not "
                                    "called")
             live = self.live
+            if live is not None and live.stop.is_set():
+                # A call found the server gone and asked its connection to end: wait until it
+                # has (its transport closed), so that this call goes to a new one, not to it.
+                await live.lost.wait()
             if live is None or live.lost.is_set():
                 try:
                     await self.owner.task_group.start(self.run)

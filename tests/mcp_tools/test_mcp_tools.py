@@ -236,6 +236,24 @@ async def test_a_stdio_server_that_dies_mid_call_is_an_error_and_the_next_call_s
     assert side.lines() == ["die start", "lookup again"]
 
 
+async def test_a_call_right_after_one_that_found_the_server_gone_goes_to_a_new_connection(side, tmp_path):
+    # The call that finds the server gone asks its connection to end (`stop`); the connection is
+    # `lost` only once its transport closed. A call in between (on a loaded machine, the next
+    # run's) waited for nothing and went to the ending connection, failing as "stopped during the
+    # call". Made deterministic here: the next call comes before the old connection could end.
+    spec = mcp.stdio(sys.executable, [SERVER, str(side.path)], name="tests", stderr=open(tmp_path / "err.txt", "w"))
+    async with mcp.connect(spec) as servers:
+        (connection,) = servers._connections
+        old = await connection.connected("lookup")
+        old.stop.set()  # what a call does when the server closed the connection under it
+        new = await connection.connected("lookup")
+        assert new is not old and old.lost.is_set() and not new.stop.is_set()
+        assert new.client is not None
+        result = await new.client.call_tool("lookup", {"word": "again"})
+        assert [block.text for block in result.content] == ["again: able to withstand wear"]
+    assert side.lines() == ["lookup again"]
+
+
 async def test_an_http_server_killed_mid_call_is_an_error_and_is_reached_again_once_it_is_back(
         http_server, side, tmp_path):
     from .conftest import HttpServer
