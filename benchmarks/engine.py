@@ -112,6 +112,16 @@ def disk_commit_s(commits: int = 200) -> float:
     return statistics.median(took)
 
 
+def ratios(case: str, cases: list[str], results: dict[tuple[str, str], list[dict]],
+           disk: list[float]) -> tuple[str, str]:
+    """This checkout's `case` per round as a ratio to the engine alone ("-" for the engine alone or
+    when it did not run) and to the disk's limit of the same round, each as `mm` prints them."""
+    now = results[(case, "now")]
+    alone = "-" if case == "memory" or "memory" not in cases else mm(
+        [a["steps_per_s"] / b["steps_per_s"] for a, b in zip(now, results[("memory", "now")], strict=True)], ".2f") + "x"
+    return alone, mm([x["steps_per_s"] * d for x, d in zip(now, disk, strict=True)], ".2f") + "x"
+
+
 def save(args: argparse.Namespace, cases: list[str], results: dict[tuple[str, str], list[dict]],
          disk: list[float]) -> None:
     """benchmarks/results/engine.json and the engine section of results.md (this checkout's rows)."""
@@ -122,9 +132,7 @@ def save(args: argparse.Namespace, cases: list[str], results: dict[tuple[str, st
         rs = results[(case, "now")]
         sps = [x["steps_per_s"] for x in rs]
         ok = statistics.median(sps) >= TARGETS[case]
-        vs_alone = "-" if case == "memory" or "memory" not in cases else mm(
-            [a["steps_per_s"] / b["steps_per_s"] for a, b in zip(rs, results[("memory", "now")], strict=True)], ".2f") + "x"
-        vs_disk = mm([x["steps_per_s"] * d for x, d in zip(rs, disk, strict=True)], ".2f") + "x"
+        vs_alone, vs_disk = ratios(case, cases, results, disk)
         rows.append([LABELS[case], mm(sps), mm([x["cpu_ms_per_step"] for x in rs], ".3f"), vs_alone, vs_disk,
                      f">= {TARGETS[case]:,}", c.verdict(ok)])
         data[case] = {"steps_per_s": sps, "cpu_ms_per_step": [x["cpu_ms_per_step"] for x in rs]}
@@ -185,11 +193,9 @@ def main(argv: list[str]) -> None:
     print(f"the disk's limit: one fsynced one-row commit of raw sqlite3 {mm([d * 1e6 for d in disk])} us, "
           f"so at most {mm([1 / d for d in disk])} steps/s one at a time")
     for case in cases:
-        now = results[(case, "now")]
-        if case != "memory" and "memory" in cases:
-            alone = [a["steps_per_s"] / b["steps_per_s"] for a, b in zip(now, results[("memory", "now")], strict=True)]
-            print(f"{LABELS[case]}: {mm(alone, '.2f')}x the engine alone, "
-                  f"{mm([x['steps_per_s'] * d for x, d in zip(now, disk, strict=True)], '.2f')}x the disk's limit")
+        vs_alone, vs_disk = ratios(case, cases, results, disk)
+        if vs_alone != "-":
+            print(f"{LABELS[case]}: {vs_alone} the engine alone, {vs_disk} the disk's limit")
     if args.save:
         save(args, cases, results, disk)
 

@@ -223,9 +223,10 @@ async def test_a_server_that_cannot_start_is_named_in_the_error(tmp_path):
                                "stderr)")
 
 
-async def test_a_stdio_server_that_dies_mid_call_is_an_error_and_the_next_call_starts_it_again(side, tmp_path):
-    spec = mcp.stdio(sys.executable, [SERVER, str(side.path)], name="tests", stderr=open(tmp_path / "err.txt", "w"))
-    async with mcp.connect(spec) as servers:
+@pytest.mark.parametrize("transport", ["stdio"])
+async def test_a_stdio_server_that_dies_mid_call_is_an_error_and_the_next_call_starts_it_again(server_spec, side,
+                                                                                                tmp_path):
+    async with mcp.connect(server_spec) as servers:
         results = await run_calls(tmp_path / "s.sqlite", servers, faux.call("die", {}, id="c1"))
         assert results == [result("c1", "die", (
             "Tool die failed: MCPCallError: MCP server 'tests' stopped during the call of tool die (the server closed "
@@ -236,13 +237,13 @@ async def test_a_stdio_server_that_dies_mid_call_is_an_error_and_the_next_call_s
     assert side.lines() == ["die start", "lookup again"]
 
 
-async def test_a_call_right_after_one_that_found_the_server_gone_goes_to_a_new_connection(side, tmp_path):
+@pytest.mark.parametrize("transport", ["stdio"])
+async def test_a_call_right_after_one_that_found_the_server_gone_goes_to_a_new_connection(server_spec, side):
     # The call that finds the server gone asks its connection to end (`stop`); the connection is
     # `lost` only once its transport closed. A call in between (on a loaded machine, the next
     # run's) waited for nothing and went to the ending connection, failing as "stopped during the
     # call". Made deterministic here: the next call comes before the old connection could end.
-    spec = mcp.stdio(sys.executable, [SERVER, str(side.path)], name="tests", stderr=open(tmp_path / "err.txt", "w"))
-    async with mcp.connect(spec) as servers:
+    async with mcp.connect(server_spec) as servers:
         (connection,) = servers._connections
         old = await connection.connected("lookup")
         old.stop.set()  # what a call does when the server closed the connection under it
