@@ -21,7 +21,10 @@ Targets (issue 29): engine alone >= 3,000 steps/s; durable >= 1,000 one at a tim
 Each round also times the disk's limit in this process: raw `sqlite3` (WAL, synchronous=FULL)
 committing one changed row 200 times, one transaction each: a durable step needs at least one such
 fsynced commit before its request is sent, so one at a time no engine can beat 1 / that time. The
-durable cases are printed as ratios to the engine alone (what durability costs) and to that limit.
+durable cases are printed as ratios to the engine alone (what durability costs) and to that limit,
+and one at a time against two bounds made of the run's own counts (`floors`): the workflow's
+commits (its fsynced ones and the others, counted by the store) on raw sqlite3 alone, and those
+added to the engine alone's work a step.
 `--save` writes the run to benchmarks/results/ (engine.json and its section of results.md).
 """
 
@@ -72,7 +75,8 @@ def child(case: str, n: int, profile: bool = False) -> dict:
             print("=" * 30, "the writer thread")
             pstats.Stats(thread).sort_stats("tottime").print_stats(30)
             pstats.Stats(thread).sort_stats("cumulative").print_stats(30)
-    return {"steps_per_s": 3 * n / out["wall"], "cpu_ms_per_step": 1000 * out["cpu"] / (3 * n)}
+    return {"steps_per_s": 3 * n / out["wall"], "cpu_ms_per_step": 1000 * out["cpu"] / (3 * n),
+            "transactions": out["transactions_per_workflow"], "barriers": out["barriers_per_workflow"]}
 
 
 def run_child(case: str, n: int, code: str | None) -> dict:
@@ -88,42 +92,74 @@ def mm(xs: list[float], f: str = ".0f") -> str:
     return f"{statistics.median(xs):{f}} ({min(xs):{f}}-{max(xs):{f}})"
 
 
-def disk_commit_s(commits: int = 200) -> float:
-    """The median wall time of one fsynced one-row commit of raw sqlite3 (WAL, synchronous=FULL)
-    on a fresh file in the system's temp directory: the disk's limit for one durable step."""
+def disk_commit_s(commits: int = 200) -> tuple[float, float]:
+    """The median wall times of one one-row commit of raw sqlite3 (WAL) on a fresh file in the
+    system's temp directory, taking turns: (with an fsync, synchronous=FULL: the disk's limit for
+    one durable step; without, synchronous=NORMAL: a commit nothing outside waits for)."""
     import sqlite3
     import tempfile
     import time
 
+    took: dict[str, list[float]] = {"FULL": [], "NORMAL": []}
     with tempfile.TemporaryDirectory(prefix="durable-bench-disk-") as d:
         conn = sqlite3.connect(os.path.join(d, "disk.sqlite"), isolation_level=None)
         conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = FULL")
         conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
         conn.execute("INSERT INTO t VALUES (1, '')")
-        took = []
-        for i in range(commits):
+        for i in range(2 * commits):
+            level = "FULL" if i % 2 == 0 else "NORMAL"
+            conn.execute(f"PRAGMA synchronous = {level}")
             t = time.perf_counter()
             conn.execute("BEGIN IMMEDIATE")
             conn.execute("UPDATE t SET v = ? WHERE id = 1", (f"step {i}",))
             conn.execute("COMMIT")
-            took.append(time.perf_counter() - t)
+            took[level].append(time.perf_counter() - t)
         conn.close()
-    return statistics.median(took)
+    return statistics.median(took["FULL"]), statistics.median(took["NORMAL"])
+
+
+def workflow_floor_s(r: dict, disk: tuple[float, float]) -> float:
+    """What the commits of one durable workflow (`r`: one child's counts a workflow) cost on raw
+    sqlite3 (`disk`: one round's medians), a step's share: its fsynced commits at the FULL time,
+    the others at the NORMAL time, one row each. One at a time, nothing can do a step faster."""
+    full, normal = disk
+    return (r["barriers"] * full + (r["transactions"] - r["barriers"]) * normal) / 3
 
 
 def ratios(case: str, cases: list[str], results: dict[tuple[str, str], list[dict]],
-           disk: list[float]) -> tuple[str, str]:
+           disk: list[tuple[float, float]]) -> tuple[str, str]:
     """This checkout's `case` per round as a ratio to the engine alone ("-" for the engine alone or
     when it did not run) and to the disk's limit of the same round, each as `mm` prints them."""
     now = results[(case, "now")]
     alone = "-" if case == "memory" or "memory" not in cases else mm(
-        [a["steps_per_s"] / b["steps_per_s"] for a, b in zip(now, results[("memory", "now")], strict=True)], ".2f") + "x"
-    return alone, mm([x["steps_per_s"] * d for x, d in zip(now, disk, strict=True)], ".2f") + "x"
+        [a["steps_per_s"] / b["steps_per_s"] for a, b in zip(now, results[("memory", "now")], strict=True)],
+        ".2f") + "x"
+    return alone, mm([x["steps_per_s"] * d[0] for x, d in zip(now, disk, strict=True)], ".2f") + "x"
+
+
+def floors(cases: list[str], results: dict[tuple[str, str], list[dict]],
+           disk: list[tuple[float, float]]) -> str | None:
+    """The lines that bound durable one at a time, per round, from its own counts: its commits alone on
+    raw sqlite3, and those added to the engine alone's work (nothing of the two overlaps when one
+    workflow runs at a time: each request waits for its commit, each commit for the step before)."""
+    if "sqlite1" not in cases:
+        return None
+    now = results[("sqlite1", "now")]
+    floor = [workflow_floor_s(r, d) for r, d in zip(now, disk, strict=True)]
+    r = now[-1]
+    lines = [f"durable one at a time commits {r['transactions']:.2f} times a workflow, {r['barriers']:.2f} of them "
+             f"fsynced: on raw sqlite3 those alone take {mm([f * 3e6 for f in floor])} us a workflow, "
+             f"so at most {mm([1 / f for f in floor])} steps/s"]
+    if "memory" in cases:
+        alone = results[("memory", "now")]
+        both = [1 / (1 / a["steps_per_s"] + f) for a, f in zip(alone, floor, strict=True)]
+        lines.append(f"with the engine alone's work a step added: at most {mm(both)} steps/s (measured: "
+                     f"{mm([x['steps_per_s'] for x in now])})")
+    return "\n".join(lines)
 
 
 def save(args: argparse.Namespace, cases: list[str], results: dict[tuple[str, str], list[dict]],
-         disk: list[float]) -> None:
+         disk: list[tuple[float, float]]) -> None:
     """benchmarks/results/engine.json and the engine section of results.md (this checkout's rows)."""
     import _common as c
 
@@ -136,13 +172,17 @@ def save(args: argparse.Namespace, cases: list[str], results: dict[tuple[str, st
         rows.append([LABELS[case], mm(sps), mm([x["cpu_ms_per_step"] for x in rs], ".3f"), vs_alone, vs_disk,
                      f">= {TARGETS[case]:,}", c.verdict(ok)])
         data[case] = {"steps_per_s": sps, "cpu_ms_per_step": [x["cpu_ms_per_step"] for x in rs]}
-    limit = mm([1 / d for d in disk])
+    limit = mm([1 / d[0] for d in disk])
     md = (f"### The engine's work per step (`benchmarks/engine.py`)\n\nThe 3-step tool workflow of `peers.py`, "
           f"{args.workflows} workflows per child, medians (min-max) of {args.rounds} interleaved rounds, trio. "
           f"The disk's limit, one fsynced one-row commit of raw sqlite3 a step (WAL, synchronous=FULL): "
-          f"{mm([d * 1e6 for d in disk])} µs, so at most {limit} steps/s one at a time.\n\n"
+          f"{mm([d[0] * 1e6 for d in disk])} µs, so at most {limit} steps/s one at a time "
+          f"(without an fsync, synchronous=NORMAL: {mm([d[1] * 1e6 for d in disk])} µs).\n\n"
           + c.table(["case", "steps/s", "CPU ms / step", "/ engine alone", "/ the disk's limit", "target", "result"],
                     rows))
+    bound = floors(cases, results, disk)
+    if bound:
+        md += "\n\n" + "".join(f"- {line}.\n" for line in bound.splitlines())
     c.save("engine", {"cases": data, "disk_commit_s": disk, "workflows": args.workflows, "rounds": args.rounds}, md)
 
 
@@ -166,7 +206,7 @@ def main(argv: list[str]) -> None:
     before = export(args.before) if args.before else None
     cases = [c.strip() for c in args.cases.split(",") if c.strip()]
     results: dict[tuple[str, str], list[dict]] = {}
-    disk: list[float] = []
+    disk: list[tuple[float, float]] = []
     for r in range(args.rounds):
         disk.append(disk_commit_s())
         for case in cases:
@@ -190,12 +230,16 @@ def main(argv: list[str]) -> None:
             cp = [b["cpu_ms_per_step"] / a["cpu_ms_per_step"] for a, b in zip(now, old, strict=True)]
             print(f"{'':32} {'ratio':7} {mm(sp, '.2f') + 'x':>22} {mm(cp, '.2f') + 'x':>22}"
                   "  (now/before; CPU: before/now)")
-    print(f"the disk's limit: one fsynced one-row commit of raw sqlite3 {mm([d * 1e6 for d in disk])} us, "
-          f"so at most {mm([1 / d for d in disk])} steps/s one at a time")
+    print(f"the disk's limit: one fsynced one-row commit of raw sqlite3 {mm([d[0] * 1e6 for d in disk])} us, "
+          f"so at most {mm([1 / d[0] for d in disk])} steps/s one at a time (without an fsync: "
+          f"{mm([d[1] * 1e6 for d in disk])} us)")
     for case in cases:
         vs_alone, vs_disk = ratios(case, cases, results, disk)
         if vs_alone != "-":
             print(f"{LABELS[case]}: {vs_alone} the engine alone, {vs_disk} the disk's limit")
+    bound = floors(cases, results, disk)
+    if bound:
+        print(bound)
     if args.save:
         save(args, cases, results, disk)
 

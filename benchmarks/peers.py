@@ -124,6 +124,7 @@ def _ours(variant: str, n: int, conc: int, sync: str = "default", count: bool = 
             for k in range(WARMUP):
                 await workflow(-1 - k)
             commits0 = h.storage.commits
+            barriers0 = getattr(h.storage, "barriers", 0)  # fsynced commits (SQLiteStorage counts them)
             r0 = resource.getrusage(resource.RUSAGE_SELF)
             t = time.perf_counter()
             async with anyio.create_task_group() as tg:
@@ -135,6 +136,7 @@ def _ours(variant: str, n: int, conc: int, sync: str = "default", count: bool = 
             wall = time.perf_counter() - t
             r1 = resource.getrusage(resource.RUSAGE_SELF)
             txns = h.storage.commits - commits0
+            barriers = getattr(h.storage, "barriers", 0) - barriers0
             if sync == MEMORY:
                 conn_mode, store_level = ("none (MemoryStorage)", "-"), "nothing durable"
             else:
@@ -145,7 +147,7 @@ def _ours(variant: str, n: int, conc: int, sync: str = "default", count: bool = 
                 "journal": conn_mode[0],
                 "synchronous": store_level if sync == MEMORY
                 else f"{store_level} (connection: {_sync_name(conn_mode[1])})",
-                "transactions_per_workflow": txns / n}
+                "transactions_per_workflow": txns / n, "barriers_per_workflow": barriers / n}
 
     return anyio.run(main, backend=os.environ.get(BACKEND_ENV, "trio"))
 

@@ -8,9 +8,12 @@ Each round runs, one after the other, for this checkout (and for `--baseline DIR
 checkout of durable imported through PYTHONPATH by the same children, e.g. one made with
 `git archive main | tar -x -C DIR`):
 
-1. `python -c pass`: the interpreter's own start (the floor);
+1. `python -c pass`: the interpreter's own start;
 2. `python -c "import durable"`;
-3. the recovery of benchmarks/recovery.py: a child streams a partial and is SIGKILLed; a new
+3. `python -c STACK`: the decided stack's own imports with no durable module (anyio with its asyncio
+   backend, attrs, cattrs, json, sqlite3): with the interpreter's start, what any durable process
+   pays before its first module, the floor under the target;
+4. the recovery of benchmarks/recovery.py: a child streams a partial and is SIGKILLed; a new
    process imports durable, opens the file (1,000 entries of history), charges the cut-off
    attempt and sends attempt 2 (on asyncio, anyio's default backend). Timed from its spawn to
    the retry request reaching the model, with the harness's own share (open to request) and the
@@ -39,6 +42,9 @@ import _common as c
 import recovery
 
 TARGET = 0.150
+STACK = "import anyio, anyio._backends._asyncio, anyio.to_thread, attrs, cattrs, cattrs.gen, json, sqlite3"
+"""What the recovering process imports of the stack (`pyproject.toml`'s dependencies and the
+standard library modules durable needs to open a file), with no module of durable."""
 
 
 def _cpu() -> float:
@@ -141,7 +147,7 @@ def main(argv: list[str]) -> None:
         for n in range(args.rounds):
             for name, checkout in checkouts.items():
                 got = runs[name]
-                for key, code in (("python", "pass"), ("import durable", "import durable")):
+                for key, code in (("python", "pass"), ("import durable", "import durable"), ("stack", STACK)):
                     wall, cpu = _plain(code, checkout)
                     got.setdefault(f"{key} wall", []).append(wall)
                     got.setdefault(f"{key} cpu", []).append(cpu)
@@ -163,6 +169,7 @@ def main(argv: list[str]) -> None:
 
     keys = [("python wall", "python -c pass (ms)"), ("python cpu", "  its CPU (ms)"),
             ("import durable wall", "import durable (ms)"), ("import durable cpu", "  its CPU (ms)"),
+            ("stack wall", "the stack's imports alone, no durable module (ms)"), ("stack cpu", "  its CPU (ms)"),
             ("imports", "recovery: its imports (ms)"), ("harness_to_request", "recovery: open -> request (ms)"),
             ("to_request", "recovery: process start -> request (ms)"), ("cpu", "recovery: CPU of the process (ms)")]
     rows = [[label, *(mm(runs[k][key]) for k in checkouts)] for key, label in keys]
@@ -178,6 +185,10 @@ def main(argv: list[str]) -> None:
     med = c.median(runs["this"]["to_request"])
     print(f"\ntarget: process start -> interrupted request sent again <= {TARGET * 1000:.0f} ms: "
           f"{c.ms(med)} ms, {c.verdict(med <= TARGET)}")
+    floor = c.median(runs["this"]["stack wall"])
+    print(f"the floor: the interpreter's start and the stack's imports alone take {mm(runs['this']['stack wall'])} ms, "
+          f"{floor / TARGET:.2f}x the target, before any module of durable; "
+          f"durable's own share (process start -> request less that floor): {c.ms(med - floor)} ms")
     for name, texts in imports.items():
         if texts:
             print(f"\nslowest imports of the recovering process ({name}), median of {len(texts)} runs under "
