@@ -28,8 +28,8 @@ installed only in those counting runs (a callback per statement costs time).
 The peers are installed by this script into its own virtual environment,
 `benchmarks/.peers-venv` (`python -m venv` + `pip install dbos langgraph
 langgraph-checkpoint-sqlite pydantic-ai-slim[dbos] openai-agents`), never into the project's; a
-peer that cannot be installed is skipped with the reason. Every system runs in its own fresh subprocess (the peers with that
-venv's python) which prints one JSON line that this script reads.
+peer that cannot be installed is skipped with the reason. Every system runs in its own fresh subprocess (the peers
+with that venv's python) which prints one JSON line that this script reads.
 
 The work, in each system (steps do no I/O: they return a constant):
 
@@ -64,6 +64,7 @@ live connection of each system and printed.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -77,34 +78,37 @@ BACKEND_ENV = "DURABLE_BENCH_BACKEND"  # the event loop ours runs on in the chil
 # =========================================================================== children
 
 
+def decide_step(variant: str, request):
+    """Ours: the workflow's next model step, decided from the request (stateless, so any number of
+    workflows can run concurrently): the tool results since the last user input say how far the
+    workflow is."""
+    from durable.models import faux
+
+    done = 0
+    for msg in reversed(request.messages):
+        if getattr(msg, "submission_id", None) is not None or type(msg).__name__ == "UserEntry":
+            break
+        done += type(msg).__name__ == "ToolResultEntry"
+    if variant == "sequential" and done < 3:
+        return faux.reply("", tool_calls=[faux.call("step", {"i": done}, id=f"step{done}")])
+    if variant == "one_round" and done == 0:
+        return faux.reply("", tool_calls=[faux.call("step", {"i": i}, id=f"step{i}") for i in range(3)])
+    return faux.reply("done")
+
+
 def _ours(variant: str, n: int, conc: int, sync: str = "default", count: bool = False) -> dict:
     import resource
 
     import anyio
 
     import durable
-    from durable.models import FauxModel, faux
+    from durable.models import FauxModel
 
     async def step(args, api, ctx):
         return "ok"
 
     tool = durable.define_tool("step", "One workflow step", replay="safe", execute=step)
-
-    def decide(request):
-        """The workflow's next model step, decided from the request (stateless, so any number of
-        workflows can run concurrently): the tool results since the last user input say how far
-        the workflow is."""
-        done = 0
-        for msg in reversed(request.messages):
-            if getattr(msg, "submission_id", None) is not None or type(msg).__name__ == "UserEntry":
-                break
-            done += type(msg).__name__ == "ToolResultEntry"
-        if variant == "sequential" and done < 3:
-            return faux.reply("", tool_calls=[faux.call("step", {"i": done}, id=f"step{done}")])
-        if variant == "one_round" and done == 0:
-            return faux.reply("", tool_calls=[faux.call("step", {"i": i}, id=f"step{i}") for i in range(3)])
-        return faux.reply("done")
-
+    decide = functools.partial(decide_step, variant)
     requests_per_workflow = 4 if variant == "sequential" else 2
     model = FauxModel([decide] * ((n + WARMUP) * requests_per_workflow), context_window=10**9)
 
