@@ -24,10 +24,11 @@ import copy
 import functools
 import json
 import os
-import statistics
-import subprocess
 import sys
 import time
+
+import _common as c
+from engine import mm
 
 TARGET_US = 1e6 / 3000
 
@@ -78,10 +79,6 @@ def child(n: int) -> dict:
             "batches_per_step": len(batches) / steps}
 
 
-def mm(xs: list[float], f: str = ".0f") -> str:
-    return f"{statistics.median(xs):{f}} ({min(xs):{f}}-{max(xs):{f}})"
-
-
 def main(argv: list[str]) -> None:
     if len(argv) == 2 and argv[0] == "--child":
         print(json.dumps(child(int(argv[1]))))
@@ -90,12 +87,9 @@ def main(argv: list[str]) -> None:
     p.add_argument("--workflows", type=int, default=300)
     p.add_argument("--rounds", type=int, default=5)
     args = p.parse_args(argv)
-    env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
     runs = []
     for r in range(args.rounds):
-        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", str(args.workflows)],
-                              capture_output=True, text=True, env=env, check=True)
-        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+        runs.append(c.run_child([os.path.abspath(__file__), "--child", str(args.workflows)]))
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
     engine = [x["engine_us"] for x in runs]
     store = [x["store_us"] for x in runs]
@@ -104,10 +98,10 @@ def main(argv: list[str]) -> None:
     budget = [TARGET_US - x["store_us"] - x["model_us"] for x in runs]
     print(f"3-step tool workflow on MemoryStorage, {args.workflows} workflows per child, {args.rounds} rounds, trio; "
           f"{runs[-1]['batches_per_step']:.2f} commits a step")
-    print(f"the engine alone:                   {mm(engine)} us a step ({mm([1e6 / e for e in engine])} steps/s)")
-    print(f"  the store's commits, replayed:    {mm(store)} us a step")
+    print(f"the engine alone:                     {mm(engine)} us a step ({mm([1e6 / e for e in engine])} steps/s)")
+    print(f"  the store's commits, replayed:      {mm(store)} us a step")
     print(f"  the faux model's streams, replayed: {mm(model)} us a step")
-    print(f"  the engine's own part:            {mm(own)} us a step")
+    print(f"  the engine's own part:              {mm(own)} us a step")
     print(f"the target (>= 3,000 steps/s, {TARGET_US:.0f} us a step) leaves the engine's own part {mm(budget)} us: "
           f"{mm([o / b for o, b in zip(own, budget, strict=True)], '.1f')}x less than today")
 
